@@ -1,0 +1,97 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Makefile - builds passt (pasta is a link to it), unit tests and checks
+#
+# make			build passt and pasta
+# make check		unit tests (Check) and integration tests, as root
+# make unit		unit tests only
+# make sanitize		ASan+UBSan build, then unit and integration tests
+# make cppcheck		static analysis
+# make clang-tidy	static analysis
+# make install		install to $(DESTDIR)$(PREFIX)
+#
+# CI=1 turns warnings into errors.
+
+PREFIX	?= /usr/local
+BINDIR	?= $(PREFIX)/bin
+MANDIR	?= $(PREFIX)/share/man
+BUILD	?= build
+
+CC	?= cc
+CFLAGS	?= -O2 -g
+override CFLAGS	+= -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-missing-field-initializers
+override CFLAGS	+= -fstack-protector-strong -fPIE -D_FORTIFY_SOURCE=2
+override CFLAGS	+= -fno-strict-aliasing
+override LDFLAGS	+= -pie -Wl,-z,relro -Wl,-z,now
+override LDLIBS	+= -lseccomp -lcap-ng
+
+ifneq ($(CI),)
+override CFLAGS	+= -Werror
+endif
+
+MODULE_DIRS := util conf net flow tap tcp udp qdisc isolation
+LIB_SRCS := $(sort $(foreach d,$(MODULE_DIRS),$(wildcard $(d)/*.c)))
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+HDRS := passt.h $(foreach d,$(MODULE_DIRS),$(wildcard $(d)/*.h))
+
+UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+TOOL_SRCS := $(sort $(wildcard tests/tools/*.c))
+TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tools/%)
+
+.PHONY: all unit check sanitize cppcheck clang-tidy install clean tools
+
+all: passt pasta tools
+
+passt: $(BUILD)/passt.o $(LIB_OBJS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+pasta: passt
+	ln -sf passt pasta
+
+tools: $(TOOL_BINS)
+
+$(BUILD)/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) \
+		$(shell pkg-config --libs check)
+
+$(BUILD)/tools/%: tests/tools/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
+
+unit: $(UNIT_BINS)
+	@tests/unit/run $(UNIT_BINS)
+
+check: all $(UNIT_BINS)
+	@tests/run
+
+sanitize:
+	$(MAKE) BUILD=build-san CFLAGS="-O1 -g -fsanitize=address,undefined \
+		-fno-omit-frame-pointer -fno-sanitize-recover=all" \
+		LDFLAGS="-fsanitize=address,undefined" all \
+		$(UNIT_SRCS:tests/unit/%.c=build-san/tests/%)
+	RELAY_BUILD=build-san tests/run
+
+cppcheck:
+	cppcheck --std=c11 --error-exitcode=1 --enable=warning,performance,portability \
+		--inline-suppr --quiet -D_GNU_SOURCE -D__linux__ \
+		--suppress=missingIncludeSystem \
+		passt.c $(LIB_SRCS) $(UNIT_SRCS) $(TOOL_SRCS)
+
+clang-tidy:
+	clang-tidy --quiet --warnings-as-errors='*' passt.c $(LIB_SRCS) \
+		$(TOOL_SRCS) -- $(filter-out -fstack-protector-strong,$(CFLAGS))
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 755 passt $(DESTDIR)$(BINDIR)/passt
+	ln -sf passt $(DESTDIR)$(BINDIR)/pasta
+	install -m 644 doc/passt.1 $(DESTDIR)$(MANDIR)/man1/passt.1
+	ln -sf passt.1 $(DESTDIR)$(MANDIR)/man1/pasta.1
+
+clean:
+	rm -rf $(BUILD) build-san passt pasta

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* conf.h - command line parsing and defaults
+ *
+ * Theory of operation: conf() parses the upstream passt/pasta command line
+ * with getopt_long, validates every value, fills struct ctx, and completes
+ * what was not given from the host's own configuration (addresses, routes,
+ * resolvers) read over netlink and /etc/resolv.conf. Errors exit with
+ * status 1 and a message naming the option and what is wrong.
+ */
+#ifndef CONF_CONF_H
+#define CONF_CONF_H
+
+#include "../passt.h"
+
+void conf(struct ctx *c, int argc, char **argv);
+void conf_defaults(struct ctx *c, enum passt_mode mode);
+void conf_print(const struct ctx *c);
+void conf_usage(const char *name, int status) __attribute__((noreturn));
+
+#endif /* CONF_CONF_H */

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* fwd.h - port forwarding specifications (-t, -u, -T, -U)
+ *
+ * Theory of operation: a forwarding specification is parsed once at start
+ * into a list of rules. Each rule binds a range of ports, optionally to an
+ * address and an interface, and maps them to a range of target ports (and
+ * optionally a target address). Exclusions (~FIRST[-LAST]) remove ports
+ * from every rule of the same specification. Lookups by port use a
+ * per-port table built from the rules, so the data path never walks the
+ * list.
+ *
+ * Grammar: none | all | auto | comma-separated list of
+ *   [ADDR[%IFACE]/]FIRST[-LAST][:[TOADDR/]TOFIRST[-TOLAST]]  and  ~FIRST[-LAST]
+ */
+#ifndef CONF_FWD_H
+#define CONF_FWD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <net/if.h>
+
+#include "../net/inany.h"
+
+#define FWD_RULES_MAX		256
+#define FWD_PORTS		65536
+#define FWD_NO_RULE		0xffff
+
+/**
+ * enum fwd_mode - what a specification asks for
+ * @FWD_UNSET:	not given on the command line (mode default applies)
+ * @FWD_NONE:	forward nothing
+ * @FWD_SPEC:	forward the ports listed in the rules
+ * @FWD_ALL:	forward every non-ephemeral port, minus exclusions
+ * @FWD_AUTO:	pasta: follow the ports listening on the other side
+ */
+enum fwd_mode {
+	FWD_UNSET = 0,
+	FWD_NONE,
+	FWD_SPEC,
+	FWD_ALL,
+	FWD_AUTO,
+};
+
+/**
+ * struct fwd_rule - one range of forwarded ports
+ * @bind_addr:	address to listen on; unspecified (::) means any address
+ *		of both families
+ * @bind_any:	true if no address was given
+ * @bind_v4:	true if @bind_addr is IPv4 (IPv4-mapped in @bind_addr)
+ * @ifname:	interface to bind to, empty if none
+ * @first:	first port
+ * @last:	last port (inclusive)
+ * @to_first:	target port for @first (others follow in order)
+ * @to_addr:	target address, unspecified if none given
+ */
+struct fwd_rule {
+	union inany_addr bind_addr;
+	bool bind_any;
+	bool bind_v4;
+	char ifname[IFNAMSIZ];
+	uint16_t first;
+	uint16_t last;
+	uint16_t to_first;
+	union inany_addr to_addr;
+};
+
+/**
+ * struct fwd_spec - a whole -t/-u/-T/-U specification (all given for it)
+ * @mode:	enum fwd_mode
+ * @rules:	rules, in command-line order
+ * @n_rules:	number of rules in use
+ * @rule_of:	for each port, index of the rule forwarding it, FWD_NO_RULE
+ *		if not forwarded (built by fwd_finalise())
+ * @excluded:	bitmap of excluded ports
+ */
+struct fwd_spec {
+	enum fwd_mode mode;
+	struct fwd_rule rules[FWD_RULES_MAX];
+	unsigned int n_rules;
+	uint16_t rule_of[FWD_PORTS];
+	uint8_t excluded[FWD_PORTS / 8];
+};
+
+int fwd_parse(struct fwd_spec *spec, const char *optarg, char *errbuf,
+	      size_t errlen);
+void fwd_finalise(struct fwd_spec *spec, bool ipv4, bool ipv6);
+bool fwd_port_is_forwarded(const struct fwd_spec *spec, uint16_t port);
+uint16_t fwd_port_target(const struct fwd_spec *spec, uint16_t port);
+const struct fwd_rule *fwd_port_rule(const struct fwd_spec *spec,
+				     uint16_t port);
+
+#endif /* CONF_FWD_H */

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* netlink.h - rtnetlink queries on the host and set-up in the namespace
+ *
+ * Theory of operation: two NETLINK_ROUTE sockets, one opened in the
+ * relay's own (host) network namespace and one opened inside the target
+ * namespace (pasta), each used with blocking request/acknowledge
+ * exchanges at start-up only. The host socket answers "which interface
+ * carries the default route, through which gateway, with which
+ * addresses"; the namespace socket sets the tap device's addresses, MTU,
+ * routes and state, and brings loopback up.
+ */
+#ifndef CONF_NETLINK_H
+#define CONF_NETLINK_H
+
+#include <stdbool.h>
+#include <netinet/in.h>
+
+struct ctx;
+
+int nl_sock_init_host(void);
+int nl_sock_init_ns(int netns_fd);
+int nl_default_route(int af, unsigned int *ifindex, void *gw);
+int nl_first_addr(int af, unsigned int ifindex, void *addr, int *prefix_len);
+int nl_link_mtu(unsigned int ifindex);
+int nl_link_ll_addr(unsigned int ifindex, struct in6_addr *ll);
+int nl_ns_configure(const struct ctx *c, const char *ifname);
+
+#endif /* CONF_NETLINK_H */

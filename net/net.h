@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* net.h - guest frames in: Ethernet, ARP, IPv4/IPv6, NDP; frame headers out
+ *
+ * Theory of operation: net_input() parses one Ethernet frame from the
+ * guest with bounds checks at every layer, answers ARP and NDP itself,
+ * and hands TCP segments (and later UDP datagrams and ICMP echo) to their
+ * protocol module with the addresses already extracted. Malformed frames
+ * are counted in net_stats and dropped. net_fill_l2l3() writes the
+ * Ethernet and IP headers in front of a protocol payload for frames going
+ * to the guest.
+ */
+#ifndef NET_NET_H
+#define NET_NET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "inany.h"
+
+struct ctx;
+
+#define ETH_HDR_LEN		14
+#define IP4_HDR_LEN		20
+#define IP6_HDR_LEN		40
+#define L2L3_HDR_MAX		(ETH_HDR_LEN + IP6_HDR_LEN)
+
+/**
+ * struct net_stats - counters of the input path
+ * @frames:		frames received from the guest
+ * @bytes:		bytes received from the guest
+ * @drop_malformed:	frames dropped as malformed (bad lengths, versions)
+ * @drop_unsupported:	frames dropped as not handled (protocol, type)
+ * @arp_replies:	ARP replies sent
+ * @ndp_replies:	NDP messages sent
+ */
+struct net_stats {
+	uint64_t frames;
+	uint64_t bytes;
+	uint64_t drop_malformed;
+	uint64_t drop_unsupported;
+	uint64_t arp_replies;
+	uint64_t ndp_replies;
+};
+
+extern struct net_stats net_stats;
+
+void net_input(struct ctx *c, const uint8_t *frame, size_t len,
+	       uint64_t now_ms);
+size_t net_fill_l2l3(const struct ctx *c, uint8_t *buf,
+		     const union inany_addr *src, const union inany_addr *dst,
+		     uint8_t proto, size_t l4len);
+size_t net_l2l3_len(const union inany_addr *src);
+void net_ndp_unsolicited(struct ctx *c);
+
+#endif /* NET_NET_H */

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* tap.h - the guest-facing backend, whichever it is
+ *
+ * Theory of operation: a backend moves whole Ethernet frames between the
+ * guest and the relay. pasta uses a tuntap device inside the namespace
+ * (one frame per read()/write()); passt uses a UNIX stream socket carrying
+ * frames prefixed by a 4-byte big-endian length (QEMU's -netdev stream),
+ * or vhost-user. The input side reads frames in batches and hands each to
+ * net_input(); the output side takes frames as scatter-gather lists from
+ * qdisc/ and reports how many it could write, so that the caller keeps the
+ * rest and waits for the wake-up the backend arms (EPOLLOUT).
+ */
+#ifndef TAP_TAP_H
+#define TAP_TAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "../util/epoll_ref.h"
+
+struct ctx;
+
+#define TAP_FRAMES_BATCH	64
+
+int tap_init(struct ctx *c);
+void tap_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
+		 uint64_t now_ms);
+size_t tap_send_frames(struct ctx *c, const struct iovec *iov,
+		       size_t bufs_per_frame, size_t nframes);
+bool tap_connected(const struct ctx *c);
+void tap_want_output(struct ctx *c, bool on);
+
+#endif /* TAP_TAP_H */

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* tcp.h - guest TCP segments <-> host TCP sockets
+ *
+ * See tcp/tcp.c for the theory of operation.
+ */
+#ifndef TCP_TCP_H
+#define TCP_TCP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../net/inany.h"
+#include "../util/epoll_ref.h"
+
+struct ctx;
+struct tcphdr;
+
+int tcp_init(struct ctx *c);
+void tcp_tap_input(struct ctx *c, const union inany_addr *saddr,
+		   const union inany_addr *daddr, const struct tcphdr *th,
+		   size_t l4len, uint64_t now_ms);
+void tcp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
+		      uint64_t now_ms);
+void tcp_listen_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
+			uint64_t now_ms);
+void tcp_tap_ready(struct ctx *c, uint64_t now_ms);
+
+#endif /* TCP_TCP_H */
