@@ -24,5 +24,6 @@ int nl_first_addr(int af, unsigned int ifindex, void *addr, int *prefix_len);
 int nl_link_mtu(unsigned int ifindex);
 int nl_link_ll_addr(unsigned int ifindex, struct in6_addr *ll);
 int nl_ns_configure(const struct ctx *c, const char *ifname);
+int nl_ns_link_txqlen(const char *ifname, unsigned int qlen);
 
 #endif /* CONF_NETLINK_H */

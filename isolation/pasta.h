@@ -13,6 +13,7 @@
 #ifndef ISOLATION_PASTA_H
 #define ISOLATION_PASTA_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -28,5 +29,6 @@ void pasta_child_start(void);
 int pasta_watch_init(struct ctx *c);
 void pasta_watch_handler(struct ctx *c, union epoll_ref ref, uint32_t events);
 void pasta_sigchld(struct ctx *c);
+bool pasta_userns_joined(void);
 
 #endif /* ISOLATION_PASTA_H */

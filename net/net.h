@@ -24,6 +24,9 @@ struct ctx;
 #define IP6_HDR_LEN		40
 #define L2L3_HDR_MAX		(ETH_HDR_LEN + IP6_HDR_LEN)
 
+/* Call net_ndp_unsolicited() this often (RFC 4861 MaxRtrAdvInterval) */
+#define NET_RA_INTERVAL_MS	(600 * 1000)
+
 /**
  * struct net_stats - counters of the input path
  * @frames:		frames received from the guest

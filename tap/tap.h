@@ -24,6 +24,26 @@ struct ctx;
 
 #define TAP_FRAMES_BATCH	64
 
+/**
+ * struct tap_stats - counters of the active backend
+ * @rx_frames:		frames read from the guest
+ * @rx_bytes:		bytes read from the guest
+ * @rx_errors:		failed reads, frames with impossible lengths
+ * @tx_frames:		frames written to the guest
+ * @tx_bytes:		bytes written to the guest
+ * @tx_errors:		frames the backend rejected (dropped)
+ * @tx_backpressure:	writes that found the backend full (wake-up armed)
+ */
+struct tap_stats {
+	uint64_t rx_frames;
+	uint64_t rx_bytes;
+	uint64_t rx_errors;
+	uint64_t tx_frames;
+	uint64_t tx_bytes;
+	uint64_t tx_errors;
+	uint64_t tx_backpressure;
+};
+
 int tap_init(struct ctx *c);
 void tap_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
 		 uint64_t now_ms);
@@ -31,5 +51,6 @@ size_t tap_send_frames(struct ctx *c, const struct iovec *iov,
 		       size_t bufs_per_frame, size_t nframes);
 bool tap_connected(const struct ctx *c);
 void tap_want_output(struct ctx *c, bool on);
+const struct tap_stats *tap_stats_get(void);
 
 #endif /* TAP_TAP_H */

@@ -23,6 +23,7 @@ enum epoll_type {
 	EPOLL_TYPE_TCP,			/* host socket of a TCP flow */
 	EPOLL_TYPE_TCP_LISTEN,		/* listening socket, forwarded port */
 	EPOLL_TYPE_TCP_SPLICE,		/* one side of a spliced connection */
+	EPOLL_TYPE_TCP_SPLICE_LISTEN,	/* -T: listening socket in netns */
 	EPOLL_TYPE_UDP,			/* UDP socket */
 	EPOLL_TYPE_PING,		/* ICMP echo socket */
 	EPOLL_TYPE_TIMER,		/* the timerfd driving the timer wheel */

@@ -58,5 +58,7 @@ uint64_t timer_now_ms(void);
 uint64_t timer_next_deadline(void);
 unsigned int timer_count(void);
 int timer_fd(void);
+unsigned long timer_reprogram_count(void);
+uint64_t timer_programmed_ms(void);
 
 #endif /* UTIL_TIMER_H */

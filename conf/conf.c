@@ -1,0 +1,677 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* conf.c - configuration: defaults, command line, host-derived settings
+ *
+ * Theory of operation: conf_defaults() gives struct ctx the values that
+ * hold when nothing is said. conf() then runs the stages:
+ *
+ *   1. conf_parse(): the command line, checked but not completed;
+ *   2. logging set up as asked (-d, --trace, -q, -l, --log-size);
+ *   3. conf_unimplemented(): refuse features this version lacks;
+ *   4. --runas default (nobody when started as root);
+ *   5. host-derived defaults, per address family: the template interface
+ *      (-i, else --outbound-if4/6, else the one of the default route), its
+ *      gateway and first address, unless given; a family with no address
+ *      is disabled, and at least one must remain;
+ *   6. MTU against IPv6, gateway-to-loopback mapping, DNS servers and
+ *      search domains from /etc/resolv.conf, pasta's tap name;
+ *   7. forwarding: mode defaults, then the per-port tables.
+ *
+ * conf_print() logs the outcome for the user.
+ */
+
+#include <errno.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <net/if.h>
+
+#include "conf.h"
+#include "conf_internal.h"
+#include "netlink.h"
+#include "../util/log.h"
+#include "../util/util.h"
+
+#define CONF_LINE_MAX		512	/* longest resolv.conf line read */
+#define CONF_FWD_STR_MAX	256	/* forwarding summary in conf_print() */
+
+static const unsigned char conf_mac_default[ETH_ALEN_] = {
+	0x9a, 0x55, 0x9a, 0x55, 0x9a, 0x55
+};
+
+/**
+ * conf_defaults() - set every field to its default
+ * @c:		configuration, cleared entirely first
+ * @mode:	passt or pasta
+ */
+void conf_defaults(struct ctx *c, enum passt_mode mode)
+{
+	memset(c, 0, sizeof(*c));
+
+	c->mode = mode;
+	c->epollfd = -1;
+	c->log_size = LOG_SIZE_DEFAULT;
+	c->uid = geteuid();
+	c->gid = getegid();
+	c->fd_tap_preopened = -1;
+
+	c->mtu = MTU_DEFAULT;
+	memcpy(c->our_mac, conf_mac_default, sizeof(c->our_mac));
+	c->ip4.enabled = true;
+	c->ip6.enabled = true;
+
+	/* pasta passes no DNS information over DHCP unless asked */
+	c->no_dhcp_dns = c->no_dhcp_search = (mode == MODE_PASTA);
+
+	c->tcp_in.mode = c->tcp_out.mode = FWD_UNSET;
+	c->udp_in.mode = c->udp_out.mode = FWD_UNSET;
+
+	c->flow_max = FLOW_MAX_DEFAULT;
+}
+
+/**
+ * conf_log_setup() - apply -d, --trace, -q, -l and --log-size
+ * @c:		configuration
+ */
+static void conf_log_setup(const struct ctx *c)
+{
+	int ret;
+
+	if (c->trace)
+		log_set_level(LOG_TRACE);
+	else if (c->debug)
+		log_set_level(LOG_DEBUG);
+	else if (c->quiet)
+		log_set_level(LOG_WARNING);
+	else
+		log_set_level(LOG_INFO);
+
+	if (!*c->log_file)
+		return;
+
+	ret = log_open_file(c->log_file, c->log_size);
+	if (ret < 0)
+		die("-l/--log-file: can't open %s: %s", c->log_file,
+		    strerror(-ret));
+}
+
+/**
+ * conf_runas_default() - run as nobody when started as root
+ * @c:		configuration
+ * @g:		explicit settings
+ */
+static void conf_runas_default(struct ctx *c, const struct conf_given *g)
+{
+	const struct passwd *pw;
+
+	if (g->runas || geteuid())
+		return;
+
+	pw = getpwnam(CONF_RUNAS_DEFAULT);
+	if (pw) {
+		c->uid = pw->pw_uid;
+		c->gid = pw->pw_gid;
+	} else {
+		c->uid = CONF_NOBODY_ID;
+		c->gid = CONF_NOBODY_ID;
+	}
+}
+
+/**
+ * union conf_inaddr - an address of either family, for netlink results
+ * @a4:		IPv4
+ * @a6:		IPv6
+ */
+union conf_inaddr {
+	struct in_addr a4;
+	struct in6_addr a6;
+};
+
+/**
+ * conf_template() - find the host template interface of a family
+ * @af:		AF_INET or AF_INET6
+ * @name:	interface given by the user (-i or --outbound-if), or empty
+ * @optname:	the option that gave @name, for messages
+ * @nl_ok:	the host netlink socket is usable
+ * @gw:		set to the default gateway through the interface, if any
+ * @have_gw:	set if @gw was found
+ * @ifname:	set to the interface name, IFNAMSIZ bytes, empty if none
+ *
+ * Return: interface index, 0 if there is no template interface
+ */
+static unsigned int conf_template(int af, const char *name,
+				  const char *optname, bool nl_ok,
+				  union conf_inaddr *gw, bool *have_gw,
+				  char *ifname)
+{
+	union conf_inaddr rgw = { 0 };
+	unsigned int ifindex = 0, rt_if = 0;
+
+	*have_gw = false;
+	*ifname = '\0';
+
+	if (*name) {
+		ifindex = if_nametoindex(name);
+		if (!ifindex)
+			die("%s: no interface named %s on the host", optname,
+			    name);
+	}
+
+	if (nl_ok && !nl_default_route(af, &rt_if, &rgw) && rt_if) {
+		if (!ifindex)
+			ifindex = rt_if;
+		if (rt_if == ifindex) {
+			*gw = rgw;
+			*have_gw = af == AF_INET ? rgw.a4.s_addr != 0 :
+				   !IN6_IS_ADDR_UNSPECIFIED(&rgw.a6);
+		}
+	}
+
+	if (ifindex && !if_indextoname(ifindex, ifname))
+		*ifname = '\0';
+
+	return ifindex;
+}
+
+/**
+ * conf_host_ip4() - complete IPv4 settings from the host
+ * @c:		configuration
+ * @g:		explicit settings
+ * @nl_ok:	the host netlink socket is usable
+ */
+static void conf_host_ip4(struct ctx *c, const struct conf_given *g,
+			  bool nl_ok)
+{
+	const char *name = *g->ifname ? g->ifname : c->ip4.outbound_if;
+	const char *optname = *g->ifname ? "-i/--interface" :
+					   "--outbound-if4";
+	union conf_inaddr gw, a;
+	unsigned int ifindex;
+	bool have_gw, have_addr = false;
+	int plen = 0;
+
+	ifindex = conf_template(AF_INET, name, optname, nl_ok, &gw, &have_gw,
+				c->ip4.ifname);
+
+	if (!g->gw4 && have_gw)
+		c->ip4.gw = gw.a4;
+
+	if (ifindex && nl_ok && !nl_first_addr(AF_INET, ifindex, &a, &plen))
+		have_addr = true;
+
+	if (!g->addr4) {
+		if (have_addr) {
+			c->ip4.addr = a.a4;
+			if (!g->prefix4)
+				c->ip4.prefix_len = plen;
+		}
+	} else if (!g->prefix4) {
+		if (have_addr && a.a4.s_addr == c->ip4.addr.s_addr)
+			c->ip4.prefix_len = plen;
+		else
+			c->ip4.prefix_len = conf_prefix_classful(c->ip4.addr);
+	}
+
+	if (!c->ip4.addr.s_addr) {
+		if (g->v4_only)
+			die("-4/--ipv4-only: no IPv4 address on the host (no default route?): give one with -a/--address and -g/--gateway");
+		info("No IPv4 default route or address on the host: IPv4 disabled (use -a and -g to configure it)");
+		c->ip4.enabled = false;
+	}
+}
+
+/**
+ * conf_host_ip6() - complete IPv6 settings from the host
+ * @c:		configuration
+ * @g:		explicit settings
+ * @nl_ok:	the host netlink socket is usable
+ */
+static void conf_host_ip6(struct ctx *c, const struct conf_given *g,
+			  bool nl_ok)
+{
+	const char *name = *g->ifname ? g->ifname : c->ip6.outbound_if;
+	const char *optname = *g->ifname ? "-i/--interface" :
+					   "--outbound-if6";
+	union conf_inaddr gw, a;
+	unsigned int ifindex;
+	bool have_gw;
+	int plen = 0;
+
+	ifindex = conf_template(AF_INET6, name, optname, nl_ok, &gw, &have_gw,
+				c->ip6.ifname);
+
+	if (!g->gw6 && have_gw)
+		c->ip6.gw = gw.a6;
+
+	if (!g->addr6 && ifindex && nl_ok &&
+	    !nl_first_addr(AF_INET6, ifindex, &a, &plen)) {
+		c->ip6.addr = a.a6;
+		if (!g->prefix6)
+			c->ip6.prefix_len = plen;
+	} else if (g->addr6 && !g->prefix6) {
+		c->ip6.prefix_len = 64;
+	}
+
+	if (!ifindex || !nl_ok || nl_link_ll_addr(ifindex, &c->ip6.our_tap_ll))
+		inet_pton(AF_INET6, "fe80::1", &c->ip6.our_tap_ll);
+
+	if (IN6_IS_ADDR_UNSPECIFIED(&c->ip6.addr)) {
+		if (g->v6_only)
+			die("-6/--ipv6-only: no IPv6 address on the host (no default route?): give one with -a/--address and -g/--gateway");
+		info("No IPv6 default route or address on the host: IPv6 disabled (use -a and -g to configure it)");
+		c->ip6.enabled = false;
+	}
+}
+
+/**
+ * conf_resolv_ns() - handle one "nameserver" line of resolv.conf
+ * @c:		configuration
+ * @g:		explicit settings
+ * @addr:	the address text
+ * @want_dns:	fill the guest's server list
+ */
+static void conf_resolv_ns(struct ctx *c, const struct conf_given *g,
+			   const char *addr, bool want_dns)
+{
+	union conf_inaddr a;
+	int af;
+
+	if (conf_inet(addr, &af, &a))
+		return;
+
+	if (af == AF_INET) {
+		if (!c->ip4.enabled)
+			return;
+		if (!g->dns_host4 && !c->ip4.dns_host.s_addr)
+			c->ip4.dns_host = a.a4;
+		if (!want_dns || c->ip4.dns_count >= DNS_MAX ||
+		    (ntohl(a.a4.s_addr) >> 24) == IN_LOOPBACKNET ||
+		    !a.a4.s_addr)
+			return;
+		c->ip4.dns[c->ip4.dns_count++] = a.a4;
+		return;
+	}
+
+	if (!c->ip6.enabled)
+		return;
+	if (!g->dns_host6 && IN6_IS_ADDR_UNSPECIFIED(&c->ip6.dns_host))
+		c->ip6.dns_host = a.a6;
+	if (!want_dns || c->ip6.dns_count >= DNS_MAX ||
+	    IN6_IS_ADDR_LOOPBACK(&a.a6) || IN6_IS_ADDR_UNSPECIFIED(&a.a6))
+		return;
+	c->ip6.dns[c->ip6.dns_count++] = a.a6;
+}
+
+/**
+ * conf_resolv_search() - handle one "search" or "domain" line
+ * @c:		configuration
+ * @list:	rest of the line: domains separated by blanks
+ *
+ * As for the resolver, the last such line wins.
+ */
+static void conf_resolv_search(struct ctx *c, char *list)
+{
+	char *save = NULL, *tok;
+
+	c->search_count = 0;
+	for (tok = strtok_r(list, " \t", &save); tok;
+	     tok = strtok_r(NULL, " \t", &save)) {
+		size_t len = strlen(tok);
+
+		if (len > SEARCH_LEN_MAX || c->search_count >= SEARCH_MAX)
+			continue;
+		memcpy(c->search[c->search_count], tok, len + 1);
+		c->search_count++;
+	}
+}
+
+/**
+ * conf_resolv_read() - DNS defaults from a resolv.conf file
+ * @c:		configuration, address families already decided
+ * @path:	file to read, normally CONF_RESOLV_PATH
+ * @g:		explicit settings
+ *
+ * Fills the guest's DNS servers (without loopback resolvers, which the
+ * guest can't reach) unless -D was given, the search list unless -S was
+ * given, and --dns-host defaults with the first server of each family.
+ *
+ * Return: 0 on success, -1 if @path can't be read
+ */
+int conf_resolv_read(struct ctx *c, const char *path,
+		     const struct conf_given *g)
+{
+	bool want_dns = !c->no_dns && !g->dns;
+	bool want_search = !c->no_search && !g->search;
+	char line[CONF_LINE_MAX];
+	FILE *f;
+
+	f = fopen(path, "r");
+	if (!f) {
+		debug("Can't open %s: %s", path, strerror(errno));
+		return -1;
+	}
+
+	while (fgets(line, sizeof(line), f)) {
+		char *save = NULL, *key, *val;
+
+		line[strcspn(line, "\r\n#;")] = '\0';
+		key = strtok_r(line, " \t", &save);
+		if (!key)
+			continue;
+
+		if (!strcmp(key, "nameserver")) {
+			val = strtok_r(NULL, " \t", &save);
+			if (val)
+				conf_resolv_ns(c, g, val, want_dns);
+		} else if (want_search &&
+			   (!strcmp(key, "search") || !strcmp(key, "domain"))) {
+			conf_resolv_search(c, save ? save : key + strlen(key));
+		}
+	}
+
+	fclose(f);
+	return 0;
+}
+
+/**
+ * conf_host() - complete the configuration from the host
+ * @c:		configuration
+ * @g:		explicit settings
+ */
+static void conf_host(struct ctx *c, const struct conf_given *g)
+{
+	bool nl_ok = nl_sock_init_host() >= 0;
+
+	if (!nl_ok)
+		warn("Can't read the host's addresses and routes: give them with -a and -g");
+
+	if (c->ip4.enabled)
+		conf_host_ip4(c, g, nl_ok);
+	if (c->ip6.enabled)
+		conf_host_ip6(c, g, nl_ok);
+
+	if (!c->ip4.enabled && !c->ip6.enabled)
+		die("No usable IPv4 or IPv6 configuration: the host has no default route with an address. Give the guest an address and gateway with -a and -g");
+
+	if (c->ip6.enabled && c->mtu && c->mtu < MTU_MIN_IPV6) {
+		if (!c->ip4.enabled)
+			die("-m/--mtu %u is below %d, the minimum for IPv6, and IPv4 is not available",
+			    c->mtu, MTU_MIN_IPV6);
+		warn("MTU %u is below %d, the minimum for IPv6: IPv6 disabled",
+		     c->mtu, MTU_MIN_IPV6);
+		c->ip6.enabled = false;
+	}
+
+	if (!c->no_map_gw) {
+		if (!g->map_host_lo4)
+			c->ip4.map_host_lo = c->ip4.gw;
+		if (!g->map_host_lo6)
+			c->ip6.map_host_lo = c->ip6.gw;
+	}
+
+	conf_resolv_read(c, CONF_RESOLV_PATH, g);
+
+	if (c->mode == MODE_PASTA && !g->pasta_ifname) {
+		const char *n = c->ip4.enabled ? c->ip4.ifname : "";
+
+		if (!*n && c->ip6.enabled)
+			n = c->ip6.ifname;
+		if (!*n)
+			n = "tap0";
+		conf_strcpy(c->pasta_ifname, sizeof(c->pasta_ifname), n);
+	}
+}
+
+/**
+ * conf() - parse the command line and complete the configuration
+ * @c:		configuration, set up by conf_defaults()
+ * @argc:	argument count
+ * @argv:	arguments; pasta's command (c->pasta_cmd) points into it
+ *
+ * Exits with status 1 and a message on any error.
+ */
+void conf(struct ctx *c, int argc, char **argv)
+{
+	struct conf_given g;
+	const char *unimpl;
+
+	conf_parse(c, argc, argv, &g);
+	conf_log_setup(c);
+
+	unimpl = conf_unimplemented(c);
+	if (unimpl)
+		die("%s: not implemented yet in this version", unimpl);
+
+	conf_runas_default(c, &g);
+	conf_host(c, &g);
+
+	conf_ports_default(c);
+	fwd_finalise(&c->tcp_in, c->ip4.enabled, c->ip6.enabled);
+	fwd_finalise(&c->tcp_out, c->ip4.enabled, c->ip6.enabled);
+	fwd_finalise(&c->udp_in, c->ip4.enabled, c->ip6.enabled);
+	fwd_finalise(&c->udp_out, c->ip4.enabled, c->ip6.enabled);
+}
+
+/**
+ * conf_fwd_str() - describe a finalised forwarding specification
+ * @spec:	specification
+ * @buf:	output
+ * @size:	size of @buf, at least 4 bytes
+ *
+ * Return: @buf
+ */
+static const char *conf_fwd_str(const struct fwd_spec *spec, char *buf,
+				size_t size)
+{
+	size_t n = 0;
+	unsigned int i, p;
+
+	switch (spec->mode) {
+	case FWD_UNSET:
+	case FWD_NONE:
+		return "none";
+	case FWD_AUTO:
+		return "auto (follow listening ports)";
+	default:
+		break;
+	}
+
+	*buf = '\0';
+	for (i = 0; i < spec->n_rules && n < size; i++) {
+		const struct fwd_rule *r = &spec->rules[i];
+		char a[INANY_STRLEN];
+		int w = 0;
+
+		if (!r->bind_any)
+			w = snprintf(buf + n, size - n, "%s%s%s%s%s%s/",
+				     i ? ", " : "", r->bind_v4 ? "" : "[",
+				     inany_ntop(&r->bind_addr, a),
+				     r->bind_v4 ? "" : "]",
+				     *r->ifname ? "%" : "", r->ifname);
+		else if (*r->ifname)
+			w = snprintf(buf + n, size - n, "%s%%%s/",
+				     i ? ", " : "", r->ifname);
+		else if (i)
+			w = snprintf(buf + n, size - n, ", ");
+		n += w > 0 ? (size_t)w : 0;
+		if (n >= size)
+			break;
+
+		if (r->first == r->last)
+			w = snprintf(buf + n, size - n, "%u", r->first);
+		else
+			w = snprintf(buf + n, size - n, "%u-%u", r->first,
+				     r->last);
+		n += w > 0 ? (size_t)w : 0;
+		if (n >= size)
+			break;
+
+		if (r->to_first != r->first ||
+		    !inany_is_unspecified(&r->to_addr)) {
+			unsigned int to_last = r->to_first + r->last - r->first;
+
+			if (!inany_is_unspecified(&r->to_addr))
+				w = snprintf(buf + n, size - n, " -> %s/%u-%u",
+					     inany_ntop(&r->to_addr, a),
+					     r->to_first, to_last);
+			else
+				w = snprintf(buf + n, size - n, " -> %u-%u",
+					     r->to_first, to_last);
+			n += w > 0 ? (size_t)w : 0;
+		}
+	}
+
+	for (p = 1; p < FWD_PORTS && n < size; p++) {
+		unsigned int last = p;
+		int w;
+
+		if (!(spec->excluded[p / 8] & (1U << (p % 8))))
+			continue;
+		while (last + 1 < FWD_PORTS &&
+		       (spec->excluded[(last + 1) / 8] & (1U << ((last + 1) % 8))))
+			last++;
+		w = snprintf(buf + n, size - n, ", ~%u-%u", p, last);
+		n += w > 0 ? (size_t)w : 0;
+		p = last;
+	}
+
+	if (n >= size)
+		memcpy(buf + size - 4, "...", 4);
+
+	return buf;
+}
+
+/**
+ * conf_print_dns() - log the DNS servers of one family
+ * @af:		AF_INET or AF_INET6
+ * @dns:	array of addresses
+ * @count:	number of entries
+ */
+static void conf_print_dns(int af, const void *dns, int count)
+{
+	size_t sz = af == AF_INET ? sizeof(struct in_addr) :
+				    sizeof(struct in6_addr);
+	char a[INET6_ADDRSTRLEN];
+	int i;
+
+	for (i = 0; i < count; i++) {
+		inet_ntop(af, (const char *)dns + i * sz, a, sizeof(a));
+		info("    DNS: %s", a);
+	}
+}
+
+/**
+ * conf_print() - log the resulting configuration
+ * @c:		configuration, complete
+ */
+void conf_print(const struct ctx *c)
+{
+	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
+	char fwd[CONF_FWD_STR_MAX];
+	const unsigned char *m = c->our_mac;
+	int i;
+
+	if (c->mode == MODE_PASTA) {
+		if (*c->pasta_netns)
+			info("Namespace: %s", c->pasta_netns);
+		else if (c->pasta_target_pid)
+			info("Namespace: of PID %d", (int)c->pasta_target_pid);
+		else if (c->pasta_cmd)
+			info("Namespace: new, running %s", c->pasta_cmd[0]);
+		else
+			info("Namespace: new, running a shell");
+		info("Tap device in the namespace: %s%s", c->pasta_ifname,
+		     c->pasta_conf_ns ? " (configured by us)" : "");
+	}
+
+	info("Our MAC address: %02x:%02x:%02x:%02x:%02x:%02x",
+	     m[0], m[1], m[2], m[3], m[4], m[5]);
+	if (c->mtu)
+		info("MTU: %u", c->mtu);
+	else
+		info("MTU: not advertised");
+
+	if (c->ip4.enabled) {
+		info("IPv4: template interface %s",
+		     *c->ip4.ifname ? c->ip4.ifname : "(none)");
+		info("    address: %s/%d",
+		     inet_ntop(AF_INET, &c->ip4.addr, a, sizeof(a)),
+		     c->ip4.prefix_len);
+		if (c->ip4.gw.s_addr)
+			info("    gateway: %s",
+			     inet_ntop(AF_INET, &c->ip4.gw, a, sizeof(a)));
+		if (c->ip4.map_host_lo.s_addr)
+			info("    %s reaches the host's loopback",
+			     inet_ntop(AF_INET, &c->ip4.map_host_lo, a,
+				       sizeof(a)));
+		if (c->ip4.map_guest_addr.s_addr)
+			info("    %s reaches the host's address",
+			     inet_ntop(AF_INET, &c->ip4.map_guest_addr, a,
+				       sizeof(a)));
+		conf_print_dns(AF_INET, c->ip4.dns, c->ip4.dns_count);
+		if (c->ip4.dns_match.s_addr)
+			info("    DNS queries to %s go to %s",
+			     inet_ntop(AF_INET, &c->ip4.dns_match, a,
+				       sizeof(a)),
+			     inet_ntop(AF_INET, &c->ip4.dns_host, b,
+				       sizeof(b)));
+	} else {
+		info("IPv4: disabled");
+	}
+
+	if (c->ip6.enabled) {
+		info("IPv6: template interface %s",
+		     *c->ip6.ifname ? c->ip6.ifname : "(none)");
+		info("    address: %s/%d",
+		     inet_ntop(AF_INET6, &c->ip6.addr, a, sizeof(a)),
+		     c->ip6.prefix_len);
+		if (!IN6_IS_ADDR_UNSPECIFIED(&c->ip6.gw))
+			info("    gateway: %s",
+			     inet_ntop(AF_INET6, &c->ip6.gw, a, sizeof(a)));
+		info("    our link-local address: %s",
+		     inet_ntop(AF_INET6, &c->ip6.our_tap_ll, a, sizeof(a)));
+		if (!IN6_IS_ADDR_UNSPECIFIED(&c->ip6.map_host_lo))
+			info("    %s reaches the host's loopback",
+			     inet_ntop(AF_INET6, &c->ip6.map_host_lo, a,
+				       sizeof(a)));
+		if (!IN6_IS_ADDR_UNSPECIFIED(&c->ip6.map_guest_addr))
+			info("    %s reaches the host's address",
+			     inet_ntop(AF_INET6, &c->ip6.map_guest_addr, a,
+				       sizeof(a)));
+		conf_print_dns(AF_INET6, c->ip6.dns, c->ip6.dns_count);
+		if (!IN6_IS_ADDR_UNSPECIFIED(&c->ip6.dns_match))
+			info("    DNS queries to %s go to %s",
+			     inet_ntop(AF_INET6, &c->ip6.dns_match, a,
+				       sizeof(a)),
+			     inet_ntop(AF_INET6, &c->ip6.dns_host, b,
+				       sizeof(b)));
+	} else {
+		info("IPv6: disabled");
+	}
+
+	for (i = 0; i < c->search_count; i++)
+		info("DNS search domain: %s", c->search[i]);
+	if (c->no_dhcp_dns)
+		info("DNS servers: not sent to the guest");
+	if (c->no_dhcp_search)
+		info("DNS search domains: not sent to the guest");
+
+	if (!c->no_tcp) {
+		info("TCP ports forwarded from the host: %s",
+		     conf_fwd_str(&c->tcp_in, fwd, sizeof(fwd)));
+		if (c->mode == MODE_PASTA)
+			info("TCP ports forwarded from the namespace: %s",
+			     conf_fwd_str(&c->tcp_out, fwd, sizeof(fwd)));
+	}
+	if (!c->no_udp) {
+		info("UDP ports forwarded from the host: %s",
+		     conf_fwd_str(&c->udp_in, fwd, sizeof(fwd)));
+		if (c->mode == MODE_PASTA)
+			info("UDP ports forwarded from the namespace: %s",
+			     conf_fwd_str(&c->udp_out, fwd, sizeof(fwd)));
+	}
+
+	info("Flow table: %u entries", c->flow_max);
+}

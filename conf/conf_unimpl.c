@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* conf_unimpl.c - features not provided yet, and forwarding defaults
+ *
+ * Theory of operation: some upstream options are accepted by the parser
+ * (so that feature probes and integrations see the familiar interface)
+ * but their feature does not exist yet in this version. Asking for one
+ * must fail loudly instead of being silently ignored. conf_unimplemented()
+ * walks one table of predicates over the parsed configuration and names
+ * the first such option found; conf() turns that into an error. When a
+ * feature lands, its line in the table goes away.
+ *
+ * The table runs before host-derived defaults are filled in, so that a
+ * predicate sees only what the command line asked for.
+ */
+
+#include <string.h>
+#include <netinet/in.h>
+
+#include "conf_internal.h"
+#include "../util/util.h"
+
+/* Predicates for conf_unimplemented(): is the feature requested? */
+
+/**
+ * unimpl_pcap() - -p/--pcap given
+ * @c:		parsed configuration
+ *
+ * Return: true if requested
+ */
+static bool unimpl_pcap(const struct ctx *c)
+{
+	return *c->pcap;
+}
+
+/**
+ * unimpl_conf_path() - -c/--conf-path given
+ * @c:		parsed configuration
+ *
+ * Return: true if requested
+ */
+static bool unimpl_conf_path(const struct ctx *c)
+{
+	return *c->conf_path;
+}
+
+/**
+ * unimpl_vhost_user() - --vhost-user given
+ * @c:		parsed configuration
+ *
+ * Return: true if requested
+ */
+static bool unimpl_vhost_user(const struct ctx *c)
+{
+	return c->vhost_user;
+}
+
+/**
+ * unimpl_repair_path() - --repair-path given with a path (not "none")
+ * @c:		parsed configuration
+ *
+ * Return: true if requested
+ */
+static bool unimpl_repair_path(const struct ctx *c)
+{
+	return *c->repair_path;
+}
+
+/**
+ * unimpl_stats() - --stats given
+ * @c:		parsed configuration
+ *
+ * Return: true if requested
+ */
+static bool unimpl_stats(const struct ctx *c)
+{
+	return c->stats_delay;
+}
+
+/**
+ * unimpl_fwd() - a forwarding specification asks for more than "none"
+ * @spec:	specification, before defaults are applied
+ *
+ * Return: true if ports are requested
+ */
+static bool unimpl_fwd(const struct fwd_spec *spec)
+{
+	return spec->mode != FWD_UNSET && spec->mode != FWD_NONE;
+}
+
+/**
+ * unimpl_udp_in() - -u/--udp-ports given with ports
+ * @c:		parsed configuration
+ *
+ * Return: true if requested
+ */
+static bool unimpl_udp_in(const struct ctx *c)
+{
+	return unimpl_fwd(&c->udp_in);
+}
+
+/**
+ * unimpl_udp_out() - -U/--udp-ns given with ports
+ * @c:		parsed configuration
+ *
+ * Return: true if requested
+ */
+static bool unimpl_udp_out(const struct ctx *c)
+{
+	return unimpl_fwd(&c->udp_out);
+}
+
+/**
+ * unimpl_dns_forward() - --dns-forward given
+ * @c:		parsed configuration
+ *
+ * Return: true if requested
+ */
+static bool unimpl_dns_forward(const struct ctx *c)
+{
+	return c->ip4.dns_match.s_addr ||
+	       !IN6_IS_ADDR_UNSPECIFIED(&c->ip6.dns_match);
+}
+
+/**
+ * unimpl_dns_host() - --dns-host given (defaults are filled in later)
+ * @c:		parsed configuration
+ *
+ * Return: true if requested
+ */
+static bool unimpl_dns_host(const struct ctx *c)
+{
+	return c->ip4.dns_host.s_addr ||
+	       !IN6_IS_ADDR_UNSPECIFIED(&c->ip6.dns_host);
+}
+
+/**
+ * unimpl_splice_only() - --splice-only given
+ * @c:		parsed configuration
+ *
+ * Return: true if requested
+ */
+static bool unimpl_splice_only(const struct ctx *c)
+{
+	return c->splice_only;
+}
+
+/**
+ * unimpl_host_lo_to_ns_lo() - --host-lo-to-ns-lo given
+ * @c:		parsed configuration
+ *
+ * Return: true if requested
+ */
+static bool unimpl_host_lo_to_ns_lo(const struct ctx *c)
+{
+	return c->host_lo_to_ns_lo;
+}
+
+/**
+ * struct conf_unimpl - a feature this version does not provide yet
+ * @opt:	option(s) asking for it, as shown to the user
+ * @requested:	tells if the parsed configuration asks for it
+ *
+ * Delete a line when its feature lands.
+ */
+static const struct conf_unimpl {
+	const char *opt;
+	bool (*requested)(const struct ctx *c);
+} conf_unimpl[] = {
+	{ "-p/--pcap",			unimpl_pcap },
+	{ "-c/--conf-path",		unimpl_conf_path },
+	{ "--vhost-user",		unimpl_vhost_user },
+	{ "--repair-path",		unimpl_repair_path },
+	{ "--stats",			unimpl_stats },
+	{ "-u/--udp-ports",		unimpl_udp_in },
+	{ "-U/--udp-ns",		unimpl_udp_out },
+	{ "--dns-forward",		unimpl_dns_forward },
+	{ "--dns-host",			unimpl_dns_host },
+	{ "--splice-only",		unimpl_splice_only },
+	{ "--host-lo-to-ns-lo",		unimpl_host_lo_to_ns_lo },
+};
+
+/**
+ * conf_unimplemented() - find a requested feature not implemented yet
+ * @c:		configuration as left by conf_parse(), before host defaults
+ *
+ * Return: the option asking for it, NULL if everything is available
+ */
+const char *conf_unimplemented(const struct ctx *c)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(conf_unimpl); i++) {
+		if (conf_unimpl[i].requested(c))
+			return conf_unimpl[i].opt;
+	}
+
+	return NULL;
+}
+
+/**
+ * conf_ports_default() - apply the mode's default to unset specifications
+ * @c:		configuration
+ *
+ * passt forwards nothing unless asked; pasta follows listening ports in
+ * both directions ("auto").
+ */
+void conf_ports_default(struct ctx *c)
+{
+	struct fwd_spec *specs[] = {
+		&c->tcp_in, &c->udp_in, &c->tcp_out, &c->udp_out,
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(specs); i++) {
+		if (specs[i]->mode != FWD_UNSET)
+			continue;
+		specs[i]->mode = c->mode == MODE_PASTA ? FWD_AUTO : FWD_NONE;
+	}
+}

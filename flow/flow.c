@@ -1,0 +1,436 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* flow.c - fixed-capacity flow table with hashed lookup
+ *
+ * Theory of operation: flow_table_init() allocates, once, an array of
+ * entries (type, key, hash) and an open-addressing hash table of flow
+ * indices with twice as many buckets as entries, rounded up to a power of
+ * two, so the load factor never exceeds one half. Free entries form a
+ * singly linked free list (lowest indices first at start), making
+ * flow_alloc() and flow_free() O(1) with no allocation.
+ *
+ * The hash table uses linear probing. Deletion uses backward shift: the
+ * entries following the removed one in its probe run are moved back when
+ * their home bucket allows it, so there are no tombstones and lookups never
+ * degrade with churn.
+ *
+ * Keys are hashed with SipHash-2-4 under a 128-bit secret drawn from
+ * getrandom() at initialisation, so a guest choosing addresses and ports
+ * cannot predict buckets and force long probe runs. struct flow_key has
+ * padding: keys are hashed and compared field by field, never as raw
+ * memory, so callers need not clear them.
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/random.h>
+
+#include "flow.h"
+#include "../util/log.h"
+#include "../util/util.h"
+
+#define FLOW_CAPACITY_MAX	(1U << 24)
+
+/**
+ * struct flow_entry - one slot of the flow table
+ * @key:	key, valid if @hashed
+ * @hash:	hash of @key, valid if @hashed
+ * @next_free:	next free entry, if @type is FLOW_TYPE_NONE
+ * @type:	enum flow_type, FLOW_TYPE_NONE if free
+ * @hashed:	true if the entry is in the hash table
+ */
+struct flow_entry {
+	struct flow_key key;
+	uint64_t hash;
+	uint32_t next_free;
+	uint8_t type;
+	bool hashed;
+};
+
+static struct flow_entry *flow_tab;
+static uint32_t *flow_htab;
+static uint32_t flow_hmask;
+static unsigned int flow_cap;
+static unsigned int flow_used;
+static uint32_t flow_free_head = FLOW_IDX_NONE;
+static uint64_t flow_secret[2];
+
+/**
+ * flow_rotl() - rotate a 64-bit word left
+ * @x:		word
+ * @b:		bits, 1 to 63
+ *
+ * Return: rotated word
+ */
+static inline uint64_t flow_rotl(uint64_t x, unsigned int b)
+{
+	return (x << b) | (x >> (64 - b));
+}
+
+/**
+ * flow_sipround() - one SipHash round on the four state words
+ * @v:		state
+ */
+static inline void flow_sipround(uint64_t v[4])
+{
+	v[0] += v[1];
+	v[1] = flow_rotl(v[1], 13);
+	v[1] ^= v[0];
+	v[0] = flow_rotl(v[0], 32);
+	v[2] += v[3];
+	v[3] = flow_rotl(v[3], 16);
+	v[3] ^= v[2];
+	v[0] += v[3];
+	v[3] = flow_rotl(v[3], 21);
+	v[3] ^= v[0];
+	v[2] += v[1];
+	v[1] = flow_rotl(v[1], 17);
+	v[1] ^= v[2];
+	v[2] = flow_rotl(v[2], 32);
+}
+
+/**
+ * flow_siphash() - SipHash-2-4 of whole 64-bit words under the secret
+ * @m:		message words
+ * @n:		number of words
+ *
+ * Return: 64-bit hash
+ */
+static uint64_t flow_siphash(const uint64_t *m, unsigned int n)
+{
+	uint64_t v[4] = {
+		flow_secret[0] ^ 0x736f6d6570736575ULL,
+		flow_secret[1] ^ 0x646f72616e646f6dULL,
+		flow_secret[0] ^ 0x6c7967656e657261ULL,
+		flow_secret[1] ^ 0x7465646279746573ULL,
+	};
+	uint64_t b = (uint64_t)(n * 8) << 56;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		v[3] ^= m[i];
+		flow_sipround(v);
+		flow_sipround(v);
+		v[0] ^= m[i];
+	}
+
+	v[3] ^= b;
+	flow_sipround(v);
+	flow_sipround(v);
+	v[0] ^= b;
+
+	v[2] ^= 0xff;
+	for (i = 0; i < 4; i++)
+		flow_sipround(v);
+
+	return v[0] ^ v[1] ^ v[2] ^ v[3];
+}
+
+/**
+ * flow_key_hash() - hash a key, field by field
+ * @key:	key
+ *
+ * Return: 64-bit hash
+ */
+static uint64_t flow_key_hash(const struct flow_key *key)
+{
+	uint64_t m[5];
+
+	m[0] = (uint64_t)key->guest_addr.u32[0] << 32 | key->guest_addr.u32[1];
+	m[1] = (uint64_t)key->guest_addr.u32[2] << 32 | key->guest_addr.u32[3];
+	m[2] = (uint64_t)key->remote_addr.u32[0] << 32 |
+	       key->remote_addr.u32[1];
+	m[3] = (uint64_t)key->remote_addr.u32[2] << 32 |
+	       key->remote_addr.u32[3];
+	m[4] = (uint64_t)key->guest_port << 32 |
+	       (uint64_t)key->remote_port << 16 | key->proto;
+
+	return flow_siphash(m, ARRAY_SIZE(m));
+}
+
+/**
+ * flow_key_equal() - compare two keys, field by field
+ * @a:		first key
+ * @b:		second key
+ *
+ * Return: true if equal
+ */
+static bool flow_key_equal(const struct flow_key *a, const struct flow_key *b)
+{
+	return a->guest_port == b->guest_port &&
+	       a->remote_port == b->remote_port &&
+	       a->proto == b->proto &&
+	       inany_equals(&a->guest_addr, &b->guest_addr) &&
+	       inany_equals(&a->remote_addr, &b->remote_addr);
+}
+
+/**
+ * flow_seed() - draw the hash secret
+ */
+static void flow_seed(void)
+{
+	ssize_t n;
+
+	do
+		n = getrandom(flow_secret, sizeof(flow_secret), 0);
+	while (n < 0 && errno == EINTR);
+
+	if (n != (ssize_t)sizeof(flow_secret)) {
+		struct timespec ts = { 0 };
+
+		warn("flow: getrandom() failed, flow hash secret is guessable");
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		flow_secret[0] ^= (uint64_t)ts.tv_nsec << 32 ^
+				  (uint64_t)ts.tv_sec;
+		flow_secret[1] ^= (uint64_t)getpid() << 32 ^
+				  (uint64_t)(uintptr_t)&ts;
+	}
+}
+
+/**
+ * flow_table_init() - allocate the table and hash, seed the hash secret
+ * @capacity:	number of flows, 1 to 2^24
+ *
+ * Return: 0 on success, -EINVAL for a bad capacity, -ENOMEM
+ */
+int flow_table_init(unsigned int capacity)
+{
+	uint32_t hsize = 1, i;
+
+	if (!capacity || capacity > FLOW_CAPACITY_MAX)
+		return -EINVAL;
+
+	flow_table_fini();
+
+	while (hsize < 2 * capacity)
+		hsize <<= 1;
+
+	flow_tab = calloc(capacity, sizeof(*flow_tab));
+	flow_htab = malloc(sizeof(*flow_htab) * hsize);
+	if (!flow_tab || !flow_htab) {
+		flow_table_fini();
+		return -ENOMEM;
+	}
+
+	for (i = 0; i < hsize; i++)
+		flow_htab[i] = FLOW_IDX_NONE;
+	flow_hmask = hsize - 1;
+
+	for (i = 0; i < capacity; i++)
+		flow_tab[i].next_free = i + 1 < capacity ? i + 1 : FLOW_IDX_NONE;
+	flow_free_head = 0;
+	flow_cap = capacity;
+	flow_used = 0;
+
+	flow_seed();
+	return 0;
+}
+
+/**
+ * flow_table_fini() - free the table (for tests and clean exit)
+ */
+void flow_table_fini(void)
+{
+	free(flow_tab);
+	free(flow_htab);
+	flow_tab = NULL;
+	flow_htab = NULL;
+	flow_hmask = 0;
+	flow_cap = 0;
+	flow_used = 0;
+	flow_free_head = FLOW_IDX_NONE;
+}
+
+/**
+ * flow_alloc() - take a free entry
+ * @type:	type of the new flow, not FLOW_TYPE_NONE
+ *
+ * Return: flow index, FLOW_IDX_NONE if the table is full (or @type is bad)
+ */
+uint32_t flow_alloc(enum flow_type type)
+{
+	uint32_t idx = flow_free_head;
+	struct flow_entry *e;
+
+	if (idx == FLOW_IDX_NONE || type <= FLOW_TYPE_NONE ||
+	    type >= FLOW_TYPE_MAX)
+		return FLOW_IDX_NONE;
+
+	e = &flow_tab[idx];
+	flow_free_head = e->next_free;
+	e->next_free = FLOW_IDX_NONE;
+	e->type = (uint8_t)type;
+	e->hashed = false;
+	flow_used++;
+	return idx;
+}
+
+/**
+ * flow_valid() - tell if an index is a flow in use
+ * @idx:	flow index
+ *
+ * Return: true if @idx is allocated
+ */
+static inline bool flow_valid(uint32_t idx)
+{
+	return idx < flow_cap && flow_tab[idx].type != FLOW_TYPE_NONE;
+}
+
+/**
+ * flow_free() - return an entry to the free list, removing it from the hash
+ * @idx:	flow index (ignored if not in use)
+ */
+void flow_free(uint32_t idx)
+{
+	struct flow_entry *e;
+
+	if (!flow_valid(idx))
+		return;
+
+	flow_hash_remove(idx);
+	e = &flow_tab[idx];
+	e->type = FLOW_TYPE_NONE;
+	e->next_free = flow_free_head;
+	flow_free_head = idx;
+	flow_used--;
+}
+
+/**
+ * flow_type_of() - type of a flow
+ * @idx:	flow index
+ *
+ * Return: its type, FLOW_TYPE_NONE if not in use or out of range
+ */
+enum flow_type flow_type_of(uint32_t idx)
+{
+	if (!flow_valid(idx))
+		return FLOW_TYPE_NONE;
+	return (enum flow_type)flow_tab[idx].type;
+}
+
+/**
+ * flow_hash_insert() - make a flow findable by its key
+ * @idx:	flow index, in use and not yet inserted
+ * @key:	key, copied
+ *
+ * Return: 0 on success, -EEXIST if another flow has @key, -EALREADY if
+ *	   @idx is already inserted, -EINVAL if @idx is not in use
+ */
+int flow_hash_insert(uint32_t idx, const struct flow_key *key)
+{
+	uint64_t h = flow_key_hash(key);
+	uint32_t b = (uint32_t)h & flow_hmask;
+	struct flow_entry *e;
+
+	if (!flow_valid(idx))
+		return -EINVAL;
+	e = &flow_tab[idx];
+	if (e->hashed)
+		return -EALREADY;
+
+	while (flow_htab[b] != FLOW_IDX_NONE) {
+		const struct flow_entry *o = &flow_tab[flow_htab[b]];
+
+		if (o->hash == h && flow_key_equal(&o->key, key))
+			return -EEXIST;
+		b = (b + 1) & flow_hmask;
+	}
+
+	e->key = *key;
+	e->hash = h;
+	e->hashed = true;
+	flow_htab[b] = idx;
+	return 0;
+}
+
+/**
+ * flow_hash_remove() - take a flow out of the hash table (backward shift)
+ * @idx:	flow index (ignored if not inserted)
+ */
+void flow_hash_remove(uint32_t idx)
+{
+	uint32_t i, j;
+
+	if (!flow_valid(idx) || !flow_tab[idx].hashed)
+		return;
+
+	for (i = (uint32_t)flow_tab[idx].hash & flow_hmask;
+	     flow_htab[i] != idx; i = (i + 1) & flow_hmask)
+		;
+
+	/* Move back later members of the run whose home allows it */
+	for (j = (i + 1) & flow_hmask; flow_htab[j] != FLOW_IDX_NONE;
+	     j = (j + 1) & flow_hmask) {
+		uint32_t home = (uint32_t)flow_tab[flow_htab[j]].hash &
+				flow_hmask;
+
+		/* Stays if its home is cyclically within (i, j] */
+		if (((j - home) & flow_hmask) < ((j - i) & flow_hmask))
+			continue;
+
+		flow_htab[i] = flow_htab[j];
+		i = j;
+	}
+	flow_htab[i] = FLOW_IDX_NONE;
+	flow_tab[idx].hashed = false;
+}
+
+/**
+ * flow_lookup() - find a flow by key
+ * @key:	key, as the guest sees the flow
+ *
+ * Return: flow index, FLOW_IDX_NONE if not found
+ */
+uint32_t flow_lookup(const struct flow_key *key)
+{
+	uint64_t h;
+	uint32_t b;
+
+	if (!flow_htab)
+		return FLOW_IDX_NONE;
+
+	h = flow_key_hash(key);
+	for (b = (uint32_t)h & flow_hmask; flow_htab[b] != FLOW_IDX_NONE;
+	     b = (b + 1) & flow_hmask) {
+		const struct flow_entry *e = &flow_tab[flow_htab[b]];
+
+		if (e->hash == h && flow_key_equal(&e->key, key))
+			return flow_htab[b];
+	}
+	return FLOW_IDX_NONE;
+}
+
+/**
+ * flow_key_of() - key of an inserted flow
+ * @idx:	flow index
+ *
+ * Return: pointer to its key, NULL if not in use or not inserted
+ */
+const struct flow_key *flow_key_of(uint32_t idx)
+{
+	if (!flow_valid(idx) || !flow_tab[idx].hashed)
+		return NULL;
+	return &flow_tab[idx].key;
+}
+
+/**
+ * flow_capacity() - capacity of the table
+ *
+ * Return: number of entries, 0 before flow_table_init()
+ */
+unsigned int flow_capacity(void)
+{
+	return flow_cap;
+}
+
+/**
+ * flow_in_use() - number of allocated flows
+ *
+ * Return: count
+ */
+unsigned int flow_in_use(void)
+{
+	return flow_used;
+}

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* arp.c - ARP responder (RFC 826)
+ *
+ * Theory of operation: the relay is the only other host on the guest's
+ * link, so it claims every IPv4 address except the guest's own: any ARP
+ * request for another address is answered with our MAC address, and the
+ * guest then sends all its traffic to us. Requests are ignored when they
+ * ask for the guest's configured or last seen address, when they are
+ * gratuitous announcements (sender address equal to target address) or
+ * address probes (sender address 0.0.0.0, RFC 5227): answering those
+ * would make the guest believe its own address is taken. Replies from the
+ * guest are ignored too. Only Ethernet/IPv4 ARP is understood.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include "../passt.h"
+#include "../qdisc/qdisc.h"
+#include "../util/log.h"
+#include "arp.h"
+#include "ip.h"
+#include "net.h"
+
+/* ARP packet for Ethernet and IPv4 */
+#define ARP_OFF_HTYPE		0
+#define ARP_OFF_PTYPE		2
+#define ARP_OFF_HLEN		4
+#define ARP_OFF_PLEN		5
+#define ARP_OFF_OP		6
+#define ARP_OFF_SHA		8
+#define ARP_OFF_SPA		14
+#define ARP_OFF_THA		18
+#define ARP_OFF_TPA		24
+#define ARP_LEN			28
+
+#define ARP_HTYPE_ETHER		1
+#define ARP_OP_REQUEST		1
+#define ARP_OP_REPLY		2
+
+/**
+ * arp_is_guest_addr() - tell if an address is one the guest uses
+ * @c:		execution context
+ * @a:		address
+ *
+ * Return: true if @a is the guest's configured or last seen address
+ */
+static bool arp_is_guest_addr(const struct ctx *c, struct in_addr a)
+{
+	return a.s_addr == c->ip4.addr.s_addr ||
+	       a.s_addr == c->ip4.addr_seen.s_addr;
+}
+
+/**
+ * arp_input() - handle an ARP frame from the guest, answer requests
+ * @c:		execution context
+ * @frame:	Ethernet frame, at least ETH_HDR_LEN bytes
+ * @len:	frame length
+ *
+ * Drops are counted in net_stats.
+ *
+ * Return: true if the frame is a well-formed Ethernet/IPv4 ARP packet
+ */
+bool arp_input(struct ctx *c, const uint8_t *frame, size_t len)
+{
+	const uint8_t *arp = frame + ETH_HDR_LEN;
+	uint8_t reply[ETH_HDR_LEN + ARP_LEN];
+	uint8_t *ra = reply + ETH_HDR_LEN;
+	struct in_addr spa, tpa;
+
+	if (len < ETH_HDR_LEN + ARP_LEN) {
+		net_stats.drop_malformed++;
+		trace("arp: dropping truncated ARP frame (%zu bytes)", len);
+		return false;
+	}
+
+	if (net_get16(arp + ARP_OFF_HTYPE) != ARP_HTYPE_ETHER ||
+	    net_get16(arp + ARP_OFF_PTYPE) != ETH_TYPE_IP4 ||
+	    arp[ARP_OFF_HLEN] != ETH_ADDR_LEN ||
+	    arp[ARP_OFF_PLEN] != sizeof(struct in_addr)) {
+		net_stats.drop_unsupported++;
+		trace("arp: dropping ARP packet that is not Ethernet/IPv4");
+		return false;
+	}
+
+	if ((arp[ARP_OFF_SHA] & 1) || net_mac_is_zero(arp + ARP_OFF_SHA)) {
+		net_stats.drop_malformed++;
+		trace("arp: dropping ARP packet with bad sender MAC address");
+		return false;
+	}
+
+	memcpy(&spa, arp + ARP_OFF_SPA, sizeof(spa));
+	memcpy(&tpa, arp + ARP_OFF_TPA, sizeof(tpa));
+
+	/* Not a request; a probe, an announcement; a question about the
+	 * guest itself (before learning from this packet)
+	 */
+	if (net_get16(arp + ARP_OFF_OP) != ARP_OP_REQUEST ||
+	    spa.s_addr == htonl(INADDR_ANY) || spa.s_addr == tpa.s_addr ||
+	    !net_ip4_is_unicast(tpa) || arp_is_guest_addr(c, tpa)) {
+		if (net_ip4_is_unicast(spa))
+			c->ip4.addr_seen = spa;
+		net_stats.drop_unsupported++;
+		return true;
+	}
+
+	if (net_ip4_is_unicast(spa))
+		c->ip4.addr_seen = spa;
+
+	memcpy(reply + ETH_OFF_DST, arp + ARP_OFF_SHA, ETH_ADDR_LEN);
+	memcpy(reply + ETH_OFF_SRC, c->our_mac, ETH_ADDR_LEN);
+	net_put16(reply + ETH_OFF_TYPE, ETH_TYPE_ARP);
+
+	net_put16(ra + ARP_OFF_HTYPE, ARP_HTYPE_ETHER);
+	net_put16(ra + ARP_OFF_PTYPE, ETH_TYPE_IP4);
+	ra[ARP_OFF_HLEN] = ETH_ADDR_LEN;
+	ra[ARP_OFF_PLEN] = sizeof(struct in_addr);
+	net_put16(ra + ARP_OFF_OP, ARP_OP_REPLY);
+	memcpy(ra + ARP_OFF_SHA, c->our_mac, ETH_ADDR_LEN);
+	memcpy(ra + ARP_OFF_SPA, &tpa, sizeof(tpa));
+	memcpy(ra + ARP_OFF_THA, arp + ARP_OFF_SHA, ETH_ADDR_LEN);
+	memcpy(ra + ARP_OFF_TPA, &spa, sizeof(spa));
+
+	qdisc_send(c, reply, sizeof(reply));
+	net_stats.arp_replies++;
+
+	return true;
+}

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* arp.h - private to net/: ARP responder
+ *
+ * See net/arp.c for the theory of operation.
+ */
+#ifndef NET_ARP_H
+#define NET_ARP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct ctx;
+
+bool arp_input(struct ctx *c, const uint8_t *frame, size_t len);
+
+#endif /* NET_ARP_H */

@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* checksum.c - Internet checksum (RFC 1071) and pseudo-header helpers
+ *
+ * Theory of operation: the one's complement sum of 16-bit words does not
+ * depend on the order in which words are added, nor on how they are
+ * grouped: adding 64-bit words with end-around carry and folding the
+ * result down to 16 bits gives the same value as adding 16-bit words one
+ * by one. It does not depend on byte order either, as long as every word
+ * is loaded and the result stored in the same (native) order. So the data
+ * is loaded 8 bytes at a time with memcpy() (no alignment assumption), two
+ * independent accumulators hide the carry chain, and the tail is loaded
+ * into a zeroed word, which pads an odd length with a zero byte as the
+ * RFC requires.
+ *
+ * Data split over several buffers (iovecs) may have a segment starting at
+ * an odd offset of the checksummed stream: its bytes then sit in the other
+ * half of each 16-bit word, and its folded sum is byte-swapped before
+ * being added (RFC 1071, section 2(B)).
+ *
+ * Pseudo-header fields that are not addresses (protocol, length) are added
+ * in network byte order, so that they line up with the data words.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/uio.h>
+
+#include "checksum.h"
+#include "inany.h"
+
+/**
+ * csum_add64() - add with end-around carry, 64 bits
+ * @a:		accumulator
+ * @b:		value to add
+ *
+ * Return: @a + @b in one's complement arithmetic (carry wrapped around)
+ */
+static inline uint64_t csum_add64(uint64_t a, uint64_t b)
+{
+	a += b;
+	return a + (a < b);
+}
+
+/**
+ * csum_fold64() - fold a 64-bit partial sum into 32 bits
+ * @sum:	64-bit one's complement partial sum
+ *
+ * Return: equivalent 32-bit partial sum
+ */
+static inline uint32_t csum_fold64(uint64_t sum)
+{
+	sum = (sum & 0xffffffffULL) + (sum >> 32);
+	sum = (sum & 0xffffffffULL) + (sum >> 32);
+	return (uint32_t)sum;
+}
+
+/**
+ * csum_add32() - add two 32-bit partial sums
+ * @a:		first partial sum
+ * @b:		second partial sum
+ *
+ * Return: 32-bit partial sum of both
+ */
+static inline uint32_t csum_add32(uint32_t a, uint32_t b)
+{
+	return csum_fold64((uint64_t)a + b);
+}
+
+/**
+ * csum_unfolded() - one's complement partial sum of a buffer
+ * @buf:	data, any alignment
+ * @len:	length in bytes, odd lengths padded with a zero byte
+ * @init:	partial sum to start from (e.g. a pseudo-header sum)
+ *
+ * The first byte of @buf is taken as the high-order byte of a 16-bit word,
+ * that is, @buf starts at an even offset of the checksummed data.
+ *
+ * Return: 32-bit partial sum, not folded, not inverted
+ */
+uint32_t csum_unfolded(const void *buf, size_t len, uint32_t init)
+{
+	const uint8_t *p = buf;
+	uint64_t a0 = init, a1 = 0;
+
+	while (len >= 32) {
+		uint64_t w[4];
+
+		memcpy(w, p, sizeof(w));
+		a0 = csum_add64(a0, w[0]);
+		a1 = csum_add64(a1, w[1]);
+		a0 = csum_add64(a0, w[2]);
+		a1 = csum_add64(a1, w[3]);
+		p += 32;
+		len -= 32;
+	}
+
+	while (len >= 8) {
+		uint64_t w;
+
+		memcpy(&w, p, sizeof(w));
+		a0 = csum_add64(a0, w);
+		p += 8;
+		len -= 8;
+	}
+
+	if (len) {
+		uint64_t w = 0;
+
+		memcpy(&w, p, len);
+		a1 = csum_add64(a1, w);
+	}
+
+	return csum_fold64(csum_add64(a0, a1));
+}
+
+/**
+ * csum_fold() - fold a 32-bit partial sum into 16 bits
+ * @sum:	partial sum
+ *
+ * Return: 16-bit one's complement sum, not inverted
+ */
+uint16_t csum_fold(uint32_t sum)
+{
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
+/**
+ * csum() - final checksum of a buffer
+ * @buf:	data, any alignment
+ * @len:	length in bytes
+ * @init:	partial sum to start from
+ *
+ * Return: inverted 16-bit checksum, in memory order (store as is)
+ */
+uint16_t csum(const void *buf, size_t len, uint32_t init)
+{
+	return (uint16_t)~csum_fold(csum_unfolded(buf, len, init));
+}
+
+/**
+ * csum_bswap16() - swap the two bytes of a 16-bit value
+ * @v:		value
+ *
+ * Return: @v with its bytes swapped
+ */
+static inline uint16_t csum_bswap16(uint16_t v)
+{
+	return (uint16_t)((v << 8) | (v >> 8));
+}
+
+/**
+ * csum_iov_unfolded() - partial sum of data spread over an iovec array
+ * @iov:	array of buffers
+ * @n:		number of entries in @iov
+ * @skip:	bytes to skip at the start of the data (e.g. L2/L3 headers)
+ * @len:	bytes to sum after @skip, stops early at the end of @iov;
+ *		SIZE_MAX for all of it
+ * @init:	partial sum to start from
+ *
+ * Segments may have any length, odd ones included: offsets are counted
+ * from the first byte after @skip.
+ *
+ * Return: 32-bit partial sum, not folded, not inverted
+ */
+uint32_t csum_iov_unfolded(const struct iovec *iov, size_t n, size_t skip,
+			   size_t len, uint32_t init)
+{
+	uint32_t sum = init;
+	size_t off = 0, i;
+
+	for (i = 0; i < n && len; i++) {
+		const uint8_t *base = iov[i].iov_base;
+		size_t seg = iov[i].iov_len;
+		uint32_t s;
+
+		if (skip >= seg) {
+			skip -= seg;
+			continue;
+		}
+		base += skip;
+		seg -= skip;
+		skip = 0;
+
+		if (seg > len)
+			seg = len;
+
+		s = csum_unfolded(base, seg, 0);
+		if (off & 1)
+			s = csum_bswap16(csum_fold(s));
+		sum = csum_add32(sum, s);
+
+		off += seg;
+		len -= seg;
+	}
+
+	return sum;
+}
+
+/**
+ * csum_iov() - final checksum of data spread over an iovec array
+ * @iov:	array of buffers
+ * @n:		number of entries in @iov
+ * @skip:	bytes to skip at the start of the data
+ * @init:	partial sum to start from (e.g. a pseudo-header sum)
+ *
+ * Return: inverted 16-bit checksum, in memory order (store as is)
+ */
+uint16_t csum_iov(const struct iovec *iov, size_t n, size_t skip,
+		  uint32_t init)
+{
+	uint32_t sum = csum_iov_unfolded(iov, n, skip, SIZE_MAX, init);
+
+	return (uint16_t)~csum_fold(sum);
+}
+
+/**
+ * csum_ip4_header() - checksum of an IPv4 header
+ * @iph:	IPv4 header, any alignment
+ * @hlen:	header length in bytes (IHL * 4)
+ *
+ * With the checksum field zeroed, the result is the value to store in it;
+ * with the field filled in, the result is zero if the header is intact.
+ *
+ * Return: inverted 16-bit checksum, in memory order
+ */
+uint16_t csum_ip4_header(const void *iph, size_t hlen)
+{
+	return csum(iph, hlen, 0);
+}
+
+/**
+ * csum_pseudo4() - partial sum of an IPv4 pseudo-header (RFC 793, 768)
+ * @saddr:	source address, network order
+ * @daddr:	destination address, network order
+ * @proto:	protocol number (IPPROTO_TCP, IPPROTO_UDP...)
+ * @l4len:	length of the L4 header and payload, at most 65535
+ *
+ * Return: 32-bit partial sum, to be used as init of the L4 data sum
+ */
+uint32_t csum_pseudo4(struct in_addr saddr, struct in_addr daddr,
+		      uint8_t proto, size_t l4len)
+{
+	uint64_t sum;
+
+	sum = (uint64_t)saddr.s_addr + daddr.s_addr;
+	sum += htons(proto);
+	sum += htons((uint16_t)l4len);
+
+	return csum_fold64(sum);
+}
+
+/**
+ * csum_pseudo6() - partial sum of an IPv6 pseudo-header (RFC 8200, 8.1)
+ * @saddr:	source address
+ * @daddr:	destination address
+ * @proto:	upper-layer protocol number (IPPROTO_TCP, IPPROTO_ICMPV6...)
+ * @l4len:	upper-layer packet length
+ *
+ * Return: 32-bit partial sum, to be used as init of the L4 data sum
+ */
+uint32_t csum_pseudo6(const struct in6_addr *saddr,
+		      const struct in6_addr *daddr, uint8_t proto,
+		      size_t l4len)
+{
+	uint32_t w[8];
+	uint64_t sum = 0;
+	size_t i;
+
+	memcpy(&w[0], saddr, sizeof(*saddr));
+	memcpy(&w[4], daddr, sizeof(*daddr));
+	for (i = 0; i < 8; i++)
+		sum += w[i];
+
+	sum += htonl((uint32_t)l4len);
+	sum += htonl(proto);
+
+	return csum_fold64(sum);
+}
+
+/**
+ * csum_l4() - full TCP, UDP or ICMPv6 checksum
+ * @src:	source address (IPv4-mapped for IPv4)
+ * @dst:	destination address, same family as @src
+ * @proto:	protocol number
+ * @iov:	L4 header and payload, checksum field zeroed by the caller
+ * @n:		number of entries in @iov
+ * @l4len:	L4 header and payload length: bytes summed from @iov, and
+ *		length in the pseudo-header
+ *
+ * For IPPROTO_UDP, a computed zero is returned as 0xffff (RFC 768, RFC
+ * 8200 section 8.1): zero means "no checksum". Checking a received
+ * TCP/ICMPv6 packet with its checksum in place gives zero if intact.
+ *
+ * Return: inverted 16-bit checksum, in memory order (store as is)
+ */
+uint16_t csum_l4(const union inany_addr *src, const union inany_addr *dst,
+		 uint8_t proto, const struct iovec *iov, size_t n,
+		 size_t l4len)
+{
+	const struct in_addr *s4 = inany_v4(src), *d4 = inany_v4(dst);
+	uint32_t sum;
+	uint16_t c;
+
+	if (s4 && d4)
+		sum = csum_pseudo4(*s4, *d4, proto, l4len);
+	else
+		sum = csum_pseudo6(&src->a6, &dst->a6, proto, l4len);
+
+	sum = csum_iov_unfolded(iov, n, 0, l4len, sum);
+	c = (uint16_t)~csum_fold(sum);
+
+	if (proto == IPPROTO_UDP && !c)
+		c = 0xffff;
+
+	return c;
+}

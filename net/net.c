@@ -1,0 +1,463 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* net.c - guest frames in: Ethernet, IPv4, IPv6; L2/L3 headers out
+ *
+ * Theory of operation: net_input() takes one Ethernet frame from the
+ * backend and peels it layer by layer. Every length read from the frame is
+ * checked against what is left of it before anything past it is touched,
+ * and the frame is never cast to header structures (it may sit at any
+ * alignment): fields are read with the byte helpers of net/ip.h.
+ *
+ * - Ethernet: ARP goes to arp_input(), IPv4 and IPv6 to their parsers,
+ *   anything else (VLAN tags included) is dropped as unsupported.
+ * - IPv4: version 4, IHL >= 5, header checksum, total length between the
+ *   header length and the frame length (Ethernet padding is ignored),
+ *   options skipped; fragments are dropped.
+ * - IPv6: version 6, payload length within the frame; hop-by-hop, routing
+ *   and destination options headers are walked, at most IP6_EXT_MAX of
+ *   them; fragments are dropped.
+ *
+ * Once the network header is valid, the guest's MAC address and its
+ * source address (addr_seen, addr_ll_seen) are learnt, and the payload
+ * is dispatched by protocol: TCP to tcp/ with its length checked, ICMPv6
+ * neighbour and router solicitations to net/ndp.c. Each drop increments
+ * exactly one counter of net_stats.
+ *
+ * net_fill_l2l3() writes the Ethernet and IP headers of frames going to
+ * the guest: 34 or 54 bytes written field by field, nothing else touched.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include "../passt.h"
+#include "../tcp/tcp.h"
+#include "../util/log.h"
+#include "arp.h"
+#include "checksum.h"
+#include "inany.h"
+#include "ip.h"
+#include "ndp.h"
+#include "net.h"
+
+struct net_stats net_stats;
+
+/**
+ * net_drop_malformed() - count a malformed frame
+ * @what:	short description, for trace logs
+ */
+static void net_drop_malformed(const char *what)
+{
+	net_stats.drop_malformed++;
+	trace("net: dropping malformed frame from guest: %s", what);
+}
+
+/**
+ * net_drop_unsupported() - count a frame we do not handle
+ * @what:	short description, for trace logs
+ */
+static void net_drop_unsupported(const char *what)
+{
+	net_stats.drop_unsupported++;
+	trace("net: dropping unsupported frame from guest: %s", what);
+}
+
+/**
+ * net_learn_mac() - remember the guest's MAC address from a valid frame
+ * @c:		execution context
+ * @frame:	Ethernet frame, at least ETH_HDR_LEN bytes
+ */
+static void net_learn_mac(struct ctx *c, const uint8_t *frame)
+{
+	const uint8_t *src = frame + ETH_OFF_SRC;
+
+	if ((src[0] & 1) || net_mac_is_zero(src))
+		return;
+
+	if (memcmp(c->guest_mac, src, ETH_ADDR_LEN) != 0)
+		memcpy(c->guest_mac, src, ETH_ADDR_LEN);
+}
+
+/**
+ * net_tcp_input() - check the TCP header length, pass segment to tcp/
+ * @c:		execution context
+ * @saddr:	source address
+ * @daddr:	destination address
+ * @l4:		TCP header
+ * @l4len:	TCP header and payload length, from the IP header
+ * @now_ms:	current time
+ */
+static void net_tcp_input(struct ctx *c, const union inany_addr *saddr,
+			  const union inany_addr *daddr, const uint8_t *l4,
+			  size_t l4len, uint64_t now_ms)
+{
+	size_t doff;
+
+	if (c->no_tcp) {
+		net_drop_unsupported("TCP disabled (--no-tcp)");
+		return;
+	}
+
+	if (l4len < TCP_HDR_MIN) {
+		net_drop_malformed("TCP segment shorter than its header");
+		return;
+	}
+
+	doff = (size_t)(l4[TCP_OFF_DOFF] >> 4) * 4;
+	if (doff < TCP_HDR_MIN || doff > l4len) {
+		net_drop_malformed("bad TCP data offset");
+		return;
+	}
+
+	tcp_tap_input(c, saddr, daddr, (const struct tcphdr *)(const void *)l4,
+		      l4len, now_ms);
+}
+
+/**
+ * net_ip4_input() - parse an IPv4 packet from the guest
+ * @c:		execution context
+ * @frame:	Ethernet frame
+ * @len:	frame length, at least ETH_HDR_LEN
+ * @now_ms:	current time
+ */
+static void net_ip4_input(struct ctx *c, const uint8_t *frame, size_t len,
+			  uint64_t now_ms)
+{
+	const uint8_t *ip = frame + ETH_HDR_LEN;
+	union inany_addr saddr, daddr;
+	struct in_addr s4, d4;
+	size_t ihl, tot_len;
+
+	len -= ETH_HDR_LEN;
+	if (len < IP4_HDR_LEN) {
+		net_drop_malformed("IPv4 header truncated");
+		return;
+	}
+
+	if ((ip[IP4_OFF_VER_IHL] >> 4) != 4) {
+		net_drop_malformed("IPv4 version is not 4");
+		return;
+	}
+
+	ihl = (size_t)(ip[IP4_OFF_VER_IHL] & 0xf) * 4;
+	tot_len = net_get16(ip + IP4_OFF_TOT_LEN);
+	if (ihl < IP4_HDR_LEN || tot_len < ihl || tot_len > len) {
+		net_drop_malformed("bad IPv4 header or total length");
+		return;
+	}
+
+	if (csum_ip4_header(ip, ihl)) {
+		net_drop_malformed("bad IPv4 header checksum");
+		return;
+	}
+
+	if (net_get16(ip + IP4_OFF_FRAG) & (IP4_FRAG_MF | IP4_FRAG_OFFSET)) {
+		net_drop_unsupported("IPv4 fragment");
+		return;
+	}
+
+	memcpy(&s4, ip + IP4_OFF_SADDR, sizeof(s4));
+	memcpy(&d4, ip + IP4_OFF_DADDR, sizeof(d4));
+
+	/* 0.0.0.0 is a valid source (DHCP), the others never are */
+	if (s4.s_addr != htonl(INADDR_ANY) && !net_ip4_is_unicast(s4)) {
+		net_drop_malformed("IPv4 source is not a unicast address");
+		return;
+	}
+
+	net_learn_mac(c, frame);
+	if (s4.s_addr != htonl(INADDR_ANY))
+		c->ip4.addr_seen = s4;
+
+	inany_from_v4(&saddr, s4);
+	inany_from_v4(&daddr, d4);
+
+	switch (ip[IP4_OFF_PROTO]) {
+	case IPPROTO_TCP:
+		if (!net_ip4_is_unicast(s4) || !net_ip4_is_unicast(d4)) {
+			net_drop_malformed("TCP with non-unicast address");
+			return;
+		}
+		net_tcp_input(c, &saddr, &daddr, ip + ihl, tot_len - ihl,
+			      now_ms);
+		return;
+	case IPPROTO_UDP:
+		/* DHCP and UDP flows: to be dispatched here */
+		net_drop_unsupported("IPv4 UDP");
+		return;
+	case IPPROTO_ICMP:
+		/* ICMP echo: to be dispatched here */
+		net_drop_unsupported("ICMP");
+		return;
+	default:
+		net_drop_unsupported("IPv4 protocol");
+		return;
+	}
+}
+
+/**
+ * net_icmp6_input() - dispatch an ICMPv6 message from the guest
+ * @c:		execution context
+ * @frame:	Ethernet frame
+ * @saddr:	IPv6 source address
+ * @daddr:	IPv6 destination address
+ * @hop_limit:	hop limit of the IPv6 header
+ * @l4:		ICMPv6 header
+ * @l4len:	ICMPv6 message length
+ */
+static void net_icmp6_input(struct ctx *c, const uint8_t *frame,
+			    const struct in6_addr *saddr,
+			    const struct in6_addr *daddr, uint8_t hop_limit,
+			    const uint8_t *l4, size_t l4len)
+{
+	if (l4len < ICMP6_HDR_LEN) {
+		net_drop_malformed("ICMPv6 header truncated");
+		return;
+	}
+
+	switch (l4[ICMP6_OFF_TYPE]) {
+	case ICMP6_ROUTER_SOL:
+	case ICMP6_NEIGH_SOL:
+		ndp_input(c, frame + ETH_OFF_SRC, saddr, daddr, hop_limit,
+			  l4, l4len);
+		return;
+	case ICMP6_ECHO_REQUEST:
+		/* ICMPv6 echo: to be dispatched here */
+		net_drop_unsupported("ICMPv6 echo request");
+		return;
+	default:
+		net_drop_unsupported("ICMPv6 type");
+		return;
+	}
+}
+
+/**
+ * net_ip6_input() - parse an IPv6 packet from the guest
+ * @c:		execution context
+ * @frame:	Ethernet frame
+ * @len:	frame length, at least ETH_HDR_LEN
+ * @now_ms:	current time
+ */
+static void net_ip6_input(struct ctx *c, const uint8_t *frame, size_t len,
+			  uint64_t now_ms)
+{
+	const uint8_t *ip = frame + ETH_HDR_LEN;
+	union inany_addr saddr, daddr;
+	size_t end, off = IP6_HDR_LEN;
+	unsigned int n_ext;
+	uint8_t nh;
+
+	len -= ETH_HDR_LEN;
+	if (len < IP6_HDR_LEN) {
+		net_drop_malformed("IPv6 header truncated");
+		return;
+	}
+
+	if ((ip[IP6_OFF_VER_TC_FL] >> 4) != 6) {
+		net_drop_malformed("IPv6 version is not 6");
+		return;
+	}
+
+	end = IP6_HDR_LEN + (size_t)net_get16(ip + IP6_OFF_PLEN);
+	if (end > len) {
+		net_drop_malformed("IPv6 payload length past end of frame");
+		return;
+	}
+
+	nh = ip[IP6_OFF_NEXT];
+	for (n_ext = 0; ; n_ext++) {
+		size_t hlen;
+
+		if (nh == IP6_NH_FRAGMENT) {
+			net_drop_unsupported("IPv6 fragment");
+			return;
+		}
+
+		if (nh != IP6_NH_HOPOPTS && nh != IP6_NH_ROUTING &&
+		    nh != IP6_NH_DSTOPTS)
+			break;
+
+		if (n_ext >= IP6_EXT_MAX) {
+			net_drop_unsupported("too many IPv6 extension headers");
+			return;
+		}
+
+		/* 8 bytes at least: next header, length in 8-byte units */
+		if (end - off < 8) {
+			net_drop_malformed("IPv6 extension header truncated");
+			return;
+		}
+		hlen = ((size_t)ip[off + 1] + 1) * 8;
+		if (hlen > end - off) {
+			net_drop_malformed("IPv6 extension header too long");
+			return;
+		}
+
+		nh = ip[off];
+		off += hlen;
+	}
+
+	memcpy(&saddr.a6, ip + IP6_OFF_SADDR, sizeof(saddr.a6));
+	memcpy(&daddr.a6, ip + IP6_OFF_DADDR, sizeof(daddr.a6));
+
+	/* :: is a valid source (DAD), the others never are */
+	if (!IN6_IS_ADDR_UNSPECIFIED(&saddr.a6) &&
+	    !net_ip6_is_unicast(&saddr.a6)) {
+		net_drop_malformed("IPv6 source is not a unicast address");
+		return;
+	}
+
+	net_learn_mac(c, frame);
+	if (IN6_IS_ADDR_LINKLOCAL(&saddr.a6))
+		c->ip6.addr_ll_seen = saddr.a6;
+	else if (!IN6_IS_ADDR_UNSPECIFIED(&saddr.a6))
+		c->ip6.addr_seen = saddr.a6;
+
+	switch (nh) {
+	case IPPROTO_TCP:
+		if (!net_ip6_is_unicast(&saddr.a6) ||
+		    !net_ip6_is_unicast(&daddr.a6)) {
+			net_drop_malformed("TCP with non-unicast address");
+			return;
+		}
+		net_tcp_input(c, &saddr, &daddr, ip + off, end - off, now_ms);
+		return;
+	case IPPROTO_ICMPV6:
+		net_icmp6_input(c, frame, &saddr.a6, &daddr.a6,
+				ip[IP6_OFF_HOP_LIMIT], ip + off, end - off);
+		return;
+	case IPPROTO_UDP:
+		/* DHCPv6 and UDP flows: to be dispatched here */
+		net_drop_unsupported("IPv6 UDP");
+		return;
+	default:
+		net_drop_unsupported("IPv6 next header");
+		return;
+	}
+}
+
+/**
+ * net_input() - handle one Ethernet frame from the guest
+ * @c:		execution context
+ * @frame:	frame, starting with the Ethernet header, any alignment
+ * @len:	frame length (without any backend length prefix)
+ * @now_ms:	current time
+ */
+void net_input(struct ctx *c, const uint8_t *frame, size_t len,
+	       uint64_t now_ms)
+{
+	net_stats.frames++;
+	net_stats.bytes += len;
+
+	if (len < ETH_HDR_LEN) {
+		net_drop_malformed("Ethernet header truncated");
+		return;
+	}
+
+	switch (net_get16(frame + ETH_OFF_TYPE)) {
+	case ETH_TYPE_ARP:
+		if (!c->ip4.enabled) {
+			net_drop_unsupported("ARP, IPv4 disabled");
+			return;
+		}
+		if (arp_input(c, frame, len))
+			net_learn_mac(c, frame);
+		return;
+	case ETH_TYPE_IP4:
+		if (!c->ip4.enabled) {
+			net_drop_unsupported("IPv4 disabled");
+			return;
+		}
+		net_ip4_input(c, frame, len, now_ms);
+		return;
+	case ETH_TYPE_IP6:
+		if (!c->ip6.enabled) {
+			net_drop_unsupported("IPv6 disabled");
+			return;
+		}
+		net_ip6_input(c, frame, len, now_ms);
+		return;
+	default:
+		net_drop_unsupported("EtherType");
+		return;
+	}
+}
+
+/**
+ * net_l2l3_len() - length of the Ethernet and IP headers for a source
+ * @src:	source address of the packet (IPv4-mapped for IPv4)
+ *
+ * Return: 34 for IPv4, 54 for IPv6
+ */
+size_t net_l2l3_len(const union inany_addr *src)
+{
+	if (inany_v4(src))
+		return ETH_HDR_LEN + IP4_HDR_LEN;
+	return ETH_HDR_LEN + IP6_HDR_LEN;
+}
+
+/**
+ * net_fill_l2l3() - write Ethernet and IP headers of a frame to the guest
+ * @c:		execution context
+ * @buf:	frame buffer, at least L2L3_HDR_MAX bytes, any alignment
+ * @src:	source address (IPv4-mapped for IPv4)
+ * @dst:	destination address, same family as @src
+ * @proto:	L4 protocol number
+ * @l4len:	L4 header and payload length (at most 65515 for IPv4,
+ *		65535 for IPv6)
+ *
+ * The Ethernet destination is the guest's MAC address, broadcast while it
+ * is unknown. IPv4: DF set, TTL 64, ID 0, header checksum filled in.
+ * IPv6: hop limit 64, traffic class and flow label zero.
+ *
+ * Return: bytes written, the offset of the L4 header in @buf
+ */
+size_t net_fill_l2l3(const struct ctx *c, uint8_t *buf,
+		     const union inany_addr *src, const union inany_addr *dst,
+		     uint8_t proto, size_t l4len)
+{
+	const struct in_addr *s4 = inany_v4(src);
+	uint8_t *ip = buf + ETH_HDR_LEN;
+
+	if (net_mac_is_zero(c->guest_mac))
+		memset(buf + ETH_OFF_DST, 0xff, ETH_ADDR_LEN);
+	else
+		memcpy(buf + ETH_OFF_DST, c->guest_mac, ETH_ADDR_LEN);
+	memcpy(buf + ETH_OFF_SRC, c->our_mac, ETH_ADDR_LEN);
+
+	if (s4) {
+		uint16_t sum;
+
+		net_put16(buf + ETH_OFF_TYPE, ETH_TYPE_IP4);
+		ip[IP4_OFF_VER_IHL] = 0x45;
+		ip[IP4_OFF_TOS] = 0;
+		net_put16(ip + IP4_OFF_TOT_LEN,
+			  (uint16_t)(IP4_HDR_LEN + l4len));
+		net_put16(ip + IP4_OFF_ID, 0);
+		net_put16(ip + IP4_OFF_FRAG, IP4_FRAG_DF);
+		ip[IP4_OFF_TTL] = IP4_TTL_DEFAULT;
+		ip[IP4_OFF_PROTO] = proto;
+		net_put16(ip + IP4_OFF_CSUM, 0);
+		memcpy(ip + IP4_OFF_SADDR, s4, sizeof(*s4));
+		memcpy(ip + IP4_OFF_DADDR, &dst->v4mapped.a4,
+		       sizeof(dst->v4mapped.a4));
+
+		sum = csum_ip4_header(ip, IP4_HDR_LEN);
+		memcpy(ip + IP4_OFF_CSUM, &sum, sizeof(sum));
+
+		return ETH_HDR_LEN + IP4_HDR_LEN;
+	}
+
+	net_put16(buf + ETH_OFF_TYPE, ETH_TYPE_IP6);
+	net_put32(ip + IP6_OFF_VER_TC_FL, 6U << 28);
+	net_put16(ip + IP6_OFF_PLEN, (uint16_t)l4len);
+	ip[IP6_OFF_NEXT] = proto;
+	ip[IP6_OFF_HOP_LIMIT] = IP6_HOP_LIMIT_DEFAULT;
+	memcpy(ip + IP6_OFF_SADDR, &src->a6, sizeof(src->a6));
+	memcpy(ip + IP6_OFF_DADDR, &dst->a6, sizeof(dst->a6));
+
+	return ETH_HDR_LEN + IP6_HDR_LEN;
+}

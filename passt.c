@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* passt.c - start-up and the main loop
+ *
+ * Theory of operation
+ *
+ * One binary, two programs: invoked as "pasta" (any name starting with
+ * it) the relay connects a network namespace through a tap device;
+ * otherwise it is passt, for a VM over a UNIX stream socket.
+ *
+ * Start-up order: parse the command line and read the host's
+ * configuration (conf/); allocate every table once (flows, output queue,
+ * timers); set up the guest side (pasta: spawn or join the namespace, open
+ * and configure the tap device; passt: bind the socket); open the
+ * forwarded ports; release the spawned command; go to the background if
+ * asked, write the PID file, and drop privileges.
+ *
+ * The main loop is one epoll set. Every descriptor carries a typed
+ * reference (util/epoll_ref.h), so events go straight to their handler.
+ * After the events of one wait, deferred TCP work runs once (ACKs and
+ * dropping acknowledged data, per connection), then the output scheduler
+ * serves flows with data and flushes the frames built in this iteration
+ * to the guest: nothing waits for a later iteration (design.md invariant
+ * 1). If the scheduler still has flows ready, the next wait does not
+ * block.
+ */
+
+#include <errno.h>
+#include <grp.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+
+#include "passt.h"
+#include "conf/conf.h"
+#include "flow/flow.h"
+#include "isolation/pasta.h"
+#include "qdisc/qdisc.h"
+#include "tap/tap.h"
+#include "tcp/tcp.h"
+#include "tcp/tcp_splice.h"
+#include "util/daemon.h"
+#include "util/epoll_ref.h"
+#include "util/log.h"
+#include "util/timer.h"
+#include "util/util.h"
+
+#define EPOLL_EVENTS_MAX	128
+
+static struct ctx passt_ctx;
+
+/**
+ * passt_signals_init() - ignore SIGPIPE, route SIGTERM/SIGINT to epoll
+ * @c:		execution context
+ */
+static void passt_signals_init(struct ctx *c)
+{
+	union epoll_ref ref = { .type = EPOLL_TYPE_SIGNAL };
+	struct epoll_event ev = { .events = EPOLLIN };
+	sigset_t mask;
+	int fd;
+
+	signal(SIGPIPE, SIG_IGN);
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL))
+		die_perror("Can't block termination signals");
+
+	fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (fd < 0)
+		die_perror("Can't create a signalfd");
+
+	ref.fd = fd;
+	ev.data.u64 = ref.u64;
+	if (epoll_ctl(c->epollfd, EPOLL_CTL_ADD, fd, &ev))
+		die_perror("Can't add the signalfd to the epoll set");
+}
+
+/**
+ * passt_signal_handler() - a termination signal arrived: exit cleanly
+ * @ref:	epoll reference of the signalfd
+ */
+static void passt_signal_handler(union epoll_ref ref)
+{
+	struct signalfd_siginfo si;
+
+	if (read((int)ref.fd, &si, sizeof(si)) != sizeof(si))
+		return;
+
+	info("Got signal %u, exiting", si.ssi_signo);
+	exit(EXIT_SUCCESS);
+}
+
+/**
+ * passt_drop_privileges() - switch to the --runas user if we are root
+ * @c:		execution context
+ */
+static void passt_drop_privileges(const struct ctx *c)
+{
+	if (geteuid() != 0 || c->uid == 0)
+		return;
+
+	if (setgroups(0, NULL) && errno != EPERM)
+		die_perror("Can't drop supplementary groups");
+	if (setgid(c->gid))
+		die_perror("Can't switch to group %u (--runas)", c->gid);
+	if (setuid(c->uid))
+		die_perror("Can't switch to user %u (--runas)", c->uid);
+}
+
+/**
+ * passt_raise_nofile() - raise the open files limit to its hard maximum
+ */
+static void passt_raise_nofile(void)
+{
+	struct rlimit lim;
+
+	if (getrlimit(RLIMIT_NOFILE, &lim))
+		return;
+	lim.rlim_cur = lim.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &lim))
+		debug_perror("Can't raise the open files limit");
+}
+
+/**
+ * passt_dispatch() - hand one epoll event to its handler
+ * @c:		execution context
+ * @ev:		the event
+ * @now_ms:	current time
+ */
+static void passt_dispatch(struct ctx *c, const struct epoll_event *ev,
+			   uint64_t now_ms)
+{
+	union epoll_ref ref = { .u64 = ev->data.u64 };
+
+	switch (ref.type) {
+	case EPOLL_TYPE_TAP_PASTA:
+	case EPOLL_TYPE_TAP_STREAM:
+	case EPOLL_TYPE_TAP_LISTEN:
+		tap_handler(c, ref, ev->events, now_ms);
+		break;
+	case EPOLL_TYPE_TCP:
+		tcp_sock_handler(c, ref, ev->events, now_ms);
+		break;
+	case EPOLL_TYPE_TCP_LISTEN:
+		tcp_listen_handler(c, ref, ev->events, now_ms);
+		break;
+	case EPOLL_TYPE_TCP_SPLICE:
+		tcp_splice_handler(c, ref, ev->events, now_ms);
+		break;
+	case EPOLL_TYPE_TCP_SPLICE_LISTEN:
+		tcp_splice_listen_handler(c, ref, ev->events, now_ms);
+		break;
+	case EPOLL_TYPE_TIMER:
+		timer_handler(c, now_ms);
+		break;
+	case EPOLL_TYPE_NSQUIT_INOTIFY:
+	case EPOLL_TYPE_NSQUIT_PIDFD:
+		pasta_watch_handler(c, ref, ev->events);
+		break;
+	case EPOLL_TYPE_SIGNAL:
+		passt_signal_handler(ref);
+		break;
+	default:
+		debug("Event for unknown descriptor type %u", ref.type);
+		break;
+	}
+}
+
+/**
+ * passt_loop() - the main loop: wait, dispatch, defer, schedule, flush
+ * @c:		execution context
+ */
+static void __attribute__((noreturn)) passt_loop(struct ctx *c)
+{
+	struct epoll_event events[EPOLL_EVENTS_MAX];
+
+	for (;;) {
+		int timeout = qdisc_has_ready() ? 0 : -1;
+		uint64_t now_ms;
+		int n, i;
+
+		n = epoll_wait(c->epollfd, events, EPOLL_EVENTS_MAX, timeout);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			die_perror("epoll_wait failed");
+		}
+
+		now_ms = timer_now_ms();
+		for (i = 0; i < n; i++)
+			passt_dispatch(c, &events[i], now_ms);
+
+		tcp_defer_handler(c, now_ms);
+		qdisc_run(c, now_ms);
+	}
+}
+
+/**
+ * main() - start-up, then the main loop
+ * @argc:	argument count
+ * @argv:	arguments
+ *
+ * Return: does not return on success; 1 on start-up failure
+ */
+int main(int argc, char **argv)
+{
+	struct ctx *c = &passt_ctx;
+	char *name = basename(argv[0]);
+	enum passt_mode mode;
+	int pidfile_fd;
+
+	mode = strncmp(name, "pasta", strlen("pasta")) ? MODE_PASST
+							: MODE_PASTA;
+	log_init(mode == MODE_PASTA ? "pasta" : "passt");
+
+	conf_defaults(c, mode);
+	conf(c, argc, argv);
+
+	if (c->trace)
+		log_set_level(LOG_TRACE);
+	else if (c->debug)
+		log_set_level(LOG_DEBUG);
+	else if (c->quiet)
+		log_set_level(LOG_WARNING);
+
+	if (*c->log_file && log_open_file(c->log_file, c->log_size))
+		die_perror("Can't open log file %s", c->log_file);
+
+	c->epollfd = epoll_create1(EPOLL_CLOEXEC);
+	if (c->epollfd < 0)
+		die_perror("Can't create the epoll set");
+
+	passt_raise_nofile();
+	passt_signals_init(c);
+
+	if (flow_table_init(c->flow_max) || qdisc_init(c->flow_max))
+		die("Can't allocate tables for %u flows: lower --max-flows",
+		    c->flow_max);
+	if (timer_wheel_init(c, c->epollfd))
+		die_perror("Can't create the timer");
+
+	if (c->mode == MODE_PASTA && pasta_open_ns(c))
+		die("Can't set up the target network namespace");
+
+	if (tap_init(c))
+		die("Can't set up the guest interface");
+
+	if (tcp_init(c))
+		die("Can't set up TCP forwarding");
+	if (c->mode == MODE_PASTA && !c->no_tcp && tcp_splice_init(c))
+		die("Can't set up TCP forwarding from the namespace (-T)");
+
+	pidfile_fd = daemon_pidfile_open(c->pidfile);
+	conf_print(c);
+
+	if (c->mode == MODE_PASTA) {
+		if (pasta_watch_init(c))
+			die("Can't watch the target namespace");
+		pasta_child_start();
+	}
+
+	if (!c->foreground && !(c->mode == MODE_PASTA && pasta_child_pid())) {
+		log_to_stderr(false);
+		if (!*c->log_file)
+			log_to_syslog();
+		daemon_go_background(pidfile_fd);
+	} else {
+		daemon_pidfile_write(pidfile_fd, getpid());
+	}
+
+	passt_drop_privileges(c);
+	prctl(PR_SET_DUMPABLE, 0);
+
+	passt_loop(c);
+}

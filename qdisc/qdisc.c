@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* qdisc.c - frame scheduler and output queue toward the guest
+ *
+ * Theory of operation
+ *
+ * Everything the relay sends to the guest passes through one ring of
+ * QDISC_FRAMES frame buffers, allocated once. Protocol modules write
+ * frames in place (qdisc_frame_buf() gives the next free buffers,
+ * qdisc_frame_commit() appends one to the queue), so that socket data is
+ * read straight into the frame that carries it. qdisc_flush() hands all
+ * queued frames to the backend in one call; what the backend refuses stays
+ * queued in order, and the backend arms its own wake-up (EPOLLOUT) before
+ * returning, so output resumes exactly where it stopped.
+ *
+ * Flows with data for the guest do not copy it here in advance: they call
+ * qdisc_wake(), which puts them on a ready list, and qdisc_run() serves the
+ * list by deficit round robin, calling each flow's pull function with its
+ * byte budget. TCP data is thus read from the socket only when the flow's
+ * turn comes, and a bulk flow cannot starve an interactive one.
+ *
+ * qdisc_run() ends every main loop iteration with a flush, so a frame
+ * queued into an empty ring leaves in the same iteration it was made
+ * (design.md invariant 1). If the ready list is not empty when the run's
+ * budget is spent, qdisc_has_ready() tells the main loop not to sleep
+ * (invariant 2: pending output always has a wake-up).
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "qdisc.h"
+#include "../tap/tap.h"
+#include "../util/log.h"
+#include "../util/util.h"
+
+/* Ready-list membership of a flow */
+#define QDISC_IDLE		0
+#define QDISC_QUEUED		1
+#define QDISC_CANCELLED		2
+
+static uint8_t qdisc_frames[QDISC_FRAMES][QDISC_FRAME_SIZE]
+	__attribute__((aligned(64)));
+static size_t qdisc_frame_len[QDISC_FRAMES];
+static size_t qdisc_head;		/* oldest queued frame */
+static size_t qdisc_count;		/* frames queued, not yet written */
+static uint64_t qdisc_committed_bytes;
+
+static uint32_t *qdisc_ready;		/* ring of flow indices */
+static uint8_t *qdisc_ready_state;	/* QDISC_IDLE/QUEUED/CANCELLED */
+static uint32_t *qdisc_deficit;		/* DRR deficit per flow, bytes */
+static unsigned int qdisc_ready_cap;
+static unsigned int qdisc_ready_head;
+static unsigned int qdisc_ready_count;
+
+static qdisc_pull_fn qdisc_pull[FLOW_TYPE_MAX];
+static struct qdisc_stats qdisc_counters;
+
+/**
+ * qdisc_init() - allocate the ready list for the flow table's capacity
+ * @flow_max:	capacity of the flow table
+ *
+ * Return: 0 on success, -ENOMEM on failure
+ */
+int qdisc_init(unsigned int flow_max)
+{
+	qdisc_ready = calloc(flow_max, sizeof(*qdisc_ready));
+	qdisc_ready_state = calloc(flow_max, sizeof(*qdisc_ready_state));
+	qdisc_deficit = calloc(flow_max, sizeof(*qdisc_deficit));
+	if (!qdisc_ready || !qdisc_ready_state || !qdisc_deficit)
+		return -ENOMEM;
+
+	qdisc_ready_cap = flow_max;
+	return 0;
+}
+
+/**
+ * qdisc_register() - set the pull function for a type of flow
+ * @type:	flow type
+ * @fn:		pull function
+ */
+void qdisc_register(enum flow_type type, qdisc_pull_fn fn)
+{
+	qdisc_pull[type] = fn;
+}
+
+/**
+ * qdisc_frames_avail() - number of free frame buffers
+ *
+ * Return: free buffers, usable as qdisc_frame_buf(0 .. n - 1)
+ */
+size_t qdisc_frames_avail(void)
+{
+	return QDISC_FRAMES - qdisc_count;
+}
+
+/**
+ * qdisc_frame_buf() - the i-th free frame buffer
+ * @i:		index among free buffers, below qdisc_frames_avail()
+ *
+ * Return: buffer of QDISC_FRAME_SIZE bytes
+ */
+uint8_t *qdisc_frame_buf(size_t i)
+{
+	return qdisc_frames[(qdisc_head + qdisc_count + i) % QDISC_FRAMES];
+}
+
+/**
+ * qdisc_frame_commit() - queue the first free buffer as a frame
+ * @len:	frame length, bytes
+ */
+void qdisc_frame_commit(size_t len)
+{
+	size_t slot = (qdisc_head + qdisc_count) % QDISC_FRAMES;
+
+	qdisc_frame_len[slot] = len;
+	qdisc_count++;
+	qdisc_committed_bytes += len;
+}
+
+/**
+ * qdisc_flush() - write queued frames to the backend
+ * @c:		execution context
+ *
+ * Frames the backend does not take stay queued, in order; the backend
+ * arms its wake-up in that case.
+ */
+void qdisc_flush(struct ctx *c)
+{
+	struct iovec iov[QDISC_FRAMES];
+	size_t i, sent;
+
+	if (!qdisc_count)
+		return;
+
+	for (i = 0; i < qdisc_count; i++) {
+		size_t slot = (qdisc_head + i) % QDISC_FRAMES;
+
+		iov[i].iov_base = qdisc_frames[slot];
+		iov[i].iov_len = qdisc_frame_len[slot];
+	}
+
+	sent = tap_send_frames(c, iov, 1, qdisc_count);
+	qdisc_counters.flushes++;
+
+	for (i = 0; i < sent; i++) {
+		qdisc_counters.frames++;
+		qdisc_counters.bytes += iov[i].iov_len;
+	}
+
+	if (sent < qdisc_count)
+		qdisc_counters.backpressure++;
+
+	qdisc_head = (qdisc_head + sent) % QDISC_FRAMES;
+	qdisc_count -= sent;
+}
+
+/**
+ * qdisc_send() - queue a copy of a small frame (ARP, NDP, TCP control)
+ * @c:		execution context
+ * @frame:	frame, starting with the Ethernet header
+ * @len:	its length
+ */
+void qdisc_send(struct ctx *c, const void *frame, size_t len)
+{
+	if (len > QDISC_FRAME_SIZE) {
+		qdisc_counters.drops++;
+		return;
+	}
+
+	if (!qdisc_frames_avail())
+		qdisc_flush(c);
+
+	if (!qdisc_frames_avail()) {
+		qdisc_counters.drops++;
+		return;
+	}
+
+	memcpy(qdisc_frame_buf(0), frame, len);
+	qdisc_frame_commit(len);
+}
+
+/**
+ * qdisc_wake() - a flow has something to send: put it on the ready list
+ * @flow:	flow index
+ */
+void qdisc_wake(uint32_t flow)
+{
+	if (flow >= qdisc_ready_cap)
+		return;
+
+	if (qdisc_ready_state[flow] == QDISC_CANCELLED) {
+		qdisc_ready_state[flow] = QDISC_QUEUED;
+		return;
+	}
+	if (qdisc_ready_state[flow] == QDISC_QUEUED)
+		return;
+
+	qdisc_ready[(qdisc_ready_head + qdisc_ready_count) % qdisc_ready_cap] =
+		flow;
+	qdisc_ready_count++;
+	qdisc_ready_state[flow] = QDISC_QUEUED;
+	qdisc_deficit[flow] = 0;
+}
+
+/**
+ * qdisc_forget() - take a flow off the ready list (it is being closed)
+ * @flow:	flow index
+ */
+void qdisc_forget(uint32_t flow)
+{
+	if (flow >= qdisc_ready_cap)
+		return;
+
+	if (qdisc_ready_state[flow] == QDISC_QUEUED)
+		qdisc_ready_state[flow] = QDISC_CANCELLED;
+}
+
+/**
+ * qdisc_pop() - take the next flow from the ready list
+ *
+ * Return: flow index, FLOW_IDX_NONE if the list is empty
+ */
+static uint32_t qdisc_pop(void)
+{
+	while (qdisc_ready_count) {
+		uint32_t flow = qdisc_ready[qdisc_ready_head];
+
+		qdisc_ready_head = (qdisc_ready_head + 1) % qdisc_ready_cap;
+		qdisc_ready_count--;
+
+		if (qdisc_ready_state[flow] == QDISC_QUEUED)
+			return flow;
+
+		qdisc_ready_state[flow] = QDISC_IDLE;
+	}
+
+	return FLOW_IDX_NONE;
+}
+
+/**
+ * qdisc_push_back() - put a flow that still has data back at the tail
+ * @flow:	flow index, already marked QDISC_QUEUED
+ */
+static void qdisc_push_back(uint32_t flow)
+{
+	qdisc_ready[(qdisc_ready_head + qdisc_ready_count) % qdisc_ready_cap] =
+		flow;
+	qdisc_ready_count++;
+}
+
+/**
+ * qdisc_run() - serve ready flows by deficit round robin, then flush
+ * @c:		execution context
+ * @now_ms:	current time
+ *
+ * Stops when the ready list is empty, when the backend pushes back, or
+ * after QDISC_RUN_FRAMES turns, so that input keeps being served; the
+ * main loop does not sleep while qdisc_has_ready().
+ */
+void qdisc_run(struct ctx *c, uint64_t now_ms)
+{
+	unsigned int turns;
+
+	for (turns = 0; turns < QDISC_RUN_FRAMES && qdisc_ready_count;
+	     turns++) {
+		enum qdisc_pull_result res = QDISC_DONE;
+		uint64_t before;
+		uint32_t flow;
+		enum flow_type type;
+
+		if (!qdisc_frames_avail()) {
+			qdisc_flush(c);
+			if (!qdisc_frames_avail())
+				break;
+		}
+
+		flow = qdisc_pop();
+		if (flow == FLOW_IDX_NONE)
+			break;
+
+		type = flow_type_of(flow);
+		qdisc_deficit[flow] += QDISC_QUANTUM;
+		before = qdisc_committed_bytes;
+
+		if (type < FLOW_TYPE_MAX && qdisc_pull[type])
+			res = qdisc_pull[type](c, flow, qdisc_deficit[flow],
+					       now_ms);
+
+		if (qdisc_ready_state[flow] != QDISC_QUEUED) {
+			/* Closed or forgotten during its turn */
+			qdisc_ready_state[flow] = QDISC_IDLE;
+			continue;
+		}
+
+		if (res == QDISC_MORE) {
+			uint64_t sent = qdisc_committed_bytes - before;
+
+			qdisc_deficit[flow] = sent >= qdisc_deficit[flow] ?
+					      0 : qdisc_deficit[flow] - sent;
+			qdisc_push_back(flow);
+		} else {
+			qdisc_ready_state[flow] = QDISC_IDLE;
+			qdisc_deficit[flow] = 0;
+		}
+	}
+
+	qdisc_flush(c);
+}
+
+/**
+ * qdisc_has_ready() - tell if flows are waiting for their turn
+ *
+ * Return: true if the main loop must not sleep
+ */
+bool qdisc_has_ready(void)
+{
+	return qdisc_ready_count && qdisc_frames_avail();
+}
+
+/**
+ * qdisc_has_queued() - tell if frames wait for the backend
+ *
+ * Return: true if frames are queued
+ */
+bool qdisc_has_queued(void)
+{
+	return qdisc_count;
+}
+
+/**
+ * qdisc_stats() - output counters
+ *
+ * Return: pointer to the counters
+ */
+const struct qdisc_stats *qdisc_stats(void)
+{
+	return &qdisc_counters;
+}

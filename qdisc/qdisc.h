@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* qdisc.h - frame scheduler and output queue toward the guest
+ *
+ * See qdisc/qdisc.c for the theory of operation.
+ */
+#ifndef QDISC_QDISC_H
+#define QDISC_QDISC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../flow/flow.h"
+#include "../passt.h"
+
+/* Room for Ethernet + IPv6 + TCP with options + the largest payload */
+#define QDISC_FRAME_SIZE	(14 + 40 + 60 + MTU_MAX + 64)
+#define QDISC_FRAMES		256
+#define QDISC_QUANTUM		(64 * 1024)
+#define QDISC_RUN_FRAMES	(QDISC_FRAMES * 4)
+
+/**
+ * enum qdisc_pull_result - what a flow says after its turn
+ * @QDISC_DONE:		nothing more to send for now (it will call
+ *			qdisc_wake() when that changes)
+ * @QDISC_MORE:		still has data and room: keep it in the round
+ */
+enum qdisc_pull_result {
+	QDISC_DONE,
+	QDISC_MORE,
+};
+
+/**
+ * typedef qdisc_pull_fn - emit up to @budget bytes of frames for a flow
+ * @c:		execution context
+ * @flow:	flow index
+ * @budget:	byte quantum for this turn
+ * @now_ms:	current time
+ *
+ * Return: enum qdisc_pull_result
+ */
+typedef enum qdisc_pull_result (*qdisc_pull_fn)(struct ctx *c, uint32_t flow,
+						size_t budget,
+						uint64_t now_ms);
+
+/**
+ * struct qdisc_stats - output counters
+ * @frames:		frames written to the backend
+ * @bytes:		bytes written to the backend
+ * @backpressure:	times the backend refused part of a batch
+ * @drops:		control frames dropped because the queue was full
+ * @flushes:		backend writes (batches)
+ */
+struct qdisc_stats {
+	uint64_t frames;
+	uint64_t bytes;
+	uint64_t backpressure;
+	uint64_t drops;
+	uint64_t flushes;
+};
+
+int qdisc_init(unsigned int flow_max);
+void qdisc_register(enum flow_type type, qdisc_pull_fn fn);
+size_t qdisc_frames_avail(void);
+uint8_t *qdisc_frame_buf(size_t i);
+void qdisc_frame_commit(size_t len);
+void qdisc_send(struct ctx *c, const void *frame, size_t len);
+void qdisc_wake(uint32_t flow);
+void qdisc_forget(uint32_t flow);
+void qdisc_run(struct ctx *c, uint64_t now_ms);
+void qdisc_flush(struct ctx *c);
+bool qdisc_has_ready(void);
+bool qdisc_has_queued(void);
+const struct qdisc_stats *qdisc_stats(void);
+
+#endif /* QDISC_QDISC_H */

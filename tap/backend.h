@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* backend.h - what a guest backend provides to tap.c (private to tap/)
+ *
+ * Theory of operation: tap.c picks one backend at tap_init() from the mode
+ * (pasta: tuntap; passt: stream socket or vhost-user) and forwards every
+ * tap_*() call to it through this table. A backend is one file defining
+ * one const struct tap_backend. Backends that are not built yet are weak
+ * references: tap_init() reports them as missing instead of failing to
+ * link.
+ */
+#ifndef TAP_BACKEND_H
+#define TAP_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "tap.h"
+
+struct ctx;
+
+/**
+ * struct tap_backend - operations of one guest backend
+ * @name:		for messages
+ * @init:		open the device or socket, register it for epoll
+ * @handler:		epoll events on one of the backend's descriptors
+ * @send_frames:	write frames (see tap_send_frames()); on a short
+ *			count, the wake-up (EPOLLOUT) must be armed
+ * @connected:		a guest is there to receive frames
+ * @want_output:	arm (true) or disarm (false) the output wake-up
+ * @stats:		the backend's counters
+ */
+struct tap_backend {
+	const char *name;
+	int (*init)(struct ctx *c);
+	void (*handler)(struct ctx *c, union epoll_ref ref, uint32_t events,
+			uint64_t now_ms);
+	size_t (*send_frames)(struct ctx *c, const struct iovec *iov,
+			      size_t bufs_per_frame, size_t nframes);
+	bool (*connected)(void);
+	void (*want_output)(struct ctx *c, bool on);
+	const struct tap_stats *(*stats)(void);
+};
+
+/* pasta: tuntap device in the namespace (tap/tuntap.c) */
+extern const struct tap_backend tap_tuntap_backend;
+
+/* passt: UNIX stream socket, QEMU -netdev stream (tap/stream.c) */
+extern const struct tap_backend tap_stream_backend __attribute__((weak));
+
+/* passt --vhost-user (tap/vhost_user.c) */
+extern const struct tap_backend tap_vu_backend __attribute__((weak));
+
+#endif /* TAP_BACKEND_H */

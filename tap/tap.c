@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* tap.c - the guest-facing backend, whichever it is
+ *
+ * Theory of operation
+ *
+ * A thin dispatcher. tap_init() chooses the backend once, from the mode:
+ * pasta uses the tuntap device (tuntap.c); passt uses the UNIX stream
+ * socket (stream.c), or vhost-user with --vhost-user. Every other tap_*()
+ * call goes straight to the chosen backend's operations (backend.h).
+ * Before tap_init(), or if it failed, there is no backend: output is
+ * refused (nothing written) and nothing is connected.
+ *
+ * Contract of the output side, for every backend: tap_send_frames() writes
+ * frames in order and returns how many it wrote; a frame the backend
+ * rejects for good (malformed, too long) counts as written and as a
+ * tx_error, so it never blocks the queue; when it stops early because the
+ * guest is not taking more, it arms the output wake-up first. On that
+ * wake-up, the backend disarms it and calls qdisc_flush(), which writes
+ * again and so re-arms it if needed (design.md invariant 2).
+ */
+
+#include <errno.h>
+#include <stddef.h>
+
+#include "tap.h"
+#include "backend.h"
+#include "../passt.h"
+#include "../util/log.h"
+
+static const struct tap_backend *tap_be;	/* chosen at tap_init() */
+
+/**
+ * tap_backend_for() - the backend for our mode
+ * @c:		execution context
+ *
+ * Return: backend, or NULL if it isn't built in
+ */
+static const struct tap_backend *tap_backend_for(const struct ctx *c)
+{
+	if (c->mode == MODE_PASTA)
+		return &tap_tuntap_backend;
+
+	if (c->vhost_user)
+		return &tap_vu_backend;
+
+	return &tap_stream_backend;
+}
+
+/**
+ * tap_init() - choose and start the backend for our mode
+ * @c:		execution context
+ *
+ * Return: 0 on success, negative errno on failure (logged)
+ */
+int tap_init(struct ctx *c)
+{
+	const struct tap_backend *be = tap_backend_for(c);
+	int ret;
+
+	if (!be) {
+		err("%s backend is not built in this version",
+		    c->vhost_user ? "vhost-user" : "stream socket");
+		return -ENOSYS;
+	}
+
+	ret = be->init(c);
+	if (ret)
+		return ret;
+
+	tap_be = be;
+	debug("guest backend: %s", be->name);
+	return 0;
+}
+
+/**
+ * tap_handler() - epoll events on a descriptor of the backend
+ * @c:		execution context
+ * @ref:	epoll reference (EPOLL_TYPE_TAP_*)
+ * @events:	epoll events
+ * @now_ms:	current time, milliseconds
+ */
+void tap_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
+		 uint64_t now_ms)
+{
+	if (tap_be)
+		tap_be->handler(c, ref, events, now_ms);
+}
+
+/**
+ * tap_send_frames() - write frames to the guest
+ * @c:			execution context
+ * @iov:		@nframes groups of @bufs_per_frame buffers, one group
+ *			per frame, each frame starting with its Ethernet header
+ * @bufs_per_frame:	buffers making up each frame
+ * @nframes:		number of frames
+ *
+ * Return: number of frames written (or dropped for good); if less than
+ *	   @nframes, the output wake-up is armed
+ */
+size_t tap_send_frames(struct ctx *c, const struct iovec *iov,
+		       size_t bufs_per_frame, size_t nframes)
+{
+	if (!tap_be || !nframes || !bufs_per_frame)
+		return 0;
+
+	return tap_be->send_frames(c, iov, bufs_per_frame, nframes);
+}
+
+/**
+ * tap_connected() - is there a guest to send frames to?
+ * @c:		execution context
+ *
+ * Return: true once the backend has a device or a connected guest
+ */
+bool tap_connected(const struct ctx *c)
+{
+	(void)c;
+
+	return tap_be && tap_be->connected();
+}
+
+/**
+ * tap_want_output() - arm or disarm the wake-up for writable output
+ * @c:		execution context
+ * @on:		true to be woken up (EPOLLOUT) when the guest takes frames
+ */
+void tap_want_output(struct ctx *c, bool on)
+{
+	if (tap_be)
+		tap_be->want_output(c, on);
+}
+
+/**
+ * tap_stats_get() - counters of the active backend
+ *
+ * Return: the counters, all zero before tap_init()
+ */
+const struct tap_stats *tap_stats_get(void)
+{
+	static const struct tap_stats none;
+
+	return tap_be ? tap_be->stats() : &none;
+}

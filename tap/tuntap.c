@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* tuntap.c - pasta's backend: a tap device inside the target namespace
+ *
+ * Theory of operation
+ *
+ * The device is created by opening /dev/net/tun from a thread that entered
+ * the target network namespace (pasta_run_in_ns()): a tuntap device lives
+ * in the namespace its descriptor was opened in, and disappears when the
+ * descriptor is closed. It is a tap (Ethernet frames) without packet
+ * information header, non-blocking, with a longer transmit queue than the
+ * default so that bursts from the namespace's kernel are not dropped. Once
+ * it exists, nl_ns_configure() sets it up over netlink.
+ *
+ * Input: each read() returns one frame. On EPOLLIN, up to TAP_FRAMES_BATCH
+ * frames are read into static buffers first, then handed to net_input() in
+ * order, so that all frames of a batch stay valid while any of them is
+ * processed. The device stays in the epoll set level-triggered: frames
+ * beyond the batch wake us up again in the next loop iteration.
+ *
+ * Output: one writev() per frame. A write that fails with EAGAIN or ENOBUFS
+ * stops the batch and arms EPOLLOUT; any other failure drops that frame
+ * (counted). On EPOLLOUT, the wake-up is disarmed and qdisc_flush() writes
+ * what is queued, which re-arms it if the device is still full.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/if_tun.h>
+#include <net/if.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/uio.h>
+
+#include "tap.h"
+#include "backend.h"
+#include "../passt.h"
+#include "../conf/netlink.h"
+#include "../isolation/pasta.h"
+#include "../net/net.h"
+#include "../qdisc/qdisc.h"
+#include "../util/log.h"
+#include "../util/util.h"
+
+/* The tuntap character device */
+#define TUNTAP_DEV		"/dev/net/tun"
+/* Transmit queue of the device, frames (the kernel's default is 1000) */
+#define TUNTAP_TXQUEUELEN	5000
+/* Room beyond Ethernet header and MTU: VLAN tags, a virtio-net header */
+#define TUNTAP_FRAME_SLACK	64
+/* Largest frame we read: one buffer of the input batch */
+#define TUNTAP_FRAME_MAX	ROUND_UP(ETH_HDR_LEN + MTU_MAX + \
+					 TUNTAP_FRAME_SLACK, 64)
+
+static int tuntap_fd = -1;		/* the device, -1 before init */
+static char tuntap_name[IFNAMSIZ];	/* its name in the namespace */
+static bool tuntap_out_armed;		/* EPOLLOUT is in the epoll set */
+static struct tap_stats tuntap_stats;
+static unsigned int tuntap_tx_err_logged; /* errors logged so far */
+
+/* Input batch: frames read, before any is processed */
+static uint8_t tuntap_rx[TAP_FRAMES_BATCH][TUNTAP_FRAME_MAX]
+	__attribute__((aligned(64)));
+
+/* Log this many write errors at warning level, then only at debug level */
+#define TUNTAP_TX_ERR_LOG_MAX	8
+
+/**
+ * struct tuntap_open - request to, and result from, the namespace thread
+ * @name:	wanted name, empty for the kernel's choice (tapN)
+ * @fd:		the device, or -1
+ * @ifname:	name the device got
+ * @step:	what failed, for messages, NULL on success
+ * @step_buf:	room for @step
+ * @opened:	the device was opened: a failure was in creating the tap
+ * @err:	errno of the failure
+ */
+struct tuntap_open {
+	const char *name;
+	int fd;
+	char ifname[IFNAMSIZ];
+	const char *step;
+	char step_buf[IFNAMSIZ + 32];
+	bool opened;
+	int err;
+};
+
+/**
+ * tuntap_open_in_ns() - create the tap device (runs inside the namespace)
+ * @arg:	struct tuntap_open
+ *
+ * Return: 0 on success, negative errno
+ */
+static int tuntap_open_in_ns(void *arg)
+{
+	struct tuntap_open *o = arg;
+	struct ifreq ifr;
+	int fd;
+
+	fd = open(TUNTAP_DEV, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		o->step = "open " TUNTAP_DEV;
+		o->err = errno;
+		return -o->err;
+	}
+
+	memset(&ifr, 0, sizeof(ifr));
+	ifr.ifr_flags = IFF_TAP | IFF_NO_PI;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", o->name);
+	o->opened = true;
+	if (ioctl(fd, TUNSETIFF, &ifr)) {
+		snprintf(o->step_buf, sizeof(o->step_buf),
+			 "create tap device%s%s", o->name[0] ? " " : "",
+			 o->name);
+		o->step = o->step_buf;
+		o->err = errno;
+		close(fd);
+		return -o->err;
+	}
+	snprintf(o->ifname, sizeof(o->ifname), "%s", ifr.ifr_name);
+	o->fd = fd;
+
+	return 0;
+}
+
+/**
+ * tuntap_open_fail_hint() - what the user can do about a failure
+ * @o:		result of the namespace thread
+ *
+ * Return: hint text, possibly empty
+ */
+static const char *tuntap_open_fail_hint(const struct tuntap_open *o)
+{
+	if (!o->opened && o->err == ENOENT)
+		return " (is the tun module loaded?)";
+	if (!o->opened && o->err == EACCES)
+		return " (check the permissions of " TUNTAP_DEV ")";
+	if (o->err == EBUSY || o->err == EINVAL)
+		return " (is the name used by another interface there?)";
+	if (o->err == EPERM)
+		return " (we need CAP_NET_ADMIN in the namespace's owner user "
+		       "namespace)";
+	return "";
+}
+
+/**
+ * tuntap_init() - create, register and configure the tap device
+ * @c:		execution context; c->pasta_ifname is set to the device's
+ *		name if it was empty
+ *
+ * Return: 0 on success, negative errno on failure (logged)
+ */
+static int tuntap_init(struct ctx *c)
+{
+	struct tuntap_open o = { .name = c->pasta_ifname, .fd = -1 };
+	union epoll_ref ref = { .type = EPOLL_TYPE_TAP_PASTA };
+	struct epoll_event ev = { .events = EPOLLIN };
+	int ret;
+
+	if (pasta_netns_fd() < 0) {
+		err("no target network namespace to create the tap device in");
+		return -EBADF;
+	}
+
+	ret = pasta_run_in_ns(tuntap_open_in_ns, &o);
+	if (ret) {
+		if (o.step) {
+			err("can't %s in the namespace: %s%s", o.step,
+			    strerror(o.err), tuntap_open_fail_hint(&o));
+		}
+		return ret;
+	}
+
+	tuntap_fd = o.fd;
+	memcpy(tuntap_name, o.ifname, sizeof(tuntap_name));
+	if (!c->pasta_ifname[0])
+		memcpy(c->pasta_ifname, o.ifname, sizeof(c->pasta_ifname));
+
+	ref.fd = (uint32_t)tuntap_fd;
+	ev.data.u64 = ref.u64;
+	if (epoll_ctl(c->epollfd, EPOLL_CTL_ADD, tuntap_fd, &ev)) {
+		ret = -errno;
+		err("can't add tap device %s to epoll: %s", tuntap_name,
+		    strerror(-ret));
+		goto fail;
+	}
+	tuntap_out_armed = false;
+
+	ret = nl_sock_init_ns(pasta_netns_fd());
+	if (ret < 0)
+		goto fail_epoll;
+
+	ret = nl_ns_configure(c, tuntap_name);
+	if (ret)
+		goto fail_epoll;
+
+	/* Not fatal: only more drops in bursts from the namespace */
+	(void)nl_ns_link_txqlen(tuntap_name, TUNTAP_TXQUEUELEN);
+
+	debug("tap device %s ready in the namespace", tuntap_name);
+	return 0;
+
+fail_epoll:
+	epoll_ctl(c->epollfd, EPOLL_CTL_DEL, tuntap_fd, NULL);
+fail:
+	close(tuntap_fd);
+	tuntap_fd = -1;
+	return ret;
+}
+
+/**
+ * tuntap_want_output() - arm or disarm EPOLLOUT on the device
+ * @c:		execution context
+ * @on:		true to be woken up when the device takes frames again
+ */
+static void tuntap_want_output(struct ctx *c, bool on)
+{
+	union epoll_ref ref = { .type = EPOLL_TYPE_TAP_PASTA };
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	if (tuntap_fd < 0 || on == tuntap_out_armed)
+		return;
+
+	if (on)
+		ev.events |= EPOLLOUT;
+	ref.fd = (uint32_t)tuntap_fd;
+	ev.data.u64 = ref.u64;
+
+	if (epoll_ctl(c->epollfd, EPOLL_CTL_MOD, tuntap_fd, &ev)) {
+		err_perror("can't %s output wake-up for tap device %s",
+			   on ? "arm" : "disarm", tuntap_name);
+		return;
+	}
+
+	tuntap_out_armed = on;
+}
+
+/**
+ * tuntap_gone() - the device was deleted from the namespace: nothing to do
+ * @err_no:	errno of the failed read or write
+ */
+static void __attribute__((noreturn)) tuntap_gone(int err_no)
+{
+	die("tap device %s is gone from the namespace (%s), exiting",
+	    tuntap_name, strerror(err_no));
+}
+
+/**
+ * tuntap_input() - read a batch of frames, hand each to net_input()
+ * @c:		execution context
+ * @now_ms:	current time, milliseconds
+ */
+static void tuntap_input(struct ctx *c, uint64_t now_ms)
+{
+	size_t len[TAP_FRAMES_BATCH];
+	size_t n = 0, i;
+
+	while (n < TAP_FRAMES_BATCH) {
+		ssize_t r = read(tuntap_fd, tuntap_rx[n], TUNTAP_FRAME_MAX);
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				break;
+			if (errno == EBADFD)
+				tuntap_gone(errno);
+
+			tuntap_stats.rx_errors++;
+			debug_perror("read from tap device %s", tuntap_name);
+			break;
+		}
+
+		if (r < ETH_HDR_LEN) {
+			tuntap_stats.rx_errors++;
+			continue;
+		}
+
+		len[n++] = (size_t)r;
+	}
+
+	for (i = 0; i < n; i++) {
+		tuntap_stats.rx_frames++;
+		tuntap_stats.rx_bytes += len[i];
+		net_input(c, tuntap_rx[i], len[i], now_ms);
+	}
+}
+
+/**
+ * tuntap_handler() - events on the tap device
+ * @c:		execution context
+ * @ref:	epoll reference
+ * @events:	epoll events
+ * @now_ms:	current time, milliseconds
+ */
+static void tuntap_handler(struct ctx *c, union epoll_ref ref,
+			   uint32_t events, uint64_t now_ms)
+{
+	if (ref.type != EPOLL_TYPE_TAP_PASTA || tuntap_fd < 0)
+		return;
+
+	if (events & EPOLLOUT) {
+		/* One-shot: qdisc_flush() re-arms it if the device is full */
+		tuntap_want_output(c, false);
+		qdisc_flush(c);
+	}
+
+	if (events & (EPOLLIN | EPOLLERR | EPOLLHUP))
+		tuntap_input(c, now_ms);
+}
+
+/**
+ * tuntap_iov_len() - total length of a frame's buffers
+ * @iov:	buffers
+ * @n:		their number
+ *
+ * Return: sum of the lengths
+ */
+static size_t tuntap_iov_len(const struct iovec *iov, size_t n)
+{
+	size_t len = 0, i;
+
+	for (i = 0; i < n; i++)
+		len += iov[i].iov_len;
+
+	return len;
+}
+
+/**
+ * tuntap_tx_error() - count and report a frame the device rejected
+ * @err_no:	errno of the failed write
+ * @len:	frame length
+ */
+static void tuntap_tx_error(int err_no, size_t len)
+{
+	tuntap_stats.tx_errors++;
+
+	if (tuntap_tx_err_logged < TUNTAP_TX_ERR_LOG_MAX) {
+		tuntap_tx_err_logged++;
+		warn("tap device %s rejected a frame of %zu bytes: %s%s",
+		     tuntap_name, len, strerror(err_no),
+		     tuntap_tx_err_logged == TUNTAP_TX_ERR_LOG_MAX ?
+		     " (not reporting further errors)" : "");
+	} else {
+		debug("tap device %s rejected a frame of %zu bytes: %s",
+		      tuntap_name, len, strerror(err_no));
+	}
+}
+
+/**
+ * tuntap_send_frames() - write frames to the device, one writev() each
+ * @c:			execution context
+ * @iov:		@nframes groups of @bufs_per_frame buffers
+ * @bufs_per_frame:	buffers per frame
+ * @nframes:		frames to write
+ *
+ * Return: frames written or dropped for good; fewer than @nframes if the
+ *	   device is full, with EPOLLOUT armed
+ */
+static size_t tuntap_send_frames(struct ctx *c, const struct iovec *iov,
+				 size_t bufs_per_frame, size_t nframes)
+{
+	size_t i = 0;
+
+	if (tuntap_fd < 0)
+		return 0;
+
+	while (i < nframes) {
+		const struct iovec *f = iov + i * bufs_per_frame;
+		ssize_t n = writev(tuntap_fd, f, (int)bufs_per_frame);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+
+			if (errno == EAGAIN || errno == EWOULDBLOCK ||
+			    errno == ENOBUFS) {
+				tuntap_stats.tx_backpressure++;
+				tuntap_want_output(c, true);
+				break;
+			}
+
+			if (errno == EBADFD)
+				tuntap_gone(errno);
+
+			tuntap_tx_error(errno, tuntap_iov_len(f, bufs_per_frame));
+		} else {
+			tuntap_stats.tx_frames++;
+			tuntap_stats.tx_bytes += (size_t)n;
+		}
+		i++;
+	}
+
+	return i;
+}
+
+/**
+ * tuntap_connected() - is the device there?
+ *
+ * Return: true once it was created
+ */
+static bool tuntap_connected(void)
+{
+	return tuntap_fd >= 0;
+}
+
+/**
+ * tuntap_get_stats() - counters of the tuntap backend
+ *
+ * Return: the counters
+ */
+static const struct tap_stats *tuntap_get_stats(void)
+{
+	return &tuntap_stats;
+}
+
+const struct tap_backend tap_tuntap_backend = {
+	.name		= "tuntap",
+	.init		= tuntap_init,
+	.handler	= tuntap_handler,
+	.send_frames	= tuntap_send_frames,
+	.connected	= tuntap_connected,
+	.want_output	= tuntap_want_output,
+	.stats		= tuntap_get_stats,
+};

@@ -1,0 +1,469 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* tcp.c - guest TCP segments <-> host TCP sockets: connections and events
+ *
+ * Theory of operation
+ *
+ * The relay has no TCP stack of its own. Each TCP connection of the guest
+ * is one host kernel socket, and the relay translates between segments on
+ * the guest side and socket calls on the host side. The host socket is the
+ * buffer in both directions:
+ *
+ * - guest to host: payload of in-order segments is written to the socket
+ *   at once, and acknowledged to the guest only for what the socket took.
+ *   The window offered to the guest is the socket's free send buffer
+ *   (tcp_window.c), so the guest never sends more than fits; when that
+ *   window gets small, EPOLLOUT is armed and a window update goes to the
+ *   guest as soon as space frees.
+ *
+ * - host to guest: data stays in the socket's receive queue until the
+ *   guest acknowledges it. When the flow's turn comes in qdisc/, it is
+ *   read with MSG_PEEK (at offset SO_PEEK_OFF, i.e. past what is in
+ *   flight) straight into frames (tcp_emit.c). Acknowledged data is then
+ *   dropped with recv(MSG_TRUNC), and the socket's own receive window is
+ *   made to reopen (tcp_window.c). Retransmission rewinds the peek offset.
+ *
+ * This file keeps the connection table (indexed like the flow table), the
+ * life cycle of connections, the host socket events, the per-connection
+ * timer, and the deferred work done once per batch of guest frames:
+ * dropping acknowledged data and sending one ACK per connection.
+ * tcp_guest.c handles segments from the guest, tcp_listen.c forwarded
+ * ports.
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+
+#include "tcp.h"
+#include "tcp_internal.h"
+#include "../flow/flow.h"
+#include "../passt.h"
+#include "../qdisc/qdisc.h"
+#include "../util/log.h"
+#include "../util/util.h"
+
+struct tcp_stats tcp_stats;
+
+static struct tcp_conn *tcp_conns;
+static unsigned int tcp_conns_cap;
+
+/* Connections with deferred work, in the order they became dirty */
+static uint32_t *tcp_dirty;
+static unsigned int tcp_dirty_count;
+static unsigned int tcp_dirty_cap;
+
+/**
+ * tcp_conn_at() - connection of a flow
+ * @flow:	flow index
+ *
+ * Return: connection, or NULL if @flow is not a live TCP connection
+ */
+struct tcp_conn *tcp_conn_at(uint32_t flow)
+{
+	if (flow >= tcp_conns_cap || flow_type_of(flow) != FLOW_TYPE_TCP)
+		return NULL;
+	if (tcp_conns[flow].state == CONN_CLOSED)
+		return NULL;
+	return &tcp_conns[flow];
+}
+
+/**
+ * tcp_timer_fn() - per-connection timer expired
+ * @c:		execution context
+ * @t:		timer, embedded in a struct tcp_conn
+ * @now_ms:	current time
+ */
+static void tcp_timer_fn(struct ctx *c, struct wheel_timer *t,
+			 uint64_t now_ms)
+{
+	struct tcp_conn *conn = (struct tcp_conn *)((char *)t -
+				 offsetof(struct tcp_conn, timer));
+	uint32_t in_flight = conn->seq_to_guest - conn->seq_acked;
+
+	switch (conn->state) {
+	case CONN_CONNECTING:
+		debug("TCP flow %u: host connect() timed out", conn->flow);
+		tcp_send_ctrl(c, conn, TH_RST | TH_ACK);
+		tcp_conn_close(c, conn, true);
+		return;
+	case CONN_SYN_ACK_SENT:
+	case CONN_SYN_SENT:
+		if (++conn->retries > TCP_SYN_RETRIES) {
+			debug("TCP flow %u: no answer to handshake from guest",
+			      conn->flow);
+			tcp_conn_close(c, conn, true);
+			return;
+		}
+		tcp_send_syn(c, conn, conn->state == CONN_SYN_ACK_SENT);
+		tcp_timer_arm(conn, now_ms,
+			      TCP_RTO_INIT_MS << MIN(conn->retries, 6));
+		return;
+	case CONN_LINGER:
+		tcp_conn_close(c, conn, false);
+		return;
+	case CONN_ESTABLISHED:
+		break;
+	default:
+		return;
+	}
+
+	if (in_flight) {
+		if (++conn->retries > TCP_DATA_RETRIES) {
+			debug("TCP flow %u: guest stopped acknowledging data",
+			      conn->flow);
+			tcp_send_ctrl(c, conn, TH_RST | TH_ACK);
+			tcp_conn_close(c, conn, true);
+			return;
+		}
+		tcp_stats.rto++;
+		conn->rto_ms = MIN(conn->rto_ms * 2, TCP_RTO_MAX_MS);
+		tcp_rewind(conn);
+		qdisc_wake(conn->flow);
+		tcp_timer_arm(conn, now_ms, conn->rto_ms);
+		return;
+	}
+
+	if (!conn->wnd_from_guest && !(conn->flags & TCP_F_FIN_SENT)) {
+		/* Zero window probe: an old sequence elicits an ACK */
+		conn->seq_to_guest--;
+		tcp_send_ctrl(c, conn, TH_ACK);
+		conn->seq_to_guest++;
+		tcp_timer_arm(conn, now_ms, TCP_PERSIST_MS);
+	}
+}
+
+/**
+ * tcp_timer_arm() - (re)arm a connection's timer
+ * @conn:	connection
+ * @now_ms:	current time
+ * @ms:		delay
+ */
+void tcp_timer_arm(struct tcp_conn *conn, uint64_t now_ms, uint32_t ms)
+{
+	timer_arm(&conn->timer, now_ms + ms);
+}
+
+/**
+ * tcp_sock_opts() - options every host TCP socket gets
+ * @c:		execution context
+ * @s:		socket
+ */
+void tcp_sock_opts(const struct ctx *c, int s)
+{
+	int one = 1, zero = 0;
+
+	/* Segments from the guest are already sized and pushed by its own
+	 * stack: don't hold them back again (design.md invariant 1).
+	 */
+	if (setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)))
+		debug_perror("TCP_NODELAY");
+
+	/* Peeking starts past the data in flight to the guest */
+	if (tcp_peek_off_supported() &&
+	    setsockopt(s, SOL_SOCKET, SO_PEEK_OFF, &zero, sizeof(zero)))
+		warn_perror("TCP: can't set SO_PEEK_OFF");
+
+	if (c->tcp_rmem &&
+	    setsockopt(s, SOL_SOCKET, SO_RCVBUF, &c->tcp_rmem,
+		       sizeof(c->tcp_rmem)))
+		debug_perror("SO_RCVBUF");
+	if (c->tcp_wmem &&
+	    setsockopt(s, SOL_SOCKET, SO_SNDBUF, &c->tcp_wmem,
+		       sizeof(c->tcp_wmem)))
+		debug_perror("SO_SNDBUF");
+}
+
+/**
+ * tcp_epoll_set() - add or update a connection's socket in the epoll set
+ * @c:		execution context
+ * @conn:	connection
+ * @out:	also wait for EPOLLOUT (connect completion, free space)
+ *
+ * Input is edge-triggered: the flow is woken on new data, and after that
+ * reads as its window allows, woken again by the guest's ACKs.
+ *
+ * Return: 0 on success, -errno on failure
+ */
+int tcp_epoll_set(const struct ctx *c, struct tcp_conn *conn, bool out)
+{
+	union epoll_ref ref = { .type = EPOLL_TYPE_TCP, .fd = conn->sock,
+				.data = conn->flow };
+	struct epoll_event ev = { .data.u64 = ref.u64 };
+	ev.events = EPOLLIN | EPOLLRDHUP | EPOLLET;
+	if (out)
+		ev.events |= EPOLLOUT;
+
+	if (epoll_ctl(c->epollfd, EPOLL_CTL_MOD, conn->sock, &ev))
+		return -errno;
+
+	if (out)
+		conn->flags |= TCP_F_EPOLLOUT;
+	else
+		conn->flags &= ~TCP_F_EPOLLOUT;
+	return 0;
+}
+
+/**
+ * tcp_conn_new() - allocate a connection for a host socket
+ * @c:		execution context
+ * @sock:	host socket, already non-blocking
+ * @inbound:	true if the host side started it
+ *
+ * Return: connection, NULL if the flow table is full
+ */
+struct tcp_conn *tcp_conn_new(struct ctx *c, int sock, bool inbound)
+{
+	union epoll_ref ref = { .type = EPOLL_TYPE_TCP, .fd = sock };
+	struct epoll_event ev;
+	struct tcp_conn *conn;
+	uint32_t flow;
+
+	flow = flow_alloc(FLOW_TYPE_TCP);
+	if (flow == FLOW_IDX_NONE)
+		return NULL;
+
+	conn = &tcp_conns[flow];
+	memset(conn, 0, sizeof(*conn));
+	conn->sock = sock;
+	conn->flow = flow;
+	conn->rto_ms = TCP_RTO_INIT_MS;
+	conn->wnd_from_guest = TCP_WND_INIT;
+	if (inbound)
+		conn->flags |= TCP_F_INBOUND;
+
+	ref.data = flow;
+	ev.data.u64 = ref.u64;
+	ev.events = EPOLLIN | EPOLLRDHUP | EPOLLET;
+	if (!inbound) {
+		ev.events |= EPOLLOUT;
+		conn->flags |= TCP_F_EPOLLOUT;
+	}
+	if (epoll_ctl(c->epollfd, EPOLL_CTL_ADD, sock, &ev)) {
+		err_perror("TCP: can't add socket to epoll set");
+		flow_free(flow);
+		return NULL;
+	}
+
+	timer_init(&conn->timer, tcp_timer_fn);
+	return conn;
+}
+
+/**
+ * tcp_conn_close() - close the host socket and free the connection
+ * @c:		execution context
+ * @conn:	connection
+ * @rst:	reset the host connection (SO_LINGER 0) instead of closing
+ */
+void tcp_conn_close(struct ctx *c, struct tcp_conn *conn, bool rst)
+{
+	(void)c;
+
+	if (conn->sock >= 0) {
+		if (rst) {
+			struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+
+			setsockopt(conn->sock, SOL_SOCKET, SO_LINGER, &lg,
+				   sizeof(lg));
+		}
+		close(conn->sock);
+		conn->sock = -1;
+	}
+
+	timer_cancel(&conn->timer);
+	qdisc_forget(conn->flow);
+	flow_free(conn->flow);
+	conn->state = CONN_CLOSED;
+	conn->flags = 0;
+}
+
+/**
+ * tcp_conn_dirty() - schedule deferred work for the end of the batch
+ * @conn:	connection
+ */
+void tcp_conn_dirty(struct tcp_conn *conn)
+{
+	if (conn->flags & TCP_F_DIRTY)
+		return;
+	if (tcp_dirty_count >= tcp_dirty_cap)
+		return;	/* cannot happen: each flow is listed at most once */
+
+	conn->flags |= TCP_F_DIRTY;
+	tcp_dirty[tcp_dirty_count++] = conn->flow;
+}
+
+/**
+ * tcp_conn_deferred() - once per batch: drop acknowledged data, ACK
+ * @c:		execution context
+ * @conn:	connection
+ * @now_ms:	current time
+ */
+static void tcp_conn_deferred(struct ctx *c, struct tcp_conn *conn,
+			      uint64_t now_ms)
+{
+	if (conn->discard && tcp_discard_acked(conn) < 0) {
+		tcp_send_ctrl(c, conn, TH_RST | TH_ACK);
+		tcp_conn_close(c, conn, true);
+		return;
+	}
+
+	if (conn->state == CONN_ESTABLISHED &&
+	    (conn->flags & TCP_F_ACK_PENDING)) {
+		conn->wnd_to_guest = tcp_wnd_for_guest(c, conn);
+		tcp_send_ctrl(c, conn, TH_ACK);
+	}
+
+	if ((conn->flags & TCP_F_GUEST_FIN) && (conn->flags & TCP_F_FIN_ACKED)
+	    && conn->state == CONN_ESTABLISHED) {
+		conn->state = CONN_LINGER;
+		tcp_timer_arm(conn, now_ms, TCP_FIN_LINGER_MS);
+	}
+}
+
+/**
+ * tcp_defer_handler() - run deferred work of every dirty connection
+ * @c:		execution context
+ * @now_ms:	current time
+ */
+void tcp_defer_handler(struct ctx *c, uint64_t now_ms)
+{
+	unsigned int i;
+
+	for (i = 0; i < tcp_dirty_count; i++) {
+		struct tcp_conn *conn = &tcp_conns[tcp_dirty[i]];
+
+		if (!(conn->flags & TCP_F_DIRTY))
+			continue;
+		conn->flags &= ~TCP_F_DIRTY;
+		if (conn->state == CONN_CLOSED)
+			continue;
+		tcp_conn_deferred(c, conn, now_ms);
+	}
+	tcp_dirty_count = 0;
+}
+
+/**
+ * tcp_connect_done() - host connect() finished: answer the guest's SYN
+ * @c:		execution context
+ * @conn:	connection in CONN_CONNECTING
+ * @now_ms:	current time
+ */
+static void tcp_connect_done(struct ctx *c, struct tcp_conn *conn,
+			     uint64_t now_ms)
+{
+	socklen_t sl = sizeof(int);
+	int error = 0;
+
+	if (getsockopt(conn->sock, SOL_SOCKET, SO_ERROR, &error, &sl))
+		error = errno;
+
+	if (error) {
+		char buf[INANY_STRLEN];
+
+		debug("TCP flow %u: connect to %s:%u failed: %s", conn->flow,
+		      inany_ntop(&conn->remote_addr, buf), conn->remote_port,
+		      strerror(error));
+		tcp_stats.conns_refused++;
+		tcp_send_ctrl(c, conn, TH_RST | TH_ACK);
+		tcp_conn_close(c, conn, false);
+		return;
+	}
+
+	tcp_epoll_set(c, conn, false);
+	conn->wnd_to_guest = tcp_wnd_for_guest(c, conn);
+	conn->state = CONN_SYN_ACK_SENT;
+	conn->retries = 0;
+	tcp_send_syn(c, conn, true);
+	tcp_timer_arm(conn, now_ms, TCP_RTO_INIT_MS);
+}
+
+/**
+ * tcp_sock_handler() - event on a connection's host socket
+ * @c:		execution context
+ * @ref:	epoll reference
+ * @events:	epoll events
+ * @now_ms:	current time
+ */
+void tcp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
+		      uint64_t now_ms)
+{
+	struct tcp_conn *conn = tcp_conn_at(ref.data);
+
+	if (!conn || conn->sock != (int)ref.fd)
+		return;
+
+	if (conn->state == CONN_CONNECTING) {
+		if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP))
+			tcp_connect_done(c, conn, now_ms);
+		return;
+	}
+
+	if (events & EPOLLERR) {
+		int error = 0;
+		socklen_t sl = sizeof(error);
+
+		getsockopt(conn->sock, SOL_SOCKET, SO_ERROR, &error, &sl);
+		debug("TCP flow %u: host socket error: %s", conn->flow,
+		      strerror(error));
+		if (conn->state != CONN_LINGER)
+			tcp_send_ctrl(c, conn, TH_RST | TH_ACK);
+		tcp_conn_close(c, conn, true);
+		return;
+	}
+
+	if (conn->state == CONN_LINGER)
+		return;
+
+	if (events & (EPOLLRDHUP | EPOLLHUP))
+		conn->flags |= TCP_F_SOCK_EOF;
+
+	if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP)) {
+		if (conn->state == CONN_ESTABLISHED)
+			qdisc_wake(conn->flow);
+	}
+
+	if ((events & EPOLLOUT) && (conn->flags & TCP_F_EPOLLOUT)) {
+		/* Send buffer space freed: tell the guest */
+		tcp_epoll_set(c, conn, false);
+		if (conn->state == CONN_ESTABLISHED) {
+			tcp_stats.wnd_updates++;
+			conn->flags |= TCP_F_ACK_PENDING;
+			tcp_conn_dirty(conn);
+		}
+	}
+}
+
+/**
+ * tcp_init() - allocate connection state, probe the kernel, listen
+ * @c:		execution context
+ *
+ * Return: 0 on success, negative error code on failure
+ */
+int tcp_init(struct ctx *c)
+{
+	unsigned int i;
+
+	tcp_conns_cap = c->flow_max;
+	tcp_conns = calloc(tcp_conns_cap, sizeof(*tcp_conns));
+	tcp_dirty_cap = c->flow_max;
+	tcp_dirty = calloc(tcp_dirty_cap, sizeof(*tcp_dirty));
+	if (!tcp_conns || !tcp_dirty)
+		return -ENOMEM;
+
+	for (i = 0; i < tcp_conns_cap; i++)
+		tcp_conns[i].sock = -1;
+
+	if (tcp_window_init())
+		return -EINVAL;
+
+	qdisc_register(FLOW_TYPE_TCP, tcp_pull);
+
+	if (c->no_tcp)
+		return 0;
+
+	return tcp_listen_init(c);
+}

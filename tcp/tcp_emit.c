@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* tcp_emit.c - TCP segments to the guest
+ *
+ * Theory of operation
+ *
+ * Control segments (SYN, SYN-ACK, ACK, FIN, RST) are built in a small
+ * buffer and copied into the output queue. Data segments are not: when
+ * qdisc/ gives a connection its turn, tcp_pull() takes free frame buffers
+ * from the queue, points one iovec at the payload area of each, and reads
+ * the socket once with MSG_PEEK into all of them. With SO_PEEK_OFF the
+ * kernel keeps the read offset at the end of what is in flight to the
+ * guest, so each read returns only new data; the headers are then written
+ * in front of each payload, checksummed, and the frames committed.
+ *
+ * Data stays in the socket until the guest acknowledges it. Retransmission
+ * (timeout or three duplicate ACKs) is a rewind: the next sequence goes
+ * back to the first unacknowledged byte and the peek offset with it.
+ * A read returning 0 means the host peer closed: a FIN follows the data.
+ */
+
+#include <errno.h>
+#include <string.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include "tcp.h"
+#include "tcp_internal.h"
+#include "../net/checksum.h"
+#include "../net/net.h"
+#include "../passt.h"
+#include "../qdisc/qdisc.h"
+#include "../util/log.h"
+#include "../util/util.h"
+
+/* Fallback without SO_PEEK_OFF: in-flight bytes are peeked again into this */
+#define TCP_DISCARD_MAX		(8 * 1024 * 1024)
+static uint8_t tcp_discard_buf[TCP_DISCARD_MAX];
+
+/**
+ * tcp_wnd_field() - window field value toward the guest
+ * @conn:	connection
+ * @syn:	for a SYN segment (never scaled)
+ *
+ * Return: window field, host order
+ */
+static uint16_t tcp_wnd_field(const struct tcp_conn *conn, bool syn)
+{
+	uint32_t wnd = conn->wnd_to_guest;
+
+	if (!syn)
+		wnd >>= conn->ws_to_guest;
+	return (uint16_t)MIN(wnd, 65535U);
+}
+
+/**
+ * tcp_fill_frame() - write all headers of a segment to the guest
+ * @c:		execution context
+ * @buf:	frame buffer; the payload, if any, already follows the TCP
+ *		header and options
+ * @src:	source address (remote, as the guest sees it)
+ * @dst:	destination address (the guest)
+ * @th_in:	TCP header fields (ports, sequence, flags, window) to copy
+ * @opts:	options, NULL if none
+ * @optlen:	options length, a multiple of 4
+ * @plen:	payload length
+ *
+ * Return: frame length
+ */
+static size_t tcp_fill_frame(const struct ctx *c, uint8_t *buf,
+			     const union inany_addr *src,
+			     const union inany_addr *dst,
+			     const struct tcphdr *th_in, const uint8_t *opts,
+			     size_t optlen, size_t plen)
+{
+	size_t l4len = TCP_HDR_LEN + optlen + plen, off;
+	struct iovec iov;
+	struct tcphdr *th;
+
+	off = net_fill_l2l3(c, buf, src, dst, IPPROTO_TCP, l4len);
+	th = (struct tcphdr *)(buf + off);
+	memcpy(th, th_in, sizeof(*th));
+	th->doff = (uint16_t)((TCP_HDR_LEN + optlen) / 4);
+	th->check = 0;
+	th->urg_ptr = 0;
+	if (optlen)
+		memcpy((uint8_t *)th + TCP_HDR_LEN, opts, optlen);
+
+	iov.iov_base = th;
+	iov.iov_len = l4len;
+	th->check = csum_l4(src, dst, IPPROTO_TCP, &iov, 1, l4len);
+
+	return off + l4len;
+}
+
+/**
+ * tcp_hdr_init() - TCP header fields for a connection's segment
+ * @conn:	connection
+ * @th:		output (zeroed here)
+ * @seq:	sequence number
+ * @flags:	TH_* flags
+ * @syn:	window for a SYN segment
+ */
+static void tcp_hdr_init(struct tcp_conn *conn, struct tcphdr *th,
+			 uint32_t seq, uint8_t flags, bool syn)
+{
+	memset(th, 0, sizeof(*th));
+	th->source = htons(conn->remote_port);
+	th->dest = htons(conn->guest_port);
+	th->seq = htonl(seq);
+	th->th_flags = flags;
+	if (flags & TH_ACK) {
+		th->ack_seq = htonl(conn->seq_from_guest);
+		conn->seq_ack_sent = conn->seq_from_guest;
+	}
+	th->window = htons(tcp_wnd_field(conn, syn));
+}
+
+/**
+ * tcp_send_ctrl() - send a segment with no payload (ACK, FIN, RST)
+ * @c:		execution context
+ * @conn:	connection
+ * @flags:	TH_* flags
+ */
+void tcp_send_ctrl(struct ctx *c, struct tcp_conn *conn, uint8_t flags)
+{
+	uint8_t buf[L2L3_HDR_MAX + TCP_HDR_LEN + TCP_OPT_MAX];
+	struct tcphdr th;
+	size_t len;
+
+	tcp_hdr_init(conn, &th, conn->seq_to_guest, flags, false);
+	len = tcp_fill_frame(c, buf, &conn->remote_addr, &conn->guest_addr,
+			     &th, NULL, 0, 0);
+	qdisc_send(c, buf, len);
+	conn->flags &= ~TCP_F_ACK_PENDING;
+}
+
+/**
+ * tcp_send_syn() - send our SYN (host-started flow) or SYN-ACK
+ * @c:		execution context
+ * @conn:	connection
+ * @ack:	SYN-ACK, answering the guest's SYN
+ */
+void tcp_send_syn(struct ctx *c, struct tcp_conn *conn, bool ack)
+{
+	uint8_t buf[L2L3_HDR_MAX + TCP_HDR_LEN + TCP_OPT_MAX];
+	unsigned int mtu = c->mtu ? c->mtu : MTU_DEFAULT;
+	uint16_t mss = (uint16_t)MIN(mtu - (conn->v4 ? 20 : 40) - TCP_HDR_LEN,
+				     65535U);
+	uint8_t opts[8];
+	size_t optlen = 4, len;
+	struct tcphdr th;
+
+	opts[0] = TCPOPT_MAXSEG;
+	opts[1] = TCPOLEN_MAXSEG;
+	opts[2] = (uint8_t)(mss >> 8);
+	opts[3] = (uint8_t)mss;
+	if (conn->ws_to_guest) {
+		opts[4] = TCPOPT_NOP;
+		opts[5] = TCPOPT_WINDOW;
+		opts[6] = TCPOLEN_WINDOW;
+		opts[7] = conn->ws_to_guest;
+		optlen = 8;
+	}
+
+	tcp_hdr_init(conn, &th, conn->seq_acked,
+		     TH_SYN | (ack ? TH_ACK : 0), true);
+	len = tcp_fill_frame(c, buf, &conn->remote_addr, &conn->guest_addr,
+			     &th, opts, optlen, 0);
+	qdisc_send(c, buf, len);
+}
+
+/**
+ * tcp_send_rst_unknown() - answer a segment that has no connection
+ * @c:		execution context
+ * @saddr:	its source address (guest)
+ * @daddr:	its destination address
+ * @th:		its TCP header
+ * @plen:	its payload length
+ */
+void tcp_send_rst_unknown(struct ctx *c, const union inany_addr *saddr,
+			  const union inany_addr *daddr,
+			  const struct tcphdr *th, size_t plen)
+{
+	uint8_t buf[L2L3_HDR_MAX + TCP_HDR_LEN];
+	struct tcphdr rst;
+	size_t len;
+
+	memset(&rst, 0, sizeof(rst));
+	rst.source = th->dest;
+	rst.dest = th->source;
+	if (th->ack) {
+		rst.seq = th->ack_seq;
+		rst.th_flags = TH_RST;
+	} else {
+		rst.ack_seq = htonl(ntohl(th->seq) + (uint32_t)plen +
+				    th->syn + th->fin);
+		rst.th_flags = TH_RST | TH_ACK;
+	}
+
+	len = tcp_fill_frame(c, buf, daddr, saddr, &rst, NULL, 0, 0);
+	qdisc_send(c, buf, len);
+}
+
+/**
+ * tcp_rewind() - go back to the first unacknowledged byte
+ * @conn:	connection
+ */
+void tcp_rewind(struct tcp_conn *conn)
+{
+	conn->seq_to_guest = conn->seq_acked;
+	if ((conn->flags & TCP_F_FIN_SENT) && !(conn->flags & TCP_F_FIN_ACKED))
+		conn->flags &= ~TCP_F_FIN_SENT;
+	conn->rtt_ts = 0;
+	conn->dup_acks = 0;
+	tcp_peek_off_reset(conn);
+}
+
+/**
+ * tcp_send_fin() - the host peer closed and all its data was sent: FIN
+ * @c:		execution context
+ * @conn:	connection
+ * @now_ms:	current time
+ */
+static void tcp_send_fin(struct ctx *c, struct tcp_conn *conn,
+			 uint64_t now_ms)
+{
+	if (conn->seq_to_guest != conn->seq_max_sent &&
+	    SEQ_LT(conn->seq_to_guest, conn->seq_max_sent))
+		tcp_stats.retrans++;
+
+	tcp_send_ctrl(c, conn, TH_FIN | TH_ACK);
+	conn->flags |= TCP_F_FIN_SENT | TCP_F_SOCK_EOF;
+	conn->seq_to_guest++;
+	if (SEQ_GT(conn->seq_to_guest, conn->seq_max_sent))
+		conn->seq_max_sent = conn->seq_to_guest;
+	if (!timer_armed(&conn->timer))
+		tcp_timer_arm(conn, now_ms, conn->rto_ms);
+}
+
+/**
+ * tcp_pull() - the connection's turn: read socket data into frames
+ * @c:		execution context
+ * @flow:	flow index
+ * @budget:	bytes this turn may send
+ * @now_ms:	current time
+ *
+ * Return: QDISC_MORE if more data can be sent right away, QDISC_DONE if
+ *	   the socket is drained or the guest's window is full
+ */
+enum qdisc_pull_result tcp_pull(struct ctx *c, uint32_t flow, size_t budget,
+				uint64_t now_ms)
+{
+	struct iovec iov[TCP_FRAMES_PER_PULL + 1];
+	struct tcp_conn *conn = tcp_conn_at(flow);
+	size_t hdrlen, frames, want, room, i, sent;
+	uint32_t in_flight;
+	struct msghdr mh;
+	bool retrans;
+	ssize_t n;
+	int skip;
+
+	if (!conn || conn->state != CONN_ESTABLISHED ||
+	    (conn->flags & TCP_F_FIN_SENT))
+		return QDISC_DONE;
+
+	in_flight = conn->seq_to_guest - conn->seq_acked;
+	if (in_flight >= conn->wnd_from_guest) {
+		if (!conn->wnd_from_guest && !timer_armed(&conn->timer))
+			tcp_timer_arm(conn, now_ms, TCP_PERSIST_MS);
+		return QDISC_DONE;
+	}
+	room = conn->wnd_from_guest - in_flight;
+
+	want = MIN(room, budget);
+	frames = MIN(DIV_ROUND_UP(want, conn->mss), qdisc_frames_avail());
+	frames = MIN(frames, (size_t)TCP_FRAMES_PER_PULL);
+	if (!frames)
+		return QDISC_MORE;
+	want = MIN(want, frames * conn->mss);
+
+	skip = 0;
+	if (!tcp_peek_off_supported()) {
+		if (in_flight + (size_t)conn->discard > TCP_DISCARD_MAX)
+			return QDISC_DONE;
+		iov[0].iov_base = tcp_discard_buf;
+		iov[0].iov_len = in_flight + conn->discard;
+		skip = 1;
+	}
+
+	hdrlen = net_l2l3_len(&conn->remote_addr) + TCP_HDR_LEN;
+	for (i = 0; i < frames; i++) {
+		iov[skip + i].iov_base = qdisc_frame_buf(i) + hdrlen;
+		iov[skip + i].iov_len = MIN(conn->mss, want - i * conn->mss);
+	}
+
+	memset(&mh, 0, sizeof(mh));
+	mh.msg_iov = iov;
+	mh.msg_iovlen = frames + skip;
+	n = recvmsg(conn->sock, &mh, MSG_PEEK | MSG_DONTWAIT);
+	if (n < 0) {
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			return QDISC_DONE;
+		debug("TCP flow %u: read from host socket: %s", flow,
+		      strerror(errno));
+		tcp_send_ctrl(c, conn, TH_RST | TH_ACK);
+		tcp_conn_close(c, conn, true);
+		return QDISC_DONE;
+	}
+
+	if (skip) {
+		if ((size_t)n < iov[0].iov_len)
+			n = 0;
+		else
+			n -= (ssize_t)iov[0].iov_len;
+	}
+
+	if (!n) {
+		if (skip && conn->seq_to_guest != conn->seq_acked)
+			return QDISC_DONE;
+		tcp_send_fin(c, conn, now_ms);
+		return QDISC_DONE;
+	}
+
+	retrans = SEQ_LT(conn->seq_to_guest, conn->seq_max_sent);
+	for (i = 0, sent = 0; sent < (size_t)n; i++) {
+		size_t plen = MIN((size_t)conn->mss, (size_t)n - sent);
+		struct tcphdr th;
+		uint8_t flags = TH_ACK;
+		size_t len;
+
+		if (sent + plen == (size_t)n)
+			flags |= TH_PUSH;
+
+		tcp_hdr_init(conn, &th, conn->seq_to_guest, flags, false);
+		len = tcp_fill_frame(c, qdisc_frame_buf(0), &conn->remote_addr,
+				     &conn->guest_addr, &th, NULL, 0, plen);
+		qdisc_frame_commit(len);
+
+		conn->seq_to_guest += (uint32_t)plen;
+		sent += plen;
+		if (retrans)
+			tcp_stats.retrans++;
+	}
+
+	if (SEQ_GT(conn->seq_to_guest, conn->seq_max_sent))
+		conn->seq_max_sent = conn->seq_to_guest;
+	if (!retrans && !conn->rtt_ts) {
+		conn->rtt_seq = conn->seq_to_guest;
+		conn->rtt_ts = now_ms ? now_ms : 1;
+	}
+	if (!timer_armed(&conn->timer))
+		tcp_timer_arm(conn, now_ms, conn->rto_ms);
+
+	if ((size_t)n < want) {
+		/* Drained: if the peer already closed, the FIN follows */
+		if (conn->flags & TCP_F_SOCK_EOF)
+			return QDISC_MORE;
+		return QDISC_DONE;
+	}
+
+	if ((size_t)n >= room)
+		return QDISC_DONE;
+
+	return QDISC_MORE;
+}

@@ -1,0 +1,517 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* tcp_guest.c - TCP segments from the guest
+ *
+ * Theory of operation
+ *
+ * net/ hands every TCP segment from the guest to tcp_tap_input(), with
+ * its addresses and a length it has checked against the frame. The
+ * segment's flow is found by hashed lookup of its addresses and ports as
+ * the guest sees them. A SYN for an unknown flow opens a host socket and
+ * starts a non-blocking connect(); the guest gets its SYN-ACK only once
+ * the host connection is up, or a RST if it fails, so that a refused
+ * connection is refused in the guest at once.
+ *
+ * For established connections, each segment does three things:
+ * - its ACK moves the left edge of what the guest has: acknowledged bytes
+ *   are counted for dropping from the socket at the end of the batch,
+ *   and the flow is woken in qdisc/ if its window opened; three duplicate
+ *   ACKs rewind to the first unacknowledged byte (fast retransmission);
+ * - its payload, if in order, is written to the socket; what the socket
+ *   does not take is not acknowledged, and the guest sends it again;
+ * - its FIN shuts down the socket's writing side.
+ * ACKs to the guest are not sent per segment but once per connection at
+ * the end of the batch (tcp_defer_handler()), carrying the window.
+ */
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+
+#include "tcp.h"
+#include "tcp_internal.h"
+#include "../flow/flow.h"
+#include "../flow/nat.h"
+#include "../passt.h"
+#include "../qdisc/qdisc.h"
+#include "../util/log.h"
+#include "../util/util.h"
+
+/**
+ * struct tcp_syn_opts - options of a SYN segment we care about
+ * @mss:	maximum segment size, 0 if absent
+ * @ws:		window scale shift, -1 if absent
+ */
+struct tcp_syn_opts {
+	uint16_t mss;
+	int ws;
+};
+
+/**
+ * tcp_parse_syn_opts() - read MSS and window scale options
+ * @th:		TCP header
+ * @hlen:	header length including options, checked by the caller
+ * @o:		output
+ */
+static void tcp_parse_syn_opts(const struct tcphdr *th, size_t hlen,
+			       struct tcp_syn_opts *o)
+{
+	const uint8_t *p = (const uint8_t *)th + TCP_HDR_LEN;
+	size_t len = hlen - TCP_HDR_LEN;
+
+	o->mss = 0;
+	o->ws = -1;
+
+	while (len) {
+		uint8_t kind = p[0], olen;
+
+		if (kind == TCPOPT_EOL)
+			break;
+		if (kind == TCPOPT_NOP) {
+			p++;
+			len--;
+			continue;
+		}
+		if (len < 2)
+			break;
+		olen = p[1];
+		if (olen < 2 || olen > len)
+			break;
+
+		if (kind == TCPOPT_MAXSEG && olen == TCPOLEN_MAXSEG)
+			o->mss = (uint16_t)(p[2] << 8 | p[3]);
+		else if (kind == TCPOPT_WINDOW && olen == TCPOLEN_WINDOW)
+			o->ws = MIN(p[2], TCP_WS_MAX);
+
+		p += olen;
+		len -= olen;
+	}
+}
+
+/**
+ * tcp_isn() - initial sequence number toward the guest (RFC 6528 style)
+ * @conn:	connection, addresses and ports filled in
+ * @now_ms:	current time
+ *
+ * Return: sequence number
+ */
+uint32_t tcp_isn(const struct tcp_conn *conn, uint64_t now_ms)
+{
+	static uint64_t secret;
+	uint64_t h;
+	int i;
+
+	if (!secret && getrandom(&secret, sizeof(secret), 0) < 0)
+		secret = now_ms * 0x9e3779b97f4a7c15ULL;
+
+	h = secret ^ ((uint64_t)conn->guest_port << 16 | conn->remote_port);
+	for (i = 0; i < 4; i++) {
+		h ^= conn->guest_addr.u32[i] + ((uint64_t)
+		     conn->remote_addr.u32[i] << 32);
+		h *= 0xbf58476d1ce4e5b9ULL;
+		h ^= h >> 31;
+	}
+
+	/* Plus a clock ticking every 4 microseconds */
+	return (uint32_t)(h ^ (h >> 32)) + (uint32_t)(now_ms * 250);
+}
+
+/**
+ * tcp_mss_for_guest() - payload size for segments to the guest
+ * @c:		execution context
+ * @v4:		IPv4 connection
+ * @guest_mss:	MSS the guest announced, 0 if none
+ *
+ * Return: segment payload size
+ */
+static uint16_t tcp_mss_for_guest(const struct ctx *c, bool v4,
+				  uint16_t guest_mss)
+{
+	unsigned int mtu = c->mtu ? c->mtu : MTU_DEFAULT;
+	unsigned int ours = mtu - (v4 ? 20 : 40) - TCP_HDR_LEN;
+
+	if (!guest_mss)
+		guest_mss = v4 ? TCP_MSS_DEFAULT4 : TCP_MSS_DEFAULT6;
+
+	return (uint16_t)MIN(MIN(ours, guest_mss), 65535U);
+}
+
+/**
+ * tcp_conn_from_guest() - SYN from the guest: connect on the host
+ * @c:		execution context
+ * @key:	flow key of the new connection
+ * @th:		TCP header of the SYN
+ * @hlen:	header length
+ * @now_ms:	current time
+ */
+static void tcp_conn_from_guest(struct ctx *c, const struct flow_key *key,
+				const struct tcphdr *th, size_t hlen,
+				uint64_t now_ms)
+{
+	union inany_addr host_dst = key->remote_addr;
+	union sockaddr_inany sa;
+	struct tcp_syn_opts opts;
+	struct tcp_conn *conn;
+	bool v4 = inany_v4(&key->remote_addr) != NULL;
+	socklen_t sl;
+	int s;
+
+	if (IN6_IS_ADDR_MULTICAST(&key->remote_addr.a6) ||
+	    (v4 && (IN_MULTICAST(ntohl(inany_v4(&key->remote_addr)->s_addr)) ||
+		    inany_v4(&key->remote_addr)->s_addr == INADDR_BROADCAST)))
+		return;
+
+	nat_outbound(c, &key->remote_addr, key->remote_port, &host_dst);
+
+	s = socket(v4 ? AF_INET : AF_INET6,
+		   SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP);
+	if (s < 0) {
+		warn_perror("TCP: can't open a socket for a guest connection"
+			    " (raise the open files limit?)");
+		tcp_stats.conns_refused++;
+		tcp_send_rst_unknown(c, &key->guest_addr, &key->remote_addr,
+				     th, 0);
+		return;
+	}
+	tcp_sock_opts(c, s);
+
+	if (v4 && c->ip4.outbound.s_addr != htonl(INADDR_ANY)) {
+		struct sockaddr_in b = { .sin_family = AF_INET,
+					 .sin_addr = c->ip4.outbound };
+
+		if (bind(s, (struct sockaddr *)&b, sizeof(b)))
+			debug_perror("TCP: bind to outbound address");
+	} else if (!v4 && !IN6_IS_ADDR_UNSPECIFIED(&c->ip6.outbound)) {
+		struct sockaddr_in6 b = { .sin6_family = AF_INET6,
+					  .sin6_addr = c->ip6.outbound };
+
+		if (bind(s, (struct sockaddr *)&b, sizeof(b)))
+			debug_perror("TCP: bind to outbound address");
+	}
+	if (*(v4 ? c->ip4.outbound_if : c->ip6.outbound_if)) {
+		const char *ifn = v4 ? c->ip4.outbound_if : c->ip6.outbound_if;
+
+		if (setsockopt(s, SOL_SOCKET, SO_BINDTODEVICE, ifn,
+			       strlen(ifn)))
+			debug_perror("TCP: SO_BINDTODEVICE %s", ifn);
+	}
+
+	conn = tcp_conn_new(c, s, false);
+	if (!conn) {
+		debug("TCP: flow table full, refusing guest connection");
+		close(s);
+		tcp_stats.conns_refused++;
+		tcp_send_rst_unknown(c, &key->guest_addr, &key->remote_addr,
+				     th, 0);
+		return;
+	}
+
+	conn->v4 = v4;
+	conn->guest_addr = key->guest_addr;
+	conn->remote_addr = key->remote_addr;
+	conn->guest_port = key->guest_port;
+	conn->remote_port = key->remote_port;
+
+	tcp_parse_syn_opts(th, hlen, &opts);
+	if (opts.ws >= 0) {
+		conn->ws_from_guest = (uint8_t)opts.ws;
+		conn->ws_to_guest = TCP_WS_OURS;
+	}
+	conn->mss = tcp_mss_for_guest(c, v4, opts.mss);
+	conn->wnd_from_guest = ntohs(th->window);
+	conn->seq_from_guest = ntohl(th->seq) + 1;
+	conn->seq_acked = tcp_isn(conn, now_ms);
+	conn->seq_to_guest = conn->seq_acked + 1;
+	conn->seq_max_sent = conn->seq_to_guest;
+	conn->state = CONN_CONNECTING;
+
+	if (flow_hash_insert(conn->flow, key)) {
+		tcp_conn_close(c, conn, false);
+		return;
+	}
+
+	sl = sockaddr_from_inany(&sa, &host_dst, key->remote_port, 0);
+	if (connect(s, &sa.sa, sl) && errno != EINPROGRESS) {
+		char buf[INANY_STRLEN];
+
+		debug("TCP: connect to %s:%u failed: %s",
+		      inany_ntop(&host_dst, buf), key->remote_port,
+		      strerror(errno));
+		tcp_stats.conns_refused++;
+		tcp_send_ctrl(c, conn, TH_RST | TH_ACK);
+		tcp_conn_close(c, conn, false);
+		return;
+	}
+
+	tcp_stats.conns_out++;
+	tcp_timer_arm(conn, now_ms, TCP_CONNECT_TIMEOUT_MS);
+}
+
+/**
+ * tcp_guest_ack() - process the acknowledgement and window of a segment
+ * @conn:	connection
+ * @th:		TCP header
+ * @plen:	payload length
+ * @now_ms:	current time
+ */
+static void tcp_guest_ack(struct tcp_conn *conn, const struct tcphdr *th,
+			  size_t plen, uint64_t now_ms)
+{
+	uint32_t ack = ntohl(th->ack_seq);
+	uint32_t wnd = (uint32_t)ntohs(th->window) << conn->ws_from_guest;
+	uint32_t old_wnd = conn->wnd_from_guest, in_flight;
+	bool progress = false;
+
+	if (SEQ_GT(ack, conn->seq_acked) && SEQ_LE(ack, conn->seq_max_sent)) {
+		uint32_t acked = ack - conn->seq_acked;
+
+		if ((conn->flags & TCP_F_FIN_SENT) &&
+		    ack == conn->seq_max_sent) {
+			acked--;
+			conn->flags |= TCP_F_FIN_ACKED;
+		}
+		conn->discard += acked;
+		conn->seq_acked = ack;
+		if (SEQ_GT(ack, conn->seq_to_guest))
+			conn->seq_to_guest = ack;
+		conn->retries = 0;
+		conn->dup_acks = 0;
+		if (conn->rtt_ts && SEQ_GE(ack, conn->rtt_seq))
+			tcp_rtt_sample(conn, now_ms);
+		progress = true;
+		tcp_conn_dirty(conn);
+	} else if (ack == conn->seq_acked && !plen && wnd == old_wnd &&
+		   !th->fin && conn->seq_to_guest != conn->seq_acked) {
+		if (++conn->dup_acks == TCP_DUP_ACK_THRESHOLD) {
+			tcp_stats.fast_retrans++;
+			tcp_rewind(conn);
+			qdisc_wake(conn->flow);
+		}
+	}
+
+	conn->wnd_from_guest = wnd;
+	in_flight = conn->seq_to_guest - conn->seq_acked;
+
+	if (progress) {
+		if (in_flight)
+			tcp_timer_arm(conn, now_ms, conn->rto_ms);
+		else
+			timer_cancel(&conn->timer);
+	}
+
+	if ((progress || wnd > old_wnd) && !(conn->flags & TCP_F_FIN_SENT))
+		qdisc_wake(conn->flow);
+}
+
+/**
+ * tcp_guest_data() - write in-order payload to the socket, handle FIN
+ * @c:		execution context
+ * @conn:	connection
+ * @th:		TCP header
+ * @payload:	payload
+ * @plen:	payload length
+ *
+ * Return: 0, or -1 if the connection was closed
+ */
+static int tcp_guest_data(struct ctx *c, struct tcp_conn *conn,
+			  const struct tcphdr *th, const uint8_t *payload,
+			  size_t plen)
+{
+	uint32_t seq = ntohl(th->seq);
+	bool fin = th->fin;
+
+	if (SEQ_LT(seq, conn->seq_from_guest)) {
+		uint32_t skip = conn->seq_from_guest - seq;
+
+		if (skip > plen || (skip == plen && !fin) ||
+		    (conn->flags & TCP_F_GUEST_FIN)) {
+			/* Old data, keepalive or a repeated FIN */
+			if (plen || fin || skip)
+				conn->flags |= TCP_F_ACK_PENDING;
+			tcp_conn_dirty(conn);
+			return 0;
+		}
+		payload += skip;
+		plen -= skip;
+		seq = conn->seq_from_guest;
+	}
+
+	if (seq != conn->seq_from_guest || (conn->flags & TCP_F_GUEST_FIN)) {
+		if (plen || fin) {
+			conn->flags |= TCP_F_ACK_PENDING;
+			tcp_conn_dirty(conn);
+		}
+		return 0;
+	}
+
+	if (plen) {
+		ssize_t n = send(conn->sock, payload, plen,
+				 MSG_DONTWAIT | MSG_NOSIGNAL);
+
+		if (n < 0) {
+			if (errno != EAGAIN && errno != EWOULDBLOCK) {
+				debug("TCP flow %u: write to host socket: %s",
+				      conn->flow, strerror(errno));
+				tcp_send_ctrl(c, conn, TH_RST | TH_ACK);
+				tcp_conn_close(c, conn, true);
+				return -1;
+			}
+			n = 0;
+		}
+
+		conn->seq_from_guest += (uint32_t)n;
+		conn->flags |= TCP_F_ACK_PENDING;
+		tcp_conn_dirty(conn);
+
+		if ((size_t)n < plen) {
+			tcp_stats.overrun += plen - (size_t)n;
+			return 0;
+		}
+	}
+
+	if (fin) {
+		shutdown(conn->sock, SHUT_WR);
+		conn->seq_from_guest++;
+		conn->flags |= TCP_F_GUEST_FIN | TCP_F_ACK_PENDING;
+		tcp_conn_dirty(conn);
+	}
+
+	return 0;
+}
+
+/**
+ * tcp_guest_syn_ack() - the guest answered our SYN (host-started flow)
+ * @c:		execution context
+ * @conn:	connection in CONN_SYN_SENT
+ * @th:		TCP header
+ * @hlen:	header length
+ * @now_ms:	current time
+ */
+static void tcp_guest_syn_ack(struct ctx *c, struct tcp_conn *conn,
+			      const struct tcphdr *th, size_t hlen,
+			      uint64_t now_ms)
+{
+	struct tcp_syn_opts opts;
+
+	if (!th->syn || !th->ack || ntohl(th->ack_seq) != conn->seq_to_guest) {
+		tcp_send_rst_unknown(c, &conn->guest_addr, &conn->remote_addr,
+				     th, 0);
+		return;
+	}
+
+	tcp_parse_syn_opts(th, hlen, &opts);
+	if (opts.ws >= 0) {
+		conn->ws_from_guest = (uint8_t)opts.ws;
+		conn->ws_to_guest = TCP_WS_OURS;
+	} else {
+		conn->ws_to_guest = 0;
+	}
+	conn->mss = tcp_mss_for_guest(c, conn->v4, opts.mss);
+	conn->wnd_from_guest = ntohs(th->window);
+	conn->seq_from_guest = ntohl(th->seq) + 1;
+	conn->seq_acked = conn->seq_to_guest;
+	conn->state = CONN_ESTABLISHED;
+	conn->retries = 0;
+	timer_cancel(&conn->timer);
+
+	conn->flags |= TCP_F_ACK_PENDING;
+	tcp_conn_dirty(conn);
+	qdisc_wake(conn->flow);
+	(void)now_ms;
+}
+
+/**
+ * tcp_tap_input() - a TCP segment from the guest
+ * @c:		execution context
+ * @saddr:	source address (the guest)
+ * @daddr:	destination address
+ * @th:		TCP header, followed by options and payload
+ * @l4len:	TCP header and payload length, checked by net/
+ * @now_ms:	current time
+ */
+void tcp_tap_input(struct ctx *c, const union inany_addr *saddr,
+		   const union inany_addr *daddr, const struct tcphdr *th,
+		   size_t l4len, uint64_t now_ms)
+{
+	size_t hlen = (size_t)th->doff * 4, plen;
+	const uint8_t *payload;
+	struct tcp_conn *conn;
+	struct flow_key key;
+	uint32_t flow;
+
+	if (hlen < TCP_HDR_LEN || hlen > l4len)
+		return;
+	plen = l4len - hlen;
+	payload = (const uint8_t *)th + hlen;
+
+	memset(&key, 0, sizeof(key));
+	key.guest_addr = *saddr;
+	key.remote_addr = *daddr;
+	key.guest_port = ntohs(th->source);
+	key.remote_port = ntohs(th->dest);
+	key.proto = IPPROTO_TCP;
+
+	flow = flow_lookup(&key);
+	conn = flow == FLOW_IDX_NONE ? NULL : tcp_conn_at(flow);
+
+	if (!conn) {
+		if (th->rst)
+			return;
+		if (th->syn && !th->ack) {
+			if (!key.guest_port || !key.remote_port)
+				return;
+			tcp_conn_from_guest(c, &key, th, hlen, now_ms);
+			return;
+		}
+		tcp_stats.rst_unknown++;
+		tcp_send_rst_unknown(c, saddr, daddr, th, plen);
+		return;
+	}
+
+	if (th->rst) {
+		debug("TCP flow %u: reset by guest", conn->flow);
+		tcp_conn_close(c, conn, true);
+		return;
+	}
+
+	switch (conn->state) {
+	case CONN_CONNECTING:
+		return;		/* SYN retransmitted while we connect */
+	case CONN_SYN_SENT:
+		tcp_guest_syn_ack(c, conn, th, hlen, now_ms);
+		return;
+	case CONN_SYN_ACK_SENT:
+		if (th->syn && !th->ack) {
+			tcp_send_syn(c, conn, true);
+			return;
+		}
+		if (!th->ack || ntohl(th->ack_seq) != conn->seq_to_guest)
+			return;
+		conn->seq_acked = conn->seq_to_guest;
+		conn->state = CONN_ESTABLISHED;
+		conn->retries = 0;
+		timer_cancel(&conn->timer);
+		qdisc_wake(conn->flow);
+		break;
+	case CONN_LINGER:
+		if (plen || th->fin) {
+			conn->flags |= TCP_F_ACK_PENDING;
+			tcp_send_ctrl(c, conn, TH_ACK);
+		}
+		return;
+	case CONN_ESTABLISHED:
+		if (th->syn)
+			return;
+		break;
+	default:
+		return;
+	}
+
+	if (th->ack)
+		tcp_guest_ack(conn, th, plen, now_ms);
+
+	tcp_guest_data(c, conn, th, payload, plen);
+}

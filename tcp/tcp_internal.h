@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* tcp_internal.h - TCP connection state shared by the files of tcp/
+ *
+ * Private to tcp/: no other module includes this header.
+ */
+#ifndef TCP_TCP_INTERNAL_H
+#define TCP_TCP_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <netinet/tcp.h>
+
+#include "../net/inany.h"
+#include "../util/timer.h"
+
+struct ctx;
+
+#define TCP_HDR_LEN		20
+#define TCP_OPT_MAX		40
+#define TCP_WS_OURS		8	/* window scale we offer the guest */
+#define TCP_WS_MAX		14
+#define TCP_MSS_DEFAULT4	536
+#define TCP_MSS_DEFAULT6	1220
+#define TCP_WND_INIT		65535
+#define TCP_RTO_INIT_MS		1000
+#define TCP_RTO_MIN_MS		200
+#define TCP_RTO_MAX_MS		60000
+#define TCP_SYN_RETRIES		6
+#define TCP_DATA_RETRIES	15
+#define TCP_DUP_ACK_THRESHOLD	3
+#define TCP_PERSIST_MS		500
+#define TCP_FIN_LINGER_MS	2000
+#define TCP_CONNECT_TIMEOUT_MS	30000
+#define TCP_FRAMES_PER_PULL	64
+#define TCP_LISTEN_BACKLOG	128
+#define TCP_LISTEN_MAX		1024
+
+/**
+ * enum tcp_conn_state - where a connection is in its life
+ * @CONN_CLOSED:		slot unused
+ * @CONN_CONNECTING:	guest sent SYN, host socket connect() in progress
+ * @CONN_SYN_ACK_SENT:	SYN-ACK sent to the guest, waiting for its ACK
+ * @CONN_SYN_SENT:	host connection accepted, SYN sent to the guest
+ * @CONN_ESTABLISHED:	data flows (FIN flags track each direction's end)
+ * @CONN_LINGER:		both directions closed, kept briefly for
+ *			retransmitted FINs, then freed
+ */
+enum tcp_conn_state {
+	CONN_CLOSED = 0,
+	CONN_CONNECTING,
+	CONN_SYN_ACK_SENT,
+	CONN_SYN_SENT,
+	CONN_ESTABLISHED,
+	CONN_LINGER,
+};
+
+/* Flags of struct tcp_conn */
+#define TCP_F_GUEST_FIN		(1U << 0)	/* FIN from guest seen */
+#define TCP_F_SOCK_EOF		(1U << 1)	/* host peer closed its side */
+#define TCP_F_FIN_SENT		(1U << 2)	/* our FIN sent to guest */
+#define TCP_F_FIN_ACKED		(1U << 3)	/* guest acknowledged our FIN */
+#define TCP_F_ACK_PENDING	(1U << 4)	/* send an ACK at batch end */
+#define TCP_F_DIRTY		(1U << 5)	/* on the deferred list */
+#define TCP_F_EPOLLOUT		(1U << 6)	/* EPOLLOUT in the epoll mask */
+#define TCP_F_WND_CLOSED	(1U << 7)	/* window to guest was small */
+#define TCP_F_RCV_WND_LOW	(1U << 8)	/* socket's own window low */
+#define TCP_F_INBOUND		(1U << 9)	/* host side started it */
+
+/**
+ * struct tcp_conn - one TCP connection: guest segments <-> host socket
+ * @timer:		handshake, retransmission, persist and linger timer
+ * @sock:		host socket, -1 if none
+ * @flow:		index in the flow table (and in the tcp_conn array)
+ * @state:		enum tcp_conn_state
+ * @flags:		TCP_F_*
+ * @retries:		retransmissions of the current segment or handshake
+ * @dup_acks:		duplicate ACKs counted since the last progress
+ * @ws_from_guest:	guest's window scale (shift)
+ * @ws_to_guest:	our window scale toward the guest (shift)
+ * @mss:		payload size of segments to the guest
+ * @v4:			IPv4 connection (else IPv6)
+ * @guest_addr:		guest's address
+ * @remote_addr:	remote address as the guest sees it
+ * @guest_port:		guest's port
+ * @remote_port:	remote port as the guest sees it
+ * @seq_to_guest:	next sequence number we send (snd_nxt)
+ * @seq_acked:		oldest unacknowledged sequence (snd_una)
+ * @seq_max_sent:	highest sequence sent, for RTT and recovery
+ * @wnd_from_guest:	guest's receive window, bytes
+ * @seq_from_guest:	next sequence expected from the guest (rcv_nxt)
+ * @seq_ack_sent:	last acknowledgement number sent to the guest
+ * @wnd_to_guest:	last window advertised to the guest, bytes
+ * @discard:		acknowledged bytes still to drop from the socket
+ * @rto_ms:		current retransmission timeout
+ * @srtt_ms:		smoothed round trip time, 1/8 ms units
+ * @rttvar_ms:		round trip time variance, 1/4 ms units
+ * @rtt_seq:		sequence being timed, valid if @rtt_ts
+ * @rtt_ts:		when @rtt_seq was sent, 0 if none
+ */
+struct tcp_conn {
+	struct wheel_timer timer;
+	int sock;
+	uint32_t flow;
+	uint8_t state;
+	uint16_t flags;
+	uint8_t retries;
+	uint8_t dup_acks;
+	uint8_t ws_from_guest;
+	uint8_t ws_to_guest;
+	uint16_t mss;
+	bool v4;
+
+	union inany_addr guest_addr;
+	union inany_addr remote_addr;
+	uint16_t guest_port;
+	uint16_t remote_port;
+
+	uint32_t seq_to_guest;
+	uint32_t seq_acked;
+	uint32_t seq_max_sent;
+	uint32_t wnd_from_guest;
+
+	uint32_t seq_from_guest;
+	uint32_t seq_ack_sent;
+	uint32_t wnd_to_guest;
+
+	uint32_t discard;
+
+	uint32_t rto_ms;
+	uint32_t srtt_ms;
+	uint32_t rttvar_ms;
+	uint32_t rtt_seq;
+	uint64_t rtt_ts;
+};
+
+/**
+ * struct tcp_stats - TCP counters
+ * @conns_out:		connections started by the guest
+ * @conns_in:		connections started from the host side
+ * @conns_refused:	guest connections refused (host connect failed,
+ *			table full)
+ * @retrans:		segments retransmitted to the guest
+ * @fast_retrans:	fast retransmissions (duplicate ACKs)
+ * @rto:		retransmission timeouts
+ * @overrun:		guest bytes the host socket did not take
+ * @wnd_updates:	window updates sent because socket space freed
+ * @rcv_wnd_kicks:	forced window updates of host sockets after
+ *			MSG_TRUNC
+ * @rst_unknown:	RSTs sent for segments of unknown connections
+ */
+struct tcp_stats {
+	uint64_t conns_out;
+	uint64_t conns_in;
+	uint64_t conns_refused;
+	uint64_t retrans;
+	uint64_t fast_retrans;
+	uint64_t rto;
+	uint64_t overrun;
+	uint64_t wnd_updates;
+	uint64_t rcv_wnd_kicks;
+	uint64_t rst_unknown;
+};
+
+extern struct tcp_stats tcp_stats;
+
+/* tcp.c */
+struct tcp_conn *tcp_conn_at(uint32_t flow);
+struct tcp_conn *tcp_conn_new(struct ctx *c, int sock, bool inbound);
+void tcp_conn_close(struct ctx *c, struct tcp_conn *conn, bool rst);
+void tcp_conn_dirty(struct tcp_conn *conn);
+int tcp_epoll_set(const struct ctx *c, struct tcp_conn *conn, bool out);
+void tcp_timer_arm(struct tcp_conn *conn, uint64_t now_ms, uint32_t ms);
+void tcp_sock_opts(const struct ctx *c, int s);
+
+/* tcp_emit.c */
+void tcp_send_ctrl(struct ctx *c, struct tcp_conn *conn, uint8_t flags);
+void tcp_send_syn(struct ctx *c, struct tcp_conn *conn, bool ack);
+void tcp_send_rst_unknown(struct ctx *c, const union inany_addr *saddr,
+			  const union inany_addr *daddr,
+			  const struct tcphdr *th, size_t plen);
+enum qdisc_pull_result tcp_pull(struct ctx *c, uint32_t flow, size_t budget,
+				uint64_t now_ms);
+void tcp_rewind(struct tcp_conn *conn);
+
+/* tcp_window.c */
+int tcp_window_init(void);
+uint32_t tcp_wnd_for_guest(const struct ctx *c, struct tcp_conn *conn);
+int tcp_discard_acked(struct tcp_conn *conn);
+bool tcp_peek_off_supported(void);
+int tcp_peek_off_reset(const struct tcp_conn *conn);
+void tcp_rtt_sample(struct tcp_conn *conn, uint64_t now_ms);
+
+/* tcp_guest.c */
+uint32_t tcp_isn(const struct tcp_conn *conn, uint64_t now_ms);
+
+/* tcp_listen.c */
+int tcp_listen_init(struct ctx *c);
+
+#endif /* TCP_TCP_INTERNAL_H */

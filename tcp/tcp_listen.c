@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* tcp_listen.c - forwarded ports: listening sockets and accepted flows
+ *
+ * Theory of operation
+ *
+ * For every port of the -t specification, a listening socket is opened on
+ * the host at start-up: bound to the rule's address (and interface) if it
+ * names one, otherwise one socket for each enabled family on the wildcard
+ * address. The epoll reference carries the port, so an accepted
+ * connection needs no lookup to find its target port in the guest.
+ *
+ * An accepted connection becomes a flow toward the guest's address: the
+ * relay sends the guest a SYN from the peer's address (loopback and the
+ * host's own address are shown as the mapped addresses of flow/nat.c),
+ * and data starts to flow once the guest answers.
+ */
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+
+#include "tcp.h"
+#include "tcp_internal.h"
+#include "../conf/fwd.h"
+#include "../flow/flow.h"
+#include "../flow/nat.h"
+#include "../passt.h"
+#include "../util/log.h"
+#include "../util/util.h"
+
+#define TCP_ACCEPT_BATCH	32
+
+/**
+ * tcp_listen_one() - open one listening socket
+ * @c:		execution context
+ * @v4:		IPv4 (else IPv6, v6-only)
+ * @addr:	address to bind, NULL for the wildcard
+ * @ifname:	interface to bind to, empty for none
+ * @port:	port
+ *
+ * Return: socket, or -errno on failure
+ */
+static int tcp_listen_one(const struct ctx *c, bool v4,
+			  const union inany_addr *addr, const char *ifname,
+			  uint16_t port)
+{
+	union epoll_ref ref = { .type = EPOLL_TYPE_TCP_LISTEN, .data = port };
+	union inany_addr any;
+	union sockaddr_inany sa;
+	struct epoll_event ev;
+	int s, one = 1, ret;
+	socklen_t sl;
+
+	if (!addr) {
+		if (v4)
+			inany_from_v4(&any, (struct in_addr){ INADDR_ANY });
+		else
+			memset(&any, 0, sizeof(any));
+		addr = &any;
+	}
+
+	s = socket(v4 ? AF_INET : AF_INET6,
+		   SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP);
+	if (s < 0)
+		return -errno;
+
+	setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (!v4)
+		setsockopt(s, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	if (c->freebind) {
+		setsockopt(s, v4 ? IPPROTO_IP : IPPROTO_IPV6,
+			   v4 ? IP_FREEBIND : IPV6_FREEBIND, &one,
+			   sizeof(one));
+	}
+	if (ifname && *ifname &&
+	    setsockopt(s, SOL_SOCKET, SO_BINDTODEVICE, ifname,
+		       strlen(ifname))) {
+		ret = -errno;
+		goto fail;
+	}
+
+	sl = sockaddr_from_inany(&sa, addr, port, 0);
+	if (bind(s, &sa.sa, sl) || listen(s, TCP_LISTEN_BACKLOG)) {
+		ret = -errno;
+		goto fail;
+	}
+
+	ref.fd = s;
+	ev.events = EPOLLIN;
+	ev.data.u64 = ref.u64;
+	if (epoll_ctl(c->epollfd, EPOLL_CTL_ADD, s, &ev)) {
+		ret = -errno;
+		goto fail;
+	}
+	return s;
+
+fail:
+	close(s);
+	return ret;
+}
+
+/**
+ * tcp_listen_init() - listen on every port forwarded with -t
+ * @c:		execution context
+ *
+ * Return: 0 on success, negative error code if a port could not be bound
+ */
+int tcp_listen_init(struct ctx *c)
+{
+	const struct fwd_spec *spec = &c->tcp_in;
+	unsigned int port, count = 0;
+
+	if (spec->mode != FWD_SPEC && spec->mode != FWD_ALL)
+		return 0;
+
+	for (port = 1; port < FWD_PORTS; port++) {
+		const struct fwd_rule *r = fwd_port_rule(spec, (uint16_t)port);
+		int ret4 = 0, ret6 = 0;
+		bool v4, v6;
+
+		if (!r)
+			continue;
+
+		if (!r->bind_any) {
+			v4 = r->bind_v4;
+			v6 = !r->bind_v4;
+		} else {
+			v4 = c->ip4.enabled;
+			v6 = c->ip6.enabled;
+		}
+
+		if (v4 && c->ip4.enabled)
+			ret4 = tcp_listen_one(c, true,
+					      r->bind_any ? NULL : &r->bind_addr,
+					      r->ifname, (uint16_t)port);
+		if (v6 && c->ip6.enabled)
+			ret6 = tcp_listen_one(c, false,
+					      r->bind_any ? NULL : &r->bind_addr,
+					      r->ifname, (uint16_t)port);
+
+		if ((ret4 < 0 && ret6 < 0) ||
+		    (ret4 < 0 && !(v6 && c->ip6.enabled)) ||
+		    (ret6 < 0 && !(v4 && c->ip4.enabled))) {
+			int e = ret4 < 0 ? -ret4 : -ret6;
+
+			if (spec->mode == FWD_ALL)
+				continue;
+			err("TCP: can't listen on forwarded port %u: %s%s",
+			    port, strerror(e),
+			    e == EADDRINUSE ? " (is another program using it?)"
+					    : "");
+			return -e;
+		}
+		count++;
+	}
+
+	debug("TCP: listening on %u forwarded ports", count);
+	return 0;
+}
+
+/**
+ * tcp_conn_from_host() - a forwarded port accepted a connection
+ * @c:		execution context
+ * @s:		accepted socket
+ * @peer:	peer address
+ * @port:	forwarded (listening) port
+ * @now_ms:	current time
+ */
+static void tcp_conn_from_host(struct ctx *c, int s,
+			       const union sockaddr_inany *peer,
+			       uint16_t port, uint64_t now_ms)
+{
+	struct tcp_conn *conn;
+	struct flow_key key;
+	unsigned int mtu = c->mtu ? c->mtu : MTU_DEFAULT;
+	uint16_t peer_port;
+	bool v4;
+
+	memset(&key, 0, sizeof(key));
+	inany_from_sockaddr(&key.remote_addr, &peer_port, peer);
+	v4 = inany_v4(&key.remote_addr) != NULL;
+	if ((v4 && !c->ip4.enabled) || (!v4 && !c->ip6.enabled)) {
+		close(s);
+		return;
+	}
+
+	nat_inbound(c, &key.remote_addr, &key.remote_addr);
+	nat_guest_addr(c, v4, &key.guest_addr);
+	key.remote_port = peer_port;
+	key.guest_port = fwd_port_target(&c->tcp_in, port);
+	key.proto = IPPROTO_TCP;
+
+	if (flow_lookup(&key) != FLOW_IDX_NONE) {
+		close(s);
+		return;
+	}
+
+	tcp_sock_opts(c, s);
+	conn = tcp_conn_new(c, s, true);
+	if (!conn) {
+		debug("TCP: flow table full, dropping connection to port %u",
+		      port);
+		close(s);
+		return;
+	}
+
+	conn->v4 = v4;
+	conn->guest_addr = key.guest_addr;
+	conn->remote_addr = key.remote_addr;
+	conn->guest_port = key.guest_port;
+	conn->remote_port = key.remote_port;
+	conn->ws_to_guest = TCP_WS_OURS;
+	conn->mss = (uint16_t)MIN(mtu - (v4 ? 20 : 40) - TCP_HDR_LEN, 65535U);
+	conn->seq_acked = tcp_isn(conn, now_ms);
+	conn->seq_to_guest = conn->seq_acked + 1;
+	conn->seq_max_sent = conn->seq_to_guest;
+	conn->state = CONN_SYN_SENT;
+	conn->wnd_to_guest = tcp_wnd_for_guest(c, conn);
+
+	if (flow_hash_insert(conn->flow, &key)) {
+		tcp_conn_close(c, conn, true);
+		return;
+	}
+
+	tcp_stats.conns_in++;
+	tcp_send_syn(c, conn, false);
+	tcp_timer_arm(conn, now_ms, TCP_RTO_INIT_MS);
+}
+
+/**
+ * tcp_listen_handler() - connections to accept on a forwarded port
+ * @c:		execution context
+ * @ref:	epoll reference: listening socket and its port
+ * @events:	epoll events
+ * @now_ms:	current time
+ */
+void tcp_listen_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
+			uint64_t now_ms)
+{
+	int i;
+
+	(void)events;
+
+	for (i = 0; i < TCP_ACCEPT_BATCH; i++) {
+		union sockaddr_inany peer;
+		socklen_t sl = sizeof(peer);
+		int s;
+
+		s = accept4((int)ref.fd, &peer.sa, &sl,
+			    SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (s < 0) {
+			if (errno != EAGAIN && errno != EWOULDBLOCK)
+				warn_perror("TCP: accept on port %u", ref.data);
+			return;
+		}
+
+		tcp_conn_from_host(c, s, &peer, (uint16_t)ref.data, now_ms);
+	}
+}

@@ -1,0 +1,894 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* tcp_splice.c - loopback TCP between the namespace and the host, spliced
+ *
+ * Theory of operation
+ *
+ * A connection that starts and ends on loopback needs no TCP translation:
+ * pasta accepts it on one side, opens a second socket on the other side,
+ * and moves bytes between the two sockets with splice() through a pipe per
+ * direction, so data never enters user space. -T (namespace to host) is
+ * the first user: for every forwarded port, tcp_splice_init() opens a
+ * listening socket inside the namespace (a socket keeps the namespace it
+ * was created in for life), on 127.0.0.1 and ::1 for the enabled families,
+ * or on the address a rule names. An accepted connection is handed to
+ * tcp_splice_conn_new() with a target: the same loopback family in the
+ * host (or the rule's target address), at the port fwd_port_target() maps
+ * to. The same entry point serves the other direction (host loopback to
+ * the namespace) with @in_ns set in the target: its socket is then created
+ * inside the namespace.
+ *
+ * Each connection is a flow (FLOW_TYPE_TCP_SPLICE) whose index selects our
+ * own state. Side 0 is the accepted socket, side 1 the one we connected.
+ * Direction d carries bytes read from side d through pipe d to side !d.
+ * Both sockets are in the epoll set edge-triggered, with a reference that
+ * holds the flow index and the side.
+ *
+ * Moving a direction: splice from the source into the pipe, then from the
+ * pipe into the destination, and repeat, until one of these holds:
+ *   - the source has nothing (EAGAIN with an empty pipe): its next data
+ *     raises a new EPOLLIN edge;
+ *   - the destination is full (EAGAIN writing the pipe out): the data stays
+ *     in the pipe, we stop reading the source (EPOLLIN off) and arm
+ *     EPOLLOUT on the destination, whose edge resumes the direction;
+ *   - the source reached EOF and the pipe is empty: we shut down writing
+ *     on the destination. Once both directions are shut, the pair closes;
+ *   - a budget of rounds is used up (fairness between connections): the
+ *     descriptor holding the remaining work is re-armed with
+ *     EPOLL_CTL_MOD, which queues a new event because it is still ready.
+ * Changing the armed events with EPOLL_CTL_MOD polls the socket again, so
+ * readiness that arrived meanwhile is never lost. Whenever data sits in a
+ * pipe because its destination was full, EPOLLOUT is armed on it.
+ *
+ * The accepted side is not read until the connect() of the other side
+ * completes (EPOLLOUT on side 1). An error on either socket, or a refused
+ * connect, resets both: SO_LINGER with a zero timeout makes close() send
+ * an RST, so each peer sees what happened to the other.
+ *
+ * Events are hints only: a socket error is confirmed with SO_ERROR, and a
+ * connect completion with getpeername(), so an event queued for a
+ * connection closed earlier in the same epoll batch, whose flow index and
+ * descriptor were reused since, does no harm.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+
+#include "tcp_splice.h"
+#include "../conf/fwd.h"
+#include "../flow/flow.h"
+#include "../isolation/pasta.h"
+#include "../passt.h"
+#include "../util/log.h"
+#include "../util/util.h"
+
+/* Backlog of the listening sockets in the namespace */
+#define TCP_SPLICE_BACKLOG		128
+/* Connections accepted per listening socket event, before yielding */
+#define TCP_SPLICE_ACCEPT_BATCH		32
+/* Read-and-write rounds per direction per event, before yielding */
+#define TCP_SPLICE_ROUNDS		8
+
+/**
+ * struct tcp_splice_conn - state of one spliced connection
+ * @sock:	sockets: [0] accepted, [1] connected by us
+ * @pipe_r:	read end of the pipe of each direction
+ * @pipe_w:	write end of the pipe of each direction
+ * @pending:	bytes in the pipe of each direction
+ * @armed:	epoll events currently registered for each socket
+ * @connecting:	connect() of @sock[1] not completed yet
+ * @eof:	source of the direction reached end of file
+ * @shut:	we shut down writing on the destination of the direction
+ * @blocked:	direction waits for its destination to have room
+ */
+struct tcp_splice_conn {
+	int sock[2];
+	int pipe_r[2];
+	int pipe_w[2];
+	uint32_t pending[2];
+	uint32_t armed[2];
+	bool connecting;
+	bool eof[2];
+	bool shut[2];
+	bool blocked[2];
+};
+
+static struct tcp_splice_conn *tcp_splice_conns;	/* by flow index */
+static unsigned int tcp_splice_cap;		/* entries in the array */
+static unsigned int tcp_splice_count;		/* connections in use */
+
+/**
+ * tcp_splice_ref() - epoll reference for one side of a connection
+ * @idx:	flow index
+ * @side:	0 or 1
+ * @fd:		socket
+ *
+ * Return: the reference
+ */
+static union epoll_ref tcp_splice_ref(uint32_t idx, unsigned int side, int fd)
+{
+	union epoll_ref ref = { .type = EPOLL_TYPE_TCP_SPLICE };
+
+	ref.fd = (uint32_t)fd;
+	ref.data = idx | ((uint32_t)side << TCP_SPLICE_REF_SIDE_BIT);
+	return ref;
+}
+
+/**
+ * tcp_splice_sock_error() - read and clear the pending error of a socket
+ * @s:		socket
+ *
+ * Return: pending error (positive errno), 0 if none
+ */
+static int tcp_splice_sock_error(int s)
+{
+	socklen_t sl = sizeof(int);
+	int e = 0;
+
+	if (getsockopt(s, SOL_SOCKET, SO_ERROR, &e, &sl))
+		return errno;
+	return e;
+}
+
+/**
+ * tcp_splice_rst() - close a socket so that its peer gets a reset
+ * @s:		socket, may be negative (nothing done)
+ */
+static void tcp_splice_rst(int s)
+{
+	const struct linger lin = { .l_onoff = 1, .l_linger = 0 };
+
+	if (s < 0)
+		return;
+	setsockopt(s, SOL_SOCKET, SO_LINGER, &lin, sizeof(lin));
+	close(s);
+}
+
+/**
+ * tcp_splice_close_fd() - close a descriptor if open, mark it closed
+ * @fd:		descriptor to close, set to -1
+ */
+static void tcp_splice_close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/**
+ * tcp_splice_conn_close() - close both sockets and pipes, free the flow
+ * @conn:	connection
+ * @idx:	its flow index
+ * @rst:	reset both peers instead of closing gracefully
+ */
+static void tcp_splice_conn_close(struct tcp_splice_conn *conn, uint32_t idx,
+				  bool rst)
+{
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		if (rst) {
+			tcp_splice_rst(conn->sock[i]);
+			conn->sock[i] = -1;
+		} else {
+			tcp_splice_close_fd(&conn->sock[i]);
+		}
+		tcp_splice_close_fd(&conn->pipe_r[i]);
+		tcp_splice_close_fd(&conn->pipe_w[i]);
+	}
+
+	flow_free(idx);
+	tcp_splice_count--;
+}
+
+/**
+ * tcp_splice_events() - epoll events a side of a connection needs now
+ * @conn:	connection
+ * @side:	0 or 1
+ *
+ * Return: events for epoll_ctl(), edge-triggered
+ */
+static uint32_t tcp_splice_events(const struct tcp_splice_conn *conn,
+				  unsigned int side)
+{
+	uint32_t ev = EPOLLET;
+
+	if (conn->connecting)
+		return side ? ev | EPOLLOUT : ev;
+
+	/* Read the source unless it ended or its destination is full */
+	if (!conn->eof[side] && !conn->blocked[side])
+		ev |= EPOLLIN;
+	/* Wait for room if the other direction has data for us */
+	if (conn->blocked[!side])
+		ev |= EPOLLOUT;
+
+	return ev;
+}
+
+/**
+ * tcp_splice_arm() - bring the events of one side up to date
+ * @c:		execution context
+ * @conn:	connection
+ * @idx:	its flow index
+ * @side:	0 or 1
+ * @force:	modify even if unchanged, to get an event if it is ready
+ *
+ * Return: 0 on success, negative errno from epoll_ctl()
+ */
+static int tcp_splice_arm(const struct ctx *c, struct tcp_splice_conn *conn,
+			  uint32_t idx, unsigned int side, bool force)
+{
+	union epoll_ref ref = tcp_splice_ref(idx, side, conn->sock[side]);
+	struct epoll_event ev = { .data.u64 = ref.u64 };
+
+	ev.events = tcp_splice_events(conn, side);
+	if (ev.events == conn->armed[side] && !force)
+		return 0;
+
+	if (epoll_ctl(c->epollfd, EPOLL_CTL_MOD, conn->sock[side], &ev))
+		return -errno;
+	conn->armed[side] = ev.events;
+	return 0;
+}
+
+/**
+ * tcp_splice_move() - move data in one direction as far as possible now
+ * @conn:	connection
+ * @d:		direction: data from @conn->sock[d] to @conn->sock[!d]
+ * @yield:	set if the budget ran out with work left
+ *
+ * Return: 0 on success (including "nothing to do"), negative errno on a
+ *	   socket error that ends the connection
+ */
+static int tcp_splice_move(struct tcp_splice_conn *conn, unsigned int d,
+			   bool *yield)
+{
+	int from = conn->sock[d], to = conn->sock[!d];
+	unsigned int round;
+
+	conn->blocked[d] = false;
+
+	for (round = 0; round < TCP_SPLICE_ROUNDS; round++) {
+		bool progress = false;
+		ssize_t n;
+
+		if (!conn->eof[d]) {
+			/* EAGAIN: source empty, or pipe full (then the
+			 * write below makes progress or blocks)
+			 */
+			n = splice(from, NULL, conn->pipe_w[d], NULL,
+				   TCP_SPLICE_PIPE_SIZE,
+				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+			if (n > 0) {
+				conn->pending[d] += (uint32_t)n;
+				progress = true;
+			} else if (!n) {
+				conn->eof[d] = true;
+			} else if (errno != EAGAIN && errno != EINTR) {
+				return -errno;
+			}
+		}
+
+		if (conn->pending[d]) {
+			n = splice(conn->pipe_r[d], NULL, to, NULL,
+				   conn->pending[d],
+				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+			if (n > 0) {
+				conn->pending[d] -= (uint32_t)n;
+				progress = true;
+			} else if (n < 0 && errno == EAGAIN) {
+				conn->blocked[d] = true;
+				return 0;
+			} else if (n < 0 && errno != EINTR) {
+				return -errno;
+			}
+		}
+
+		if (conn->eof[d] && !conn->pending[d]) {
+			if (!conn->shut[d]) {
+				conn->shut[d] = true;
+				if (shutdown(to, SHUT_WR) && errno != ENOTCONN)
+					return -errno;
+			}
+			return 0;
+		}
+
+		/* No progress: the source is empty and so is the pipe */
+		if (!progress)
+			return 0;
+	}
+
+	*yield = true;
+	return 0;
+}
+
+/**
+ * tcp_splice_connected() - connect() of side 1 completed, or failed
+ * @conn:	connection
+ *
+ * Return: 1 if connected, 0 if still in progress, negative errno if it
+ *	   failed
+ */
+static int tcp_splice_connected(struct tcp_splice_conn *conn)
+{
+	union sockaddr_inany sa;
+	socklen_t sl = sizeof(sa);
+	int e;
+
+	e = tcp_splice_sock_error(conn->sock[1]);
+	if (e)
+		return -e;
+
+	if (getpeername(conn->sock[1], &sa.sa, &sl)) {
+		if (errno == ENOTCONN)
+			return 0;
+		return -errno;
+	}
+
+	conn->connecting = false;
+	return 1;
+}
+
+/**
+ * tcp_splice_handler() - events on one side of a spliced connection
+ * @c:		execution context
+ * @ref:	epoll reference: socket, flow index and side
+ * @events:	epoll events
+ * @now_ms:	current time (unused)
+ */
+void tcp_splice_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
+			uint64_t now_ms)
+{
+	unsigned int side = ref.data >> TCP_SPLICE_REF_SIDE_BIT;
+	uint32_t idx = ref.data & ~(1U << TCP_SPLICE_REF_SIDE_BIT);
+	bool yield[2] = { false, false };
+	struct tcp_splice_conn *conn;
+	unsigned int d;
+	int ret = 0;
+
+	(void)now_ms;
+
+	if (idx >= tcp_splice_cap ||
+	    flow_type_of(idx) != FLOW_TYPE_TCP_SPLICE)
+		return;
+	conn = &tcp_splice_conns[idx];
+	if (conn->sock[side] != (int)ref.fd)
+		return;
+
+	if (events & EPOLLERR) {
+		int e = tcp_splice_sock_error(conn->sock[side]);
+
+		if (e) {
+			debug("TCP splice: flow %u, socket error on %s side: %s",
+			      idx, side ? "target" : "accepted", strerror(e));
+			tcp_splice_conn_close(conn, idx, true);
+			return;
+		}
+	}
+
+	if (conn->connecting) {
+		if (!side)
+			return;	/* side 0 is re-armed once connected */
+
+		ret = tcp_splice_connected(conn);
+		if (ret < 0) {
+			debug("TCP splice: flow %u, connect failed: %s",
+			      idx, strerror(-ret));
+			tcp_splice_conn_close(conn, idx, true);
+			return;
+		}
+		if (!ret)
+			return;	/* spurious: EPOLLOUT stays armed */
+
+		ret = 0;
+		for (d = 0; d < 2 && !ret; d++)
+			ret = tcp_splice_move(conn, d, &yield[d]);
+	} else {
+		/* Readable or hung up: our direction; writable: the other */
+		if (events & (EPOLLIN | EPOLLHUP | EPOLLRDHUP))
+			ret = tcp_splice_move(conn, side, &yield[side]);
+		if (!ret && (events & (EPOLLOUT | EPOLLHUP)))
+			ret = tcp_splice_move(conn, !side, &yield[!side]);
+	}
+
+	if (ret) {
+		debug("TCP splice: flow %u: %s, resetting", idx, strerror(-ret));
+		tcp_splice_conn_close(conn, idx, true);
+		return;
+	}
+
+	if (conn->shut[0] && conn->shut[1]) {
+		tcp_splice_conn_close(conn, idx, false);
+		return;
+	}
+
+	/* Out of budget: re-arm where the work is, to be called again.
+	 * Data left in the pipe: wait for room on the destination (ready,
+	 * so EPOLL_CTL_MOD queues an event), else read the source again.
+	 */
+	for (d = 0; d < 2; d++) {
+		if (yield[d] && conn->pending[d])
+			conn->blocked[d] = true;
+	}
+
+	for (d = 0; d < 2 && !ret; d++) {
+		bool force = (yield[d] && !conn->pending[d]) ||
+			     (yield[!d] && conn->pending[!d]);
+
+		ret = tcp_splice_arm(c, conn, idx, d, force);
+	}
+	if (ret) {
+		err("TCP splice: flow %u: can't update epoll events: %s",
+		    idx, strerror(-ret));
+		tcp_splice_conn_close(conn, idx, true);
+	}
+}
+
+/**
+ * struct tcp_splice_ns_sock - a socket to create in the namespace
+ * @af:		address family
+ * @ret:	the socket, or negative errno
+ */
+struct tcp_splice_ns_sock {
+	int af;
+	int ret;
+};
+
+/**
+ * tcp_splice_ns_sock_fn() - create a socket, run inside the namespace
+ * @arg:	struct tcp_splice_ns_sock
+ *
+ * Return: the socket, or negative errno
+ */
+static int tcp_splice_ns_sock_fn(void *arg)
+{
+	struct tcp_splice_ns_sock *a = arg;
+
+	a->ret = socket(a->af, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			IPPROTO_TCP);
+	if (a->ret < 0)
+		a->ret = -errno;
+	return a->ret;
+}
+
+/**
+ * tcp_splice_target_sock() - open the socket toward a target
+ * @t:		target
+ *
+ * For a target in the namespace, the socket is created there by a thread
+ * of ours (see pasta_run_in_ns()); the connect() itself can then be done
+ * from anywhere.
+ *
+ * Return: non-blocking socket, or negative errno
+ */
+static int tcp_splice_target_sock(const struct tcp_splice_target *t)
+{
+	struct tcp_splice_ns_sock a;
+	int s;
+
+	a.af = inany_v4(&t->addr) ? AF_INET : AF_INET6;
+	if (t->in_ns)
+		return pasta_run_in_ns(tcp_splice_ns_sock_fn, &a);
+
+	s = socket(a.af, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		   IPPROTO_TCP);
+	return s < 0 ? -errno : s;
+}
+
+/**
+ * tcp_splice_pipe() - open the pipe of one direction
+ * @conn:	connection
+ * @d:		direction
+ *
+ * Return: 0 on success, negative errno on failure
+ */
+static int tcp_splice_pipe(struct tcp_splice_conn *conn, unsigned int d)
+{
+	int p[2];
+
+	if (pipe2(p, O_NONBLOCK | O_CLOEXEC))
+		return -errno;
+
+	conn->pipe_r[d] = p[0];
+	conn->pipe_w[d] = p[1];
+
+	/* Best effort: a smaller pipe only costs more system calls */
+	if (fcntl(p[1], F_SETPIPE_SZ, TCP_SPLICE_PIPE_SIZE) < 0)
+		trace("TCP splice: can't resize pipe to %u bytes: %s",
+		      TCP_SPLICE_PIPE_SIZE, strerror(errno));
+
+	return 0;
+}
+
+/**
+ * tcp_splice_conn_new() - splice an accepted socket to a new connection
+ * @c:		execution context
+ * @s:		accepted, non-blocking socket; owned by this function
+ * @t:		where to connect
+ *
+ * On failure, @s is closed with a reset, so that its peer sees one.
+ *
+ * Return: flow index (non-negative) on success, negative errno on failure
+ */
+int tcp_splice_conn_new(struct ctx *c, int s,
+			const struct tcp_splice_target *t)
+{
+	struct epoll_event ev;
+	struct tcp_splice_conn *conn;
+	union sockaddr_inany sa;
+	unsigned int i;
+	int one = 1, ret;
+	uint32_t idx;
+	socklen_t sl;
+
+	idx = flow_alloc(FLOW_TYPE_TCP_SPLICE);
+	if (idx == FLOW_IDX_NONE || idx >= tcp_splice_cap) {
+		if (idx != FLOW_IDX_NONE)
+			flow_free(idx);
+		debug("TCP splice: flow table full, resetting connection");
+		tcp_splice_rst(s);
+		return -ENOSPC;
+	}
+
+	conn = &tcp_splice_conns[idx];
+	memset(conn, 0, sizeof(*conn));
+	for (i = 0; i < 2; i++)
+		conn->sock[i] = conn->pipe_r[i] = conn->pipe_w[i] = -1;
+	conn->sock[0] = s;
+	tcp_splice_count++;
+
+	for (i = 0; i < 2; i++) {
+		ret = tcp_splice_pipe(conn, i);
+		if (ret)
+			goto fail;
+	}
+
+	ret = tcp_splice_target_sock(t);
+	if (ret < 0)
+		goto fail;
+	conn->sock[1] = ret;
+
+	for (i = 0; i < 2; i++) {
+		setsockopt(conn->sock[i], IPPROTO_TCP, TCP_NODELAY, &one,
+			   sizeof(one));
+	}
+
+	sl = sockaddr_from_inany(&sa, &t->addr, t->port, 0);
+	if (connect(conn->sock[1], &sa.sa, sl)) {
+		if (errno != EINPROGRESS) {
+			ret = -errno;
+			goto fail;
+		}
+		conn->connecting = true;
+	}
+
+	for (i = 0; i < 2; i++) {
+		union epoll_ref ref = tcp_splice_ref(idx, i, conn->sock[i]);
+
+		ev.events = tcp_splice_events(conn, i);
+		ev.data.u64 = ref.u64;
+		if (epoll_ctl(c->epollfd, EPOLL_CTL_ADD, conn->sock[i], &ev)) {
+			ret = -errno;
+			goto fail;
+		}
+		conn->armed[i] = ev.events;
+	}
+
+	return (int)idx;
+
+fail:
+	debug("TCP splice: can't connect to port %u: %s", t->port,
+	      strerror(-ret));
+	tcp_splice_conn_close(conn, idx, true);
+	return ret;
+}
+
+/**
+ * tcp_splice_listen_handler() - accept connections on a -T port
+ * @c:		execution context
+ * @ref:	epoll reference: listening socket, port in @data
+ * @events:	epoll events (unused)
+ * @now_ms:	current time (unused)
+ */
+void tcp_splice_listen_handler(struct ctx *c, union epoll_ref ref,
+			       uint32_t events, uint64_t now_ms)
+{
+	uint16_t port = (uint16_t)ref.data;
+	const struct fwd_rule *r = fwd_port_rule(&c->tcp_out, port);
+	int i;
+
+	(void)events;
+	(void)now_ms;
+
+	for (i = 0; i < TCP_SPLICE_ACCEPT_BATCH; i++) {
+		struct tcp_splice_target t = { .in_ns = false };
+		union sockaddr_inany peer;
+		socklen_t sl = sizeof(peer);
+		int s;
+
+		s = accept4((int)ref.fd, &peer.sa, &sl,
+			    SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (s < 0) {
+			/* Out of descriptors or memory: the connections left
+			 * wait for the next edge rather than spin the loop
+			 */
+			if (errno != EAGAIN && errno != EWOULDBLOCK &&
+			    errno != EINTR && errno != ECONNABORTED)
+				warn_perror("TCP splice: accept on port %u",
+					    port);
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			return;
+		}
+
+		if (r && !inany_is_unspecified(&r->to_addr)) {
+			t.addr = r->to_addr;
+		} else if (peer.sa.sa_family == AF_INET) {
+			inany_from_v4(&t.addr,
+				      (struct in_addr){ htonl(INADDR_LOOPBACK) });
+		} else {
+			t.addr.a6 = in6addr_loopback;
+		}
+		t.port = fwd_port_target(&c->tcp_out, port);
+
+		tcp_splice_conn_new(c, s, &t);
+	}
+
+	/* More may be queued: edge-triggered, so ask for another event */
+	{
+		struct epoll_event ev = { .events = EPOLLIN | EPOLLET,
+					  .data.u64 = ref.u64 };
+
+		if (epoll_ctl(c->epollfd, EPOLL_CTL_MOD, (int)ref.fd, &ev))
+			warn_perror("TCP splice: can't re-arm port %u", port);
+	}
+}
+
+/**
+ * tcp_splice_listen_one() - open one listening socket (in the namespace)
+ * @c:		execution context
+ * @addr:	address to bind
+ * @ifname:	interface to bind to, empty or NULL for none
+ * @port:	port
+ *
+ * Return: socket on success, negative errno on failure
+ */
+static int tcp_splice_listen_one(const struct ctx *c,
+				 const union inany_addr *addr,
+				 const char *ifname, uint16_t port)
+{
+	union epoll_ref ref = { .type = EPOLL_TYPE_TCP_SPLICE_LISTEN,
+				.data = port };
+	bool v4 = inany_v4(addr) != NULL;
+	union sockaddr_inany sa;
+	struct epoll_event ev;
+	int s, one = 1, ret;
+	socklen_t sl;
+
+	s = socket(v4 ? AF_INET : AF_INET6,
+		   SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP);
+	if (s < 0)
+		return -errno;
+
+	setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (!v4 && setsockopt(s, IPPROTO_IPV6, IPV6_V6ONLY, &one,
+			      sizeof(one))) {
+		ret = -errno;
+		goto fail;
+	}
+	if (c->freebind) {
+		setsockopt(s, v4 ? IPPROTO_IP : IPPROTO_IPV6,
+			   v4 ? IP_FREEBIND : IPV6_FREEBIND, &one,
+			   sizeof(one));
+	}
+	if (ifname && *ifname &&
+	    setsockopt(s, SOL_SOCKET, SO_BINDTODEVICE, ifname,
+		       (socklen_t)strlen(ifname))) {
+		ret = -errno;
+		goto fail;
+	}
+
+	sl = sockaddr_from_inany(&sa, addr, port, 0);
+	if (bind(s, &sa.sa, sl) || listen(s, TCP_SPLICE_BACKLOG)) {
+		ret = -errno;
+		goto fail;
+	}
+
+	ref.fd = (uint32_t)s;
+	ev.events = EPOLLIN | EPOLLET;
+	ev.data.u64 = ref.u64;
+	if (epoll_ctl(c->epollfd, EPOLL_CTL_ADD, s, &ev)) {
+		ret = -errno;
+		goto fail;
+	}
+	return s;
+
+fail:
+	close(s);
+	return ret;
+}
+
+/**
+ * tcp_splice_listen_hint() - a hint for the user about a listening error
+ * @e:		errno
+ *
+ * Return: text to append to the error message, possibly empty
+ */
+static const char *tcp_splice_listen_hint(int e)
+{
+	switch (e) {
+	case EADDRINUSE:
+		return " (is another program in the namespace using it?)";
+	case EADDRNOTAVAIL:
+		return " (is the address configured, and loopback up, in the "
+		       "namespace?)";
+	case EMFILE:
+	case ENFILE:
+		return " (raise the open files limit, or forward fewer ports)";
+	default:
+		return "";
+	}
+}
+
+/**
+ * tcp_splice_listen_port() - listen on one -T port, for its rule
+ * @c:		execution context
+ * @r:		rule forwarding @port
+ * @port:	port
+ * @failed:	address that failed, set on failure
+ *
+ * With no bind address in the rule, we listen on the loopback address of
+ * each enabled family; one family missing in the namespace (no ::1, or
+ * IPv6 disabled there) is tolerated if the other one works.
+ *
+ * Return: 0 on success, negative errno on failure
+ */
+static int tcp_splice_listen_port(const struct ctx *c,
+				  const struct fwd_rule *r, uint16_t port,
+				  union inany_addr *failed)
+{
+	bool try4 = c->ip4.enabled, try6 = c->ip6.enabled;
+	union inany_addr lo4, lo6;
+	int s4 = -1, s6 = -1;
+
+	if (!r->bind_any) {
+		int s = tcp_splice_listen_one(c, &r->bind_addr, r->ifname,
+					      port);
+
+		*failed = r->bind_addr;
+		return s < 0 ? s : 0;
+	}
+
+	inany_from_v4(&lo4, (struct in_addr){ htonl(INADDR_LOOPBACK) });
+	lo6.a6 = in6addr_loopback;
+
+	if (try4)
+		s4 = tcp_splice_listen_one(c, &lo4, r->ifname, port);
+	if (try6)
+		s6 = tcp_splice_listen_one(c, &lo6, r->ifname, port);
+
+	if ((!try4 || s4 >= 0) && (!try6 || s6 >= 0))
+		return 0;
+
+	/* One family missing in the namespace is fine if the other works */
+	if (try4 && try6 && s4 >= 0 &&
+	    (s6 == -EADDRNOTAVAIL || s6 == -EAFNOSUPPORT)) {
+		debug("TCP splice: port %u: listening on 127.0.0.1 only", port);
+		return 0;
+	}
+	if (try4 && try6 && s6 >= 0 &&
+	    (s4 == -EADDRNOTAVAIL || s4 == -EAFNOSUPPORT)) {
+		debug("TCP splice: port %u: listening on ::1 only", port);
+		return 0;
+	}
+
+	if (try4 && s4 >= 0)
+		close(s4);
+	if (try6 && s6 >= 0)
+		close(s6);
+	*failed = (try4 && s4 < 0) ? lo4 : lo6;
+	return (try4 && s4 < 0) ? s4 : s6;
+}
+
+/**
+ * tcp_splice_listen_ns() - listen on every -T port, run in the namespace
+ * @arg:	execution context
+ *
+ * For "all", ports that can't be bound are skipped, with one warning.
+ *
+ * Return: 0 on success, negative errno if a port could not be bound
+ */
+static int tcp_splice_listen_ns(void *arg)
+{
+	const struct ctx *c = arg;
+	const struct fwd_spec *spec = &c->tcp_out;
+	unsigned int port, count = 0, skipped = 0, first_skipped = 0;
+	int first_err = 0;
+
+	for (port = 1; port < FWD_PORTS; port++) {
+		const struct fwd_rule *r = fwd_port_rule(spec, (uint16_t)port);
+		char buf[INANY_STRLEN];
+		union inany_addr failed;
+		int ret;
+
+		if (!r)
+			continue;
+
+		ret = tcp_splice_listen_port(c, r, (uint16_t)port, &failed);
+		if (!ret) {
+			count++;
+			continue;
+		}
+
+		if (spec->mode == FWD_ALL) {
+			if (!skipped++) {
+				first_skipped = port;
+				first_err = -ret;
+			}
+			continue;
+		}
+
+		err("-T: can't listen on %s port %u in the namespace: %s%s",
+		    inany_ntop(&failed, buf), port, strerror(-ret),
+		    tcp_splice_listen_hint(-ret));
+		return ret;
+	}
+
+	if (skipped) {
+		warn("-T: not forwarding %u ports that can't be bound in the namespace (first: %u, %s%s)",
+		     skipped, first_skipped, strerror(first_err),
+		     tcp_splice_listen_hint(first_err));
+	}
+	debug("TCP splice: listening on %u ports in the namespace", count);
+	return 0;
+}
+
+/**
+ * tcp_splice_init() - allocate connection state, listen on -T ports
+ * @c:		execution context
+ *
+ * Return: 0 on success, negative errno on failure (logged)
+ */
+int tcp_splice_init(struct ctx *c)
+{
+	unsigned int i;
+
+	if (!tcp_splice_conns) {
+		tcp_splice_conns = calloc(c->flow_max, sizeof(*tcp_splice_conns));
+		if (!tcp_splice_conns) {
+			err("TCP splice: can't allocate state for %u flows: lower --max-flows",
+			    c->flow_max);
+			return -ENOMEM;
+		}
+		tcp_splice_cap = c->flow_max;
+		for (i = 0; i < tcp_splice_cap; i++) {
+			struct tcp_splice_conn *conn = &tcp_splice_conns[i];
+
+			conn->sock[0] = conn->sock[1] = -1;
+			conn->pipe_r[0] = conn->pipe_r[1] = -1;
+			conn->pipe_w[0] = conn->pipe_w[1] = -1;
+		}
+	}
+
+	if (c->tcp_out.mode != FWD_SPEC && c->tcp_out.mode != FWD_ALL)
+		return 0;
+
+	return pasta_run_in_ns(tcp_splice_listen_ns, c);
+}
+
+/**
+ * tcp_splice_active() - number of spliced connections open
+ *
+ * Return: connections in use
+ */
+unsigned int tcp_splice_active(void)
+{
+	return tcp_splice_count;
+}

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* tcp_window.c - windows: what the guest may send, what the host may send
+ *
+ * Theory of operation
+ *
+ * Toward the guest, the window we advertise is the free space of the host
+ * socket's send buffer (SO_MEMINFO: send buffer size minus queued
+ * memory), so that everything the guest sends fits in the socket and is
+ * never dropped for lack of room (design.md invariant 5). The kernel's
+ * send buffer autotuning grows that buffer with the host connection's
+ * congestion window, so the guest is paced by the host path. When the
+ * free space gets small, EPOLLOUT is armed and tcp.c sends a window update
+ * as soon as the kernel reports space again.
+ *
+ * Toward the host peer, the window is the kernel's: data read with
+ * MSG_PEEK stays queued, so the socket's receive window shrinks while the
+ * guest has not acknowledged it. Acknowledged data is dropped with
+ * recv(MSG_TRUNC), after which the window the socket advertises must
+ * reopen (design.md invariant 3); tcp_discard_acked() does the drop.
+ *
+ * The retransmission timeout follows RFC 6298 with millisecond samples,
+ * one segment timed at a time (Karn's rule: never a retransmitted one).
+ */
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/sock_diag.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
+#include "tcp_internal.h"
+#include "../passt.h"
+#include "../util/log.h"
+#include "../util/util.h"
+
+#ifndef SO_MEMINFO
+#define SO_MEMINFO		55
+#endif
+
+/* Below this much free send buffer, wait for EPOLLOUT to update the guest */
+#define TCP_WND_LOW_SEGS	2
+
+static bool tcp_peek_off_ok;
+
+/**
+ * tcp_window_init() - probe kernel features the window logic uses
+ *
+ * Return: 0 on success, -1 if TCP sockets can't be created at all
+ */
+int tcp_window_init(void)
+{
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, IPPROTO_TCP);
+	int zero = 0;
+
+	if (s < 0) {
+		err_perror("TCP: can't create a probe socket");
+		return -1;
+	}
+
+	tcp_peek_off_ok = !setsockopt(s, SOL_SOCKET, SO_PEEK_OFF, &zero,
+				      sizeof(zero));
+	if (!tcp_peek_off_ok)
+		info("TCP: this kernel lacks SO_PEEK_OFF for TCP (Linux 6.9+),"
+		     " data in flight is read again on every send");
+	close(s);
+	return 0;
+}
+
+/**
+ * tcp_peek_off_supported() - tell if SO_PEEK_OFF works on TCP sockets
+ *
+ * Return: true if supported
+ */
+bool tcp_peek_off_supported(void)
+{
+	return tcp_peek_off_ok;
+}
+
+/**
+ * tcp_peek_off_reset() - point the peek offset at the first unacked byte
+ * @conn:	connection
+ *
+ * Acknowledged bytes not dropped yet (@conn->discard) still precede it.
+ *
+ * Return: 0 on success, -errno on failure
+ */
+int tcp_peek_off_reset(const struct tcp_conn *conn)
+{
+	int off = (int)conn->discard;
+
+	if (!tcp_peek_off_ok || conn->sock < 0)
+		return 0;
+
+	if (setsockopt(conn->sock, SOL_SOCKET, SO_PEEK_OFF, &off,
+		       sizeof(off)))
+		return -errno;
+	return 0;
+}
+
+/**
+ * tcp_wnd_for_guest() - window to advertise: free socket send buffer
+ * @c:		execution context
+ * @conn:	connection
+ *
+ * Arms EPOLLOUT if the window is small, so an update follows when the
+ * socket frees space.
+ *
+ * Return: window in bytes, a multiple of the window scale unit
+ */
+uint32_t tcp_wnd_for_guest(const struct ctx *c, struct tcp_conn *conn)
+{
+	uint32_t mem[SK_MEMINFO_VARS];
+	socklen_t sl = sizeof(mem);
+	uint32_t wnd, max = 65535U << conn->ws_to_guest;
+
+	if (conn->flags & TCP_F_GUEST_FIN)
+		return conn->wnd_to_guest;
+
+	if (getsockopt(conn->sock, SOL_SOCKET, SO_MEMINFO, mem, &sl) ||
+	    sl < sizeof(uint32_t) * (SK_MEMINFO_WMEM_QUEUED + 1)) {
+		wnd = TCP_WND_INIT;
+	} else {
+		uint32_t sndbuf = mem[SK_MEMINFO_SNDBUF];
+		uint32_t queued = mem[SK_MEMINFO_WMEM_QUEUED];
+
+		wnd = sndbuf > queued ? sndbuf - queued : 0;
+	}
+
+	wnd = MIN(wnd, max);
+	wnd &= ~((1U << conn->ws_to_guest) - 1);
+
+	if (wnd < (uint32_t)conn->mss * TCP_WND_LOW_SEGS) {
+		conn->flags |= TCP_F_WND_CLOSED;
+		if (!(conn->flags & TCP_F_EPOLLOUT))
+			tcp_epoll_set(c, conn, true);
+	} else {
+		conn->flags &= ~TCP_F_WND_CLOSED;
+	}
+
+	return wnd;
+}
+
+/**
+ * tcp_discard_acked() - drop data the guest acknowledged from the socket
+ * @conn:	connection
+ *
+ * Return: 0 on success, -errno on failure
+ */
+int tcp_discard_acked(struct tcp_conn *conn)
+{
+	while (conn->discard) {
+		ssize_t n = recv(conn->sock, NULL, conn->discard,
+				 MSG_TRUNC | MSG_DONTWAIT);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			debug("TCP flow %u: can't drop acknowledged data: %s",
+			      conn->flow, strerror(errno));
+			return -errno;
+		}
+		if (!n)
+			break;
+		conn->discard -= (uint32_t)MIN((size_t)n, conn->discard);
+	}
+
+	conn->discard = 0;
+	return 0;
+}
+
+/**
+ * tcp_rtt_sample() - the timed segment was acknowledged: update the RTO
+ * @conn:	connection
+ * @now_ms:	current time
+ */
+void tcp_rtt_sample(struct tcp_conn *conn, uint64_t now_ms)
+{
+	uint32_t r = (uint32_t)MIN(now_ms - conn->rtt_ts, 60000ULL);
+	int32_t delta;
+
+	conn->rtt_ts = 0;
+	if (!conn->srtt_ms) {
+		conn->srtt_ms = MAX(r, 1U) << 3;
+		conn->rttvar_ms = MAX(r, 1U) << 1;
+	} else {
+		delta = (int32_t)r - (int32_t)(conn->srtt_ms >> 3);
+		conn->srtt_ms = (uint32_t)((int32_t)conn->srtt_ms + delta);
+		if (delta < 0)
+			delta = -delta;
+		conn->rttvar_ms = (uint32_t)((int32_t)conn->rttvar_ms + delta -
+					     (int32_t)(conn->rttvar_ms >> 2));
+	}
+
+	conn->rto_ms = (conn->srtt_ms >> 3) + conn->rttvar_ms;
+	conn->rto_ms = MAX(conn->rto_ms, (uint32_t)TCP_RTO_MIN_MS);
+	conn->rto_ms = MIN(conn->rto_ms, (uint32_t)TCP_RTO_MAX_MS);
+}

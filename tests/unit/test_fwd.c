@@ -1,0 +1,569 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* test_fwd.c - unit tests for port forwarding specifications (conf/fwd.c)
+ *
+ * Theory of operation: every form of the -t/-u/-T/-U grammar is parsed
+ * into a fresh specification and finalised, then checked through the
+ * public lookups (forwarded or not, target port, rule fields). Error
+ * cases check that parsing fails, that the message says what is wrong,
+ * and that a failed call leaves the specification as it was.
+ */
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+
+#include "../../conf/fwd.h"
+
+static struct fwd_spec spec;
+static char errbuf[256];
+
+/**
+ * reset() - start from an empty specification
+ */
+static void reset(void)
+{
+	memset(&spec, 0, sizeof(spec));
+	errbuf[0] = '\0';
+}
+
+/**
+ * parse() - parse one argument into the current specification
+ * @arg:	option argument
+ *
+ * Return: fwd_parse() result
+ */
+static int parse(const char *arg)
+{
+	return fwd_parse(&spec, arg, errbuf, sizeof(errbuf));
+}
+
+/**
+ * parse_ok() - parse arguments that must all succeed, then finalise
+ * @args:	NULL-terminated list of option arguments
+ */
+static void parse_ok(const char *const *args)
+{
+	reset();
+	for (; *args; args++)
+		ck_assert_msg(!parse(*args), "'%s' failed: %s", *args, errbuf);
+	fwd_finalise(&spec, true, true);
+}
+
+#define OK(...)		parse_ok((const char *const[]){ __VA_ARGS__, NULL })
+
+/**
+ * bad() - check that an argument is refused with a message
+ * @arg:	option argument
+ * @needle:	text the message must contain, NULL to skip
+ */
+static void bad(const char *arg, const char *needle)
+{
+	reset();
+	ck_assert_msg(parse(arg) == -1, "'%s' was accepted", arg);
+	ck_assert_msg(errbuf[0], "no message for '%s'", arg);
+	if (needle)
+		ck_assert_msg(strstr(errbuf, needle),
+			      "message for '%s' lacks '%s': %s", arg, needle,
+			      errbuf);
+}
+
+/**
+ * ephemeral_start() - first ephemeral port, as fwd.c should find it
+ *
+ * Return: port
+ */
+static unsigned int ephemeral_start(void)
+{
+	FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "r");
+	unsigned int a = 32768, b;
+
+	if (f) {
+		if (fscanf(f, "%u %u", &a, &b) != 2)
+			a = 32768;
+		fclose(f);
+	}
+	return a;
+}
+
+/**
+ * forwarded() - shorthand for fwd_port_is_forwarded()
+ * @port:	port
+ *
+ * Return: true if forwarded
+ */
+static bool forwarded(unsigned int port)
+{
+	return fwd_port_is_forwarded(&spec, (uint16_t)port);
+}
+
+START_TEST(test_keywords)
+{
+	OK("none");
+	ck_assert_int_eq(spec.mode, FWD_NONE);
+	ck_assert_uint_eq(spec.n_rules, 0);
+	ck_assert(!forwarded(22));
+
+	OK("auto");
+	ck_assert_int_eq(spec.mode, FWD_AUTO);
+	ck_assert_uint_eq(spec.n_rules, 0);
+	ck_assert(!forwarded(80));
+
+	OK("none", "none");
+	ck_assert_int_eq(spec.mode, FWD_NONE);
+
+	OK("auto", "auto");
+	ck_assert_int_eq(spec.mode, FWD_AUTO);
+}
+END_TEST
+
+START_TEST(test_all)
+{
+	unsigned int eph = ephemeral_start();
+
+	OK("all");
+	ck_assert_int_eq(spec.mode, FWD_ALL);
+	ck_assert_uint_eq(spec.n_rules, 1);
+	ck_assert(spec.rules[0].bind_any);
+	ck_assert(forwarded(1));
+	ck_assert(forwarded(eph - 1));
+	ck_assert(!forwarded(eph));
+	ck_assert(!forwarded(65535));
+	ck_assert(!forwarded(0));
+	ck_assert_uint_eq(fwd_port_target(&spec, 443), 443);
+}
+END_TEST
+
+START_TEST(test_keyword_mixing)
+{
+	static const char *const pairs[][2] = {
+		{ "none", "auto" }, { "none", "all" }, { "auto", "all" },
+		{ "all", "none" }, { "auto", "none" }, { "all", "auto" },
+		{ "none", "22" }, { "auto", "22" }, { "all", "22" },
+		{ "22", "none" }, { "22", "auto" }, { "22", "all" },
+		{ "~22", "all" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		enum fwd_mode before;
+
+		reset();
+		ck_assert_int_eq(parse(pairs[i][0]), 0);
+		before = spec.mode;
+		ck_assert_msg(parse(pairs[i][1]) == -1, "'%s' then '%s'",
+			      pairs[i][0], pairs[i][1]);
+		ck_assert(strstr(errbuf, "combined"));
+		ck_assert_int_eq(spec.mode, before);
+	}
+
+	bad("22,auto", "alone");
+	bad("none,22", "alone");
+	bad("all,~80", "alone");
+}
+END_TEST
+
+START_TEST(test_single_and_lists)
+{
+	OK("22");
+	ck_assert_int_eq(spec.mode, FWD_SPEC);
+	ck_assert_uint_eq(spec.n_rules, 1);
+	ck_assert(forwarded(22));
+	ck_assert(!forwarded(21));
+	ck_assert(!forwarded(23));
+	ck_assert_uint_eq(fwd_port_target(&spec, 22), 22);
+
+	OK("22,25");
+	ck_assert(forwarded(22) && forwarded(25) && !forwarded(24));
+
+	OK("22-80");
+	ck_assert(forwarded(22) && forwarded(50) && forwarded(80));
+	ck_assert(!forwarded(21) && !forwarded(81));
+
+	OK("1", "65535");
+	ck_assert(forwarded(1) && forwarded(65535));
+	ck_assert_uint_eq(spec.n_rules, 2);
+
+	OK("1-65535");
+	ck_assert(forwarded(1) && forwarded(40000) && forwarded(65535));
+
+	/* Repeated options accumulate */
+	OK("22", "80-81", "443");
+	ck_assert_uint_eq(spec.n_rules, 3);
+	ck_assert(forwarded(22) && forwarded(81) && forwarded(443));
+	ck_assert(!forwarded(82));
+}
+END_TEST
+
+START_TEST(test_translation)
+{
+	OK("22:23");
+	ck_assert(forwarded(22));
+	ck_assert(!forwarded(23));
+	ck_assert_uint_eq(fwd_port_target(&spec, 22), 23);
+
+	OK("22-80:32-90");
+	ck_assert_uint_eq(fwd_port_target(&spec, 22), 32);
+	ck_assert_uint_eq(fwd_port_target(&spec, 50), 60);
+	ck_assert_uint_eq(fwd_port_target(&spec, 80), 90);
+	ck_assert_uint_eq(fwd_port_target(&spec, 81), 81);
+	ck_assert_uint_eq(fwd_port_target(&spec, 21), 21);
+
+	OK("8080-8081:80-81", "9000:65535");
+	ck_assert_uint_eq(fwd_port_target(&spec, 8081), 81);
+	ck_assert_uint_eq(fwd_port_target(&spec, 9000), 65535);
+
+	OK("65535:1");
+	ck_assert_uint_eq(fwd_port_target(&spec, 65535), 1);
+
+	ck_assert_ptr_null(fwd_port_rule(&spec, 100));
+	ck_assert_ptr_nonnull(fwd_port_rule(&spec, 65535));
+}
+END_TEST
+
+START_TEST(test_exclusions)
+{
+	OK("2000-5000,~3000-3010");
+	ck_assert(forwarded(2000) && forwarded(2999) && forwarded(3011));
+	ck_assert(!forwarded(3000) && !forwarded(3005) && !forwarded(3010));
+	ck_assert(forwarded(5000) && !forwarded(5001));
+
+	OK("192.0.2.1/20-30,~25");
+	ck_assert(forwarded(20) && forwarded(24) && forwarded(26));
+	ck_assert(!forwarded(25));
+
+	/* Exclusion given first, and in a separate option */
+	OK("~25,20-30");
+	ck_assert(!forwarded(25) && forwarded(24));
+	OK("20-30", "~21", "~29-30");
+	ck_assert(!forwarded(21) && !forwarded(29) && !forwarded(30));
+	ck_assert(forwarded(20) && forwarded(28));
+
+	/* Exclusions apply to every rule, also translated ones */
+	OK("100-110:200-210,300-310,~105,~305");
+	ck_assert(!forwarded(105) && !forwarded(305));
+	ck_assert_uint_eq(fwd_port_target(&spec, 106), 206);
+}
+END_TEST
+
+START_TEST(test_exclusions_only)
+{
+	unsigned int eph = ephemeral_start();
+
+	OK("~20000-20010");
+	ck_assert_int_eq(spec.mode, FWD_ALL);
+	ck_assert(forwarded(1) && forwarded(19999) && forwarded(20011));
+	ck_assert(!forwarded(20000) && !forwarded(20010));
+	ck_assert(forwarded(eph - 1) && !forwarded(eph));
+
+	OK("~22", "~80");
+	ck_assert(!forwarded(22) && !forwarded(80) && forwarded(23));
+}
+END_TEST
+
+START_TEST(test_bind_address)
+{
+	char buf[INET6_ADDRSTRLEN];
+	const struct fwd_rule *r;
+	struct in6_addr a6;
+
+	OK("192.0.2.1/22");
+	r = fwd_port_rule(&spec, 22);
+	ck_assert_ptr_nonnull(r);
+	ck_assert(!r->bind_any && r->bind_v4);
+	ck_assert_ptr_nonnull(inany_v4(&r->bind_addr));
+	inet_ntop(AF_INET, inany_v4(&r->bind_addr), buf, sizeof(buf));
+	ck_assert_str_eq(buf, "192.0.2.1");
+	ck_assert_str_eq(r->ifname, "");
+
+	OK("192.0.2.1%eth0/22");
+	r = fwd_port_rule(&spec, 22);
+	ck_assert(!r->bind_any && r->bind_v4);
+	ck_assert_str_eq(r->ifname, "eth0");
+
+	OK("%eth0/22");
+	r = fwd_port_rule(&spec, 22);
+	ck_assert(r->bind_any);
+	ck_assert_str_eq(r->ifname, "eth0");
+
+	OK("22");
+	r = fwd_port_rule(&spec, 22);
+	ck_assert(r->bind_any);
+	ck_assert(inany_is_unspecified(&r->bind_addr));
+
+	OK("0.0.0.0/22");
+	r = fwd_port_rule(&spec, 22);
+	ck_assert(!r->bind_any && r->bind_v4);
+	ck_assert(inany_is_unspecified(&r->bind_addr));
+
+	inet_pton(AF_INET6, "::1", &a6);
+	OK("::1/8080");
+	r = fwd_port_rule(&spec, 8080);
+	ck_assert_ptr_nonnull(r);
+	ck_assert(!r->bind_any && !r->bind_v4);
+	ck_assert(!memcmp(&r->bind_addr.a6, &a6, sizeof(a6)));
+
+	OK("[::1]/8080");
+	r = fwd_port_rule(&spec, 8080);
+	ck_assert(!r->bind_any && !r->bind_v4);
+	ck_assert(!memcmp(&r->bind_addr.a6, &a6, sizeof(a6)));
+
+	OK("[::1]/8080-8081:80-81");
+	ck_assert_uint_eq(fwd_port_target(&spec, 8081), 81);
+
+	OK("::1/8080:80");
+	ck_assert_uint_eq(fwd_port_target(&spec, 8080), 80);
+
+	inet_pton(AF_INET6, "1::1", &a6);
+	OK("1::1/80");
+	r = fwd_port_rule(&spec, 80);
+	ck_assert(!memcmp(&r->bind_addr.a6, &a6, sizeof(a6)));
+
+	inet_pton(AF_INET6, "fe80::1", &a6);
+	OK("fe80::1%eth0/22");
+	r = fwd_port_rule(&spec, 22);
+	ck_assert(!memcmp(&r->bind_addr.a6, &a6, sizeof(a6)));
+	ck_assert_str_eq(r->ifname, "eth0");
+
+	OK("[fe80::1]%eth1/22");
+	r = fwd_port_rule(&spec, 22);
+	ck_assert(!memcmp(&r->bind_addr.a6, &a6, sizeof(a6)));
+	ck_assert_str_eq(r->ifname, "eth1");
+
+	OK("[fe80::1%eth2]/22");
+	r = fwd_port_rule(&spec, 22);
+	ck_assert(!memcmp(&r->bind_addr.a6, &a6, sizeof(a6)));
+	ck_assert_str_eq(r->ifname, "eth2");
+
+	/* Podman's form: ADDR/HP-HP:CP-CP, both families */
+	OK("127.0.0.1/8080-8081:80-81", "::1/9090-9091:90-91");
+	ck_assert_uint_eq(fwd_port_target(&spec, 8080), 80);
+	ck_assert_uint_eq(fwd_port_target(&spec, 9091), 91);
+	ck_assert(fwd_port_rule(&spec, 8080)->bind_v4);
+	ck_assert(!fwd_port_rule(&spec, 9090)->bind_v4);
+}
+END_TEST
+
+START_TEST(test_target_address)
+{
+	char buf[INET6_ADDRSTRLEN];
+	const struct fwd_rule *r;
+
+	OK("80:192.0.2.7/8080");
+	r = fwd_port_rule(&spec, 80);
+	ck_assert_ptr_nonnull(r);
+	ck_assert(r->bind_any);
+	ck_assert_ptr_nonnull(inany_v4(&r->to_addr));
+	inet_ntop(AF_INET, inany_v4(&r->to_addr), buf, sizeof(buf));
+	ck_assert_str_eq(buf, "192.0.2.7");
+	ck_assert_uint_eq(fwd_port_target(&spec, 80), 8080);
+
+	OK("80:[2001:db8::1]/8080");
+	r = fwd_port_rule(&spec, 80);
+	inet_ntop(AF_INET6, &r->to_addr.a6, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "2001:db8::1");
+
+	OK("80:::1/8080");
+	r = fwd_port_rule(&spec, 80);
+	ck_assert(r->bind_any);
+	inet_ntop(AF_INET6, &r->to_addr.a6, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "::1");
+
+	OK("192.0.2.1/80-81:198.51.100.1/90-91");
+	r = fwd_port_rule(&spec, 81);
+	ck_assert(!r->bind_any && r->bind_v4);
+	inet_ntop(AF_INET, inany_v4(&r->to_addr), buf, sizeof(buf));
+	ck_assert_str_eq(buf, "198.51.100.1");
+	ck_assert_uint_eq(fwd_port_target(&spec, 81), 91);
+
+	/* No target address: unspecified */
+	OK("80:81");
+	ck_assert(inany_is_unspecified(&fwd_port_rule(&spec, 80)->to_addr));
+}
+END_TEST
+
+START_TEST(test_disabled_family)
+{
+	reset();
+	ck_assert_int_eq(parse("::1/8080,192.0.2.1/22,443"), 0);
+	fwd_finalise(&spec, true, false);
+	ck_assert(!forwarded(8080));
+	ck_assert(forwarded(22) && forwarded(443));
+	ck_assert_uint_eq(spec.n_rules, 3);
+
+	reset();
+	ck_assert_int_eq(parse("::1/8080,192.0.2.1/22,443"), 0);
+	fwd_finalise(&spec, false, true);
+	ck_assert(forwarded(8080) && !forwarded(22) && forwarded(443));
+}
+END_TEST
+
+START_TEST(test_bad_ports)
+{
+	bad("70000", "invalid port range '70000'");
+	bad("70000", "1-65535");
+	bad("0", "invalid port range");
+	bad("0-10", NULL);
+	bad("65536", NULL);
+	bad("99999999999999999999", NULL);
+	bad("80-70", "lower");
+	bad("80-", NULL);
+	bad("-80", NULL);
+	bad("a", NULL);
+	bad("80a", NULL);
+	bad(" 80", NULL);
+	bad("+80", NULL);
+	bad("8 0", NULL);
+	bad("80-90-100", NULL);
+	bad("~", "missing");
+	bad("~0", NULL);
+	bad("~70000", NULL);
+	bad("~1.2.3.4/80", NULL);
+	bad("80:0", NULL);
+	bad("80:", "missing target");
+	bad("80:70000", NULL);
+}
+END_TEST
+
+START_TEST(test_bad_ranges)
+{
+	bad("22-80:32", "ports");
+	bad("22-80:32-100", "ports");
+	bad("22:32-33", NULL);
+	bad("80,80", "twice");
+	bad("80-90,85", "85");
+	bad("85,80-90", "overlaps");
+	bad("192.0.2.1/80,::1/80", NULL);
+
+	/* Overlap with a previous option */
+	reset();
+	ck_assert_int_eq(parse("80-90"), 0);
+	ck_assert_int_eq(parse("90-95"), -1);
+	ck_assert_int_eq(parse("91-95"), 0);
+}
+END_TEST
+
+START_TEST(test_bad_syntax)
+{
+	bad("", "empty");
+	bad(",80", "empty item");
+	bad("80,", "empty item");
+	bad("80,,81", "empty item");
+	bad("1.2.3.999/80", "invalid address");
+	bad("192.0.2.1/", "missing port");
+	bad("/80", "missing address");
+	bad("%/80", "interface");
+	bad("%averyveryverylongname/80", "interface");
+	bad("foo/80", "invalid address");
+	bad("[::1/80", NULL);
+	bad("[::1]80", NULL);
+	bad("[192.0.2.1]/80", "invalid address");
+	bad("80:[::1]8080", NULL);
+	bad("80:1.2.3/8080", "invalid target address");
+	bad("80:0.0.0.0/8080", "invalid target address");
+	bad("80:/8080", NULL);
+	bad("::zz/80", NULL);
+}
+END_TEST
+
+START_TEST(test_failure_is_atomic)
+{
+	reset();
+	ck_assert_int_eq(parse("22,~30"), 0);
+	ck_assert_int_eq(parse("40,~41,50-40"), -1);
+	ck_assert_int_eq(parse("60,60"), -1);
+	fwd_finalise(&spec, true, true);
+	ck_assert_uint_eq(spec.n_rules, 1);
+	ck_assert(forwarded(22));
+	ck_assert(!forwarded(40) && !forwarded(60));
+	ck_assert(!(spec.excluded[41 / 8] & (1 << (41 % 8))));
+}
+END_TEST
+
+START_TEST(test_too_many_rules)
+{
+	char arg[FWD_RULES_MAX * 7 + 16];
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < FWD_RULES_MAX; i++)
+		n += (size_t)snprintf(arg + n, sizeof(arg) - n, "%s%d",
+				      i ? "," : "", 1000 + i * 2);
+	reset();
+	ck_assert_int_eq(parse(arg), 0);
+	ck_assert_uint_eq(spec.n_rules, FWD_RULES_MAX);
+	ck_assert_int_eq(parse("5"), -1);
+	ck_assert(strstr(errbuf, "too many"));
+	/* Exclusions don't take rule slots */
+	ck_assert_int_eq(parse("~1000"), 0);
+	fwd_finalise(&spec, true, true);
+	ck_assert(!forwarded(1000) && forwarded(1002));
+}
+END_TEST
+
+START_TEST(test_null_errbuf)
+{
+	reset();
+	ck_assert_int_eq(fwd_parse(&spec, "70000", NULL, 0), -1);
+	ck_assert_int_eq(fwd_parse(&spec, "22", NULL, 0), 0);
+}
+END_TEST
+
+START_TEST(test_finalise_twice)
+{
+	OK("22,~23");
+	ck_assert(forwarded(22));
+	fwd_finalise(&spec, true, true);
+	ck_assert_uint_eq(spec.n_rules, 1);
+	ck_assert(forwarded(22) && !forwarded(23));
+}
+END_TEST
+
+/**
+ * fwd_suite() - build the suite
+ *
+ * Return: suite
+ */
+static Suite *fwd_suite(void)
+{
+	Suite *s = suite_create("fwd");
+	TCase *tc = tcase_create("grammar");
+
+	tcase_add_test(tc, test_keywords);
+	tcase_add_test(tc, test_all);
+	tcase_add_test(tc, test_keyword_mixing);
+	tcase_add_test(tc, test_single_and_lists);
+	tcase_add_test(tc, test_translation);
+	tcase_add_test(tc, test_exclusions);
+	tcase_add_test(tc, test_exclusions_only);
+	tcase_add_test(tc, test_bind_address);
+	tcase_add_test(tc, test_target_address);
+	tcase_add_test(tc, test_disabled_family);
+	tcase_add_test(tc, test_bad_ports);
+	tcase_add_test(tc, test_bad_ranges);
+	tcase_add_test(tc, test_bad_syntax);
+	tcase_add_test(tc, test_failure_is_atomic);
+	tcase_add_test(tc, test_too_many_rules);
+	tcase_add_test(tc, test_null_errbuf);
+	tcase_add_test(tc, test_finalise_twice);
+	suite_add_tcase(s, tc);
+
+	return s;
+}
+
+/**
+ * main() - run the fwd suite
+ *
+ * Return: 0 if every test passed
+ */
+int main(void)
+{
+	SRunner *sr = srunner_create(fwd_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

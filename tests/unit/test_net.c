@@ -1,0 +1,520 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* test_net.c - unit tests for net/net.c: headers out, malformed frames in
+ *
+ * Theory of operation: this test is linked against every module, so it
+ * only feeds net_input() frames that must be dropped before any other
+ * module is called (truncated, bad lengths, bad versions, unsupported
+ * protocols), each copied into a heap buffer of its exact length so that
+ * AddressSanitizer catches any read past its end. It also checks the
+ * headers net_fill_l2l3() writes. Frames that reach ARP, NDP and TCP are
+ * tested by tests/unit/standalone/test_net_io.c, with test doubles.
+ */
+
+#include <check.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include "../../passt.h"
+#include "../../net/net.h"
+#include "net_frames.h"
+
+static struct ctx ctx;
+
+/**
+ * setup() - fresh configuration and counters for each test
+ */
+static void setup(void)
+{
+	tf_ctx(&ctx);
+	memset(&net_stats, 0, sizeof(net_stats));
+}
+
+/**
+ * feed() - pass a copy of a frame, in a buffer of its exact size
+ * @f:		frame
+ * @len:	length
+ */
+static void feed(const uint8_t *f, size_t len)
+{
+	uint8_t *copy = malloc(len ? len : 1);
+
+	ck_assert_ptr_nonnull(copy);
+	memcpy(copy, f, len);
+	net_input(&ctx, copy, len, 0);
+	free(copy);
+}
+
+/**
+ * expect_drop() - feed a frame and check the counter it must land in
+ * @f:		frame
+ * @len:	length
+ * @malformed:	true for drop_malformed, false for drop_unsupported
+ */
+static void expect_drop(const uint8_t *f, size_t len, bool malformed)
+{
+	struct net_stats before = net_stats;
+
+	feed(f, len);
+	ck_assert_uint_eq(net_stats.frames, before.frames + 1);
+	ck_assert_uint_eq(net_stats.drop_malformed,
+			  before.drop_malformed + (malformed ? 1 : 0));
+	ck_assert_uint_eq(net_stats.drop_unsupported,
+			  before.drop_unsupported + (malformed ? 0 : 1));
+}
+
+START_TEST(test_fill_ip4)
+{
+	uint8_t buf[128];
+	union inany_addr s, d;
+	struct in_addr s4, d4;
+	size_t n, i;
+
+	inet_pton(AF_INET, "198.51.100.7", &s4);
+	inet_pton(AF_INET, "192.0.2.10", &d4);
+	inany_from_v4(&s, s4);
+	inany_from_v4(&d, d4);
+
+	memset(buf, 0xaa, sizeof(buf));
+	n = net_fill_l2l3(&ctx, buf, &s, &d, IPPROTO_TCP, 1000);
+	ck_assert_uint_eq(n, 34);
+	ck_assert_uint_eq(net_l2l3_len(&s), 34);
+
+	/* Guest MAC unknown yet: broadcast */
+	ck_assert_mem_eq(buf, tf_bcast_mac, 6);
+	ck_assert_mem_eq(buf + 6, tf_our_mac, 6);
+	ck_assert_uint_eq(tf_get16(buf + 12), 0x0800);
+	ck_assert_uint_eq(buf[14], 0x45);
+	ck_assert_uint_eq(tf_get16(buf + 16), 1020);
+	ck_assert_uint_eq(tf_get16(buf + 18), 0);
+	ck_assert_uint_eq(tf_get16(buf + 20), 0x4000);
+	ck_assert_uint_eq(buf[22], 64);
+	ck_assert_uint_eq(buf[23], IPPROTO_TCP);
+	ck_assert_mem_eq(buf + 26, &s4, 4);
+	ck_assert_mem_eq(buf + 30, &d4, 4);
+	ck_assert_uint_eq(tf_finish(tf_sum(buf + 14, 20, 0)), 0);
+
+	for (i = n; i < sizeof(buf); i++)
+		ck_assert_uint_eq(buf[i], 0xaa);
+}
+END_TEST
+
+START_TEST(test_fill_ip6)
+{
+	uint8_t buf[128];
+	union inany_addr s, d;
+	size_t n, i;
+
+	memcpy(ctx.guest_mac, tf_guest_mac, 6);
+	inet_pton(AF_INET6, "2001:db8:9::7", &s.a6);
+	inet_pton(AF_INET6, "2001:db8:1:2::10", &d.a6);
+
+	memset(buf, 0xaa, sizeof(buf));
+	n = net_fill_l2l3(&ctx, buf, &s, &d, IPPROTO_UDP, 65535);
+	ck_assert_uint_eq(n, 54);
+	ck_assert_uint_eq(net_l2l3_len(&s), 54);
+
+	ck_assert_mem_eq(buf, tf_guest_mac, 6);
+	ck_assert_mem_eq(buf + 6, tf_our_mac, 6);
+	ck_assert_uint_eq(tf_get16(buf + 12), 0x86dd);
+	ck_assert_uint_eq(tf_get32(buf + 14), 0x60000000);
+	ck_assert_uint_eq(tf_get16(buf + 18), 65535);
+	ck_assert_uint_eq(buf[20], IPPROTO_UDP);
+	ck_assert_uint_eq(buf[21], 64);
+	ck_assert_mem_eq(buf + 22, &s.a6, 16);
+	ck_assert_mem_eq(buf + 38, &d.a6, 16);
+
+	for (i = n; i < sizeof(buf); i++)
+		ck_assert_uint_eq(buf[i], 0xaa);
+}
+END_TEST
+
+START_TEST(test_truncated_tcp4)
+{
+	uint8_t f[TF_FRAME_MAX];
+	size_t len = tf_tcp4_frame(f, 13), i;
+
+	for (i = 0; i < len; i++)
+		expect_drop(f, i, true);
+	ck_assert_uint_eq(net_stats.drop_malformed, len);
+}
+END_TEST
+
+START_TEST(test_truncated_tcp6)
+{
+	uint8_t f[TF_FRAME_MAX];
+	size_t len = tf_tcp6_frame(f, 7), i;
+
+	for (i = 0; i < len; i++)
+		expect_drop(f, i, true);
+}
+END_TEST
+
+START_TEST(test_truncated_others)
+{
+	uint8_t f[TF_FRAME_MAX];
+	size_t len, i;
+
+	len = tf_arp_frame(f, 1, "192.0.2.10", "192.0.2.1");
+	for (i = 0; i < len; i++)
+		expect_drop(f, i, true);
+
+	len = tf_ns_frame(f, "fe80::5054:ff:fe12:3456", "fe80::1", 1);
+	for (i = 0; i < len; i++)
+		expect_drop(f, i, true);
+
+	len = tf_rs_frame(f, "fe80::5054:ff:fe12:3456");
+	for (i = 0; i < len; i++)
+		expect_drop(f, i, true);
+}
+END_TEST
+
+START_TEST(test_ip4_bad_headers)
+{
+	uint8_t f[TF_FRAME_MAX], g[TF_FRAME_MAX];
+	size_t len = tf_tcp4_frame(f, 40);
+	uint8_t *ip = g + 14;
+	unsigned int ihl;
+
+#define RESET()		memcpy(g, f, len)
+#define RECSUM(n)							\
+	do {								\
+		tf_put16(ip + 10, 0);					\
+		tf_put16(ip + 10, tf_finish(tf_sum(ip, (n), 0)));	\
+	} while (0)
+
+	/* IHL below 5 */
+	for (ihl = 0; ihl < 5; ihl++) {
+		RESET();
+		ip[0] = (uint8_t)(0x40 | ihl);
+		expect_drop(g, len, true);
+	}
+
+	/* IHL past total length, and past the frame */
+	RESET();
+	ip[0] = 0x4f;
+	tf_put16(ip + 2, 40);
+	expect_drop(g, len, true);
+	RESET();
+	ip[0] = 0x4f;
+	expect_drop(g, 14 + 30, true);
+
+	/* Total length below header length, past frame, zero */
+	RESET();
+	tf_put16(ip + 2, 19);
+	RECSUM(20);
+	expect_drop(g, len, true);
+	RESET();
+	tf_put16(ip + 2, (uint16_t)(len - 14 + 1));
+	RECSUM(20);
+	expect_drop(g, len, true);
+	RESET();
+	tf_put16(ip + 2, 0);
+	RECSUM(20);
+	expect_drop(g, len, true);
+
+	/* Version */
+	RESET();
+	ip[0] = 0x65;
+	RECSUM(20);
+	expect_drop(g, len, true);
+
+	/* Header checksum */
+	RESET();
+	ip[10] ^= 1;
+	expect_drop(g, len, true);
+
+	/* Fragments: MF, offset */
+	RESET();
+	tf_put16(ip + 6, 0x2000);
+	RECSUM(20);
+	expect_drop(g, len, false);
+	RESET();
+	tf_put16(ip + 6, 0x0010);
+	RECSUM(20);
+	expect_drop(g, len, false);
+
+	/* Multicast and loopback sources */
+	RESET();
+	inet_pton(AF_INET, "224.0.0.1", ip + 12);
+	RECSUM(20);
+	expect_drop(g, len, true);
+	RESET();
+	inet_pton(AF_INET, "127.0.0.1", ip + 12);
+	RECSUM(20);
+	expect_drop(g, len, true);
+
+	/* TCP to broadcast, TCP from 0.0.0.0 */
+	RESET();
+	inet_pton(AF_INET, "255.255.255.255", ip + 16);
+	RECSUM(20);
+	expect_drop(g, len, true);
+	RESET();
+	inet_pton(AF_INET, "0.0.0.0", ip + 12);
+	RECSUM(20);
+	expect_drop(g, len, true);
+
+	/* TCP data offset below 5, past the segment; segment too short */
+	RESET();
+	ip[20 + 12] = 4 << 4;
+	expect_drop(g, len, true);
+	RESET();
+	ip[20 + 12] = 15 << 4;
+	tf_put16(ip + 2, 20 + 56);
+	RECSUM(20);
+	expect_drop(g, len, true);
+	RESET();
+	tf_put16(ip + 2, 20 + 19);
+	RECSUM(20);
+	expect_drop(g, len, true);
+
+	/* Protocols not handled yet */
+	RESET();
+	ip[9] = IPPROTO_UDP;
+	RECSUM(20);
+	expect_drop(g, len, false);
+	RESET();
+	ip[9] = IPPROTO_ICMP;
+	RECSUM(20);
+	expect_drop(g, len, false);
+	RESET();
+	ip[9] = 132;
+	RECSUM(20);
+	expect_drop(g, len, false);
+
+	/* The UDP and ICMP frames had valid IPv4 headers: MAC learnt */
+	ck_assert_mem_eq(ctx.guest_mac, tf_guest_mac, 6);
+#undef RESET
+#undef RECSUM
+}
+END_TEST
+
+START_TEST(test_no_mac_from_malformed)
+{
+	uint8_t f[TF_FRAME_MAX];
+	size_t len = tf_tcp4_frame(f, 0);
+	static const uint8_t zero[6];
+
+	f[14 + 10] ^= 0xff;
+	expect_drop(f, len, true);
+	ck_assert_mem_eq(ctx.guest_mac, zero, 6);
+	ck_assert_uint_eq(ctx.ip4.addr_seen.s_addr, 0);
+}
+END_TEST
+
+START_TEST(test_ip6_bad_headers)
+{
+	uint8_t f[TF_FRAME_MAX], g[TF_FRAME_MAX];
+	size_t len = tf_tcp6_frame(f, 40);
+	uint8_t *ip = g + 14;
+
+	/* Version */
+	memcpy(g, f, len);
+	ip[0] = 0x40;
+	expect_drop(g, len, true);
+
+	/* Payload length past the frame */
+	memcpy(g, f, len);
+	tf_put16(ip + 4, (uint16_t)(len - 54 + 1));
+	expect_drop(g, len, true);
+
+	/* Sources: multicast, loopback, IPv4-mapped */
+	memcpy(g, f, len);
+	inet_pton(AF_INET6, "ff02::1", ip + 8);
+	expect_drop(g, len, true);
+	memcpy(g, f, len);
+	inet_pton(AF_INET6, "::1", ip + 8);
+	expect_drop(g, len, true);
+	memcpy(g, f, len);
+	inet_pton(AF_INET6, "::ffff:192.0.2.1", ip + 8);
+	expect_drop(g, len, true);
+
+	/* TCP from :: or to multicast */
+	memcpy(g, f, len);
+	memset(ip + 8, 0, 16);
+	expect_drop(g, len, true);
+	memcpy(g, f, len);
+	inet_pton(AF_INET6, "ff02::1", ip + 24);
+	expect_drop(g, len, true);
+
+	/* Payload length shorter than a TCP header */
+	memcpy(g, f, len);
+	tf_put16(ip + 4, 19);
+	expect_drop(g, len, true);
+
+	/* Not handled yet */
+	memcpy(g, f, len);
+	ip[6] = IPPROTO_UDP;
+	expect_drop(g, len, false);
+	memcpy(g, f, len);
+	ip[6] = 59;	/* No Next Header */
+	expect_drop(g, len, false);
+}
+END_TEST
+
+/**
+ * ext_chain() - an IPv6 frame with a chain of extension headers
+ * @f:		frame buffer
+ * @n:		number of extension headers (hop-by-hop, then destination
+ *		options), each 8 bytes, then TCP
+ * @last_len:	length field of the last one (0 for 8 bytes)
+ * @plen_cut:	bytes to take off the payload length
+ *
+ * Return: frame length
+ */
+static size_t ext_chain(uint8_t *f, unsigned int n, uint8_t last_len,
+			size_t plen_cut)
+{
+	size_t off = 54, plen = n * 8 + 20, i;
+
+	tf_eth(f, tf_our_mac, tf_guest_mac, 0x86dd);
+	tf_ip6(f + 14, "2001:db8:1:2::10", "2001:db8:9::7", n ? 0 : 6, 64,
+	       plen - plen_cut);
+	for (i = 0; i < n; i++) {
+		memset(f + off, 0, 8);
+		f[off] = i + 1 < n ? 60 : IPPROTO_TCP;
+		if (i + 1 == n)
+			f[off + 1] = last_len;
+		off += 8;
+	}
+	return off + tf_tcp(f + off, 0);
+}
+
+START_TEST(test_ip6_ext_headers)
+{
+	uint8_t f[TF_FRAME_MAX];
+	size_t len, i;
+
+	/* More than the walk allows: unsupported, not a loop */
+	len = ext_chain(f, 9, 0, 0);
+	expect_drop(f, len, false);
+	len = ext_chain(f, 100, 0, 0);
+	expect_drop(f, len, false);
+
+	/* Header length past the payload */
+	len = ext_chain(f, 2, 3, 0);
+	expect_drop(f, len, true);
+	len = ext_chain(f, 1, 255, 0);
+	expect_drop(f, len, true);
+
+	/* Payload length ending inside the chain */
+	len = ext_chain(f, 3, 0, 20 + 4);
+	expect_drop(f, len, true);
+	len = ext_chain(f, 3, 0, 20 + 8);
+	expect_drop(f, len, true);
+
+	/* Chain fine, nothing left for TCP */
+	len = ext_chain(f, 3, 0, 20);
+	expect_drop(f, len, true);
+
+	/* Fragment header */
+	len = ext_chain(f, 2, 0, 0);
+	f[54 + 8] = 44;
+	expect_drop(f, len, false);
+
+	/* A chain pointing at itself only ends with the packet */
+	len = ext_chain(f, 8, 0, 0);
+	for (i = 0; i < 8; i++)
+		f[54 + i * 8] = 0;
+	expect_drop(f, len, false);
+
+	/* Every truncation of a valid chain */
+	len = ext_chain(f, 3, 0, 0);
+	for (i = 0; i < len; i++)
+		expect_drop(f, i, true);
+}
+END_TEST
+
+START_TEST(test_l2)
+{
+	uint8_t f[TF_FRAME_MAX];
+	size_t len = tf_tcp4_frame(f, 0);
+
+	/* VLAN tag, other EtherTypes */
+	tf_put16(f + 12, 0x8100);
+	expect_drop(f, len, false);
+	tf_put16(f + 12, 0x88cc);
+	expect_drop(f, len, false);
+
+	/* Families turned off */
+	len = tf_tcp4_frame(f, 0);
+	ctx.ip4.enabled = false;
+	expect_drop(f, len, false);
+	len = tf_arp_frame(f, 1, "192.0.2.10", "192.0.2.1");
+	expect_drop(f, len, false);
+	len = tf_tcp6_frame(f, 0);
+	ctx.ip6.enabled = false;
+	expect_drop(f, len, false);
+	len = tf_ns_frame(f, "::", "fe80::1", 0);
+	expect_drop(f, len, false);
+}
+END_TEST
+
+START_TEST(test_disabled_features)
+{
+	uint8_t f[TF_FRAME_MAX];
+	size_t len;
+
+	ctx.no_tcp = true;
+	len = tf_tcp4_frame(f, 10);
+	expect_drop(f, len, false);
+	len = tf_tcp6_frame(f, 10);
+	expect_drop(f, len, false);
+
+	ctx.no_ndp = true;
+	len = tf_ns_frame(f, "fe80::5054:ff:fe12:3456", "fe80::1", 1);
+	expect_drop(f, len, false);
+	len = tf_rs_frame(f, "fe80::5054:ff:fe12:3456");
+	expect_drop(f, len, false);
+
+	ctx.no_ndp = false;
+	ctx.no_ra = true;
+	expect_drop(f, len, false);
+}
+END_TEST
+
+/**
+ * net_suite() - build the test suite
+ *
+ * Return: suite
+ */
+static Suite *net_suite(void)
+{
+	Suite *s = suite_create("net");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_test(tc, test_fill_ip4);
+	tcase_add_test(tc, test_fill_ip6);
+	tcase_add_test(tc, test_truncated_tcp4);
+	tcase_add_test(tc, test_truncated_tcp6);
+	tcase_add_test(tc, test_truncated_others);
+	tcase_add_test(tc, test_ip4_bad_headers);
+	tcase_add_test(tc, test_no_mac_from_malformed);
+	tcase_add_test(tc, test_ip6_bad_headers);
+	tcase_add_test(tc, test_ip6_ext_headers);
+	tcase_add_test(tc, test_l2);
+	tcase_add_test(tc, test_disabled_features);
+	suite_add_tcase(s, tc);
+
+	return s;
+}
+
+/**
+ * main() - run the net tests
+ *
+ * Return: 0 if all passed
+ */
+int main(void)
+{
+	SRunner *sr = srunner_create(net_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

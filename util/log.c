@@ -1,0 +1,578 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* log.c - logging to stderr, syslog or a size-limited file
+ *
+ * Theory of operation: one process-wide logger with three sinks.
+ *
+ * - stderr, on from the start until log_to_stderr(false): the bare message,
+ *   prefixed by the time since log_init() ("12.345678: ") when the level
+ *   is debug or trace.
+ * - a log file (log_open_file(), -l): every line carries a UTC wall-clock
+ *   timestamp and the level name. Lines are appended (O_APPEND, so that a
+ *   parent and a child sharing the descriptor do not overwrite each other).
+ *   When a line would make the file grow past its maximum size, the oldest
+ *   half of the file is dropped: the newest part, starting at a line
+ *   boundary, is moved to the start of the file behind a marker line
+ *   ("log truncated"), and the file is cut after it. If moving fails, the
+ *   file is emptied and gets only the marker. This needs fcntl(), pread(),
+ *   pwrite() and ftruncate() (the seccomp filter must allow them when -l is
+ *   given).
+ * - syslog, after log_to_syslog(), unless a log file is open: datagrams in
+ *   the format syslog(3) uses ("<PRI>ident[pid]: message", facility
+ *   LOG_DAEMON) sent to /dev/log on a socket connected by log_to_syslog()
+ *   itself. syslog(3) is not used because it allocates memory for every
+ *   message and may reconnect, which the sandbox forbids; call
+ *   log_to_syslog() before the file system view is restricted. If the
+ *   syslog daemon goes away, messages are dropped.
+ *
+ * Every line is formatted into a buffer on the stack and leaves with one
+ * system call per sink (no stdio buffering, so nothing is duplicated or
+ * lost across fork()). Messages longer than LOG_MSG_MAX are cut. The logger
+ * works before log_init() (level info, stderr on) and keeps errno intact.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include "log.h"
+#include "util.h"
+
+#define LOG_MSG_MAX		1024	/* message text, without prefixes */
+#define LOG_PREFIX_MAX		128	/* timestamp, level, ident, pid */
+#define LOG_LINE_MAX		(LOG_MSG_MAX + LOG_PREFIX_MAX)
+#define LOG_IDENT_MAX		32
+#define LOG_SYSLOG_PATH		"/dev/log"
+#define LOG_ROTATE_MIN		(8 * LOG_LINE_MAX) /* smaller: just empty it */
+#define LOG_COPY_CHUNK		4096
+
+static char log_ident[LOG_IDENT_MAX] = "passt";
+static int log_level = LOG_INFO;
+static bool log_stderr_on = true;
+static bool log_syslog_on;
+static int log_sock = -1;
+static int log_fd = -1;
+static size_t log_max;
+static size_t log_len;
+static struct timespec log_start;
+static bool log_start_set;
+
+static const char *const log_level_names[] = {
+	[LOG_EMERG]	= "emergency",
+	[LOG_ALERT]	= "alert",
+	[LOG_CRIT]	= "critical",
+	[LOG_ERR]	= "error",
+	[LOG_WARNING]	= "warning",
+	[LOG_NOTICE]	= "notice",
+	[LOG_INFO]	= "info",
+	[LOG_DEBUG]	= "debug",
+	[LOG_TRACE]	= "trace",
+};
+
+/**
+ * log_clamp_prio() - bring a priority into the range the logger knows
+ * @prio:	priority, LOG_EMERG to LOG_TRACE
+ *
+ * Return: @prio, clamped
+ */
+static int log_clamp_prio(int prio)
+{
+	if (prio < LOG_EMERG)
+		return LOG_EMERG;
+	if (prio > LOG_TRACE)
+		return LOG_TRACE;
+	return prio;
+}
+
+/**
+ * log_start_time() - remember the reference for relative timestamps
+ */
+static void log_start_time(void)
+{
+	if (!log_start_set && !clock_gettime(CLOCK_MONOTONIC, &log_start))
+		log_start_set = true;
+}
+
+/**
+ * log_init() - set the program name used in messages, start the clock
+ * @ident:	program name (for syslog and the log file), NULL to keep
+ */
+void log_init(const char *ident)
+{
+	if (ident && *ident) {
+		const char *slash = strrchr(ident, '/');
+
+		if (slash && slash[1])
+			ident = slash + 1;
+		snprintf(log_ident, sizeof(log_ident), "%s", ident);
+	}
+	log_start_set = false;
+	log_start_time();
+}
+
+/**
+ * log_set_level() - set the least important priority still logged
+ * @level:	LOG_ERR, LOG_WARNING (-q), LOG_INFO (default), LOG_DEBUG
+ *		(-d) or LOG_TRACE (--trace); out-of-range values are clamped
+ */
+void log_set_level(int level)
+{
+	log_level = log_clamp_prio(level);
+}
+
+/**
+ * log_get_level() - the least important priority still logged
+ *
+ * Return: the level set with log_set_level(), LOG_INFO by default
+ */
+int log_get_level(void)
+{
+	return log_level;
+}
+
+/**
+ * log_to_stderr() - start or stop writing messages to stderr
+ * @on:		true to write to stderr
+ */
+void log_to_stderr(bool on)
+{
+	log_stderr_on = on;
+}
+
+/**
+ * log_syslog_connect() - open and connect the datagram socket to /dev/log
+ *
+ * Return: 0 on success, negative error code on failure
+ */
+static int log_syslog_connect(void)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int s, ret;
+
+	s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return -errno;
+
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", LOG_SYSLOG_PATH);
+	if (connect(s, (const struct sockaddr *)&addr, sizeof(addr))) {
+		ret = -errno;
+		close(s);
+		return ret;
+	}
+
+	log_sock = s;
+	return 0;
+}
+
+/**
+ * log_to_syslog() - send messages to syslog from now on (unless a log file
+ *		     is open), connecting to /dev/log if not done yet
+ *
+ * Call it before the sandbox hides /dev/log or forbids socket(). If syslog
+ * is not reachable, messages that would go there are dropped.
+ */
+void log_to_syslog(void)
+{
+	int errno_save = errno;
+
+	log_syslog_on = true;
+	if (log_sock < 0)
+		log_syslog_connect();
+	errno = errno_save;
+}
+
+/**
+ * log_file_stamp() - format the wall-clock timestamp and level of a line
+ * @buf:	output buffer
+ * @size:	size of @buf
+ * @prio:	priority of the line
+ *
+ * Return: length of the prefix written (not counting the terminator)
+ */
+static size_t log_file_stamp(char *buf, size_t size, int prio)
+{
+	struct timespec ts = { 0 };
+	struct tm tm = { 0 };
+	int n;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	n = snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ %s: ",
+		     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+		     tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000L,
+		     log_level_names[log_clamp_prio(prio)]);
+	if (n < 0)
+		return 0;
+	return MIN((size_t)n, size - 1);
+}
+
+/**
+ * log_write_all() - write a buffer completely, retrying on EINTR
+ * @fd:		descriptor
+ * @buf:	data
+ * @len:	length of @buf
+ *
+ * Return: 0 on success, -1 on error
+ */
+static int log_write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/**
+ * log_pwrite_all() - write a buffer completely at an offset
+ * @fd:		descriptor, not in append mode
+ * @buf:	data
+ * @len:	length of @buf
+ * @off:	file offset
+ *
+ * Return: 0 on success, -1 on error
+ */
+static int log_pwrite_all(int fd, const char *buf, size_t len, off_t off)
+{
+	while (len) {
+		ssize_t n = pwrite(fd, buf, len, off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (!n)
+			return -1;
+		buf += n;
+		len -= (size_t)n;
+		off += n;
+	}
+	return 0;
+}
+
+/**
+ * log_file_move() - drop the oldest half of the file, behind a marker line
+ * @marker:	marker line
+ * @mlen:	length of @marker
+ *
+ * The descriptor must not be in append mode while this runs.
+ *
+ * Return: new length of the file, or -1 on error (file in unknown state)
+ */
+static off_t log_file_move(const char *marker, size_t mlen)
+{
+	char buf[LOG_COPY_CHUNK];
+	off_t rd, wr, size;
+	struct stat st;
+	ssize_t n;
+
+	if (fstat(log_fd, &st))
+		return -1;
+	size = st.st_size;
+
+	/* Keep the newest half of the allowed size, from a line start */
+	rd = size - (off_t)(log_max / 2);
+	if (rd < (off_t)mlen)
+		rd = (off_t)mlen;
+	n = pread(log_fd, buf, sizeof(buf), rd);
+	if (n < 0)
+		return -1;
+	if (n > 0) {
+		const char *nl = memchr(buf, '\n', (size_t)n);
+
+		if (nl)
+			rd += nl - buf + 1;
+	}
+
+	if (log_pwrite_all(log_fd, marker, mlen, 0))
+		return -1;
+
+	for (wr = (off_t)mlen; rd < size; rd += n, wr += n) {
+		n = pread(log_fd, buf, sizeof(buf), rd);
+		if (n < 0 && errno == EINTR) {
+			n = 0;
+			continue;
+		}
+		if (n <= 0)
+			break;
+		if (log_pwrite_all(log_fd, buf, (size_t)n, wr))
+			return -1;
+	}
+
+	if (ftruncate(log_fd, wr))
+		return -1;
+	return wr;
+}
+
+/**
+ * log_file_rotate() - make room in the log file by dropping old lines
+ */
+static void log_file_rotate(void)
+{
+	char marker[LOG_PREFIX_MAX];
+	size_t mlen;
+	off_t len = -1;
+	int flags;
+
+	mlen = log_file_stamp(marker, sizeof(marker), LOG_NOTICE);
+	mlen += (size_t)snprintf(marker + mlen, sizeof(marker) - mlen,
+				 "log truncated\n");
+	mlen = MIN(mlen, sizeof(marker) - 1);
+
+	flags = fcntl(log_fd, F_GETFL);
+	if (flags >= 0 && log_max >= LOG_ROTATE_MIN &&
+	    !fcntl(log_fd, F_SETFL, flags & ~O_APPEND)) {
+		len = log_file_move(marker, mlen);
+		fcntl(log_fd, F_SETFL, flags);
+	}
+
+	if (len < 0) {
+		if (ftruncate(log_fd, 0) || log_write_all(log_fd, marker, mlen))
+			len = 0;
+		else
+			len = (off_t)mlen;
+	}
+	log_len = (size_t)len;
+}
+
+/**
+ * log_open_file() - log to a file from now on, in both phases
+ * @path:	file to append to, created with mode 0600 if missing
+ * @max_size:	size the file is kept under, 0 for LOG_SIZE_DEFAULT
+ *
+ * Return: 0 on success, negative error code on failure
+ */
+int log_open_file(const char *path, size_t max_size)
+{
+	int errno_save = errno;
+	struct stat st;
+	int fd, ret;
+
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		ret = -errno;
+		errno = errno_save;
+		return ret;
+	}
+	if (fstat(fd, &st)) {
+		ret = -errno;
+		close(fd);
+		errno = errno_save;
+		return ret;
+	}
+
+	if (log_fd >= 0)
+		close(log_fd);
+	log_fd = fd;
+	log_max = max_size ? max_size : LOG_SIZE_DEFAULT;
+	log_len = (size_t)st.st_size;
+	errno = errno_save;
+	return 0;
+}
+
+/**
+ * log_out_stderr() - write one line to stderr
+ * @msg:	message, without newline
+ * @len:	length of @msg
+ */
+static void log_out_stderr(const char *msg, size_t len)
+{
+	char line[LOG_LINE_MAX];
+	size_t n = 0;
+
+	if (log_level >= LOG_DEBUG) {
+		struct timespec now = { 0 };
+		long long sec;
+		long usec;
+		int p;
+
+		log_start_time();
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		sec = (long long)(now.tv_sec - log_start.tv_sec);
+		usec = (now.tv_nsec - log_start.tv_nsec) / 1000L;
+		if (usec < 0) {
+			usec += 1000000L;
+			sec--;
+		}
+		p = snprintf(line, sizeof(line), "%lld.%06ld: ", sec, usec);
+		if (p > 0)
+			n = MIN((size_t)p, sizeof(line) - 1);
+	}
+
+	len = MIN(len, sizeof(line) - n - 1);
+	memcpy(line + n, msg, len);
+	n += len;
+	line[n++] = '\n';
+	log_write_all(STDERR_FILENO, line, n);
+}
+
+/**
+ * log_out_file() - append one line to the log file, rotating it if needed
+ * @prio:	priority
+ * @msg:	message, without newline
+ * @len:	length of @msg
+ */
+static void log_out_file(int prio, const char *msg, size_t len)
+{
+	char line[LOG_LINE_MAX];
+	size_t n;
+
+	n = log_file_stamp(line, sizeof(line), prio);
+	len = MIN(len, sizeof(line) - n - 1);
+	memcpy(line + n, msg, len);
+	n += len;
+	line[n++] = '\n';
+
+	if (log_len + n > log_max)
+		log_file_rotate();
+
+	if (!log_write_all(log_fd, line, n))
+		log_len += n;
+}
+
+/**
+ * log_out_syslog() - send one message to syslog
+ * @prio:	priority
+ * @msg:	message, without newline
+ * @len:	length of @msg
+ */
+static void log_out_syslog(int prio, const char *msg, size_t len)
+{
+	char line[LOG_LINE_MAX];
+	size_t n;
+	int p;
+
+	if (log_sock < 0)
+		return;
+
+	p = snprintf(line, sizeof(line), "<%d>%s[%d]: ",
+		     LOG_DAEMON | MIN(prio, LOG_DEBUG), log_ident,
+		     (int)getpid());
+	if (p < 0)
+		return;
+	n = MIN((size_t)p, sizeof(line) - 1);
+	len = MIN(len, sizeof(line) - n);
+	memcpy(line + n, msg, len);
+	n += len;
+
+	send(log_sock, line, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+/**
+ * log_vmsg() - format a message and send it to the active sinks
+ * @prio:	priority
+ * @errnum:	error to describe after the message, 0 for none
+ * @fmt:	format string
+ * @ap:		arguments
+ */
+static void log_vmsg(int prio, int errnum, const char *fmt, va_list ap)
+{
+	char msg[LOG_MSG_MAX];
+	size_t len = 0;
+	int n;
+
+	prio = log_clamp_prio(prio);
+	if (prio > log_level)
+		return;
+
+	n = vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (n > 0)
+		len = MIN((size_t)n, sizeof(msg) - 1);
+
+	if (errnum) {
+		n = snprintf(msg + len, sizeof(msg) - len, ": %s",
+			     strerror(errnum));
+		if (n > 0)
+			len = MIN(len + (size_t)n, sizeof(msg) - 1);
+	}
+
+	while (len && msg[len - 1] == '\n')
+		len--;
+
+	if (log_stderr_on)
+		log_out_stderr(msg, len);
+	if (log_fd >= 0)
+		log_out_file(prio, msg, len);
+	else if (log_syslog_on)
+		log_out_syslog(prio, msg, len);
+}
+
+/**
+ * log_msg() - log a message
+ * @prio:	priority, LOG_ERR to LOG_TRACE
+ * @fmt:	format string
+ * @...:	arguments
+ */
+void log_msg(int prio, const char *fmt, ...)
+{
+	int errno_save = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vmsg(prio, 0, fmt, ap);
+	va_end(ap);
+	errno = errno_save;
+}
+
+/**
+ * log_perror() - log a message followed by ": " and the text for errno
+ * @prio:	priority, LOG_ERR to LOG_TRACE
+ * @fmt:	format string
+ * @...:	arguments
+ */
+void log_perror(int prio, const char *fmt, ...)
+{
+	int errno_save = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vmsg(prio, errno_save, fmt, ap);
+	va_end(ap);
+	errno = errno_save;
+}
+
+/**
+ * die() - log an error and exit with status 1
+ * @fmt:	format string
+ * @...:	arguments
+ */
+void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vmsg(LOG_ERR, 0, fmt, ap);
+	va_end(ap);
+	exit(EXIT_FAILURE);
+}
+
+/**
+ * die_perror() - log an error with the text for errno, exit with status 1
+ * @fmt:	format string
+ * @...:	arguments
+ */
+void die_perror(const char *fmt, ...)
+{
+	int errno_save = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vmsg(LOG_ERR, errno_save, fmt, ap);
+	va_end(ap);
+	exit(EXIT_FAILURE);
+}
