@@ -109,6 +109,10 @@ static void passt_drop_privileges(const struct ctx *c)
 	if (geteuid() != 0 || c->uid == 0)
 		return;
 
+	/* Inside a user namespace we joined, only our own IDs are mapped */
+	if (c->mode == MODE_PASTA && pasta_userns_joined())
+		return;
+
 	if (setgroups(0, NULL) && errno != EPERM)
 		die_perror("Can't drop supplementary groups");
 	if (setgid(c->gid))
