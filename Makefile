@@ -102,7 +102,8 @@ cppcheck:
 	cppcheck --std=c11 --error-exitcode=1 --enable=warning,performance,portability \
 		--inline-suppr --quiet -D_GNU_SOURCE -D__linux__ \
 		--suppress=missingIncludeSystem \
-		passt.c $(LIB_SRCS) $(UNIT_SRCS) $(TOOL_SRCS)
+		passt.c $(LIB_SRCS) $(UNIT_SRCS) $(TOOL_SRCS) \
+		$(wildcard tests/unit/standalone/*.c)
 
 clang-tidy:
 	clang-tidy --quiet --warnings-as-errors='*' passt.c $(LIB_SRCS) \

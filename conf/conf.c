@@ -20,7 +20,9 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pwd.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -216,8 +218,14 @@ static void conf_host_ip4(struct ctx *c, const struct conf_given *g,
 
 	if (!c->ip4.addr.s_addr) {
 		if (g->v4_only)
-			die("-4/--ipv4-only: no IPv4 address on the host (no default route?): give one with -a/--address and -g/--gateway");
-		info("No IPv4 default route or address on the host: IPv4 disabled (use -a and -g to configure it)");
+			die("-4/--ipv4-only: %s%s has no usable IPv4 address: give one with -a/--address and -g/--gateway",
+			    *c->ip4.ifname ? "interface " :
+			    "the host (no default route)",
+			    c->ip4.ifname);
+		info("IPv4 disabled: %s%s has no usable IPv4 address (use -a and -g to configure one)",
+		     *c->ip4.ifname ? "interface " :
+		     "the host (no default route)",
+		     c->ip4.ifname);
 		c->ip4.enabled = false;
 	}
 }
@@ -259,8 +267,14 @@ static void conf_host_ip6(struct ctx *c, const struct conf_given *g,
 
 	if (IN6_IS_ADDR_UNSPECIFIED(&c->ip6.addr)) {
 		if (g->v6_only)
-			die("-6/--ipv6-only: no IPv6 address on the host (no default route?): give one with -a/--address and -g/--gateway");
-		info("No IPv6 default route or address on the host: IPv6 disabled (use -a and -g to configure it)");
+			die("-6/--ipv6-only: %s%s has no usable IPv6 address: give one with -a/--address and -g/--gateway",
+			    *c->ip6.ifname ? "interface " :
+			    "the host (no default route)",
+			    c->ip6.ifname);
+		info("IPv6 disabled: %s%s has no usable IPv6 address (use -a and -g to configure one)",
+		     *c->ip6.ifname ? "interface " :
+		     "the host (no default route)",
+		     c->ip6.ifname);
 		c->ip6.enabled = false;
 	}
 }
@@ -413,6 +427,10 @@ static void conf_host(struct ctx *c, const struct conf_given *g)
 
 	conf_resolv_read(c, CONF_RESOLV_PATH, g);
 
+	/* Until the guest speaks, assume it uses what it was given */
+	c->ip4.addr_seen = c->ip4.addr;
+	c->ip6.addr_seen = c->ip6.addr;
+
 	if (c->mode == MODE_PASTA && !g->pasta_ifname) {
 		const char *n = c->ip4.enabled ? c->ip4.ifname : "";
 
@@ -444,6 +462,11 @@ void conf(struct ctx *c, int argc, char **argv)
 	if (unimpl)
 		die("%s: not implemented yet in this version", unimpl);
 
+	if (c->fd_tap_preopened >= 0 &&
+	    fcntl(c->fd_tap_preopened, F_GETFD) < 0)
+		die("-F/--fd: %d is not an open file descriptor",
+		    c->fd_tap_preopened);
+
 	conf_runas_default(c, &g);
 	conf_host(c, &g);
 
@@ -455,18 +478,81 @@ void conf(struct ctx *c, int argc, char **argv)
 }
 
 /**
+ * conf_append() - append formatted text to a buffer, tracking its length
+ * @buf:	buffer
+ * @size:	size of @buf
+ * @n:		length used so far, updated (may reach @size on truncation)
+ * @fmt:	printf-style format
+ */
+__attribute__((format(printf, 4, 5)))
+static void conf_append(char *buf, size_t size, size_t *n, const char *fmt,
+			...)
+{
+	va_list ap;
+	int w;
+
+	if (*n >= size)
+		return;
+
+	va_start(ap, fmt);
+	w = vsnprintf(buf + *n, size - *n, fmt, ap);
+	va_end(ap);
+
+	if (w < 0)
+		*n = size;
+	else
+		*n = MIN(size, *n + (size_t)w);
+}
+
+/**
+ * conf_append_range() - append a port range, or a single port
+ * @buf:	buffer
+ * @size:	size of @buf
+ * @n:		length used so far, updated
+ * @first:	first port
+ * @last:	last port
+ */
+static void conf_append_range(char *buf, size_t size, size_t *n,
+			      unsigned int first, unsigned int last)
+{
+	if (first == last)
+		conf_append(buf, size, n, "%u", first);
+	else
+		conf_append(buf, size, n, "%u-%u", first, last);
+}
+
+/**
+ * conf_append_addr() - append an address, IPv6 in brackets
+ * @buf:	buffer
+ * @size:	size of @buf
+ * @n:		length used so far, updated
+ * @a:		address
+ */
+static void conf_append_addr(char *buf, size_t size, size_t *n,
+			     const union inany_addr *a)
+{
+	char s[INANY_STRLEN];
+
+	inany_ntop(a, s);
+	if (inany_v4(a))
+		conf_append(buf, size, n, "%s", s);
+	else
+		conf_append(buf, size, n, "[%s]", s);
+}
+
+/**
  * conf_fwd_str() - describe a finalised forwarding specification
  * @spec:	specification
  * @buf:	output
  * @size:	size of @buf, at least 4 bytes
  *
- * Return: @buf
+ * Return: @buf, or a constant string for keywords
  */
 static const char *conf_fwd_str(const struct fwd_spec *spec, char *buf,
 				size_t size)
 {
-	size_t n = 0;
 	unsigned int i, p;
+	size_t n = 0;
 
 	switch (spec->mode) {
 	case FWD_UNSET:
@@ -479,61 +565,43 @@ static const char *conf_fwd_str(const struct fwd_spec *spec, char *buf,
 	}
 
 	*buf = '\0';
-	for (i = 0; i < spec->n_rules && n < size; i++) {
+	for (i = 0; i < spec->n_rules; i++) {
 		const struct fwd_rule *r = &spec->rules[i];
-		char a[INANY_STRLEN];
-		int w = 0;
 
+		if (i)
+			conf_append(buf, size, &n, ", ");
 		if (!r->bind_any)
-			w = snprintf(buf + n, size - n, "%s%s%s%s%s%s/",
-				     i ? ", " : "", r->bind_v4 ? "" : "[",
-				     inany_ntop(&r->bind_addr, a),
-				     r->bind_v4 ? "" : "]",
-				     *r->ifname ? "%" : "", r->ifname);
-		else if (*r->ifname)
-			w = snprintf(buf + n, size - n, "%s%%%s/",
-				     i ? ", " : "", r->ifname);
-		else if (i)
-			w = snprintf(buf + n, size - n, ", ");
-		n += w > 0 ? (size_t)w : 0;
-		if (n >= size)
-			break;
+			conf_append_addr(buf, size, &n, &r->bind_addr);
+		if (*r->ifname)
+			conf_append(buf, size, &n, "%%%s", r->ifname);
+		if (!r->bind_any || *r->ifname)
+			conf_append(buf, size, &n, "/");
+		conf_append_range(buf, size, &n, r->first, r->last);
 
-		if (r->first == r->last)
-			w = snprintf(buf + n, size - n, "%u", r->first);
-		else
-			w = snprintf(buf + n, size - n, "%u-%u", r->first,
-				     r->last);
-		n += w > 0 ? (size_t)w : 0;
-		if (n >= size)
-			break;
+		if (r->to_first == r->first &&
+		    inany_is_unspecified(&r->to_addr))
+			continue;
 
-		if (r->to_first != r->first ||
-		    !inany_is_unspecified(&r->to_addr)) {
-			unsigned int to_last = r->to_first + r->last - r->first;
-
-			if (!inany_is_unspecified(&r->to_addr))
-				w = snprintf(buf + n, size - n, " -> %s/%u-%u",
-					     inany_ntop(&r->to_addr, a),
-					     r->to_first, to_last);
-			else
-				w = snprintf(buf + n, size - n, " -> %u-%u",
-					     r->to_first, to_last);
-			n += w > 0 ? (size_t)w : 0;
+		conf_append(buf, size, &n, " -> ");
+		if (!inany_is_unspecified(&r->to_addr)) {
+			conf_append_addr(buf, size, &n, &r->to_addr);
+			conf_append(buf, size, &n, "/");
 		}
+		conf_append_range(buf, size, &n, r->to_first,
+				  r->to_first + r->last - r->first);
 	}
 
-	for (p = 1; p < FWD_PORTS && n < size; p++) {
+	for (p = 1; p < FWD_PORTS; p++) {
 		unsigned int last = p;
-		int w;
 
 		if (!(spec->excluded[p / 8] & (1U << (p % 8))))
 			continue;
 		while (last + 1 < FWD_PORTS &&
-		       (spec->excluded[(last + 1) / 8] & (1U << ((last + 1) % 8))))
+		       (spec->excluded[(last + 1) / 8] &
+			(1U << ((last + 1) % 8))))
 			last++;
-		w = snprintf(buf + n, size - n, ", ~%u-%u", p, last);
-		n += w > 0 ? (size_t)w : 0;
+		conf_append(buf, size, &n, ", ~");
+		conf_append_range(buf, size, &n, p, last);
 		p = last;
 	}
 

@@ -108,7 +108,8 @@ static void conf_opt_address(struct ctx *c, struct conf_given *g,
 	struct in6_addr a;
 	int af, len;
 
-	if (conf_inet_prefix(arg, &af, &a, &len) || !conf_addr_ok(af, &a, false))
+	if (conf_inet_prefix(arg, &af, &a, &len) ||
+	    !conf_addr_ok(af, &a, false))
 		die("-a/--address: invalid address '%s'", arg);
 
 	if (af == AF_INET) {

@@ -23,7 +23,7 @@
 
 #define CONF_FLOW_MIN		16
 #define CONF_FLOW_MAX		1048576
-#define CONF_BUF_MAX		(1 << 30)	/* --tcp-rmem ... at most 1 GiB */
+#define CONF_BUF_MAX		(1 << 30)	/* socket buffers: 1 GiB */
 #define CONF_LOG_SIZE_MIN	4096
 #define CONF_STATS_MAX		86400		/* --stats: one day */
 #define CONF_RESOLV_PATH	"/etc/resolv.conf"

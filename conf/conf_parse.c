@@ -16,13 +16,12 @@
  * exit status 1. Every value is checked here; nothing is looked up on the
  * host, except user and group names for --runas.
  *
- * conf_unimplemented() is separate from parsing on purpose: it runs after
- * the whole command line was read, and names the first requested feature
- * this version does not provide. Its table is the single place to update
- * when a feature lands.
+ * Only the combination of options is checked at the end; whether a
+ * requested feature exists in this version is conf_unimplemented()'s
+ * business (conf_unimpl.c), and address options are handled in
+ * conf_addr.c.
  */
 
-#include <ctype.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,95 +33,97 @@
 #include "../util/log.h"
 #include "../util/util.h"
 
+#define CONF_NOARG	no_argument
+#define CONF_ARG	required_argument
 
 #define CONF_OPTSTRING	"+dqfel:hs:F:1I:p:P:m:a:n:M:g:i:o:D:S:H:46t:u:T:U:c:"
 
 static const struct option conf_longopts[] = {
 	/* Process and logging */
-	{ "debug",		no_argument,		NULL, 'd' },
-	{ "trace",		no_argument,		NULL, OPT_TRACE },
-	{ "stats",		required_argument,	NULL, OPT_STATS },
-	{ "quiet",		no_argument,		NULL, 'q' },
-	{ "foreground",		no_argument,		NULL, 'f' },
-	{ "stderr",		no_argument,		NULL, 'e' },
-	{ "log-file",		required_argument,	NULL, 'l' },
-	{ "log-size",		required_argument,	NULL, OPT_LOG_SIZE },
-	{ "pid",		required_argument,	NULL, 'P' },
-	{ "pcap",		required_argument,	NULL, 'p' },
-	{ "runas",		required_argument,	NULL, OPT_RUNAS },
-	{ "chroot-fallback",	no_argument,		NULL, OPT_CHROOT_FALLBACK },
-	{ "conf-path",		required_argument,	NULL, 'c' },
-	{ "help",		no_argument,		NULL, 'h' },
-	{ "version",		no_argument,		NULL, OPT_VERSION },
+	{ "debug",		CONF_NOARG,	NULL, 'd' },
+	{ "trace",		CONF_NOARG,	NULL, OPT_TRACE },
+	{ "stats",		CONF_ARG,	NULL, OPT_STATS },
+	{ "quiet",		CONF_NOARG,	NULL, 'q' },
+	{ "foreground",		CONF_NOARG,	NULL, 'f' },
+	{ "stderr",		CONF_NOARG,	NULL, 'e' },
+	{ "log-file",		CONF_ARG,	NULL, 'l' },
+	{ "log-size",		CONF_ARG,	NULL, OPT_LOG_SIZE },
+	{ "pid",		CONF_ARG,	NULL, 'P' },
+	{ "pcap",		CONF_ARG,	NULL, 'p' },
+	{ "runas",		CONF_ARG,	NULL, OPT_RUNAS },
+	{ "chroot-fallback",	CONF_NOARG,	NULL, OPT_CHROOT_FALLBACK },
+	{ "conf-path",		CONF_ARG,	NULL, 'c' },
+	{ "help",		CONF_NOARG,	NULL, 'h' },
+	{ "version",		CONF_NOARG,	NULL, OPT_VERSION },
 	/* Guest link, passt */
-	{ "socket",		required_argument,	NULL, 's' },
-	{ "socket-path",	required_argument,	NULL, 's' },
-	{ "vhost-user",		no_argument,		NULL, OPT_VHOST_USER },
-	{ "print-capabilities",	no_argument,		NULL, OPT_PRINT_CAPS },
-	{ "fd",			required_argument,	NULL, 'F' },
-	{ "one-off",		no_argument,		NULL, '1' },
-	{ "repair-path",	required_argument,	NULL, OPT_REPAIR_PATH },
+	{ "socket",		CONF_ARG,	NULL, 's' },
+	{ "socket-path",	CONF_ARG,	NULL, 's' },
+	{ "vhost-user",		CONF_NOARG,	NULL, OPT_VHOST_USER },
+	{ "print-capabilities",	CONF_NOARG,	NULL, OPT_PRINT_CAPS },
+	{ "fd",			CONF_ARG,	NULL, 'F' },
+	{ "one-off",		CONF_NOARG,	NULL, '1' },
+	{ "repair-path",	CONF_ARG,	NULL, OPT_REPAIR_PATH },
 	/* Guest link, pasta */
-	{ "netns",		required_argument,	NULL, OPT_NETNS },
-	{ "userns",		required_argument,	NULL, OPT_USERNS },
-	{ "netns-only",		no_argument,		NULL, OPT_NETNS_ONLY },
-	{ "no-netns-quit",	no_argument,		NULL, OPT_NO_NETNS_QUIT },
-	{ "ns-ifname",		required_argument,	NULL, 'I' },
-	{ "config-net",		no_argument,		NULL, OPT_CONFIG_NET },
-	{ "ns-mac-addr",	required_argument,	NULL, OPT_NS_MAC_ADDR },
-	{ "no-copy-routes",	no_argument,		NULL, OPT_NO_COPY_ROUTES },
-	{ "no-copy-addrs",	no_argument,		NULL, OPT_NO_COPY_ADDRS },
-	{ "no-splice",		no_argument,		NULL, OPT_NO_SPLICE },
-	{ "splice-only",	no_argument,		NULL, OPT_SPLICE_ONLY },
-	{ "host-lo-to-ns-lo",	no_argument,		NULL, OPT_HOST_LO_TO_NS_LO },
+	{ "netns",		CONF_ARG,	NULL, OPT_NETNS },
+	{ "userns",		CONF_ARG,	NULL, OPT_USERNS },
+	{ "netns-only",		CONF_NOARG,	NULL, OPT_NETNS_ONLY },
+	{ "no-netns-quit",	CONF_NOARG,	NULL, OPT_NO_NETNS_QUIT },
+	{ "ns-ifname",		CONF_ARG,	NULL, 'I' },
+	{ "config-net",		CONF_NOARG,	NULL, OPT_CONFIG_NET },
+	{ "ns-mac-addr",	CONF_ARG,	NULL, OPT_NS_MAC_ADDR },
+	{ "no-copy-routes",	CONF_NOARG,	NULL, OPT_NO_COPY_ROUTES },
+	{ "no-copy-addrs",	CONF_NOARG,	NULL, OPT_NO_COPY_ADDRS },
+	{ "no-splice",		CONF_NOARG,	NULL, OPT_NO_SPLICE },
+	{ "splice-only",	CONF_NOARG,	NULL, OPT_SPLICE_ONLY },
+	{ "host-lo-to-ns-lo",	CONF_NOARG,	NULL, OPT_HOST_LO_TO_NS_LO },
 	/* Addresses */
-	{ "mtu",		required_argument,	NULL, 'm' },
-	{ "address",		required_argument,	NULL, 'a' },
-	{ "netmask",		required_argument,	NULL, 'n' },
-	{ "mac-addr",		required_argument,	NULL, 'M' },
-	{ "gateway",		required_argument,	NULL, 'g' },
-	{ "interface",		required_argument,	NULL, 'i' },
-	{ "outbound",		required_argument,	NULL, 'o' },
-	{ "outbound-if4",	required_argument,	NULL, OPT_OUTBOUND_IF4 },
-	{ "outbound-if6",	required_argument,	NULL, OPT_OUTBOUND_IF6 },
-	{ "ipv4-only",		no_argument,		NULL, '4' },
-	{ "ipv6-only",		no_argument,		NULL, '6' },
-	{ "hostname",		required_argument,	NULL, 'H' },
-	{ "fqdn",		required_argument,	NULL, OPT_FQDN },
+	{ "mtu",		CONF_ARG,	NULL, 'm' },
+	{ "address",		CONF_ARG,	NULL, 'a' },
+	{ "netmask",		CONF_ARG,	NULL, 'n' },
+	{ "mac-addr",		CONF_ARG,	NULL, 'M' },
+	{ "gateway",		CONF_ARG,	NULL, 'g' },
+	{ "interface",		CONF_ARG,	NULL, 'i' },
+	{ "outbound",		CONF_ARG,	NULL, 'o' },
+	{ "outbound-if4",	CONF_ARG,	NULL, OPT_OUTBOUND_IF4 },
+	{ "outbound-if6",	CONF_ARG,	NULL, OPT_OUTBOUND_IF6 },
+	{ "ipv4-only",		CONF_NOARG,	NULL, '4' },
+	{ "ipv6-only",		CONF_NOARG,	NULL, '6' },
+	{ "hostname",		CONF_ARG,	NULL, 'H' },
+	{ "fqdn",		CONF_ARG,	NULL, OPT_FQDN },
 	/* DNS */
-	{ "dns",		required_argument,	NULL, 'D' },
-	{ "search",		required_argument,	NULL, 'S' },
-	{ "dns-forward",	required_argument,	NULL, OPT_DNS_FORWARD },
-	{ "dns-host",		required_argument,	NULL, OPT_DNS_HOST },
-	{ "no-dhcp-dns",	no_argument,		NULL, OPT_NO_DHCP_DNS },
-	{ "no-dhcp-search",	no_argument,		NULL, OPT_NO_DHCP_SEARCH },
-	{ "dhcp-dns",		no_argument,		NULL, OPT_DHCP_DNS },
-	{ "dhcp-search",	no_argument,		NULL, OPT_DHCP_SEARCH },
+	{ "dns",		CONF_ARG,	NULL, 'D' },
+	{ "search",		CONF_ARG,	NULL, 'S' },
+	{ "dns-forward",	CONF_ARG,	NULL, OPT_DNS_FORWARD },
+	{ "dns-host",		CONF_ARG,	NULL, OPT_DNS_HOST },
+	{ "no-dhcp-dns",	CONF_NOARG,	NULL, OPT_NO_DHCP_DNS },
+	{ "no-dhcp-search",	CONF_NOARG,	NULL, OPT_NO_DHCP_SEARCH },
+	{ "dhcp-dns",		CONF_NOARG,	NULL, OPT_DHCP_DNS },
+	{ "dhcp-search",	CONF_NOARG,	NULL, OPT_DHCP_SEARCH },
 	/* Mapping */
-	{ "map-host-loopback",	required_argument,	NULL, OPT_MAP_HOST_LO },
-	{ "map-guest-addr",	required_argument,	NULL, OPT_MAP_GUEST_ADDR },
-	{ "no-map-gw",		no_argument,		NULL, OPT_NO_MAP_GW },
-	{ "freebind",		no_argument,		NULL, OPT_FREEBIND },
+	{ "map-host-loopback",	CONF_ARG,	NULL, OPT_MAP_HOST_LO },
+	{ "map-guest-addr",	CONF_ARG,	NULL, OPT_MAP_GUEST_ADDR },
+	{ "no-map-gw",		CONF_NOARG,	NULL, OPT_NO_MAP_GW },
+	{ "freebind",		CONF_NOARG,	NULL, OPT_FREEBIND },
 	/* Protocols */
-	{ "no-tcp",		no_argument,		NULL, OPT_NO_TCP },
-	{ "no-udp",		no_argument,		NULL, OPT_NO_UDP },
-	{ "no-icmp",		no_argument,		NULL, OPT_NO_ICMP },
-	{ "no-dhcp",		no_argument,		NULL, OPT_NO_DHCP },
-	{ "no-ndp",		no_argument,		NULL, OPT_NO_NDP },
-	{ "no-dhcpv6",		no_argument,		NULL, OPT_NO_DHCPV6 },
-	{ "no-ra",		no_argument,		NULL, OPT_NO_RA },
+	{ "no-tcp",		CONF_NOARG,	NULL, OPT_NO_TCP },
+	{ "no-udp",		CONF_NOARG,	NULL, OPT_NO_UDP },
+	{ "no-icmp",		CONF_NOARG,	NULL, OPT_NO_ICMP },
+	{ "no-dhcp",		CONF_NOARG,	NULL, OPT_NO_DHCP },
+	{ "no-ndp",		CONF_NOARG,	NULL, OPT_NO_NDP },
+	{ "no-dhcpv6",		CONF_NOARG,	NULL, OPT_NO_DHCPV6 },
+	{ "no-ra",		CONF_NOARG,	NULL, OPT_NO_RA },
 	/* Forwarding */
-	{ "tcp-ports",		required_argument,	NULL, 't' },
-	{ "udp-ports",		required_argument,	NULL, 'u' },
-	{ "tcp-ns",		required_argument,	NULL, 'T' },
-	{ "udp-ns",		required_argument,	NULL, 'U' },
+	{ "tcp-ports",		CONF_ARG,	NULL, 't' },
+	{ "udp-ports",		CONF_ARG,	NULL, 'u' },
+	{ "tcp-ns",		CONF_ARG,	NULL, 'T' },
+	{ "udp-ns",		CONF_ARG,	NULL, 'U' },
 	/* This project's additions */
-	{ "max-flows",		required_argument,	NULL, OPT_MAX_FLOWS },
-	{ "tcp-rmem",		required_argument,	NULL, OPT_TCP_RMEM },
-	{ "tcp-wmem",		required_argument,	NULL, OPT_TCP_WMEM },
-	{ "tap-rmem",		required_argument,	NULL, OPT_TAP_RMEM },
-	{ "tap-wmem",		required_argument,	NULL, OPT_TAP_WMEM },
-	{ NULL,			0,			NULL, 0 },
+	{ "max-flows",		CONF_ARG,	NULL, OPT_MAX_FLOWS },
+	{ "tcp-rmem",		CONF_ARG,	NULL, OPT_TCP_RMEM },
+	{ "tcp-wmem",		CONF_ARG,	NULL, OPT_TCP_WMEM },
+	{ "tap-rmem",		CONF_ARG,	NULL, OPT_TAP_RMEM },
+	{ "tap-wmem",		CONF_ARG,	NULL, OPT_TAP_WMEM },
+	{ NULL,			0,		NULL, 0 },
 };
 
 /**
@@ -161,7 +162,6 @@ static const struct conf_mode_only {
 	{ 'T',			MODE_PASTA },
 	{ 'U',			MODE_PASTA },
 };
-
 
 /**
  * conf_optname() - name an option for messages, as "-m/--mtu" or "--fqdn"
@@ -227,7 +227,6 @@ static void conf_check_mode(const struct ctx *c, int opt)
 		    conf_optname(opt));
 	}
 }
-
 
 /**
  * conf_opt_fwd() - -t, -u, -T, -U
@@ -622,7 +621,6 @@ static void conf_positional(struct ctx *c, int argc, char **argv,
 
 	c->pasta_cmd = argv + optind;
 }
-
 
 /**
  * conf_check() - check the combination of options after parsing

@@ -282,8 +282,8 @@ static size_t ndp_dnssl_name(uint8_t *out, size_t size, const char *name)
 
 		if (!llen || llen > NDP_DNS_LABEL_MAX)
 			return 0;
-		if (n + 1 + llen + 1 > size || n + 1 + llen + 1 >
-		    NDP_DNS_NAME_MAX)
+		/* Length byte, label, and the final root label */
+		if (n + 1 + llen + 1 > MIN(size, NDP_DNS_NAME_MAX))
 			return 0;
 
 		out[n++] = (uint8_t)llen;
@@ -319,8 +319,13 @@ static size_t ndp_ra_opt_dnssl(const struct ctx *c, uint8_t *opt,
 	/* Keep room for padding to a multiple of 8 bytes */
 	room -= NDP_OPT_UNIT - 1;
 
-	for (i = 0; i < c->search_count && i < SEARCH_MAX; i++)
-		len += ndp_dnssl_name(opt + len, room - len, c->search[i]);
+	for (i = 0; i < c->search_count && i < SEARCH_MAX; i++) {
+		const char *name = c->search[i];
+
+		if (!memchr(name, '\0', sizeof(c->search[i])))
+			continue;
+		len += ndp_dnssl_name(opt + len, room - len, name);
+	}
 
 	if (len == NDP_OPT_DNS_HDR_LEN)
 		return 0;

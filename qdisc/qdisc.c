@@ -142,6 +142,7 @@ void qdisc_flush(struct ctx *c)
 	}
 
 	sent = tap_send_frames(c, iov, 1, qdisc_count);
+	sent = MIN(sent, qdisc_count);
 	qdisc_counters.flushes++;
 
 	for (i = 0; i < sent; i++) {

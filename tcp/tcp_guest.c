@@ -52,7 +52,7 @@ struct tcp_syn_opts {
 
 /**
  * tcp_parse_syn_opts() - read MSS and window scale options
- * @th:		TCP header
+ * @th:		TCP header, as found in the frame (options follow it)
  * @hlen:	header length including options, checked by the caller
  * @o:		output
  */
@@ -143,12 +143,14 @@ static uint16_t tcp_mss_for_guest(const struct ctx *c, bool v4,
  * tcp_conn_from_guest() - SYN from the guest: connect on the host
  * @c:		execution context
  * @key:	flow key of the new connection
- * @th:		TCP header of the SYN
+ * @th:		TCP header of the SYN (aligned copy)
+ * @th_frame:	TCP header in the frame, followed by its options
  * @hlen:	header length
  * @now_ms:	current time
  */
 static void tcp_conn_from_guest(struct ctx *c, const struct flow_key *key,
-				const struct tcphdr *th, size_t hlen,
+				const struct tcphdr *th,
+				const struct tcphdr *th_frame, size_t hlen,
 				uint64_t now_ms)
 {
 	union inany_addr host_dst = key->remote_addr;
@@ -215,7 +217,7 @@ static void tcp_conn_from_guest(struct ctx *c, const struct flow_key *key,
 	conn->guest_port = key->guest_port;
 	conn->remote_port = key->remote_port;
 
-	tcp_parse_syn_opts(th, hlen, &opts);
+	tcp_parse_syn_opts(th_frame, hlen, &opts);
 	if (opts.ws >= 0) {
 		conn->ws_from_guest = (uint8_t)opts.ws;
 		conn->ws_to_guest = TCP_WS_OURS;
@@ -391,7 +393,8 @@ static int tcp_guest_data(struct ctx *c, struct tcp_conn *conn,
  * @now_ms:	current time
  */
 static void tcp_guest_syn_ack(struct ctx *c, struct tcp_conn *conn,
-			      const struct tcphdr *th, size_t hlen,
+			      const struct tcphdr *th,
+			      const struct tcphdr *th_frame, size_t hlen,
 			      uint64_t now_ms)
 {
 	struct tcp_syn_opts opts;
@@ -402,7 +405,7 @@ static void tcp_guest_syn_ack(struct ctx *c, struct tcp_conn *conn,
 		return;
 	}
 
-	tcp_parse_syn_opts(th, hlen, &opts);
+	tcp_parse_syn_opts(th_frame, hlen, &opts);
 	if (opts.ws >= 0) {
 		conn->ws_from_guest = (uint8_t)opts.ws;
 		conn->ws_to_guest = TCP_WS_OURS;
@@ -428,24 +431,30 @@ static void tcp_guest_syn_ack(struct ctx *c, struct tcp_conn *conn,
  * @c:		execution context
  * @saddr:	source address (the guest)
  * @daddr:	destination address
- * @th:		TCP header, followed by options and payload
+ * @th_frame:	TCP header in the frame, followed by options and payload
  * @l4len:	TCP header and payload length, checked by net/
  * @now_ms:	current time
  */
 void tcp_tap_input(struct ctx *c, const union inany_addr *saddr,
-		   const union inany_addr *daddr, const struct tcphdr *th,
+		   const union inany_addr *daddr, const struct tcphdr *th_frame,
 		   size_t l4len, uint64_t now_ms)
 {
-	size_t hlen = (size_t)th->doff * 4, plen;
+	const struct tcphdr *th;
+	struct tcphdr th_copy;
 	const uint8_t *payload;
+	size_t hlen, plen;
 	struct tcp_conn *conn;
 	struct flow_key key;
 	uint32_t flow;
 
+	/* The header sits at any alignment in the frame: work on a copy */
+	memcpy(&th_copy, th_frame, sizeof(th_copy));
+	th = &th_copy;
+	hlen = (size_t)th->doff * 4;
 	if (hlen < TCP_HDR_LEN || hlen > l4len)
 		return;
 	plen = l4len - hlen;
-	payload = (const uint8_t *)th + hlen;
+	payload = (const uint8_t *)th_frame + hlen;
 
 	memset(&key, 0, sizeof(key));
 	key.guest_addr = *saddr;
@@ -463,7 +472,7 @@ void tcp_tap_input(struct ctx *c, const union inany_addr *saddr,
 		if (th->syn && !th->ack) {
 			if (!key.guest_port || !key.remote_port)
 				return;
-			tcp_conn_from_guest(c, &key, th, hlen, now_ms);
+			tcp_conn_from_guest(c, &key, th, th_frame, hlen, now_ms);
 			return;
 		}
 		tcp_stats.rst_unknown++;
@@ -481,7 +490,7 @@ void tcp_tap_input(struct ctx *c, const union inany_addr *saddr,
 	case CONN_CONNECTING:
 		return;		/* SYN retransmitted while we connect */
 	case CONN_SYN_SENT:
-		tcp_guest_syn_ack(c, conn, th, hlen, now_ms);
+		tcp_guest_syn_ack(c, conn, th, th_frame, hlen, now_ms);
 		return;
 	case CONN_SYN_ACK_SENT:
 		if (th->syn && !th->ack) {

@@ -609,7 +609,7 @@ void tcp_splice_listen_handler(struct ctx *c, union epoll_ref ref,
 
 	for (i = 0; i < TCP_SPLICE_ACCEPT_BATCH; i++) {
 		struct tcp_splice_target t = { .in_ns = false };
-		union sockaddr_inany peer;
+		union sockaddr_inany peer = { .sa.sa_family = AF_UNSPEC };
 		socklen_t sl = sizeof(peer);
 		int s;
 
@@ -881,6 +881,52 @@ int tcp_splice_init(struct ctx *c)
 		return 0;
 
 	return pasta_run_in_ns(tcp_splice_listen_ns, c);
+}
+
+/**
+ * tcp_splice_check() - verify that no connection can miss a wake-up
+ *
+ * For debug builds and tests: data in a pipe must have EPOLLOUT armed on
+ * its destination, a source that may still deliver data must have EPOLLIN
+ * armed, and a connect in progress must wait for EPOLLOUT.
+ *
+ * Return: number of connections breaking the rule (each logged)
+ */
+unsigned int tcp_splice_check(void)
+{
+	unsigned int bad = 0;
+	uint32_t idx;
+
+	for (idx = 0; idx < tcp_splice_cap; idx++) {
+		const struct tcp_splice_conn *conn = &tcp_splice_conns[idx];
+		unsigned int d;
+		bool ok = true;
+
+		if (flow_type_of(idx) != FLOW_TYPE_TCP_SPLICE)
+			continue;
+
+		if (conn->connecting) {
+			ok = conn->armed[1] & EPOLLOUT;
+		} else {
+			for (d = 0; d < 2; d++) {
+				if (conn->pending[d] &&
+				    !(conn->armed[!d] & EPOLLOUT))
+					ok = false;
+				if (!conn->eof[d] && !conn->blocked[d] &&
+				    !(conn->armed[d] & EPOLLIN))
+					ok = false;
+			}
+		}
+
+		if (!ok) {
+			err("TCP splice: flow %u can miss a wake-up: pending %u/%u, armed %#x/%#x",
+			    idx, conn->pending[0], conn->pending[1],
+			    conn->armed[0], conn->armed[1]);
+			bad++;
+		}
+	}
+
+	return bad;
 }
 
 /**

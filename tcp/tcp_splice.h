@@ -41,5 +41,6 @@ void tcp_splice_listen_handler(struct ctx *c, union epoll_ref ref,
 void tcp_splice_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
 			uint64_t now_ms);
 unsigned int tcp_splice_active(void);
+unsigned int tcp_splice_check(void);
 
 #endif /* TCP_TCP_SPLICE_H */

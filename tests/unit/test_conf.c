@@ -722,6 +722,50 @@ START_TEST(test_unimplemented_exit)
 	run(MODE_PASTA, true, ARGV("pasta", "-U", "53", "1"));
 	ck_assert_int_eq(res.status, 1);
 	ck_assert(strstr(res.err, "-U/--udp-ns: not implemented"));
+
+	run(MODE_PASST, true, ARGV("passt", "-F", "999"));
+	ck_assert_int_eq(res.status, 1);
+	ck_assert(strstr(res.err, "-F/--fd: 999 is not an open"));
+}
+END_TEST
+
+START_TEST(test_print)
+{
+	FILE *f = tmpfile();
+	char buf[4096];
+	int saved;
+
+	parse(MODE_PASTA,
+	      ARGV("pasta", "-a", "192.0.2.2/24", "-g", "192.0.2.1",
+		   "-t", "22,[::1]/8080:80,2000-2010,~2005", "-T", "none",
+		   "-D", "192.0.2.53", "-S", "example.org", "--dhcp-dns",
+		   "--netns", "ns1", "-I", "tap9"));
+	conf_ports_default(&c);
+	fwd_finalise(&c.tcp_in, true, true);
+	fwd_finalise(&c.tcp_out, true, true);
+	c.ip6.enabled = false;
+
+	ck_assert_ptr_nonnull(f);
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	dup2(fileno(f), STDERR_FILENO);
+	conf_print(&c);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	slurp(f, buf, sizeof(buf));
+	fclose(f);
+
+	ck_assert_msg(strstr(buf, "Namespace: /run/netns/ns1"), "%s", buf);
+	ck_assert(strstr(buf, "tap9"));
+	ck_assert(strstr(buf, "192.0.2.2/24"));
+	ck_assert(strstr(buf, "gateway: 192.0.2.1"));
+	ck_assert(strstr(buf, "DNS: 192.0.2.53"));
+	ck_assert(strstr(buf, "example.org"));
+	ck_assert(strstr(buf, "IPv6: disabled"));
+	ck_assert_msg(strstr(buf, "host: 22, [::1]/8080 -> 80, 2000-2010, "
+			     "~2005\n"), "%s", buf);
+	ck_assert(strstr(buf, "namespace: none"));
+	ck_assert(strstr(buf, "UDP ports forwarded from the host: auto"));
 }
 END_TEST
 
@@ -882,6 +926,7 @@ static Suite *conf_suite(void)
 	tcase_add_test(tc, test_bad_addresses);
 	tcase_add_test(tc, test_conflicts);
 	tcase_add_test(tc, test_unimplemented_exit);
+	tcase_add_test(tc, test_print);
 	tcase_add_test(tc, test_values);
 	tcase_add_test(tc, test_resolv);
 	suite_add_tcase(s, tc);
