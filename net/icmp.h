@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* icmp.h - ICMP and ICMPv6 echo through unprivileged ping sockets
+ *
+ * See net/icmp.c for the theory of operation.
+ */
+#ifndef NET_ICMP_H
+#define NET_ICMP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "inany.h"
+#include "../util/epoll_ref.h"
+
+struct ctx;
+
+int icmp_init(struct ctx *c);
+void icmp_tap_input(struct ctx *c, const union inany_addr *saddr,
+		    const union inany_addr *daddr, const uint8_t *icmp,
+		    size_t l4len, uint64_t now_ms);
+void icmp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
+		       uint64_t now_ms);
+
+#endif /* NET_ICMP_H */

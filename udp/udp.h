@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* udp.h - guest UDP datagrams <-> host UDP sockets
+ *
+ * See udp/udp.c for the theory of operation.
+ */
+#ifndef UDP_UDP_H
+#define UDP_UDP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../net/inany.h"
+#include "../util/epoll_ref.h"
+
+struct ctx;
+
+int udp_init(struct ctx *c);
+void udp_tap_input(struct ctx *c, const union inany_addr *saddr,
+		   const union inany_addr *daddr, const uint8_t *udp,
+		   size_t l4len, uint64_t now_ms);
+void udp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
+		      uint64_t now_ms);
+
+#endif /* UDP_UDP_H */
