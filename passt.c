@@ -228,17 +228,7 @@ int main(int argc, char **argv)
 	log_init(mode == MODE_PASTA ? "pasta" : "passt");
 
 	conf_defaults(c, mode);
-	conf(c, argc, argv);
-
-	if (c->trace)
-		log_set_level(LOG_TRACE);
-	else if (c->debug)
-		log_set_level(LOG_DEBUG);
-	else if (c->quiet)
-		log_set_level(LOG_WARNING);
-
-	if (*c->log_file && log_open_file(c->log_file, c->log_size))
-		die_perror("Can't open log file %s", c->log_file);
+	conf(c, argc, argv);	/* also sets up logging as asked */
 
 	c->epollfd = epoll_create1(EPOLL_CLOEXEC);
 	if (c->epollfd < 0)

@@ -60,6 +60,8 @@ static void ts_setup(void)
 	ts_ctx.mode = MODE_PASTA;
 	ts_ctx.flow_max = TS_FLOWS;
 	ts_ctx.ip4.enabled = true;
+	/* Small send buffers for the relay: destinations fill up often */
+	ts_ctx.tcp_wmem = TS_SMALL_BUF;
 	ts_ctx.epollfd = epoll_create1(EPOLL_CLOEXEC);
 	ck_assert_int_ge(ts_ctx.epollfd, 0);
 	ck_assert_int_eq(flow_table_init(TS_FLOWS), 0);
@@ -103,11 +105,11 @@ static int ts_pump(int timeout_ms)
 /**
  * ts_listener() - listening socket on 127.0.0.1, ephemeral port
  * @port:	port chosen, set on return
- * @rcvbuf:	SO_RCVBUF for accepted sockets, 0 for the default
+ * @buf:	SO_RCVBUF and SO_SNDBUF for accepted sockets, 0 for default
  *
  * Return: socket
  */
-static int ts_listener(uint16_t *port, int rcvbuf)
+static int ts_listener(uint16_t *port, int buf)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET,
 				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
@@ -116,8 +118,10 @@ static int ts_listener(uint16_t *port, int rcvbuf)
 
 	s = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	ck_assert_int_ge(s, 0);
-	if (rcvbuf)
-		setsockopt(s, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	if (buf) {
+		setsockopt(s, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
+		setsockopt(s, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
+	}
 	ck_assert_int_eq(bind(s, (struct sockaddr *)&sa, sizeof(sa)), 0);
 	ck_assert_int_eq(listen(s, 16), 0);
 	ck_assert_int_eq(getsockname(s, (struct sockaddr *)&sa, &sl), 0);
@@ -147,12 +151,13 @@ static int ts_accept(int l)
 /**
  * ts_splice() - connect a client through the relay to a port
  * @port:	target port on 127.0.0.1
- * @rcvbuf:	SO_RCVBUF of the client, 0 for the default
+ * @buf:	socket buffer sizes of the client and of the relay's accepted
+ *		socket, 0 for the default
  * @client:	client socket, set on return
  *
  * Return: what tcp_splice_conn_new() returned
  */
-static int ts_splice(uint16_t port, int rcvbuf, int *client)
+static int ts_splice(uint16_t port, int buf, int *client)
 {
 	struct tcp_splice_target t = { .in_ns = false, .port = port };
 	struct sockaddr_in sa = { .sin_family = AF_INET,
@@ -160,12 +165,12 @@ static int ts_splice(uint16_t port, int rcvbuf, int *client)
 	uint16_t front_port;
 	int front, s, ret;
 
-	front = ts_listener(&front_port, 0);
+	front = ts_listener(&front_port, buf);
 	*client = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
 	ck_assert_int_ge(*client, 0);
-	if (rcvbuf) {
-		setsockopt(*client, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
-			   sizeof(rcvbuf));
+	if (buf) {
+		setsockopt(*client, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
+		setsockopt(*client, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
 	}
 	sa.sin_port = htons(front_port);
 	ret = connect(*client, (struct sockaddr *)&sa, sizeof(sa));

@@ -1,0 +1,570 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash
+#
+# tests/lib/rig.sh - shared helpers for the integration tests
+#
+# Theory of operation: an integration script sources this file, calls
+# rig_init, builds its rig and runs test functions with rig_run. Every
+# resource a helper creates (namespace, process, temporary directory, sysctl
+# change) pushes its undo command onto a cleanup stack with rig_defer; the
+# stack is unwound by an EXIT trap, so cleanup happens on success, failure,
+# and Ctrl-C alike. rig_run unwinds what a single test pushed as soon as that
+# test ends, so tests do not leak into each other.
+#
+# The rig: a "host" namespace of our own (rig_host_ns) holds a veth pair with
+# both ends inside it, one end carrying 192.0.2.2/24 and 2001:db8::2/64 with
+# default routes via 192.0.2.1 and 2001:db8::1. The relay runs inside that
+# namespace, so its template interface is always the same and no packet can
+# leave the machine. The relay's own namespace (rig_target_ns) gets the same
+# addresses; in it, 192.0.2.1 and 2001:db8::1 reach the host namespace's
+# loopback. So: servers for namespace->host tests listen on 127.0.0.1/::1 in
+# the host namespace and clients in the target namespace connect to the
+# gateway addresses; for host->namespace tests the relay forwards ports (-t)
+# from the host namespace into the target namespace.
+#
+# Output: each test prints one line, "PASS: NAME (S s)" or
+# "FAIL: NAME (S s): REASON"; tests/run counts these lines. Other output is
+# indented or prefixed with "#".
+#
+# Environment:
+#   RELAY	the pasta binary (default: ./pasta at the top of the tree)
+#   TOOLS_DIR	where test tools are built (default: build/tools)
+#   RIG_KEEP	if set, keep the temporary directory (logs, data) for debugging
+#   RIG_VERBOSE	if set, show the relay's log of every failing test in full
+
+RIG_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+
+# Addresses of the rig, see above
+RIG_ADDR4=192.0.2.2
+RIG_GW4=192.0.2.1
+RIG_ADDR6=2001:db8::2
+RIG_GW6=2001:db8::1
+RIG_GW_MAC=02:00:00:00:00:01
+
+RIG_PREFIX="rlyt-$$-"
+RIG_TMP=
+RIG_HOSTNS=
+RIG_NS=
+RIG_RELAY_PID=
+RIG_RELAY_LOG=
+RIG_RELAY_MODE=
+RIG_WHY=
+RIG_PASSED=0
+RIG_FAILED=0
+RIG_CLEANUP=()
+RIG_NS_SEQ=0
+RIG_RELAY_SEQ=0
+
+# Patterns that mark a sanitizer report in a log
+RIG_SAN_RE='ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error:|UndefinedBehaviorSanitizer|SUMMARY: (Address|Undefined|Leak)'
+
+# rig_log() - print a diagnostic line (not counted as a result)
+# $@: message
+rig_log() {
+	echo "# $*"
+}
+
+# rig_now_ms() - monotonic-enough wall clock in milliseconds
+rig_now_ms() {
+	echo $(( $(date +%s%N) / 1000000 ))
+}
+
+# rig_secs() - format a millisecond duration as seconds with one decimal
+# $1: milliseconds
+rig_secs() {
+	printf '%d.%d' $(( $1 / 1000 )) $(( ($1 % 1000) / 100 ))
+}
+
+# rig_defer() - push a cleanup command (evaluated later, last in first out)
+# $1: command string, evaluated with eval
+rig_defer() {
+	RIG_CLEANUP+=("$1")
+}
+
+# rig_unwind() - run cleanup commands down to a given stack depth
+# $1: depth to unwind to (default 0: everything)
+rig_unwind() {
+	local depth=${1:-0} cmd
+
+	while [ "${#RIG_CLEANUP[@]}" -gt "$depth" ]; do
+		cmd=${RIG_CLEANUP[-1]}
+		unset 'RIG_CLEANUP[-1]'
+		eval "$cmd" || rig_log "cleanup step failed: $cmd"
+	done
+}
+
+# rig_exit_trap() - EXIT trap: unwind everything, keep the exit status
+rig_exit_trap() {
+	local rc=$?
+
+	trap - EXIT INT TERM
+	rig_unwind 0
+	exit $rc
+}
+
+# rig_need() - check that commands exist
+# $@: command names
+# Return: 0 if all exist, 1 (with a message) otherwise
+rig_need() {
+	local c missing=
+
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 || missing="$missing $c"
+	done
+	[ -z "$missing" ] && return 0
+	echo "FAIL: prerequisites: missing commands:$missing" \
+	     "(tests/run installs them with apt-get)"
+	return 1
+}
+
+# rig_init() - common start of every integration script
+#
+# Checks root and tools, resolves $RELAY, creates the temporary directory
+# and installs the cleanup trap. Exits 1 if the rig cannot work at all.
+rig_init() {
+	set -o pipefail
+	if [ "$(id -u)" != 0 ]; then
+		echo "FAIL: prerequisites: integration tests must run as root"
+		exit 1
+	fi
+	rig_need ip ss socat sha256sum timeout head jq iperf3 || exit 1
+
+	RELAY=${RELAY:-$RIG_ROOT/pasta}
+	case $RELAY in
+	/*) ;;
+	*)  RELAY=$RIG_ROOT/$RELAY ;;
+	esac
+	if [ ! -x "$RELAY" ]; then
+		echo "FAIL: prerequisites: relay binary $RELAY not found" \
+		     "(run make, or set RELAY=/path/to/pasta)"
+		exit 1
+	fi
+	TOOLS_DIR=${TOOLS_DIR:-$RIG_ROOT/build/tools}
+	case $TOOLS_DIR in
+	/*) ;;
+	*)  TOOLS_DIR=$RIG_ROOT/$TOOLS_DIR ;;
+	esac
+
+	trap rig_exit_trap EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+
+	RIG_TMP=$(mktemp -d "${TMPDIR:-/tmp}/${RIG_PREFIX}XXXXXX") || exit 1
+	if [ -n "$RIG_KEEP" ]; then
+		rig_defer "rig_log 'kept $RIG_TMP'"
+	else
+		rig_defer "rm -rf '$RIG_TMP'"
+	fi
+	rig_log "relay: $RELAY"
+}
+
+# rig_fail() - record why the current test failed
+# $@: reason
+# Return: 1, so a test can end with: cmd || rig_fail "..." || return 1
+rig_fail() {
+	RIG_WHY="$*"
+	return 1
+}
+
+# rig_tail() - show the last lines of a file, indented
+# $1: file
+# $2: number of lines (default 15)
+rig_tail() {
+	[ -s "$1" ] || return 0
+	echo "#   --- last lines of $(basename "$1"):"
+	tail -n "${2:-15}" "$1" | sed 's/^/#   | /'
+}
+
+# rig_run() - run one test function and print its result line
+# $1: test name
+# $2...: function and arguments
+#
+# The test passes if the function returns 0 and the relay started by the
+# script (if any) is still running afterwards. Cleanup pushed by the test is
+# unwound when it ends.
+rig_run() {
+	local name=$1 depth=${#RIG_CLEANUP[@]} start rc elapsed
+	shift
+
+	RIG_WHY=
+	start=$(rig_now_ms)
+	"$@"
+	rc=$?
+	rig_unwind "$depth"
+	elapsed=$(( $(rig_now_ms) - start ))
+
+	if [ $rc -eq 0 ] && [ -n "$RIG_RELAY_PID" ] && ! rig_relay_alive; then
+		rc=1
+		RIG_WHY="relay (pid $RIG_RELAY_PID) died during the test"
+	fi
+
+	if [ $rc -eq 0 ]; then
+		RIG_PASSED=$((RIG_PASSED + 1))
+		echo "PASS: $name ($(rig_secs "$elapsed") s)"
+	else
+		RIG_FAILED=$((RIG_FAILED + 1))
+		echo "FAIL: $name ($(rig_secs "$elapsed") s): ${RIG_WHY:-returned $rc}"
+		if [ -n "$RIG_RELAY_LOG" ]; then
+			if [ -n "$RIG_VERBOSE" ]; then
+				rig_tail "$RIG_RELAY_LOG" 100000
+			else
+				rig_tail "$RIG_RELAY_LOG"
+			fi
+		fi
+	fi
+	return 0
+}
+
+# rig_summary() - print the script's totals and exit accordingly
+rig_summary() {
+	echo "# $RIG_PASSED passed, $RIG_FAILED failed"
+	[ "$RIG_FAILED" -eq 0 ] && exit 0
+	exit 1
+}
+
+# rig_kill() - stop a process we started: SIGTERM, then SIGKILL after 3 s
+# $1: PID
+rig_kill() {
+	local pid=$1 i
+
+	[ -n "$pid" ] || return 0
+	kill -TERM "$pid" 2>/dev/null || return 0
+	for i in $(seq 30); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	return 0
+}
+
+# rig_wait_pid() - wait for a background child of this shell, bounded
+# $1: PID
+# $2: seconds (default 60)
+# Return: the child's exit status, or 124 if it was still running (then it
+#	  is killed)
+rig_wait_pid() {
+	local pid=$1 limit=$(( ${2:-60} * 10 )) i=0
+
+	while kill -0 "$pid" 2>/dev/null; do
+		if [ $i -ge $limit ]; then
+			rig_kill "$pid"
+			return 124
+		fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+	wait "$pid"
+}
+
+# rig_ns_del() - kill every process left in a namespace we made, delete it
+# $1: namespace name
+rig_ns_del() {
+	local pid
+
+	for pid in $(ip netns pids "$1" 2>/dev/null); do
+		kill -KILL "$pid" 2>/dev/null
+	done
+	ip netns del "$1" 2>/dev/null
+	return 0
+}
+
+# rig_ns_new() - create an empty namespace with a unique name, loopback up
+# $1: suffix for the name
+# Prints the name; the namespace is deleted at cleanup.
+rig_ns_new() {
+	local name
+
+	RIG_NS_SEQ=$((RIG_NS_SEQ + 1))
+	name="${RIG_PREFIX}$1$RIG_NS_SEQ"
+	ip netns add "$name" || return 1
+	rig_defer "rig_ns_del '$name'"
+	ip -n "$name" link set lo up || return 1
+	echo "$name"
+}
+
+# rig_host_ns() - create the "host" namespace (see top of file)
+# Sets RIG_HOSTNS.
+rig_host_ns() {
+	local h
+
+	RIG_NS_SEQ=$((RIG_NS_SEQ + 1))
+	h="${RIG_PREFIX}h$RIG_NS_SEQ"
+	ip netns add "$h" || return 1
+	rig_defer "rig_ns_del '$h'"
+	RIG_HOSTNS=$h
+
+	ip netns exec "$h" sysctl -qw net.ipv6.conf.all.accept_dad=0 \
+		net.ipv6.conf.default.accept_dad=0 || return 1
+	ip -n "$h" link set lo up &&
+	ip -n "$h" link add veth0 type veth peer name veth1 &&
+	ip -n "$h" link set veth0 up &&
+	ip -n "$h" link set veth1 up &&
+	ip -n "$h" addr add "$RIG_ADDR4/24" dev veth0 &&
+	ip -n "$h" addr add "$RIG_ADDR6/64" dev veth0 nodad &&
+	ip -n "$h" route add default via "$RIG_GW4" &&
+	ip -n "$h" -6 route add default via "$RIG_GW6" &&
+	ip -n "$h" neigh add "$RIG_GW4" lladdr "$RIG_GW_MAC" dev veth0 \
+		nud permanent &&
+	ip -n "$h" neigh add "$RIG_GW6" lladdr "$RIG_GW_MAC" dev veth0 \
+		nud permanent || return 1
+}
+
+# rig_target_ns() - create the namespace the relay will serve
+# Sets RIG_NS.
+rig_target_ns() {
+	RIG_NS=$(rig_ns_new n) || return 1
+}
+
+# rig_h() - run a command in the host namespace
+rig_h() {
+	ip netns exec "$RIG_HOSTNS" "$@"
+}
+
+# rig_g() - run a command in the relay's (guest) namespace
+rig_g() {
+	ip netns exec "$RIG_NS" "$@"
+}
+
+# rig_has_addr() - check whether a namespace has an address configured
+# $1: namespace
+# $2: address (no prefix length)
+rig_has_addr() {
+	ip -n "$1" -o addr show 2>/dev/null | grep -qF " $2/"
+}
+
+# rig_poll() - poll a condition every 0.1 s, bounded
+# $1: seconds
+# $2...: command; success ends the wait
+# Return: 0 once the command succeeds, 1 if it never did
+rig_poll() {
+	local limit=$(( $1 * 10 )) i=0
+	shift
+
+	until "$@"; do
+		[ $i -ge $limit ] && return 1
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 0
+}
+
+# rig_listening() - check whether a TCP port listens in a namespace
+# $1: namespace
+# $2: port
+rig_listening() {
+	ip netns exec "$1" ss -Hltn "sport = :$2" 2>/dev/null | grep -q .
+}
+
+# rig_wait_listen() - wait (up to 5 s) for a TCP port to listen
+# $1: namespace
+# $2: port
+rig_wait_listen() {
+	rig_poll 5 rig_listening "$1" "$2" ||
+		rig_fail "nothing listens on TCP port $2 in $1 after 5 s"
+}
+
+# rig_relay_alive() - check that the relay started by rig_relay_start runs
+rig_relay_alive() {
+	[ -n "$RIG_RELAY_PID" ] && kill -0 "$RIG_RELAY_PID" 2>/dev/null &&
+		! grep -q '^State:.*zombie' "/proc/$RIG_RELAY_PID/status" \
+			2>/dev/null
+}
+
+# rig_relay_start() - start the relay in the host namespace for RIG_NS
+# $1: "fg" (foreground, -f, in the background of this shell) or "daemon"
+#     (the relay forks once configured, -P gives its PID)
+# $2...: more relay options (e.g. -t PORTS)
+#
+# Always passes --runas 0 (we are root; the relay would switch to nobody),
+# --config-net, -u none -T none -U none (no automatic forwarding), and
+# --netns RIG_NS. In daemon mode the relay's exit status 0 must mean "ready":
+# the namespace addresses are checked right away, without waiting. In
+# foreground mode readiness is polled for (up to 5 s).
+# Sets RIG_RELAY_PID, RIG_RELAY_LOG, RIG_RELAY_MODE.
+rig_relay_start() {
+	local mode=$1 pidfile rc
+	shift
+
+	RIG_RELAY_SEQ=$((RIG_RELAY_SEQ + 1))
+	RIG_RELAY_LOG=$RIG_TMP/relay.$RIG_RELAY_SEQ.log
+	RIG_RELAY_MODE=$mode
+	set -- --runas 0 --config-net -u none -T none -U none "$@" \
+		--netns "$RIG_NS"
+
+	if [ "$mode" = daemon ]; then
+		pidfile=$RIG_TMP/relay.$RIG_RELAY_SEQ.pid
+		echo "# $RELAY -P $pidfile $*" >"$RIG_RELAY_LOG"
+		rig_h timeout 30 "$RELAY" -P "$pidfile" "$@" \
+			>>"$RIG_RELAY_LOG" 2>&1
+		rc=$?
+		RIG_RELAY_PID=$(cat "$pidfile" 2>/dev/null)
+		[ -n "$RIG_RELAY_PID" ] &&
+			rig_defer "rig_kill '$RIG_RELAY_PID'"
+		[ $rc -eq 0 ] ||
+			rig_fail "relay (daemon mode) exited with status $rc" ||
+			return 1
+		[ -n "$RIG_RELAY_PID" ] ||
+			rig_fail "relay did not write its PID file" || return 1
+		rig_relay_alive ||
+			rig_fail "relay pid $RIG_RELAY_PID not running" ||
+			return 1
+		rig_has_addr "$RIG_NS" "$RIG_ADDR4" ||
+			rig_fail "$RIG_ADDR4 not configured in the namespace" \
+				 "when the relay returned" || return 1
+		rig_has_addr "$RIG_NS" "$RIG_ADDR6" ||
+			rig_fail "$RIG_ADDR6 not configured in the namespace" \
+				 "when the relay returned" || return 1
+	else
+		echo "# $RELAY -f $*" >"$RIG_RELAY_LOG"
+		rig_h "$RELAY" -f "$@" >>"$RIG_RELAY_LOG" 2>&1 &
+		RIG_RELAY_PID=$!
+		rig_defer "rig_kill '$RIG_RELAY_PID'"
+		rig_poll 5 rig_has_addr "$RIG_NS" "$RIG_ADDR4" ||
+			rig_fail "$RIG_ADDR4 not configured in the namespace" \
+				 "after 5 s" || return 1
+		rig_poll 5 rig_has_addr "$RIG_NS" "$RIG_ADDR6" ||
+			rig_fail "$RIG_ADDR6 not configured in the namespace" \
+				 "after 5 s" || return 1
+		rig_relay_alive ||
+			rig_fail "relay exited during start-up" || return 1
+	fi
+	rig_log "relay pid $RIG_RELAY_PID ($mode), log $RIG_RELAY_LOG"
+}
+
+# rig_relay_stop_check() - test step: stop the relay, check it went cleanly
+#
+# SIGTERM must end the relay within 5 s. In foreground mode the exit status
+# must be 0 or 143 (terminated by the signal) and the log must hold no
+# sanitizer report. Meant to be the last rig_run of a script.
+rig_relay_stop_check() {
+	local pid=$RIG_RELAY_PID rc=0
+
+	[ -n "$pid" ] || rig_fail "no relay running" || return 1
+	RIG_RELAY_PID=
+	kill -0 "$pid" 2>/dev/null ||
+		rig_fail "relay (pid $pid) was not running" || return 1
+	kill -TERM "$pid"
+	if ! rig_poll 5 eval "! kill -0 $pid 2>/dev/null ||
+	     grep -q '^State:.*zombie' /proc/$pid/status 2>/dev/null"; then
+		kill -KILL "$pid" 2>/dev/null
+		rig_fail "relay did not exit within 5 s of SIGTERM"
+		return 1
+	fi
+	if [ "$RIG_RELAY_MODE" = fg ]; then
+		wait "$pid"
+		rc=$?
+		case $rc in
+		0|143) ;;
+		*) rig_fail "relay exited with status $rc after SIGTERM"
+		   return 1 ;;
+		esac
+	fi
+	! grep -Eq "$RIG_SAN_RE" "$RIG_RELAY_LOG" ||
+		rig_fail "sanitizer report in $(basename "$RIG_RELAY_LOG")"
+}
+
+# rig_random_file() - create a file of random bytes
+# $1: path
+# $2: size for head -c (e.g. 200M, 1M)
+rig_random_file() {
+	head -c "$2" /dev/urandom >"$1"
+}
+
+# rig_sha() - print the SHA-256 of a file (or of stdin with no argument)
+rig_sha() {
+	sha256sum "$@" | cut -d' ' -f1
+}
+
+# rig_sha_eq() - compare the SHA-256 of two files
+# $1: expected (sent) file
+# $2: received file
+# Return: 0 if equal, otherwise rig_fail with sizes and sums
+rig_sha_eq() {
+	local a b
+
+	a=$(rig_sha "$1")
+	b=$(rig_sha "$2")
+	[ "$a" = "$b" ] && return 0
+	rig_fail "sha256 mismatch: $(basename "$1") $(stat -c %s "$1") bytes" \
+		 "${a:0:12}..., $(basename "$2") $(stat -c %s "$2") bytes" \
+		 "${b:0:12}..."
+}
+
+# rig_sysctl_set() - set a sysctl, restore its old value at cleanup
+# $1: key (e.g. net.core.rmem_max)
+# $2: value
+# $3: namespace (optional; global keys like net.core.rmem_max can only be
+#     set from the initial namespace, so omit it for those)
+rig_sysctl_set() {
+	local key=$1 val=$2 ns=$3 old run=
+
+	[ -n "$ns" ] && run="ip netns exec $ns"
+	old=$($run sysctl -n "$key") || return 1
+	rig_defer "$run sysctl -qw '$key=$old'"
+	$run sysctl -qw "$key=$val"
+}
+
+# rig_tcp_recv_sha() - start a one-shot TCP receiver that hashes what it gets
+# $1: namespace
+# $2: socat listen address (e.g. TCP4-LISTEN:7000,bind=127.0.0.1)
+# $3: file for the hash
+# $4: timeout in seconds
+# Sets RIG_BG_PID (wait for it with rig_wait_pid).
+rig_tcp_recv_sha() {
+	ip netns exec "$1" timeout -k 5 "$4" \
+		bash -o pipefail -c "socat -u '$2,reuseaddr' STDOUT |
+				     sha256sum | cut -d' ' -f1" >"$3" &
+	RIG_BG_PID=$!
+	rig_defer "rig_kill $RIG_BG_PID"
+}
+
+# rig_port_of() - extract the port from a socat listen address
+# $1: e.g. TCP4-LISTEN:7000,bind=127.0.0.1
+rig_port_of() {
+	local p=${1#*:}
+
+	echo "${p%%,*}"
+}
+
+# rig_transfer() - send a file over TCP from one namespace to another
+# $1: sender namespace
+# $2: socat connect address (e.g. TCP4:192.0.2.1:7000)
+# $3: receiver namespace
+# $4: socat listen address
+# $5: file to send
+# $6: timeout in seconds
+#
+# The receiver hashes the stream; the test passes if both ends exit 0 and
+# the hash equals the file's. Prints the throughput as a diagnostic.
+rig_transfer() {
+	local sns=$1 conn=$2 rns=$3 listen=$4 file=$5 limit=$6
+	local sumfile start ms rc size want got
+
+	sumfile=$RIG_TMP/recv.$RANDOM.sha
+	rig_tcp_recv_sha "$rns" "$listen" "$sumfile" "$limit"
+	rig_wait_listen "$rns" "$(rig_port_of "$listen")" || return 1
+
+	start=$(rig_now_ms)
+	ip netns exec "$sns" timeout -k 5 "$limit" \
+		socat -u "FILE:$file" "$conn,connect-timeout=5" \
+		2>"$RIG_TMP/sender.err"
+	rc=$?
+	[ $rc -eq 0 ] || rig_fail "sender exited with status $rc:" \
+		"$(tr '\n' ' ' <"$RIG_TMP/sender.err")" || return 1
+	rig_wait_pid "$RIG_BG_PID" "$limit"
+	rc=$?
+	ms=$(( $(rig_now_ms) - start ))
+	[ $rc -eq 0 ] ||
+		rig_fail "receiver exited with status $rc" || return 1
+
+	want=$(rig_sha "$file")
+	got=$(cat "$sumfile")
+	size=$(stat -c %s "$file")
+	[ "$want" = "$got" ] ||
+		rig_fail "sha256 mismatch: sent ${want:0:12}...," \
+			 "received ${got:0:12}..." || return 1
+	[ "$ms" -gt 0 ] || ms=1
+	rig_log "$((size / 1048576)) MiB in $(rig_secs "$ms") s," \
+		"$(( size * 8 / ms / 1000 )) Mbit/s"
+}
