@@ -102,6 +102,7 @@ struct tcp_splice_conn {
 static struct tcp_splice_conn *tcp_splice_conns;	/* by flow index */
 static unsigned int tcp_splice_cap;		/* entries in the array */
 static unsigned int tcp_splice_count;		/* connections in use */
+static unsigned int tcp_splice_rounds = TCP_SPLICE_ROUNDS;	/* budget */
 
 /**
  * tcp_splice_ref() - epoll reference for one side of a connection
@@ -255,7 +256,7 @@ static int tcp_splice_move(struct tcp_splice_conn *conn, unsigned int d,
 
 	conn->blocked[d] = false;
 
-	for (round = 0; round < TCP_SPLICE_ROUNDS; round++) {
+	for (round = 0; round < tcp_splice_rounds; round++) {
 		bool progress = false;
 		ssize_t n;
 
@@ -946,6 +947,18 @@ unsigned int tcp_splice_check(void)
 	}
 
 	return bad;
+}
+
+/**
+ * tcp_splice_budget_set() - set the rounds per direction per event
+ * @rounds:	read-and-write rounds before yielding, 0 for the default
+ *
+ * For tests: a budget of one round makes the relay yield, and rely on
+ * being re-armed, after almost every transfer.
+ */
+void tcp_splice_budget_set(unsigned int rounds)
+{
+	tcp_splice_rounds = rounds ? rounds : TCP_SPLICE_ROUNDS;
 }
 
 /**

@@ -42,5 +42,6 @@ void tcp_splice_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
 			uint64_t now_ms);
 unsigned int tcp_splice_active(void);
 unsigned int tcp_splice_check(void);
+void tcp_splice_budget_set(unsigned int rounds);
 
 #endif /* TCP_TCP_SPLICE_H */

@@ -150,6 +150,8 @@ uint32_t tcp_wnd_for_guest(const struct ctx *c, struct tcp_conn *conn)
  */
 int tcp_discard_acked(struct tcp_conn *conn)
 {
+	int one = 1;
+
 	while (conn->discard) {
 		ssize_t n = recv(conn->sock, NULL, conn->discard,
 				 MSG_TRUNC | MSG_DONTWAIT);
@@ -167,6 +169,16 @@ int tcp_discard_acked(struct tcp_conn *conn)
 	}
 
 	conn->discard = 0;
+
+	/* The kernel frees the space but does not tell the peer until its
+	 * delayed ACK timer or a window probe fires (tens of milliseconds, and
+	 * a stall if probes back off): ask for an immediate ACK, which carries
+	 * the reopened window (see doc/tcp.md, tests/probes/trunc_window.c).
+	 */
+	if (setsockopt(conn->sock, IPPROTO_TCP, TCP_QUICKACK, &one,
+		       sizeof(one)) == 0)
+		tcp_stats.rcv_wnd_kicks++;
+
 	return 0;
 }
 

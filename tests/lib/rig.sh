@@ -49,6 +49,7 @@ RIG_RELAY_PID=
 RIG_RELAY_LOG=
 RIG_RELAY_MODE=
 RIG_WHY=
+RIG_PERSIST=
 RIG_PASSED=0
 RIG_FAILED=0
 RIG_CLEANUP=()
@@ -181,16 +182,17 @@ rig_tail() {
 #
 # The test passes if the function returns 0 and the relay started by the
 # script (if any) is still running afterwards. Cleanup pushed by the test is
-# unwound when it ends.
+# unwound when it ends, unless the test called rig_persist.
 rig_run() {
 	local name=$1 depth=${#RIG_CLEANUP[@]} start rc elapsed
 	shift
 
 	RIG_WHY=
+	RIG_PERSIST=
 	start=$(rig_now_ms)
 	"$@"
 	rc=$?
-	rig_unwind "$depth"
+	[ -n "$RIG_PERSIST" ] || rig_unwind "$depth"
 	elapsed=$(( $(rig_now_ms) - start ))
 
 	if [ $rc -eq 0 ] && [ -n "$RIG_RELAY_PID" ] && ! rig_relay_alive; then
@@ -213,6 +215,12 @@ rig_run() {
 		fi
 	fi
 	return 0
+}
+
+# rig_persist() - keep what the current test set up (e.g. a relay started
+# by a test that later tests use) until the script ends
+rig_persist() {
+	RIG_PERSIST=1
 }
 
 # rig_summary() - print the script's totals and exit accordingly
@@ -270,17 +278,18 @@ rig_ns_del() {
 }
 
 # rig_ns_new() - create an empty namespace with a unique name, loopback up
-# $1: suffix for the name
-# Prints the name; the namespace is deleted at cleanup.
+# $1: variable to store the name in
+# $2: suffix for the name
+# The namespace is deleted at cleanup.
 rig_ns_new() {
 	local name
 
 	RIG_NS_SEQ=$((RIG_NS_SEQ + 1))
-	name="${RIG_PREFIX}$1$RIG_NS_SEQ"
+	name="${RIG_PREFIX}$2$RIG_NS_SEQ"
 	ip netns add "$name" || return 1
 	rig_defer "rig_ns_del '$name'"
-	ip -n "$name" link set lo up || return 1
-	echo "$name"
+	printf -v "$1" '%s' "$name"
+	ip -n "$name" link set lo up
 }
 
 # rig_host_ns() - create the "host" namespace (see top of file)
@@ -313,7 +322,7 @@ rig_host_ns() {
 # rig_target_ns() - create the namespace the relay will serve
 # Sets RIG_NS.
 rig_target_ns() {
-	RIG_NS=$(rig_ns_new n) || return 1
+	rig_ns_new RIG_NS n
 }
 
 # rig_h() - run a command in the host namespace
@@ -330,7 +339,16 @@ rig_g() {
 # $1: namespace
 # $2: address (no prefix length)
 rig_has_addr() {
-	ip -n "$1" -o addr show 2>/dev/null | grep -qF " $2/"
+	local out
+
+	out=$(ip -n "$1" -o addr show 2>/dev/null)
+	grep -qF " $2/" <<<"$out"
+}
+
+# rig_addrs() - one-line summary of a namespace's links and addresses
+# $1: namespace
+rig_addrs() {
+	ip -n "$1" -br addr 2>&1 | tr -s ' \n' ' '
 }
 
 # rig_poll() - poll a condition every 0.1 s, bounded
@@ -353,7 +371,10 @@ rig_poll() {
 # $1: namespace
 # $2: port
 rig_listening() {
-	ip netns exec "$1" ss -Hltn "sport = :$2" 2>/dev/null | grep -q .
+	local out
+
+	out=$(ip netns exec "$1" ss -Hltn "sport = :$2" 2>/dev/null)
+	[ -n "$out" ]
 }
 
 # rig_wait_listen() - wait (up to 5 s) for a TCP port to listen
@@ -381,11 +402,13 @@ rig_relay_alive() {
 # --netns RIG_NS. In daemon mode the relay's exit status 0 must mean "ready":
 # the namespace addresses are checked right away, without waiting. In
 # foreground mode readiness is polled for (up to 5 s).
-# Sets RIG_RELAY_PID, RIG_RELAY_LOG, RIG_RELAY_MODE.
+# Sets RIG_RELAY_PID, RIG_RELAY_LOG, RIG_RELAY_MODE. Calls rig_persist: the
+# relay runs until the end of the script (or rig_relay_stop_check).
 rig_relay_start() {
 	local mode=$1 pidfile rc
 	shift
 
+	rig_persist
 	RIG_RELAY_SEQ=$((RIG_RELAY_SEQ + 1))
 	RIG_RELAY_LOG=$RIG_TMP/relay.$RIG_RELAY_SEQ.log
 	RIG_RELAY_MODE=$mode
@@ -411,10 +434,12 @@ rig_relay_start() {
 			return 1
 		rig_has_addr "$RIG_NS" "$RIG_ADDR4" ||
 			rig_fail "$RIG_ADDR4 not configured in the namespace" \
-				 "when the relay returned" || return 1
+				 "when the relay returned; it has:" \
+				 "$(rig_addrs "$RIG_NS")" || return 1
 		rig_has_addr "$RIG_NS" "$RIG_ADDR6" ||
 			rig_fail "$RIG_ADDR6 not configured in the namespace" \
-				 "when the relay returned" || return 1
+				 "when the relay returned; it has:" \
+				 "$(rig_addrs "$RIG_NS")" || return 1
 	else
 		echo "# $RELAY -f $*" >"$RIG_RELAY_LOG"
 		rig_h "$RELAY" -f "$@" >>"$RIG_RELAY_LOG" 2>&1 &
@@ -422,10 +447,12 @@ rig_relay_start() {
 		rig_defer "rig_kill '$RIG_RELAY_PID'"
 		rig_poll 5 rig_has_addr "$RIG_NS" "$RIG_ADDR4" ||
 			rig_fail "$RIG_ADDR4 not configured in the namespace" \
-				 "after 5 s" || return 1
+				 "after 5 s; it has: $(rig_addrs "$RIG_NS")" ||
+				 return 1
 		rig_poll 5 rig_has_addr "$RIG_NS" "$RIG_ADDR6" ||
 			rig_fail "$RIG_ADDR6 not configured in the namespace" \
-				 "after 5 s" || return 1
+				 "after 5 s; it has: $(rig_addrs "$RIG_NS")" ||
+				 return 1
 		rig_relay_alive ||
 			rig_fail "relay exited during start-up" || return 1
 	fi
