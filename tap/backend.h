@@ -43,6 +43,10 @@ struct tap_backend {
 	const struct tap_stats *(*stats)(void);
 };
 
+/* Every frame from the guest goes through this (tap.c): capture, net/ */
+void tap_frame_in(struct ctx *c, const uint8_t *frame, size_t len,
+		  uint64_t now_ms);
+
 /* pasta: tuntap device in the namespace (tap/tuntap.c) */
 extern const struct tap_backend tap_tuntap_backend;
 

@@ -17,6 +17,11 @@
  * guest is not taking more, it arms the output wake-up first. On that
  * wake-up, the backend disarms it and calls qdisc_flush(), which writes
  * again and so re-arms it if needed (design.md invariant 2).
+ *
+ * Capture (-p/--pcap, util/pcap.c) happens here for every backend: frames
+ * from the guest pass through tap_frame_in() on their way to net_input(),
+ * and frames the backend took from tap_send_frames() are recorded once it
+ * returns.
  */
 
 #include <errno.h>
@@ -25,7 +30,10 @@
 #include "tap.h"
 #include "backend.h"
 #include "../passt.h"
+#include "../net/net.h"
 #include "../util/log.h"
+#include "../util/pcap.h"
+#include "../util/util.h"
 
 static const struct tap_backend *tap_be;	/* chosen at tap_init() */
 
@@ -61,6 +69,13 @@ int tap_init(struct ctx *c)
 		err("%s backend is not built in this version",
 		    c->vhost_user ? "vhost-user" : "stream socket");
 		return -ENOSYS;
+	}
+
+	/* Before the backend: the capture starts with the guest's first frame */
+	if (*c->pcap && !pcap_active()) {
+		ret = pcap_init(c->pcap);
+		if (ret)
+			return ret;
 	}
 
 	ret = be->init(c);
@@ -100,10 +115,34 @@ void tap_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
 size_t tap_send_frames(struct ctx *c, const struct iovec *iov,
 		       size_t bufs_per_frame, size_t nframes)
 {
+	size_t sent;
+
 	if (!tap_be || !nframes || !bufs_per_frame)
 		return 0;
 
-	return tap_be->send_frames(c, iov, bufs_per_frame, nframes);
+	sent = tap_be->send_frames(c, iov, bufs_per_frame, nframes);
+	if (pcap_active())
+		pcap_frames(iov, bufs_per_frame, MIN(sent, nframes));
+
+	return sent;
+}
+
+/**
+ * tap_frame_in() - a frame from the guest: capture it, hand it to net/
+ * @c:		execution context
+ * @frame:	frame, starting with the Ethernet header
+ * @len:	its length
+ * @now_ms:	current time, milliseconds
+ *
+ * Backends call this for every frame they receive.
+ */
+void tap_frame_in(struct ctx *c, const uint8_t *frame, size_t len,
+		  uint64_t now_ms)
+{
+	if (pcap_active())
+		pcap_frame(frame, len);
+
+	net_input(c, frame, len, now_ms);
 }
 
 /**

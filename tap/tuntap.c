@@ -284,7 +284,7 @@ static void tuntap_input(struct ctx *c, uint64_t now_ms)
 	for (i = 0; i < n; i++) {
 		tuntap_stats.rx_frames++;
 		tuntap_stats.rx_bytes += len[i];
-		net_input(c, tuntap_rx[i], len[i], now_ms);
+		tap_frame_in(c, tuntap_rx[i], len[i], now_ms);
 	}
 }
 

