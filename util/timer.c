@@ -30,10 +30,12 @@
  * expires every slot anyway), running every timer whose deadline has
  * passed. A timer is disarmed before its callback runs; callbacks may arm
  * or cancel any timer, including the next one of the walk (the walk keeps
- * a cursor that unlinking moves along). Timers armed by callbacks to run
- * at once go to the head of their list, or to the due list, and run at the
- * next handler call (the timerfd is then programmed in the past), so a
- * callback re-arming itself cannot loop forever.
+ * a cursor that unlinking moves along). A timer armed by a callback with
+ * a passed deadline goes to the due list, or to the head of the slot being
+ * walked, and runs at the next handler call (the timerfd is then
+ * programmed in the past); only slots still ahead of the walk run in the
+ * same call. So a callback re-arming itself runs at most once per tick
+ * walked and cannot loop forever.
  *
  * Without an epoll descriptor (unit tests), the wheel works the same with
  * no timerfd and no system calls; timer_reprogram_count() still counts
@@ -213,7 +215,8 @@ static void timer_program(uint64_t ms)
  * @epollfd:	epoll descriptor to add the timerfd to, negative for none
  *		(no timerfd and no system calls: unit tests)
  *
- * Timers armed before a new call are forgotten.
+ * Timers armed before a new call are forgotten. Nothing is logged: on
+ * failure, errno is set for the caller's message.
  *
  * Return: 0 on success, negative error code on failure
  */
@@ -243,18 +246,15 @@ int timer_wheel_init(struct ctx *c, int epollfd)
 		return 0;
 
 	fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		err_perror("timer: can't create timerfd");
-		return ret;
-	}
+	if (fd < 0)
+		return -errno;
 
 	ref.fd = (uint32_t)fd;
 	ev.data.u64 = ref.u64;
 	if (epoll_ctl(epollfd, EPOLL_CTL_ADD, fd, &ev)) {
 		ret = -errno;
-		err_perror("timer: can't add timerfd to epoll set");
 		close(fd);
+		errno = -ret;
 		return ret;
 	}
 

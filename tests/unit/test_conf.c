@@ -527,7 +527,8 @@ START_TEST(test_misc_options)
 			       "-p", "/tmp/cap", "--stats", "10"));
 	ck_assert(c.no_dns);
 	ck_assert_int_eq(c.search_count, 6);
-	ck_assert_str_eq(conf_unimplemented(&c), "-p/--pcap");
+	ck_assert_str_eq(c.pcap, "/tmp/cap");
+	ck_assert_str_eq(conf_unimplemented(&c), "--stats");
 
 	parse(MODE_PASST, ARGV("passt", "--stats", "10", "-c", "/tmp/c"));
 	ck_assert_int_eq(c.stats_delay, 10);
@@ -711,9 +712,9 @@ END_TEST
 
 START_TEST(test_unimplemented_exit)
 {
-	run(MODE_PASST, true, ARGV("passt", "--pcap", "/tmp/x.pcap"));
+	run(MODE_PASST, true, ARGV("passt", "--conf-path", "/tmp/x.sock"));
 	ck_assert_int_eq(res.status, 1);
-	ck_assert(strstr(res.err, "-p/--pcap: not implemented yet"));
+	ck_assert(strstr(res.err, "-c/--conf-path: not implemented yet"));
 
 	run(MODE_PASTA, true, ARGV("pasta", "--host-lo-to-ns-lo", "1"));
 	ck_assert_int_eq(res.status, 1);

@@ -34,26 +34,26 @@
 /**
  * struct tt - a test timer with its reference model state
  * @t:		the timer
- * @m_armed:	model: armed
  * @m_exp:	model: deadline
- * @past:	armed with a deadline already passed (may fire late)
- * @cb_armed:	armed by a callback during the current handler call
- * @fired:	number of times fired
  * @fired_at:	time of the last firing
  * @period:	for self-re-arming timers, 0 otherwise
  * @peer:	timers cancelled by cancel_cb()
+ * @fired:	number of times fired
+ * @m_armed:	model: armed
+ * @past:	armed with a deadline already passed (may fire late)
+ * @cb_armed:	armed by a callback during the current handler call
  * @cancelled:	cancelled by a callback
  */
 struct tt {
 	struct wheel_timer t;
-	bool m_armed;
 	uint64_t m_exp;
-	bool past;
-	bool cb_armed;
-	unsigned int fired;
 	uint64_t fired_at;
 	uint64_t period;
 	struct tt *peer[2];
+	unsigned int fired;
+	bool m_armed;
+	bool past;
+	bool cb_armed;
 	bool cancelled;
 };
 
