@@ -39,6 +39,10 @@
  * readiness that arrived meanwhile is never lost. Whenever data sits in a
  * pipe because its destination was full, EPOLLOUT is armed on it.
  *
+ * Both sockets get TCP_NODELAY: the relay must not delay what the
+ * application already decided to send. A socket we open in the host gets
+ * --tcp-rmem and --tcp-wmem, if given.
+ *
  * The accepted side is not read until the connect() of the other side
  * completes (EPOLLOUT on side 1). An error on either socket, or a refused
  * connect, resets both: SO_LINGER with a zero timeout makes close() send
@@ -48,6 +52,15 @@
  * connect completion with getpeername(), so an event queued for a
  * connection closed earlier in the same epoll batch, whose flow index and
  * descriptor were reused since, does no harm.
+ *
+ * A socket toward the namespace (@in_ns) is created by a thread that
+ * entered it (pasta_run_in_ns()); the connect() then works from anywhere.
+ * At run time, that needs thread creation to stay allowed, or a pool of
+ * sockets opened in the namespace ahead of time.
+ *
+ * System calls used after start-up (for the seccomp filter): accept4,
+ * socket, connect, getsockopt, getpeername, setsockopt, pipe2, fcntl,
+ * splice, shutdown, epoll_ctl, close.
  */
 
 #include <errno.h>
@@ -367,7 +380,7 @@ void tcp_splice_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
 		int e = tcp_splice_sock_error(conn->sock[side]);
 
 		if (e) {
-			debug("TCP splice: flow %u, socket error on %s side: %s",
+			debug("TCP splice: flow %u: error on %s socket: %s",
 			      idx, side ? "target" : "accepted", strerror(e));
 			tcp_splice_conn_close(conn, idx, true);
 			return;
@@ -400,7 +413,8 @@ void tcp_splice_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
 	}
 
 	if (ret) {
-		debug("TCP splice: flow %u: %s, resetting", idx, strerror(-ret));
+		debug("TCP splice: flow %u: %s, resetting", idx,
+		      strerror(-ret));
 		tcp_splice_conn_close(conn, idx, true);
 		return;
 	}
@@ -620,6 +634,7 @@ fail:
 void tcp_splice_listen_handler(struct ctx *c, union epoll_ref ref,
 			       uint32_t events, uint64_t now_ms)
 {
+	const struct in_addr lo4 = { htonl(INADDR_LOOPBACK) };
 	uint16_t port = (uint16_t)ref.data;
 	const struct fwd_rule *r = fwd_port_rule(&c->tcp_out, port);
 	int i;
@@ -651,8 +666,7 @@ void tcp_splice_listen_handler(struct ctx *c, union epoll_ref ref,
 		if (r && !inany_is_unspecified(&r->to_addr)) {
 			t.addr = r->to_addr;
 		} else if (peer.sa.sa_family == AF_INET) {
-			inany_from_v4(&t.addr,
-				      (struct in_addr){ htonl(INADDR_LOOPBACK) });
+			inany_from_v4(&t.addr, lo4);
 		} else {
 			t.addr.a6 = in6addr_loopback;
 		}
@@ -881,7 +895,8 @@ int tcp_splice_init(struct ctx *c)
 	unsigned int i;
 
 	if (!tcp_splice_conns) {
-		tcp_splice_conns = calloc(c->flow_max, sizeof(*tcp_splice_conns));
+		tcp_splice_conns = calloc(c->flow_max,
+					  sizeof(*tcp_splice_conns));
 		if (!tcp_splice_conns) {
 			err("TCP splice: can't allocate state for %u flows: lower --max-flows",
 			    c->flow_max);

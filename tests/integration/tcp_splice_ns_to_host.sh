@@ -1,367 +1,326 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# tcp_splice_ns_to_host.sh - pasta -T: namespace loopback to host loopback
 #
-# A "host" namespace (loopback up, a veth pair with an address and a
-# default route, so that pasta finds a template interface) runs pasta with
-# -T for a few ports, joined to a second, empty namespace by --netns.
-# Servers listen on the host namespace's loopback; clients in the target
-# namespace connect to its loopback, and pasta splices the two. Checked:
-#   - 50 MiB each way at the same time, over IPv4 and IPv6 (sha256sum);
-#   - half-close: the client sends 50 MiB and shuts down writing, the
-#     server reads to the end, only then answers 50 MiB;
-#   - a server that reads nothing for two seconds (pasta must keep the data
-#     and resume, without spinning on the CPU meanwhile);
-#   - a mapped port (-T 5557:5555);
-#   - a refused connection reaches the client as a reset;
-#   - a reset from either peer reaches the other one;
-#   - 20 concurrent connections, and no descriptor left behind afterwards.
+# tests/integration/tcp_splice_ns_to_host.sh - pasta -T: spliced loopback
 #
-# Needs root, ip, socat, ss, sha256sum. Exit status: 0 pass, 1 failure,
-# 77 skipped. PASTA=path overrides the binary (default: pasta at the top
-# of the source tree).
+# Rig (tests/lib/rig.sh): pasta runs in the foreground (-f, in the
+# background of this script) in a host namespace of our own and serves a
+# second namespace (--netns NAME), with -T for three ports: $PORT as is,
+# $PORT_MAPPED to $PORT, and $PORT_REFUSED where nothing listens on the
+# host. Servers listen on the host namespace's loopback; clients in the
+# namespace connect to the namespace's own loopback, where pasta listens
+# and splices each connection to a new one on the host side.
+#
+#   listening: 127.0.0.1 and ::1 in the namespace, for every -T port.
+#   full duplex: 50 MiB each way at the same time (IPv4, IPv6).
+#   half-close: the client sends 50 MiB and shuts down writing; the server
+#     reads to end of file, only then answers 50 MiB (IPv4, IPv6, and the
+#     mapped port).
+#   slow reader: the server reads nothing for two seconds while the client
+#     sends 50 MiB: pasta must hold the data, use no CPU meanwhile (no busy
+#     loop), and resume when the server reads.
+#   refused: a connection to a port nothing listens on in the host
+#     namespace reaches the client as a reset.
+#   resets: a reset from either peer reaches the other one.
+#   concurrent: 20 echo connections at once, then no descriptor left open
+#     in pasta once they are all closed.
+#
+# Every transfer is checked with sha256sum. Processes that are signalled
+# or inspected later are started with "ip netns exec" directly, not through
+# rig_h/rig_g, so that $! is their PID and not that of a subshell.
 
-set -u
+. "$(dirname "$0")/../lib/rig.sh"
 
-TOP=$(cd "$(dirname "$0")/../.." && pwd)
-PASTA=${PASTA:-$TOP/pasta}
-SIZE_MB=50
-PORT=5555		# forwarded as is
-PORT_MAPPED=5557	# forwarded to $PORT
-PORT_REFUSED=5556	# forwarded, nothing listens on the host
+SIZE=${SPLICE_SIZE:-50M}
+LIMIT=120
+PORT=10011		# forwarded as is
+PORT_MAPPED=10013	# forwarded to $PORT
+PORT_REFUSED=10012	# forwarded, nothing listens on the host
 PARALLEL=20
+IDLE_CPU_TICKS=10	# pasta CPU allowed while blocked, 1/100 s ticks
 
-H="splh-$$"
-N="spln-$$"
-TMP=
-PASTA_PID=
-PIDS=()
-FAILED=0
+rig_init
+rig_host_ns || exit 1
+rig_target_ns || exit 1
 
-# cleanup() - kill what we started, remove namespaces and files
-# shellcheck disable=SC2317 # called by the EXIT trap
-cleanup() {
-	local p
+A=$RIG_TMP/a.bin
+B=$RIG_TMP/b.bin
+C=$RIG_TMP/c.bin
+rig_random_file "$A" "$SIZE" || exit 1
+rig_random_file "$B" "$SIZE" || exit 1
+rig_random_file "$C" 2M || exit 1
 
-	for p in "${PIDS[@]}" ${PASTA_PID:+"$PASTA_PID"}; do
-		kill "$p" 2>/dev/null
-	done
-	for p in "${PIDS[@]}" ${PASTA_PID:+"$PASTA_PID"}; do
-		wait "$p" 2>/dev/null
-	done
-	ip netns del "$N" 2>/dev/null
-	ip netns del "$H" 2>/dev/null
-	[ -n "$TMP" ] && rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
-skip() {
-	echo "SKIP: $*"
-	exit 77
-}
-
-pass() {
-	echo "PASS: $*"
-}
-
-fail() {
-	echo "FAIL: $*"
-	FAILED=1
-}
-
-# wait_listen() - wait until a TCP port listens in a namespace
-# $1: namespace, $2: port
-wait_listen() {
-	local i
-
-	for i in $(seq 50); do
-		if [ -n "$(ip netns exec "$1" ss -Hltn "sport = :$2")" ]; then
-			return 0
-		fi
-		sleep 0.1
-	done
-	return 1
-}
-
-# wait_gone() - wait until nothing listens on a port in a namespace
-# $1: namespace, $2: port
-wait_gone() {
-	local i
-
-	for i in $(seq 50); do
-		if [ -z "$(ip netns exec "$1" ss -Hltn "sport = :$2")" ]; then
-			return 0
-		fi
-		sleep 0.1
-	done
-	return 1
-}
-
-# server() - start a one-shot socat server on the host loopback
-# $1: socat listen address, $2: script run for the connection
-server() {
-	ip netns exec "$H" socat -d -t 30 "$1" EXEC:"$2" 2>>"$TMP/server.log" &
-	PIDS+=($!)
-}
-
-# sha() - hash of a file, or of standard input
-sha() {
-	sha256sum "$@" | cut -d' ' -f1
-}
-
-# fd_count() - descriptors pasta has open
-fd_count() {
-	find "/proc/$PASTA_PID/fd" -mindepth 1 -maxdepth 1 | wc -l
-}
-
-# cpu_ticks() - user plus system time pasta used, in clock ticks
-cpu_ticks() {
-	awk '{ print $14 + $15 }' "/proc/$PASTA_PID/stat"
-}
-
-[ "$(id -u)" = 0 ] || skip "needs root"
-for t in ip socat ss sha256sum; do
-	command -v "$t" >/dev/null || skip "$t not found"
-done
-[ -x "$PASTA" ] || skip "$PASTA not built"
-
-TMP=$(mktemp -d)
-head -c "${SIZE_MB}M" /dev/urandom > "$TMP/A"
-head -c "${SIZE_MB}M" /dev/urandom > "$TMP/B"
-SHA_A=$(sha "$TMP/A")
-SHA_B=$(sha "$TMP/B")
-
-# Server scripts: standard input and output are the connection
-cat > "$TMP/duplex.sh" <<EOF
+# Server scripts (run by socat EXEC: standard input and output are the
+# connection); each writes the hash of what it received to $RIG_TMP/srv_rx
+cat >"$RIG_TMP/duplex.sh" <<EOF
 #!/bin/sh
-# read and write at the same time (a background job needs an explicit
-# redirection, or it reads /dev/null)
+# Read and write at the same time. A background job reads /dev/null unless
+# its input is redirected explicitly: hand it the connection on fd 3.
 exec 3<&0
-sha256sum <&3 | cut -d' ' -f1 > "$TMP/srv_rx" &
+sha256sum <&3 | cut -d' ' -f1 >"$RIG_TMP/srv_rx" &
 exec 3<&-
-cat "$TMP/B"
+cat "$B"
 wait
 EOF
-cat > "$TMP/halfclose.sh" <<EOF
+cat >"$RIG_TMP/halfclose.sh" <<EOF
 #!/bin/sh
-# read to the end, then answer
-sha256sum | cut -d' ' -f1 > "$TMP/srv_rx"
-cat "$TMP/B"
+# Read to end of file, then answer
+sha256sum | cut -d' ' -f1 >"$RIG_TMP/srv_rx"
+cat "$B"
 EOF
-cat > "$TMP/slow.sh" <<EOF
+cat >"$RIG_TMP/slow.sh" <<EOF
 #!/bin/sh
-# read nothing for a while, then everything
-touch "$TMP/slow_started"
+# Read nothing for a while, then everything
+touch "$RIG_TMP/slow_started"
 sleep 2
-sha256sum | cut -d' ' -f1 > "$TMP/srv_rx"
+sha256sum | cut -d' ' -f1 >"$RIG_TMP/srv_rx"
 EOF
-cat > "$TMP/echo.sh" <<EOF
+cat >"$RIG_TMP/sink.sh" <<'EOF'
 #!/bin/sh
-exec cat
+exec cat >/dev/null
 EOF
-cat > "$TMP/sink.sh" <<EOF
-#!/bin/sh
-exec cat > /dev/null
-EOF
-cat > "$TMP/source.sh" <<EOF
+cat >"$RIG_TMP/source.sh" <<'EOF'
 #!/bin/sh
 exec cat /dev/zero
 EOF
-chmod +x "$TMP"/*.sh
+chmod +x "$RIG_TMP"/*.sh
 
-# "Host" namespace: loopback, plus a template interface for pasta
-ip netns add "$H" || skip "can't create network namespaces"
-ip netns add "$N"
-ip -n "$H" link set lo up
-ip -n "$H" link add veth0 type veth peer name veth1
-ip -n "$H" addr add 192.0.2.1/24 dev veth0
-ip -n "$H" -6 addr add 2001:db8::1/64 dev veth0 nodad
-ip -n "$H" link set veth0 up
-ip -n "$H" link set veth1 up
-ip -n "$H" route add default via 192.0.2.254
-ip -n "$H" -6 route add default via 2001:db8::fe
-
-ip netns exec "$H" "$PASTA" --runas 0 -f --config-net \
-	-T "$PORT,$PORT_REFUSED,$PORT_MAPPED:$PORT" --netns "$N" \
-	> "$TMP/pasta.log" 2>&1 &
-PASTA_PID=$!
-
-if ! wait_listen "$N" "$PORT" || ! wait_listen "$N" "$PORT_MAPPED"; then
-	cat "$TMP/pasta.log"
-	echo "FAIL: pasta does not listen on -T ports in the namespace"
-	exit 1
-fi
-if [ -z "$(ip netns exec "$N" ss -Hltn "src 127.0.0.1:$PORT")" ] ||
-   [ -z "$(ip netns exec "$N" ss -Hltn "src [::1]:$PORT")" ]; then
-	fail "listening on 127.0.0.1 and ::1 in the namespace"
-else
-	pass "listening on 127.0.0.1 and ::1 in the namespace"
-fi
-FDS_IDLE=$(fd_count)
-
-# run_transfer() - one client session against the current server
-# $1: name, $2: server listen address, $3: server script, $4: client
-#     connect address
-run_transfer() {
-	local rx
-
-	rm -f "$TMP/srv_rx"
-	server "$2" "$3"
-	wait_listen "$H" "$PORT" || { fail "$1: server did not start"; return; }
-
-	timeout 60 ip netns exec "$N" socat -t 30 - "$4" \
-		< "$TMP/A" > "$TMP/cli_rx" 2>"$TMP/client.log"
-	wait "${PIDS[-1]}" 2>/dev/null
-
-	rx=$(sha "$TMP/cli_rx")
-	if [ "$(cat "$TMP/srv_rx" 2>/dev/null)" != "$SHA_A" ]; then
-		fail "$1: namespace to host: bytes differ ($(stat -c %s \
-			"$TMP/cli_rx") received back)"
-	elif [ "$rx" != "$SHA_B" ]; then
-		fail "$1: host to namespace: bytes differ ($(stat -c %s \
-			"$TMP/cli_rx") of $((SIZE_MB << 20)) bytes)"
-	else
-		pass "$1: ${SIZE_MB} MiB each way, sha256 match"
-	fi
+# relay_fds() - number of descriptors the relay holds
+relay_fds() {
+	find "/proc/$RIG_RELAY_PID/fd" -mindepth 1 -maxdepth 1 | wc -l
 }
 
-run_transfer "IPv4 full duplex" "TCP4-LISTEN:$PORT,bind=127.0.0.1,reuseaddr" \
-	"$TMP/duplex.sh" "TCP4:127.0.0.1:$PORT"
-run_transfer "IPv6 full duplex" "TCP6-LISTEN:$PORT,bind=[::1],reuseaddr" \
-	"$TMP/duplex.sh" "TCP6:[::1]:$PORT"
-run_transfer "IPv4 half-close" "TCP4-LISTEN:$PORT,bind=127.0.0.1,reuseaddr" \
-	"$TMP/halfclose.sh" "TCP4:127.0.0.1:$PORT"
-run_transfer "IPv6 half-close" "TCP6-LISTEN:$PORT,bind=[::1],reuseaddr" \
-	"$TMP/halfclose.sh" "TCP6:[::1]:$PORT"
-run_transfer "mapped port $PORT_MAPPED:$PORT" \
-	"TCP4-LISTEN:$PORT,bind=127.0.0.1,reuseaddr" \
-	"$TMP/halfclose.sh" "TCP4:127.0.0.1:$PORT_MAPPED"
+# relay_fds_idle() - check that the relay holds no more descriptors than
+# when it was idle after start-up
+relay_fds_idle() {
+	[ "$(relay_fds)" -le "$RELAY_IDLE_FDS" ]
+}
 
-# Slow reader: data waits in pasta (pipe and socket buffers), which must
-# sleep meanwhile and resume when the server reads
-rm -f "$TMP/srv_rx" "$TMP/slow_started"
-server "TCP4-LISTEN:$PORT,bind=127.0.0.1,reuseaddr" "$TMP/slow.sh"
-wait_listen "$H" "$PORT"
-timeout 60 ip netns exec "$N" socat -t 30 -u - "TCP4:127.0.0.1:$PORT" \
-	< "$TMP/A" 2>"$TMP/client.log" &
-CLIENT=$!
-PIDS+=("$CLIENT")
-for i in $(seq 50); do
-	[ -e "$TMP/slow_started" ] && break
-	sleep 0.1
-done
-sleep 0.3
-T0=$(cpu_ticks)
-sleep 1.2
-T1=$(cpu_ticks)
-wait "$CLIENT"
-wait "${PIDS[-2]}" 2>/dev/null
-if [ "$(cat "$TMP/srv_rx" 2>/dev/null)" != "$SHA_A" ]; then
-	fail "slow reader: bytes differ"
-elif [ $((T1 - T0)) -gt 10 ]; then
-	fail "slow reader: pasta used $((T1 - T0)) ticks of CPU while the destination was full"
-else
-	pass "slow reader: resumed, sha256 match, pasta idle while blocked ($((T1 - T0)) ticks)"
+# relay_cpu_ticks() - user plus system CPU time of the relay, in ticks
+relay_cpu_ticks() {
+	awk '{ print $14 + $15 }' "/proc/$RIG_RELAY_PID/stat"
+}
+
+# listening_on() - check that a TCP address:port listens in the namespace
+# $1: ss source filter, e.g. 127.0.0.1:10011 or [::1]:10011
+listening_on() {
+	[ -n "$(rig_g ss -Hltn "src $1")" ]
+}
+
+# relay_up() - test: start pasta with -T, check its listening sockets
+#
+# Not rig_relay_start: that one passes -T none, which a port list can't
+# follow. Same start-up otherwise (foreground, checks readiness).
+relay_up() {
+	local spec="$PORT,$PORT_REFUSED,$PORT_MAPPED:$PORT" p
+
+	rig_persist
+	RIG_RELAY_SEQ=$((RIG_RELAY_SEQ + 1))
+	RIG_RELAY_LOG=$RIG_TMP/relay.$RIG_RELAY_SEQ.log
+	# shellcheck disable=SC2034 # read by rig_relay_stop_check
+	RIG_RELAY_MODE="fg"
+	set -- --runas 0 --config-net -u none -U none -T "$spec" \
+		--netns "$RIG_NS"
+	echo "# $RELAY -f $*" >"$RIG_RELAY_LOG"
+	# Not through rig_h: $! must be the relay, not a subshell
+	ip netns exec "$RIG_HOSTNS" "$RELAY" -f "$@" >>"$RIG_RELAY_LOG" 2>&1 &
+	RIG_RELAY_PID=$!
+	rig_defer "rig_kill '$RIG_RELAY_PID'"
+	rig_log "relay pid $RIG_RELAY_PID, log $RIG_RELAY_LOG"
+
+	for p in "$PORT" "$PORT_REFUSED" "$PORT_MAPPED"; do
+		rig_wait_listen "$RIG_NS" "$p" || return 1
+		listening_on "127.0.0.1:$p" ||
+			rig_fail "port $p: not listening on 127.0.0.1" ||
+			return 1
+		listening_on "[::1]:$p" ||
+			rig_fail "port $p: not listening on ::1" || return 1
+	done
+	RELAY_IDLE_FDS=$(relay_fds)
+}
+
+# start_server() - start a one-shot socat server in the host namespace
+# $1: socat listen address (without reuseaddr)
+# $2: socat second address
+# Sets SERVER_PID.
+start_server() {
+	ip netns exec "$RIG_HOSTNS" timeout -k 5 "$LIMIT" \
+		socat -d -t 30 "$1,reuseaddr" "$2" 2>"$RIG_TMP/server.err" &
+	SERVER_PID=$!
+	rig_defer "rig_kill $SERVER_PID"
+	rig_wait_listen "$RIG_HOSTNS" "$(rig_port_of "$1")"
+}
+
+# transfer() - test: one client session, both directions checked
+# $1: 4 or 6
+# $2: server script
+# $3: port the client connects to (in the namespace)
+transfer() {
+	local listen conn rc
+
+	if [ "$1" = 4 ]; then
+		listen="TCP4-LISTEN:$PORT,bind=127.0.0.1"
+		conn="TCP4:127.0.0.1:$3"
+	else
+		listen="TCP6-LISTEN:$PORT,bind=[::1],ipv6only=1"
+		conn="TCP6:[::1]:$3"
+	fi
+
+	rm -f "$RIG_TMP/srv_rx" "$RIG_TMP/cli_rx" "$RIG_TMP/cli_rx.sha256"
+	start_server "$listen" "EXEC:$2" || return 1
+	rig_g timeout -k 5 "$LIMIT" socat -t 30 - "$conn" \
+		<"$A" >"$RIG_TMP/cli_rx" 2>"$RIG_TMP/client.err"
+	rc=$?
+	[ $rc -eq 0 ] || rig_fail "client exited with status $rc:" \
+		"$(tr '\n' ' ' <"$RIG_TMP/client.err")" || return 1
+	rig_wait_pid "$SERVER_PID" 30 ||
+		rig_fail "server did not finish" || return 1
+
+	[ "$(cat "$RIG_TMP/srv_rx" 2>/dev/null)" = "$(rig_sha "$A")" ] ||
+		rig_fail "namespace to host: sha256 mismatch" || return 1
+	rig_sha_eq "$B" "$RIG_TMP/cli_rx"
+}
+
+# slow_reader() - test: destination full for two seconds, pasta idle
+slow_reader() {
+	local client t0 t1 i
+
+	rm -f "$RIG_TMP/srv_rx" "$RIG_TMP/slow_started"
+	start_server "TCP4-LISTEN:$PORT,bind=127.0.0.1" \
+		"EXEC:$RIG_TMP/slow.sh" || return 1
+	ip netns exec "$RIG_NS" timeout -k 5 "$LIMIT" \
+		socat -t 30 -u - "TCP4:127.0.0.1:$PORT" \
+		<"$A" 2>"$RIG_TMP/client.err" &
+	client=$!
+	rig_defer "rig_kill $client"
+
+	for i in $(seq 50); do
+		[ -e "$RIG_TMP/slow_started" ] && break
+		sleep 0.1
+	done
+	sleep 0.3
+	t0=$(relay_cpu_ticks)
+	sleep 1.2
+	t1=$(relay_cpu_ticks)
+
+	rig_wait_pid "$client" 60 ||
+		rig_fail "client failed: $(cat "$RIG_TMP/client.err")" ||
+		return 1
+	rig_wait_pid "$SERVER_PID" 30 ||
+		rig_fail "server did not finish" || return 1
+	[ "$(cat "$RIG_TMP/srv_rx" 2>/dev/null)" = "$(rig_sha "$A")" ] ||
+		rig_fail "sha256 mismatch after the reader resumed" || return 1
+	[ $((t1 - t0)) -le "$IDLE_CPU_TICKS" ] ||
+		rig_fail "pasta used $((t1 - t0)) CPU ticks in 1.2 s while" \
+			 "the destination was full (busy loop?)" || return 1
+	rig_log "pasta used $((t1 - t0)) CPU ticks while blocked"
+}
+
+# refused() - test: refused connect on the host reaches the client as RST
+refused() {
+	local out
+
+	# socat reports a reset as a warning: -d shows warnings
+	out=$(rig_g timeout 10 socat -d -u "TCP4:127.0.0.1:$PORT_REFUSED" - \
+		2>&1 </dev/null)
+	grep -qi "reset by peer" <<<"$out" ||
+		rig_fail "client saw: $(tr '\n' ' ' <<<"$out")"
+}
+
+# reset_from_client() - test: a client's RST reaches the server
+reset_from_client() {
+	local client i
+
+	start_server "TCP4-LISTEN:$PORT,bind=127.0.0.1" \
+		"EXEC:$RIG_TMP/sink.sh" || return 1
+	ip netns exec "$RIG_NS" \
+		socat -u /dev/zero "TCP4:127.0.0.1:$PORT,so-linger=0" \
+		2>/dev/null &
+	client=$!
+	rig_defer "rig_kill $client"
+	sleep 0.5
+	kill -KILL "$client"
+	wait "$client" 2>/dev/null
+
+	for i in $(seq 50); do
+		kill -0 "$SERVER_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	! kill -0 "$SERVER_PID" 2>/dev/null ||
+		rig_fail "server connection still open 5 s after the reset" ||
+		return 1
+	grep -qi "reset by peer" "$RIG_TMP/server.err" ||
+		rig_fail "server saw: $(tail -n 1 "$RIG_TMP/server.err")"
+}
+
+# reset_from_server() - test: a server's RST reaches the client
+reset_from_server() {
+	local client
+
+	start_server "TCP4-LISTEN:$PORT,bind=127.0.0.1,so-linger=0" \
+		"EXEC:$RIG_TMP/source.sh" || return 1
+	ip netns exec "$RIG_NS" timeout 20 \
+		socat -d -u "TCP4:127.0.0.1:$PORT" /dev/null \
+		2>"$RIG_TMP/client.err" &
+	client=$!
+	rig_defer "rig_kill $client"
+	sleep 0.5
+	# timeout passes SIGTERM on; socat's exit closes with SO_LINGER 0
+	kill -TERM "$SERVER_PID"
+	wait "$SERVER_PID" 2>/dev/null
+	rig_wait_pid "$client" 10
+	grep -qi "reset by peer" "$RIG_TMP/client.err" ||
+		rig_fail "client saw: $(tail -n 1 "$RIG_TMP/client.err")"
+}
+
+# concurrent() - test: parallel echo connections, then no leaked descriptor
+concurrent() {
+	local pids=() i p bad=0 fds
+
+	start_server "TCP4-LISTEN:$PORT,bind=127.0.0.1,fork,backlog=64" \
+		EXEC:cat || return 1
+	for i in $(seq "$PARALLEL"); do
+		ip netns exec "$RIG_NS" timeout -k 5 "$LIMIT" socat -t 30 - \
+			"TCP4:127.0.0.1:$PORT" <"$C" >"$RIG_TMP/par.$i" \
+			2>/dev/null &
+		pids+=("$!")
+	done
+	for p in "${pids[@]}"; do
+		rig_wait_pid "$p" "$LIMIT"
+	done
+	for i in $(seq "$PARALLEL"); do
+		rig_sha_eq "$C" "$RIG_TMP/par.$i" >/dev/null ||
+			bad=$((bad + 1))
+	done
+	[ "$bad" -eq 0 ] ||
+		rig_fail "$bad of $PARALLEL echoed streams differ" || return 1
+	rig_kill "$SERVER_PID"
+
+	rig_poll 3 relay_fds_idle
+	fds=$(relay_fds)
+	[ "$fds" -le "$RELAY_IDLE_FDS" ] ||
+		rig_fail "pasta holds $fds descriptors, $RELAY_IDLE_FDS when" \
+			 "idle: connections not closed"
+}
+
+rig_run "pasta -T listens on 127.0.0.1 and ::1 in the namespace" relay_up
+if [ -z "$RIG_RELAY_PID" ]; then
+	rig_summary
 fi
-
-# Refused connection on the host: the client must see a reset
-out=$(timeout 10 ip netns exec "$N" socat -d -u "TCP4:127.0.0.1:$PORT_REFUSED" - 2>&1)
-if echo "$out" | grep -qi "reset by peer"; then
-	pass "refused connect on the host reaches the client as a reset"
-else
-	fail "refused connect: client saw: $out"
-fi
-
-# Reset from the namespace client reaches the host server
-server "TCP4-LISTEN:$PORT,bind=127.0.0.1,reuseaddr" "$TMP/sink.sh"
-wait_listen "$H" "$PORT"
-ip netns exec "$N" socat -u /dev/zero "TCP4:127.0.0.1:$PORT,so-linger=0" \
-	2>/dev/null &
-CLIENT=$!
-PIDS+=("$CLIENT")
-sleep 0.5
-kill -KILL "$CLIENT"
-wait "$CLIENT" 2>/dev/null
-SRV=${PIDS[-2]}
-for i in $(seq 50); do
-	kill -0 "$SRV" 2>/dev/null || break
-	sleep 0.1
-done
-if kill -0 "$SRV" 2>/dev/null; then
-	fail "reset from the client: server connection still open"
-elif tail -n 3 "$TMP/server.log" | grep -qi "reset by peer"; then
-	pass "reset from the client reaches the server"
-else
-	fail "reset from the client: server saw $(tail -n 1 "$TMP/server.log")"
-fi
-
-# Reset from the host server reaches the namespace client
-ip netns exec "$H" socat -u EXEC:"$TMP/source.sh" \
-	"TCP4-LISTEN:$PORT,bind=127.0.0.1,reuseaddr,so-linger=0" \
-	2>/dev/null &
-SRV=$!
-PIDS+=("$SRV")
-wait_listen "$H" "$PORT"
-timeout 20 ip netns exec "$N" socat -d -u "TCP4:127.0.0.1:$PORT" /dev/null \
-	2>"$TMP/client.log" &
-CLIENT=$!
-PIDS+=("$CLIENT")
-sleep 0.5
-kill -KILL "$SRV"
-wait "$SRV" 2>/dev/null
-wait "$CLIENT"
-if grep -qi "reset by peer" "$TMP/client.log"; then
-	pass "reset from the server reaches the client"
-else
-	fail "reset from the server: client saw $(tail -n 1 "$TMP/client.log")"
-fi
-
-# Concurrent connections, echoed back
-wait_gone "$H" "$PORT"
-head -c 2M /dev/urandom > "$TMP/C"
-SHA_C=$(sha "$TMP/C")
-ip netns exec "$H" socat -t 30 \
-	"TCP4-LISTEN:$PORT,bind=127.0.0.1,reuseaddr,fork,backlog=64" \
-	EXEC:"$TMP/echo.sh" 2>>"$TMP/server.log" &
-SRV=$!
-PIDS+=("$SRV")
-wait_listen "$H" "$PORT"
-CLIENTS=()
-for i in $(seq "$PARALLEL"); do
-	timeout 60 ip netns exec "$N" socat -t 30 - "TCP4:127.0.0.1:$PORT" \
-		< "$TMP/C" > "$TMP/par_$i" 2>/dev/null &
-	CLIENTS+=($!)
-done
-for p in "${CLIENTS[@]}"; do
-	wait "$p"
-done
-bad=0
-for i in $(seq "$PARALLEL"); do
-	[ "$(sha "$TMP/par_$i")" = "$SHA_C" ] || bad=$((bad + 1))
-done
-if [ "$bad" -eq 0 ]; then
-	pass "$PARALLEL concurrent connections echoed, sha256 match"
-else
-	fail "$bad of $PARALLEL concurrent connections corrupted"
-fi
-kill "$SRV"
-wait "$SRV" 2>/dev/null
-
-# Every connection is closed: pasta holds what it held when idle
-for i in $(seq 30); do
-	[ "$(fd_count)" -le "$FDS_IDLE" ] && break
-	sleep 0.1
-done
-if [ "$(fd_count)" -le "$FDS_IDLE" ]; then
-	pass "no descriptor left open ($(fd_count), $FDS_IDLE when idle)"
-else
-	fail "pasta holds $(fd_count) descriptors, $FDS_IDLE when idle"
-fi
-
-if ! kill -0 "$PASTA_PID" 2>/dev/null; then
-	fail "pasta exited"
-	cat "$TMP/pasta.log"
-fi
-
-exit "$FAILED"
+rig_run "splice ns->host IPv4 full duplex $SIZE each way sha256" \
+	transfer 4 "$RIG_TMP/duplex.sh" "$PORT"
+rig_run "splice ns->host IPv6 full duplex $SIZE each way sha256" \
+	transfer 6 "$RIG_TMP/duplex.sh" "$PORT"
+rig_run "splice ns->host IPv4 half-close $SIZE each way sha256" \
+	transfer 4 "$RIG_TMP/halfclose.sh" "$PORT"
+rig_run "splice ns->host IPv6 half-close $SIZE each way sha256" \
+	transfer 6 "$RIG_TMP/halfclose.sh" "$PORT"
+rig_run "splice ns->host mapped port $PORT_MAPPED:$PORT sha256" \
+	transfer 4 "$RIG_TMP/halfclose.sh" "$PORT_MAPPED"
+rig_run "splice slow reader: data held, no busy loop, sha256" slow_reader
+rig_run "splice refused connect reaches the client as a reset" refused
+rig_run "splice reset from the client reaches the server" reset_from_client
+rig_run "splice reset from the server reaches the client" reset_from_server
+rig_run "splice $PARALLEL concurrent echo connections, no fd leak" concurrent
+rig_run "relay exits on SIGTERM" rig_relay_stop_check
+rig_summary
