@@ -35,9 +35,13 @@ HDRS := passt.h $(foreach d,$(MODULE_DIRS),$(wildcard $(d)/*.h))
 
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
-# Tests with their own doubles for other modules: linked with few sources
-NET_IO_SRCS := net/net.c net/arp.c net/ndp.c net/checksum.c util/log.c
-UNIT_BINS += $(BUILD)/tests/test_net_io
+# Standalone tests (tests/unit/standalone/) define doubles for other
+# modules: each is linked with its own short list of sources only
+STANDALONE := test_net_io test_dhcp test_qdisc
+SRCS_test_net_io := net/net.c net/arp.c net/ndp.c net/checksum.c util/log.c
+SRCS_test_dhcp := net/dhcp.c net/dhcpv6.c net/checksum.c util/log.c
+SRCS_test_qdisc := qdisc/qdisc.c
+UNIT_BINS += $(STANDALONE:%=$(BUILD)/tests/%)
 TOOL_SRCS := $(sort $(wildcard tests/tools/*.c))
 TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tools/%)
 
@@ -73,10 +77,12 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) $(HDRS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) \
 		$(shell pkg-config --libs check)
 
-$(BUILD)/tests/test_net_io: tests/unit/standalone/test_net_io.c \
-		$(NET_IO_SRCS) $(HDRS) tests/unit/net_frames.h
+.SECONDEXPANSION:
+$(STANDALONE:%=$(BUILD)/tests/%): $(BUILD)/tests/%: \
+		tests/unit/standalone/%.c $$(SRCS_$$*) $(HDRS) \
+		tests/unit/net_frames.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -I. -o $@ $< $(NET_IO_SRCS) \
+	$(CC) $(CFLAGS) $(LDFLAGS) -I. -o $@ $< $(SRCS_$*) \
 		$(shell pkg-config --libs check)
 
 $(BUILD)/tools/%: tests/tools/%.c
@@ -94,7 +100,7 @@ sanitize:
 		-fno-omit-frame-pointer -fno-sanitize-recover=all" \
 		LDFLAGS="-fsanitize=address,undefined" all \
 		$(UNIT_SRCS:tests/unit/%.c=build-san/tests/%) \
-		build-san/tests/test_net_io
+		$(STANDALONE:%=build-san/tests/%)
 	RELAY=build-san/pasta UNIT_DIR=build-san/tests \
 		ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 tests/run
 
