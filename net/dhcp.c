@@ -26,9 +26,9 @@
  * gateway is outside the guest's subnet, classless static routes (RFC
  * 3442) give a host route to the gateway and the default route through
  * it. Clients that support that option ignore the router option then, so
- * it is left out for clients that ask for option 121, and sent for the
- * others (RFC 3442, section "Requirements to avoid sizing constraints"
- * recommends both for clients of unknown ability).
+ * it is left out for clients that ask for option 121, and still sent to
+ * the others, which may not know option 121 (RFC 3442 suggests giving
+ * the default router both ways for those).
  *
  * Options are sent in a fixed order, all of them whatever the parameter
  * request list says; those that do not fit the client's maximum message
@@ -270,8 +270,7 @@ static bool dhcp_gw_onlink(const struct ctx *c)
 	if (!net_ip4_is_unicast(c->ip4.gw))
 		return true;
 
-	return (c->ip4.gw.s_addr & m) == (c->ip4.addr.s_addr & m) &&
-	       c->ip4.gw.s_addr != c->ip4.addr.s_addr;
+	return (c->ip4.gw.s_addr & m) == (c->ip4.addr.s_addr & m);
 }
 
 /**
@@ -409,12 +408,13 @@ static bool dhcp_parse(struct dhcp_req *r, const uint8_t *msg, size_t len)
 	    msg[DHCP_OFF_HLEN] != ETH_ADDR_LEN)
 		return false;
 
-	/* No vendor area, or an empty one: plain BOOTP */
-	if (len < DHCP_OFF_OPTS ||
-	    !memcmp(msg + DHCP_OFF_COOKIE, zero, DHCP_COOKIE_LEN))
+	/* No vendor area, or one starting with zeroes: plain BOOTP */
+	if (!memcmp(msg + DHCP_OFF_COOKIE, zero,
+		    MIN(len - DHCP_OFF_COOKIE, DHCP_COOKIE_LEN)))
 		return true;
 
-	if (memcmp(msg + DHCP_OFF_COOKIE, dhcp_cookie, DHCP_COOKIE_LEN))
+	if (len < DHCP_OFF_OPTS ||
+	    memcmp(msg + DHCP_OFF_COOKIE, dhcp_cookie, DHCP_COOKIE_LEN) != 0)
 		return false;
 
 	o = msg + DHCP_OFF_OPTS;
@@ -668,7 +668,8 @@ static void dhcp_put_config(const struct ctx *c, const struct dhcp_req *r,
 
 	(void)dhcp_put(o, DHCP_OPT_MASK, &mask, sizeof(mask));
 
-	if (net_ip4_is_unicast(c->ip4.gw)) {
+	if (net_ip4_is_unicast(c->ip4.gw) &&
+	    c->ip4.gw.s_addr != c->ip4.addr.s_addr) {
 		bool onlink = dhcp_gw_onlink(c);
 
 		if (!onlink)

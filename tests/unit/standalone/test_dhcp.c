@@ -103,7 +103,7 @@ size_t net_fill_l2l3(const struct ctx *c, uint8_t *buf,
 	const struct in_addr *s4 = inany_v4(src), *d4 = inany_v4(dst);
 	uint8_t *ip = buf + 14;
 
-	if (memcmp(c->guest_mac, zero, 6))
+	if (memcmp(c->guest_mac, zero, 6) != 0)
 		memcpy(buf, c->guest_mac, 6);
 	else
 		memset(buf, 0xff, 6);
