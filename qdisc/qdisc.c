@@ -295,6 +295,13 @@ void qdisc_run(struct ctx *c, uint64_t now_ms)
 			continue;
 		}
 
+		/* More, but nothing made while there was room: a flow that
+		 * can't progress must wait for its own wake-up, not spin
+		 */
+		if (res == QDISC_MORE && qdisc_committed_bytes == before &&
+		    qdisc_frames_avail())
+			res = QDISC_DONE;
+
 		if (res == QDISC_MORE) {
 			uint64_t sent = qdisc_committed_bytes - before;
 
