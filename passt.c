@@ -41,10 +41,12 @@
 #include "conf/conf.h"
 #include "flow/flow.h"
 #include "isolation/pasta.h"
+#include "net/icmp.h"
 #include "qdisc/qdisc.h"
 #include "tap/tap.h"
 #include "tcp/tcp.h"
 #include "tcp/tcp_splice.h"
+#include "udp/udp.h"
 #include "util/daemon.h"
 #include "util/epoll_ref.h"
 #include "util/log.h"
@@ -164,6 +166,12 @@ static void passt_dispatch(struct ctx *c, const struct epoll_event *ev,
 	case EPOLL_TYPE_TCP_SPLICE_LISTEN:
 		tcp_splice_listen_handler(c, ref, ev->events, now_ms);
 		break;
+	case EPOLL_TYPE_UDP:
+		udp_sock_handler(c, ref, ev->events, now_ms);
+		break;
+	case EPOLL_TYPE_PING:
+		icmp_sock_handler(c, ref, ev->events, now_ms);
+		break;
 	case EPOLL_TYPE_TIMER:
 		timer_handler(c, now_ms);
 		break;
@@ -253,6 +261,10 @@ int main(int argc, char **argv)
 		die("Can't set up TCP forwarding");
 	if (c->mode == MODE_PASTA && !c->no_tcp && tcp_splice_init(c))
 		die("Can't set up TCP forwarding from the namespace (-T)");
+	if (udp_init(c))
+		die("Can't set up UDP forwarding");
+	if (icmp_init(c))
+		die("Can't set up ICMP echo");
 
 	pidfile_fd = daemon_pidfile_open(c->pidfile);
 	conf_print(c);

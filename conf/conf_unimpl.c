@@ -22,17 +22,6 @@
 /* Predicates for conf_unimplemented(): is the feature requested? */
 
 /**
- * unimpl_pcap() - -p/--pcap given
- * @c:		parsed configuration
- *
- * Return: true if requested
- */
-static bool unimpl_pcap(const struct ctx *c)
-{
-	return *c->pcap;
-}
-
-/**
  * unimpl_conf_path() - -c/--conf-path given
  * @c:		parsed configuration
  *
@@ -74,39 +63,6 @@ static bool unimpl_repair_path(const struct ctx *c)
 static bool unimpl_stats(const struct ctx *c)
 {
 	return c->stats_delay;
-}
-
-/**
- * unimpl_fwd() - a forwarding specification asks for more than "none"
- * @spec:	specification, before defaults are applied
- *
- * Return: true if ports are requested
- */
-static bool unimpl_fwd(const struct fwd_spec *spec)
-{
-	return spec->mode != FWD_UNSET && spec->mode != FWD_NONE;
-}
-
-/**
- * unimpl_udp_in() - -u/--udp-ports given with ports
- * @c:		parsed configuration
- *
- * Return: true if requested
- */
-static bool unimpl_udp_in(const struct ctx *c)
-{
-	return unimpl_fwd(&c->udp_in);
-}
-
-/**
- * unimpl_udp_out() - -U/--udp-ns given with ports
- * @c:		parsed configuration
- *
- * Return: true if requested
- */
-static bool unimpl_udp_out(const struct ctx *c)
-{
-	return unimpl_fwd(&c->udp_out);
 }
 
 /**
@@ -166,13 +122,10 @@ static const struct conf_unimpl {
 	const char *opt;
 	bool (*requested)(const struct ctx *c);
 } conf_unimpl[] = {
-	{ "-p/--pcap",			unimpl_pcap },
 	{ "-c/--conf-path",		unimpl_conf_path },
 	{ "--vhost-user",		unimpl_vhost_user },
 	{ "--repair-path",		unimpl_repair_path },
 	{ "--stats",			unimpl_stats },
-	{ "-u/--udp-ports",		unimpl_udp_in },
-	{ "-U/--udp-ns",		unimpl_udp_out },
 	{ "--dns-forward",		unimpl_dns_forward },
 	{ "--dns-host",			unimpl_dns_host },
 	{ "--splice-only",		unimpl_splice_only },

@@ -19,8 +19,11 @@
  * Once the network header is valid, the guest's MAC address and its
  * source address (addr_seen, addr_ll_seen) are learnt, and the payload
  * is dispatched by protocol: TCP to tcp/ with its length checked, ICMPv6
- * neighbour and router solicitations to net/ndp.c. Each drop increments
- * exactly one counter of net_stats.
+ * neighbour and router solicitations to net/ndp.c, DHCP and DHCPv6
+ * requests to net/dhcp.c and net/dhcpv6.c, other UDP datagrams (with a
+ * valid length, between unicast addresses) to udp/, ICMP and ICMPv6 echo
+ * requests to net/icmp.c. Each drop increments exactly one counter of
+ * net_stats.
  *
  * net_fill_l2l3() writes the Ethernet and IP headers of frames going to
  * the guest: 34 or 54 bytes written field by field, nothing else touched.
@@ -32,16 +35,27 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <netinet/ip_icmp.h>
 
 #include "../passt.h"
 #include "../tcp/tcp.h"
+#include "../udp/udp.h"
 #include "../util/log.h"
 #include "arp.h"
 #include "checksum.h"
+#include "dhcp.h"
+#include "dhcpv6.h"
+#include "icmp.h"
 #include "inany.h"
 #include "ip.h"
 #include "ndp.h"
 #include "net.h"
+
+/* UDP (RFC 768) and ICMP echo (RFC 792, RFC 4443): what we validate */
+#define UDP_HDR_LEN_		8
+#define UDP_OFF_DPORT		2
+#define UDP_OFF_LEN		4
+#define ICMP_ECHO_HDR_LEN_	8
 
 struct net_stats net_stats;
 
@@ -117,6 +131,63 @@ static void net_tcp_input(struct ctx *c, const union inany_addr *saddr,
 }
 
 /**
+ * net_udp_input() - check a UDP datagram, pass it to DHCP or to udp/
+ * @c:		execution context
+ * @v4:		IPv4 (else IPv6)
+ * @saddr:	source address
+ * @daddr:	destination address
+ * @l4:		UDP header
+ * @l4len:	UDP header and payload length, from the IP header
+ * @now_ms:	current time
+ *
+ * DHCP and DHCPv6 messages (from unspecified or link-local sources, to
+ * broadcast or multicast destinations) go to our servers; what they don't
+ * consume is handled as any other datagram, between unicast addresses.
+ */
+static void net_udp_input(struct ctx *c, bool v4,
+			  const union inany_addr *saddr,
+			  const union inany_addr *daddr, const uint8_t *l4,
+			  size_t l4len, uint64_t now_ms)
+{
+	const uint8_t *payload = l4 + UDP_HDR_LEN_;
+	uint16_t dport;
+	size_t ulen;
+
+	if (l4len < UDP_HDR_LEN_) {
+		net_drop_malformed("UDP datagram shorter than its header");
+		return;
+	}
+	ulen = net_get16(l4 + UDP_OFF_LEN);
+	if (ulen < UDP_HDR_LEN_ || ulen > l4len) {
+		net_drop_malformed("bad UDP length");
+		return;
+	}
+	dport = net_get16(l4 + UDP_OFF_DPORT);
+
+	if (v4 && dport == DHCP_SERVER_PORT && !c->no_dhcp &&
+	    dhcp_input(c, payload, ulen - UDP_HDR_LEN_))
+		return;
+	if (!v4 && dport == DHCPV6_SERVER_PORT && !c->no_dhcpv6 &&
+	    dhcpv6_input(c, &saddr->a6, payload, ulen - UDP_HDR_LEN_))
+		return;
+
+	if (c->no_udp) {
+		net_drop_unsupported("UDP disabled (--no-udp)");
+		return;
+	}
+
+	if (v4 ? !net_ip4_is_unicast(saddr->v4mapped.a4) ||
+		 !net_ip4_is_unicast(daddr->v4mapped.a4)
+	       : !net_ip6_is_unicast(&saddr->a6) ||
+		 !net_ip6_is_unicast(&daddr->a6)) {
+		net_drop_unsupported("UDP with non-unicast address");
+		return;
+	}
+
+	udp_tap_input(c, saddr, daddr, l4, l4len, now_ms);
+}
+
+/**
  * net_ip4_input() - parse an IPv4 packet from the guest
  * @c:		execution context
  * @frame:	Ethernet frame
@@ -185,12 +256,24 @@ static void net_ip4_input(struct ctx *c, const uint8_t *frame, size_t len,
 			      now_ms);
 		return;
 	case IPPROTO_UDP:
-		/* DHCP and UDP flows: to be dispatched here */
-		net_drop_unsupported("IPv4 UDP");
+		net_udp_input(c, true, &saddr, &daddr, ip + ihl,
+			      tot_len - ihl, now_ms);
 		return;
 	case IPPROTO_ICMP:
-		/* ICMP echo: to be dispatched here */
-		net_drop_unsupported("ICMP");
+		if (tot_len - ihl < ICMP_ECHO_HDR_LEN_) {
+			net_drop_malformed("ICMP header truncated");
+			return;
+		}
+		if (c->no_icmp || ip[ihl] != ICMP_ECHO) {
+			net_drop_unsupported("ICMP type, or --no-icmp");
+			return;
+		}
+		if (!net_ip4_is_unicast(s4) || !net_ip4_is_unicast(d4)) {
+			net_drop_unsupported("ICMP echo, non-unicast address");
+			return;
+		}
+		icmp_tap_input(c, &saddr, &daddr, ip + ihl, tot_len - ihl,
+			       now_ms);
 		return;
 	default:
 		net_drop_unsupported("IPv4 protocol");
@@ -207,11 +290,12 @@ static void net_ip4_input(struct ctx *c, const uint8_t *frame, size_t len,
  * @hop_limit:	hop limit of the IPv6 header
  * @l4:		ICMPv6 header
  * @l4len:	ICMPv6 message length
+ * @now_ms:	current time
  */
 static void net_icmp6_input(struct ctx *c, const uint8_t *frame,
 			    const struct in6_addr *saddr,
 			    const struct in6_addr *daddr, uint8_t hop_limit,
-			    const uint8_t *l4, size_t l4len)
+			    const uint8_t *l4, size_t l4len, uint64_t now_ms)
 {
 	if (l4len < ICMP6_HDR_LEN) {
 		net_drop_malformed("ICMPv6 header truncated");
@@ -224,10 +308,19 @@ static void net_icmp6_input(struct ctx *c, const uint8_t *frame,
 		ndp_input(c, frame + ETH_OFF_SRC, saddr, daddr, hop_limit,
 			  l4, l4len);
 		return;
-	case ICMP6_ECHO_REQUEST:
-		/* ICMPv6 echo: to be dispatched here */
-		net_drop_unsupported("ICMPv6 echo request");
+	case ICMP6_ECHO_REQUEST: {
+		union inany_addr s, d;
+
+		if (c->no_icmp || l4len < ICMP_ECHO_HDR_LEN_ || l4[1] ||
+		    !net_ip6_is_unicast(saddr) || !net_ip6_is_unicast(daddr)) {
+			net_drop_unsupported("ICMPv6 echo request");
+			return;
+		}
+		s.a6 = *saddr;
+		d.a6 = *daddr;
+		icmp_tap_input(c, &s, &d, l4, l4len, now_ms);
 		return;
+	}
 	default:
 		net_drop_unsupported("ICMPv6 type");
 		return;
@@ -327,11 +420,12 @@ static void net_ip6_input(struct ctx *c, const uint8_t *frame, size_t len,
 		return;
 	case IPPROTO_ICMPV6:
 		net_icmp6_input(c, frame, &saddr.a6, &daddr.a6,
-				ip[IP6_OFF_HOP_LIMIT], ip + off, end - off);
+				ip[IP6_OFF_HOP_LIMIT], ip + off, end - off,
+				now_ms);
 		return;
 	case IPPROTO_UDP:
-		/* DHCPv6 and UDP flows: to be dispatched here */
-		net_drop_unsupported("IPv6 UDP");
+		net_udp_input(c, false, &saddr, &daddr, ip + off, end - off,
+			      now_ms);
 		return;
 	default:
 		net_drop_unsupported("IPv6 next header");

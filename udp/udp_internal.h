@@ -23,6 +23,11 @@ struct ctx;
 #define UDP_RECV_BATCH		32
 /* Datagrams moved per event between two sockets (-U), before yielding */
 #define UDP_SPLICE_BATCH	32
+/* Receive buffer asked for every UDP socket: the kernel's queue is the
+ * only buffer of a datagram socket, and it has to ride out the moments
+ * the relay is not scheduled
+ */
+#define UDP_SOCK_RCVBUF		(4 * 1024 * 1024)
 /* Largest datagram a socket can hold (IPv6 without jumbograms) */
 #define UDP_DGRAM_MAX		65535
 /* Send attempts of one datagram from the guest when an ICMP error of an
@@ -124,10 +129,17 @@ uint32_t udp_flow_new(struct ctx *c, enum udp_kind kind, bool v4,
 		      uint64_t now_ms);
 void udp_flow_close(struct ctx *c, uint32_t idx);
 int udp_epoll_add(const struct ctx *c, int fd, uint32_t data, bool edge);
+void udp_sock_rcvbuf(int s);
 void udp_flow_touch(struct udp_flow *uf, uint64_t now_ms);
 
 /* udp_emit.c */
+struct flow_key;
 size_t udp_payload_off(bool v4);
+int udp_recv_frames(int fd, size_t off, unsigned int n,
+		    union sockaddr_inany *names, uint8_t **bufs, size_t *lens,
+		    unsigned int *got);
+bool udp_emit(const struct ctx *c, uint8_t *const *bufs, unsigned int i,
+	      unsigned int *j, const struct flow_key *key, size_t plen);
 enum qdisc_pull_result udp_pull(struct ctx *c, uint32_t idx, size_t budget,
 				uint64_t now_ms);
 

@@ -1,0 +1,163 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# tests/integration/udp_echo.sh - UDP flows, -u and -U forwarding, no loss
+#
+# Rig (tests/lib/rig.sh): pasta runs in the foreground in a host namespace
+# of our own and serves a second namespace (--netns NAME), forwarding UDP
+# port FWD from the host to the namespace (-u), FWD_MAPPED to FWD as well,
+# and port SPLICE from the namespace's loopback to the host's (-U).
+#
+# Every test runs tests/tools/udp_echo: a client sends COUNT datagrams of
+# mixed sizes (16 bytes to MAX_SIZE, see the tool) paced at RATE Mbit/s
+# from a connected socket, an echo server sends each back, and the client
+# checks every echo's content: a single lost, truncated or corrupted
+# datagram fails the test.
+#
+#   ns->host: client in the namespace to the gateway address, server on
+#     the host namespace's loopback (the gateway maps to it);
+#   host->ns: client in the host namespace to a -u port on loopback and on
+#     the host's address, server in the namespace;
+#   -U: client to the namespace's loopback, server on the host's;
+#   large datagrams: 60000 to 65000 bytes, both directions (one frame each
+#     at the default MTU of 65520).
+
+# shellcheck source=tests/lib/rig.sh disable=SC2317 # tests run via rig_run
+. "$(dirname "$0")/../lib/rig.sh"
+
+COUNT=${UDP_COUNT:-10000}
+RATE=${UDP_RATE:-100}
+MAX_SIZE=${UDP_MAX_SIZE:-9000}
+ECHO_PORT=7000
+FWD=5000
+FWD_MAPPED=5010
+SPLICE=5001
+LIMIT=120
+
+rig_init
+rig_host_ns || exit 1
+rig_target_ns || exit 1
+
+ECHO=$TOOLS_DIR/udp_echo
+if [ ! -x "$ECHO" ]; then
+	echo "FAIL: prerequisites: $ECHO not built (run make tools)"
+	exit 1
+fi
+
+# udp_relay_up() - test: start pasta in the foreground with UDP forwarding
+#
+# Like rig_relay_start fg, whose fixed "-u none -U none" can't be combined
+# with port lists: sets RIG_RELAY_PID, RIG_RELAY_LOG and RIG_RELAY_MODE the
+# same way, so that rig_run and rig_relay_stop_check work as usual, and
+# keeps it running after this test (rig_persist).
+udp_relay_up() {
+	rig_persist
+	RIG_RELAY_SEQ=$((RIG_RELAY_SEQ + 1))
+	RIG_RELAY_LOG=$RIG_TMP/relay.$RIG_RELAY_SEQ.log
+	RIG_RELAY_MODE="fg"
+	set -- --runas 0 --config-net -T none \
+		-u "$FWD,$FWD_MAPPED:$FWD" -U "$SPLICE" --netns "$RIG_NS"
+
+	echo "# $RELAY -f $*" >"$RIG_RELAY_LOG"
+	rig_h "$RELAY" -f "$@" >>"$RIG_RELAY_LOG" 2>&1 &
+	RIG_RELAY_PID=$!
+	rig_defer "rig_kill '$RIG_RELAY_PID'"
+	rig_poll 5 rig_has_addr "$RIG_NS" "$RIG_ADDR4" ||
+		rig_fail "$RIG_ADDR4 not configured in the namespace" ||
+		return 1
+	rig_poll 5 rig_has_addr "$RIG_NS" "$RIG_ADDR6" ||
+		rig_fail "$RIG_ADDR6 not configured in the namespace" ||
+		return 1
+	rig_relay_alive || rig_fail "relay exited during start-up" || return 1
+	rig_poll 5 udp_bound "$RIG_HOSTNS" "$FWD" ||
+		rig_fail "relay does not listen on UDP port $FWD" || return 1
+	rig_poll 5 udp_bound "$RIG_NS" "$SPLICE" ||
+		rig_fail "relay does not listen on UDP port $SPLICE in the" \
+			 "namespace" || return 1
+	rig_log "relay pid $RIG_RELAY_PID (fg), log $RIG_RELAY_LOG"
+}
+
+# udp_bound() - check whether a UDP port is bound in a namespace
+# $1: namespace
+# $2: port
+udp_bound() {
+	ip netns exec "$1" ss -Huan "sport = :$2" 2>/dev/null | grep -q .
+}
+
+# echo_server() - start an echo server in the background, wait until bound
+# $1: namespace
+# $2...: udp_echo server options
+echo_server() {
+	local ns=$1 port
+	shift
+
+	ip netns exec "$ns" timeout -k 5 "$LIMIT" "$ECHO" server "$@" \
+		2>>"$RIG_TMP/server.err" &
+	rig_defer "rig_kill $!"
+	port=$(sed -n 's/.*-p \([0-9]*\).*/\1/p' <<<"$*")
+	rig_poll 5 udp_bound "$ns" "$port" ||
+		rig_fail "echo server on port $port did not start"
+}
+
+# echo_run() - test: run an echo client, expect every datagram back
+# $1: server namespace
+# $2: server options (quoted together)
+# $3: client namespace
+# $4: address to send to
+# $5: port to send to
+# $6...: more client options
+echo_run() {
+	local sns=$1 sopts=$2 cns=$3 addr=$4 port=$5 out rc
+	shift 5
+
+	# shellcheck disable=SC2086 # options are split on purpose
+	echo_server "$sns" $sopts || return 1
+	out=$(ip netns exec "$cns" timeout -k 5 "$LIMIT" "$ECHO" client \
+		-a "$addr" -p "$port" "$@" 2>&1)
+	rc=$?
+	rig_log "$(head -n 1 <<<"$out")"
+	[ "$rc" -eq 0 ] || rig_fail "$(tr '\n' ' ' <<<"$out")"
+}
+
+MIX="-n $COUNT -r $RATE -S $MAX_SIZE"
+BIG="-n 200 -r $RATE -s 60000 -S 65000"
+
+rig_run "relay starts with -u $FWD,$FWD_MAPPED:$FWD -U $SPLICE" udp_relay_up
+[ -n "$RIG_RELAY_PID" ] || rig_summary
+
+# shellcheck disable=SC2086 # $MIX and $BIG are split on purpose
+{
+rig_run "udp ns->host IPv4 $COUNT datagrams at $RATE Mbit/s, no loss" \
+	echo_run "$RIG_HOSTNS" "-b 127.0.0.1 -p $ECHO_PORT" \
+	"$RIG_NS" "$RIG_GW4" "$ECHO_PORT" $MIX
+rig_run "udp ns->host IPv6 $COUNT datagrams at $RATE Mbit/s, no loss" \
+	echo_run "$RIG_HOSTNS" "-b ::1 -p $ECHO_PORT" \
+	"$RIG_NS" "$RIG_GW6" "$ECHO_PORT" $MIX
+rig_run "udp host->ns IPv4 -u $COUNT datagrams at $RATE Mbit/s, no loss" \
+	echo_run "$RIG_NS" "-6 -p $FWD" \
+	"$RIG_HOSTNS" 127.0.0.1 "$FWD" $MIX
+rig_run "udp host->ns IPv6 -u $COUNT datagrams at $RATE Mbit/s, no loss" \
+	echo_run "$RIG_NS" "-6 -p $FWD" \
+	"$RIG_HOSTNS" ::1 "$FWD" $MIX
+rig_run "udp host->ns IPv4 -u from the host's address, 1000 datagrams" \
+	echo_run "$RIG_NS" "-6 -p $FWD" \
+	"$RIG_HOSTNS" "$RIG_ADDR4" "$FWD" -n 1000 -r "$RATE"
+rig_run "udp host->ns IPv6 -u mapped port $FWD_MAPPED:$FWD, 1000 datagrams" \
+	echo_run "$RIG_NS" "-6 -p $FWD" \
+	"$RIG_HOSTNS" ::1 "$FWD_MAPPED" -n 1000 -r "$RATE"
+rig_run "udp -U IPv4 ns loopback->host loopback $COUNT datagrams, no loss" \
+	echo_run "$RIG_HOSTNS" "-b 127.0.0.1 -p $SPLICE" \
+	"$RIG_NS" 127.0.0.1 "$SPLICE" $MIX
+rig_run "udp -U IPv6 ns loopback->host loopback $COUNT datagrams, no loss" \
+	echo_run "$RIG_HOSTNS" "-b ::1 -p $SPLICE" \
+	"$RIG_NS" ::1 "$SPLICE" $MIX
+rig_run "udp ns->host IPv4 60000-65000 byte datagrams" \
+	echo_run "$RIG_HOSTNS" "-b 127.0.0.1 -p $ECHO_PORT" \
+	"$RIG_NS" "$RIG_GW4" "$ECHO_PORT" $BIG
+rig_run "udp host->ns IPv6 -u 60000-65000 byte datagrams" \
+	echo_run "$RIG_NS" "-6 -p $FWD" \
+	"$RIG_HOSTNS" ::1 "$FWD" $BIG
+}
+
+rig_run "relay exits on SIGTERM" rig_relay_stop_check
+rig_summary

@@ -1,0 +1,525 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* udp_fwd.c - forwarded UDP ports: listening sockets and inbound flows
+ *
+ * Theory of operation
+ *
+ * -u (both modes): for every forwarded port a UDP socket is bound on the
+ * host, to the rule's address (and interface) if it names one, otherwise
+ * one per enabled family on the wildcard address. A datagram from a peer
+ * we have no flow for starts one toward the guest's address, at the port
+ * fwd_port_target() maps to, coming from the peer's address as
+ * flow/nat.c shows it to the guest (loopback as the gateway, and so on).
+ * The guest's replies find that flow by their addresses and leave with
+ * sendto() from the listening socket, toward the peer's real address.
+ *
+ * Listening sockets are shared by many flows, so they can't take a turn
+ * in the output scheduler as a flow. One flow (the proxy, allocated only
+ * if there are -u sockets) stands for all of them: a listening socket with
+ * datagrams goes on the proxy's list and wakes the proxy, whose turn reads
+ * the sockets on the list, in order, straight into frames (udp_emit.c).
+ * The sockets are edge-triggered and read until empty, or until the turn's
+ * budget or the output queue runs out: then the socket moves to the end of
+ * the list and the proxy asks for another turn.
+ *
+ * -U (pasta): the listening sockets are opened inside the namespace, on
+ * 127.0.0.1 and ::1 (or the rule's address), and their datagrams go to the
+ * host's loopback without touching the guest interface (udp_splice.c).
+ *
+ * "auto" (follow listening ports) is not implemented yet: it forwards
+ * nothing.
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+
+#include "udp.h"
+#include "udp_internal.h"
+#include "../conf/fwd.h"
+#include "../flow/flow.h"
+#include "../flow/nat.h"
+#include "../isolation/pasta.h"
+#include "../passt.h"
+#include "../qdisc/qdisc.h"
+#include "../util/log.h"
+#include "../util/util.h"
+
+static struct udp_lsn *udp_lsns;
+static unsigned int udp_lsn_count;
+static unsigned int udp_lsn_cap;
+
+/* Listening sockets (-u) with datagrams to read: ring of indices */
+static uint32_t *udp_lsn_ring;
+static unsigned int udp_lsn_ring_head;
+static unsigned int udp_lsn_ring_count;
+
+/* Flow standing for all -u sockets in the output scheduler */
+static uint32_t udp_proxy = FLOW_IDX_NONE;
+
+/**
+ * udp_lsn_at() - a listening socket by index
+ * @i:		index
+ *
+ * Return: the socket's state, NULL if @i is out of range
+ */
+struct udp_lsn *udp_lsn_at(uint32_t i)
+{
+	return i < udp_lsn_count ? &udp_lsns[i] : NULL;
+}
+
+/**
+ * udp_peer_eq() - compare two socket addresses of UDP peers
+ * @a:		first
+ * @b:		second
+ *
+ * Return: true if same family, address and port
+ */
+static bool udp_peer_eq(const union sockaddr_inany *a,
+			const union sockaddr_inany *b)
+{
+	if (a->sa.sa_family != b->sa.sa_family)
+		return false;
+	if (a->sa.sa_family == AF_INET)
+		return a->sa4.sin_port == b->sa4.sin_port &&
+		       a->sa4.sin_addr.s_addr == b->sa4.sin_addr.s_addr;
+	return a->sa6.sin6_port == b->sa6.sin6_port &&
+	       IN6_ARE_ADDR_EQUAL(&a->sa6.sin6_addr, &b->sa6.sin6_addr);
+}
+
+/**
+ * udp_lsn_open() - open one listening socket and add it to the epoll set
+ * @c:		execution context
+ * @addr:	address to bind
+ * @ifname:	interface to bind to, empty for none
+ * @port:	port
+ * @in_ns:	-U: we run inside the namespace, the socket stays there
+ *
+ * Return: 0 on success, -errno on failure
+ */
+static int udp_lsn_open(const struct ctx *c, const union inany_addr *addr,
+			const char *ifname, uint16_t port, bool in_ns)
+{
+	bool v4 = inany_v4(addr) != NULL;
+	union sockaddr_inany sa;
+	struct udp_lsn *l;
+	int s, one = 1, ret;
+	socklen_t sl;
+
+	if (udp_lsn_count >= udp_lsn_cap)
+		return -ENOSPC;
+
+	s = socket(v4 ? AF_INET : AF_INET6,
+		   SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_UDP);
+	if (s < 0)
+		return -errno;
+
+	/* Flow sockets of the guest may need the same port (see udp.c) */
+	setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (!v4)
+		setsockopt(s, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	udp_sock_rcvbuf(s);
+	if (c->freebind && !in_ns) {
+		setsockopt(s, v4 ? IPPROTO_IP : IPPROTO_IPV6,
+			   v4 ? IP_FREEBIND : IPV6_FREEBIND, &one,
+			   sizeof(one));
+	}
+	if (ifname && *ifname &&
+	    setsockopt(s, SOL_SOCKET, SO_BINDTODEVICE, ifname,
+		       strlen(ifname))) {
+		ret = -errno;
+		goto fail;
+	}
+
+	sl = sockaddr_from_inany(&sa, addr, port, 0);
+	if (bind(s, &sa.sa, sl)) {
+		ret = -errno;
+		goto fail;
+	}
+
+	ret = udp_epoll_add(c, s, UDP_REF_LSN | udp_lsn_count, !in_ns);
+	if (ret)
+		goto fail;
+
+	l = &udp_lsns[udp_lsn_count++];
+	l->addr = *addr;
+	l->fd = s;
+	l->port = port;
+	l->v4 = v4;
+	l->in_ns = in_ns;
+	l->queued = false;
+	return 0;
+
+fail:
+	close(s);
+	return ret;
+}
+
+/**
+ * udp_fwd_port() - open the listening sockets of one forwarded port
+ * @c:		execution context
+ * @r:		rule forwarding the port
+ * @port:	port
+ * @in_ns:	-U: loopback addresses of the namespace (we run inside it)
+ *
+ * Without an address in the rule, one socket per enabled family: on the
+ * wildcard address for -u, on loopback for -U. One family missing (no
+ * IPv6 in the namespace, say) is fine if the other works.
+ *
+ * Return: 0 on success, -errno on failure
+ */
+static int udp_fwd_port(const struct ctx *c, const struct fwd_rule *r,
+			uint16_t port, bool in_ns)
+{
+	bool try4 = c->ip4.enabled, try6 = c->ip6.enabled;
+	union inany_addr a4, a6;
+	int ret4 = 0, ret6 = 0;
+
+	if (!r->bind_any)
+		return udp_lsn_open(c, &r->bind_addr, r->ifname, port, in_ns);
+
+	inany_from_v4(&a4, (struct in_addr){ htonl(in_ns ? INADDR_LOOPBACK
+							 : INADDR_ANY) });
+	a6.a6 = in_ns ? in6addr_loopback : in6addr_any;
+
+	if (try4)
+		ret4 = udp_lsn_open(c, &a4, r->ifname, port, in_ns);
+	if (try6)
+		ret6 = udp_lsn_open(c, &a6, r->ifname, port, in_ns);
+
+	if (try4 && try6 && !ret4 &&
+	    (ret6 == -EADDRNOTAVAIL || ret6 == -EAFNOSUPPORT))
+		return 0;
+	if (try4 && try6 && !ret6 &&
+	    (ret4 == -EADDRNOTAVAIL || ret4 == -EAFNOSUPPORT))
+		return 0;
+
+	return ret4 ? ret4 : ret6;
+}
+
+/**
+ * udp_fwd_spec() - open the listening sockets of a whole specification
+ * @c:		execution context
+ * @spec:	c->udp_in or c->udp_out
+ * @in_ns:	-U: we run inside the namespace
+ *
+ * Ports that can't be bound are skipped for "all", with one warning.
+ *
+ * Return: 0 on success, -errno if a port could not be bound (logged)
+ */
+static int udp_fwd_spec(const struct ctx *c, const struct fwd_spec *spec,
+			bool in_ns)
+{
+	const char *opt = in_ns ? "-U" : "-u";
+	unsigned int port, count = 0, skipped = 0, first_skipped = 0;
+	int first_err = 0;
+
+	for (port = 1; port < FWD_PORTS; port++) {
+		const struct fwd_rule *r = fwd_port_rule(spec, (uint16_t)port);
+		int ret;
+
+		if (!r)
+			continue;
+
+		ret = udp_fwd_port(c, r, (uint16_t)port, in_ns);
+		if (!ret) {
+			count++;
+			continue;
+		}
+
+		if (spec->mode == FWD_ALL) {
+			if (!skipped++) {
+				first_skipped = port;
+				first_err = -ret;
+			}
+			continue;
+		}
+
+		err("%s: can't bind UDP port %u%s: %s%s", opt, port,
+		    in_ns ? " in the namespace" : "", strerror(-ret),
+		    ret == -EADDRINUSE ? " (is another program using it?)"
+				       : "");
+		return ret;
+	}
+
+	if (skipped) {
+		warn("%s: not forwarding %u UDP ports that can't be bound (first: %u, %s)",
+		     opt, skipped, first_skipped, strerror(first_err));
+	}
+	debug("UDP: %s: listening on %u ports%s", opt, count,
+	      in_ns ? " in the namespace" : "");
+	return 0;
+}
+
+/**
+ * udp_fwd_ns() - open the -U sockets, run inside the namespace
+ * @arg:	execution context
+ *
+ * Return: 0 on success, -errno on failure
+ */
+static int udp_fwd_ns(void *arg)
+{
+	const struct ctx *c = arg;
+
+	return udp_fwd_spec(c, &c->udp_out, true);
+}
+
+/**
+ * udp_fwd_ports() - number of ports a specification forwards
+ * @spec:	specification
+ *
+ * Return: port count, 0 for "none" and "auto"
+ */
+static unsigned int udp_fwd_ports(const struct fwd_spec *spec)
+{
+	unsigned int port, n = 0;
+
+	if (spec->mode != FWD_SPEC && spec->mode != FWD_ALL)
+		return 0;
+
+	for (port = 1; port < FWD_PORTS; port++) {
+		if (fwd_port_rule(spec, (uint16_t)port))
+			n++;
+	}
+	return n;
+}
+
+/**
+ * udp_fwd_init() - open the -u and -U listening sockets
+ * @c:		execution context
+ *
+ * Return: 0 on success, -errno on failure (logged)
+ */
+int udp_fwd_init(struct ctx *c)
+{
+	unsigned int n_in = udp_fwd_ports(&c->udp_in), n_out = 0;
+	int ret;
+
+	if (c->mode == MODE_PASTA)
+		n_out = udp_fwd_ports(&c->udp_out);
+	if (!n_in && !n_out)
+		return 0;
+
+	udp_lsn_cap = 2 * (n_in + n_out);
+	udp_lsns = calloc(udp_lsn_cap, sizeof(*udp_lsns));
+	udp_lsn_ring = calloc(udp_lsn_cap, sizeof(*udp_lsn_ring));
+	if (!udp_lsns || !udp_lsn_ring) {
+		err("UDP: can't allocate %u listening sockets", udp_lsn_cap);
+		return -ENOMEM;
+	}
+
+	if (n_in) {
+		ret = udp_fwd_spec(c, &c->udp_in, false);
+		if (ret)
+			return ret;
+
+		udp_proxy = udp_flow_new(c, UDP_KIND_PROXY, true, 0);
+		if (udp_proxy == FLOW_IDX_NONE) {
+			err("UDP: no flow left for forwarded ports: raise --max-flows");
+			return -ENOSPC;
+		}
+	}
+
+	if (n_out)
+		return pasta_run_in_ns(udp_fwd_ns, c);
+
+	return 0;
+}
+
+/**
+ * udp_in_flow() - find or start the flow of a datagram on a -u socket
+ * @c:		execution context
+ * @l:		listening socket
+ * @li:		its index
+ * @peer:	source of the datagram
+ * @now_ms:	current time
+ *
+ * Return: flow index, FLOW_IDX_NONE if the datagram must be dropped
+ */
+static uint32_t udp_in_flow(struct ctx *c, const struct udp_lsn *l,
+			    uint32_t li, const union sockaddr_inany *peer,
+			    uint64_t now_ms)
+{
+	union inany_addr src;
+	struct flow_key key;
+	struct udp_flow *uf;
+	uint16_t port;
+	uint32_t idx;
+
+	if (peer->sa.sa_family != (l->v4 ? AF_INET : AF_INET6))
+		return FLOW_IDX_NONE;
+
+	memset(&key, 0, sizeof(key));
+	inany_from_sockaddr(&src, &port, peer);
+	nat_inbound(c, &src, &key.remote_addr);
+	nat_guest_addr(c, l->v4, &key.guest_addr);
+	key.remote_port = port;
+	key.guest_port = fwd_port_target(&c->udp_in, l->port);
+	key.proto = IPPROTO_UDP;
+
+	idx = flow_lookup(&key);
+	if (idx != FLOW_IDX_NONE) {
+		uf = udp_flow_at(idx);
+		if (!uf)
+			return FLOW_IDX_NONE;
+		/* Two peers that look the same to the guest: first one wins */
+		if (uf->kind == UDP_KIND_IN && !udp_peer_eq(&uf->peer, peer)) {
+			udp_stats.drop_no_flow++;
+			return FLOW_IDX_NONE;
+		}
+		udp_flow_touch(uf, now_ms);
+		return idx;
+	}
+
+	idx = udp_flow_new(c, UDP_KIND_IN, l->v4, now_ms);
+	if (idx == FLOW_IDX_NONE)
+		return FLOW_IDX_NONE;
+
+	uf = udp_flow_at(idx);
+	uf->lsn = li;
+	uf->peer = *peer;
+	if (flow_hash_insert(idx, &key)) {
+		udp_stats.drop_no_flow++;
+		udp_flow_close(c, idx);
+		return FLOW_IDX_NONE;
+	}
+
+	udp_stats.flows_in++;
+	trace("UDP flow %u: from the host to guest port %u", idx,
+	      key.guest_port);
+	return idx;
+}
+
+/**
+ * udp_lsn_read() - read a -u socket into frames for the guest
+ * @c:		execution context
+ * @l:		listening socket
+ * @li:		its index
+ * @budget:	bytes to send in this turn
+ * @sent:	bytes sent in this turn, updated
+ * @now_ms:	current time
+ *
+ * Return: true if the socket is empty, false if it may still hold data
+ */
+static bool udp_lsn_read(struct ctx *c, const struct udp_lsn *l, uint32_t li,
+			 size_t budget, size_t *sent, uint64_t now_ms)
+{
+	size_t off = udp_payload_off(l->v4);
+
+	for (;;) {
+		union sockaddr_inany names[UDP_RECV_BATCH];
+		uint8_t *bufs[UDP_RECV_BATCH];
+		size_t lens[UDP_RECV_BATCH];
+		unsigned int n, i, j = 0, got;
+		int ret;
+
+		n = (unsigned int)MIN(qdisc_frames_avail(), UDP_RECV_BATCH);
+		if (!n)
+			return false;
+
+		ret = udp_recv_frames(l->fd, off, n, names, bufs, lens, &got);
+		if (ret < 0) {
+			if (ret != -EAGAIN && ret != -EWOULDBLOCK)
+				debug("UDP: receive on port %u failed: %s",
+				      l->port, strerror(-ret));
+			return true;
+		}
+
+		for (i = 0; i < got; i++) {
+			uint32_t idx = udp_in_flow(c, l, li, &names[i],
+						   now_ms);
+			const struct flow_key *key = flow_key_of(idx);
+
+			if (idx == FLOW_IDX_NONE || !key)
+				continue;
+			if (udp_emit(c, bufs, i, &j, key, lens[i]))
+				*sent += lens[i];
+		}
+
+		if (got < n)
+			return true;
+		if (*sent >= budget)
+			return false;
+	}
+}
+
+/**
+ * udp_proxy_pull() - output scheduler's turn for the -u sockets
+ * @c:		execution context
+ * @budget:	bytes to send in this turn
+ * @now_ms:	current time
+ *
+ * Return: QDISC_MORE if a socket may still hold data, else QDISC_DONE
+ */
+enum qdisc_pull_result udp_proxy_pull(struct ctx *c, size_t budget,
+				      uint64_t now_ms)
+{
+	size_t sent = 0;
+
+	while (udp_lsn_ring_count) {
+		uint32_t li = udp_lsn_ring[udp_lsn_ring_head];
+		struct udp_lsn *l = &udp_lsns[li];
+		bool empty;
+
+		empty = udp_lsn_read(c, l, li, budget, &sent, now_ms);
+
+		udp_lsn_ring_head = (udp_lsn_ring_head + 1) % udp_lsn_cap;
+		udp_lsn_ring_count--;
+		if (empty) {
+			l->queued = false;
+			continue;
+		}
+
+		/* Budget or queue used up: to the end of the list */
+		udp_lsn_ring[(udp_lsn_ring_head + udp_lsn_ring_count) %
+			     udp_lsn_cap] = li;
+		udp_lsn_ring_count++;
+		return QDISC_MORE;
+	}
+
+	return QDISC_DONE;
+}
+
+/**
+ * udp_lsn_handler() - events on a listening socket
+ * @c:		execution context
+ * @i:		listening socket index
+ * @events:	epoll events
+ * @now_ms:	current time
+ */
+void udp_lsn_handler(struct ctx *c, uint32_t i, uint32_t events,
+		     uint64_t now_ms)
+{
+	struct udp_lsn *l = udp_lsn_at(i);
+
+	if (!l)
+		return;
+
+	if (events & EPOLLERR) {
+		socklen_t sl = sizeof(int);
+		int e = 0;
+
+		/* Clear it, or a level-triggered socket reports it again */
+		if (!getsockopt(l->fd, SOL_SOCKET, SO_ERROR, &e, &sl) && e)
+			trace("UDP: error on port %u: %s", l->port,
+			      strerror(e));
+	}
+	if (!(events & EPOLLIN))
+		return;
+
+	if (l->in_ns) {
+		udp_splice_from_ns(c, l, i, now_ms);
+		return;
+	}
+
+	if (!l->queued) {
+		udp_lsn_ring[(udp_lsn_ring_head + udp_lsn_ring_count) %
+			     udp_lsn_cap] = i;
+		udp_lsn_ring_count++;
+		l->queued = true;
+	}
+	qdisc_wake(udp_proxy);
+}

@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* udp_splice.c - -U: namespace loopback to host loopback, socket to socket
+ *
+ * Theory of operation
+ *
+ * A datagram arriving on a -U socket (bound inside the namespace, see
+ * udp_fwd.c) belongs to a flow keyed by the peer's address and port in
+ * the namespace and the socket's own address and port. A new flow gets a
+ * socket in the relay's (host) namespace, connect()ed to the host's
+ * loopback of the same family (or to the rule's target address) at the
+ * port fwd_port_target() maps to. Datagrams then move between the two
+ * sockets with recvmmsg() and sendmmsg(), through one static batch of
+ * buffers, with no guest interface and no frames involved:
+ *
+ * - namespace to host: read a batch from the -U socket; consecutive
+ *   datagrams of the same flow leave in one sendmmsg() on its socket;
+ * - host to namespace: read a batch from the flow's socket (its epoll
+ *   reference carries the flow index) and send it with sendmmsg() from the
+ *   -U socket to the peer.
+ *
+ * Both sockets are level-triggered and each event moves at most one batch,
+ * so a busy flow can't hold up the others. Datagrams the destination can't
+ * take (its buffer is full) are dropped and counted, as UDP allows.
+ */
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include "udp.h"
+#include "udp_internal.h"
+#include "../conf/fwd.h"
+#include "../flow/flow.h"
+#include "../passt.h"
+#include "../util/log.h"
+#include "../util/util.h"
+
+static uint8_t udp_splice_buf[UDP_SPLICE_BATCH][UDP_DGRAM_MAX];
+static struct iovec udp_splice_iov[UDP_SPLICE_BATCH];
+static struct mmsghdr udp_splice_mm[UDP_SPLICE_BATCH];
+static union sockaddr_inany udp_splice_names[UDP_SPLICE_BATCH];
+
+/**
+ * udp_splice_recv() - read a batch of datagrams into the splice buffers
+ * @fd:		socket
+ * @names:	store source addresses in udp_splice_names
+ *
+ * Return: number of datagrams read, 0 if none or on error
+ */
+static unsigned int udp_splice_recv(int fd, bool names)
+{
+	unsigned int i;
+	int n;
+
+	for (i = 0; i < UDP_SPLICE_BATCH; i++) {
+		udp_splice_iov[i].iov_base = udp_splice_buf[i];
+		udp_splice_iov[i].iov_len = UDP_DGRAM_MAX;
+
+		memset(&udp_splice_mm[i], 0, sizeof(udp_splice_mm[i]));
+		udp_splice_mm[i].msg_hdr.msg_iov = &udp_splice_iov[i];
+		udp_splice_mm[i].msg_hdr.msg_iovlen = 1;
+		if (names) {
+			udp_splice_mm[i].msg_hdr.msg_name =
+				&udp_splice_names[i];
+			udp_splice_mm[i].msg_hdr.msg_namelen =
+				sizeof(udp_splice_names[i]);
+		}
+	}
+
+	n = recvmmsg(fd, udp_splice_mm, UDP_SPLICE_BATCH, MSG_DONTWAIT, NULL);
+	if (n <= 0)
+		return 0;
+
+	/* Send exactly what was received */
+	for (i = 0; i < (unsigned int)n; i++)
+		udp_splice_iov[i].iov_len = udp_splice_mm[i].msg_len;
+
+	return (unsigned int)n;
+}
+
+/**
+ * udp_splice_send() - send received datagrams on a socket
+ * @fd:		socket
+ * @first:	first datagram of the batch to send
+ * @n:		number of datagrams
+ * @to:		destination, NULL if @fd is connected
+ */
+static void udp_splice_send(int fd, unsigned int first, unsigned int n,
+			    const union sockaddr_inany *to)
+{
+	struct mmsghdr mm[UDP_SPLICE_BATCH];
+	socklen_t sl = 0;
+	unsigned int i;
+	int sent;
+
+	if (to)
+		sl = to->sa.sa_family == AF_INET ? sizeof(to->sa4)
+						 : sizeof(to->sa6);
+
+	for (i = 0; i < n; i++) {
+		memset(&mm[i], 0, sizeof(mm[i]));
+		mm[i].msg_hdr.msg_iov = &udp_splice_iov[first + i];
+		mm[i].msg_hdr.msg_iovlen = 1;
+		mm[i].msg_hdr.msg_name = (void *)to;
+		mm[i].msg_hdr.msg_namelen = sl;
+	}
+
+	for (i = 0; i < n; i += (unsigned int)sent) {
+		sent = sendmmsg(fd, mm + i, n - i, MSG_DONTWAIT);
+		if (sent <= 0) {
+			/* Skip the datagram that failed, go on with the rest */
+			udp_stats.drop_splice++;
+			sent = 1;
+		}
+	}
+}
+
+/**
+ * udp_splice_sock() - open the host side socket of a -U flow
+ * @c:		execution context
+ * @l:		-U socket the flow arrived on
+ *
+ * Return: connected socket, or -errno
+ */
+static int udp_splice_sock(const struct ctx *c, const struct udp_lsn *l)
+{
+	const struct fwd_rule *r = fwd_port_rule(&c->udp_out, l->port);
+	union inany_addr dst;
+	union sockaddr_inany sa;
+	socklen_t sl;
+	int s;
+
+	if (r && !inany_is_unspecified(&r->to_addr)) {
+		dst = r->to_addr;
+	} else if (l->v4) {
+		inany_from_v4(&dst, (struct in_addr){ htonl(INADDR_LOOPBACK) });
+	} else {
+		memset(&dst, 0, sizeof(dst));
+		dst.a6 = in6addr_loopback;
+	}
+
+	s = socket(inany_v4(&dst) ? AF_INET : AF_INET6,
+		   SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_UDP);
+	if (s < 0)
+		return -errno;
+	udp_sock_rcvbuf(s);
+
+	sl = sockaddr_from_inany(&sa, &dst, fwd_port_target(&c->udp_out,
+							    l->port), 0);
+	if (connect(s, &sa.sa, sl)) {
+		int ret = -errno;
+
+		close(s);
+		return ret;
+	}
+
+	return s;
+}
+
+/**
+ * udp_splice_flow() - find or start the -U flow of a namespace peer
+ * @c:		execution context
+ * @l:		-U socket
+ * @li:		its index
+ * @peer:	the peer in the namespace
+ * @now_ms:	current time
+ *
+ * Return: flow index, FLOW_IDX_NONE if the datagram must be dropped
+ */
+static uint32_t udp_splice_flow(struct ctx *c, const struct udp_lsn *l,
+				uint32_t li, const union sockaddr_inany *peer,
+				uint64_t now_ms)
+{
+	struct flow_key key;
+	struct udp_flow *uf;
+	uint32_t idx;
+	int s;
+
+	if (peer->sa.sa_family != (l->v4 ? AF_INET : AF_INET6))
+		return FLOW_IDX_NONE;
+
+	/* Namespace loopback addresses: never the key of a guest flow */
+	memset(&key, 0, sizeof(key));
+	inany_from_sockaddr(&key.guest_addr, &key.guest_port, peer);
+	key.remote_addr = l->addr;
+	key.remote_port = l->port;
+	key.proto = IPPROTO_UDP;
+
+	idx = flow_lookup(&key);
+	if (idx != FLOW_IDX_NONE) {
+		uf = udp_flow_at(idx);
+		if (!uf || uf->kind != UDP_KIND_SPLICE)
+			return FLOW_IDX_NONE;
+		udp_flow_touch(uf, now_ms);
+		return idx;
+	}
+
+	s = udp_splice_sock(c, l);
+	if (s < 0) {
+		udp_stats.drop_no_flow++;
+		debug("-U: can't open a socket toward the host for port %u: %s",
+		      l->port, strerror(-s));
+		return FLOW_IDX_NONE;
+	}
+
+	idx = udp_flow_new(c, UDP_KIND_SPLICE, l->v4, now_ms);
+	if (idx == FLOW_IDX_NONE) {
+		close(s);
+		return FLOW_IDX_NONE;
+	}
+
+	uf = udp_flow_at(idx);
+	uf->sock = s;
+	uf->lsn = li;
+	uf->peer = *peer;
+	if (udp_epoll_add(c, s, idx, false) || flow_hash_insert(idx, &key)) {
+		udp_stats.drop_no_flow++;
+		udp_flow_close(c, idx);
+		return FLOW_IDX_NONE;
+	}
+
+	udp_stats.flows_splice++;
+	trace("UDP flow %u: -U port %u from the namespace", idx, l->port);
+	return idx;
+}
+
+/**
+ * udp_splice_from_ns() - datagrams on a -U socket: to the host's loopback
+ * @c:		execution context
+ * @l:		-U socket
+ * @li:		its index
+ * @now_ms:	current time
+ */
+void udp_splice_from_ns(struct ctx *c, struct udp_lsn *l, uint32_t li,
+			uint64_t now_ms)
+{
+	unsigned int n = udp_splice_recv(l->fd, true), i, run = 0;
+	const struct udp_flow *prev = NULL;
+
+	/* Runs of consecutive datagrams of one flow leave in one call */
+	for (i = 0; i < n; i++) {
+		uint32_t idx = udp_splice_flow(c, l, li, &udp_splice_names[i],
+					       now_ms);
+		const struct udp_flow *uf = udp_flow_at(idx);
+
+		if (uf != prev && prev && run) {
+			udp_splice_send(prev->sock, i - run, run, NULL);
+			run = 0;
+		}
+		prev = uf;
+		if (uf)
+			run++;
+	}
+
+	if (prev && run)
+		udp_splice_send(prev->sock, n - run, run, NULL);
+}
+
+/**
+ * udp_splice_to_ns() - datagrams on a -U flow's host socket: to the peer
+ * @c:		execution context
+ * @idx:	flow index
+ * @now_ms:	current time
+ */
+void udp_splice_to_ns(struct ctx *c, uint32_t idx, uint64_t now_ms)
+{
+	struct udp_flow *uf = udp_flow_at(idx);
+	const struct udp_lsn *l;
+	unsigned int n;
+
+	(void)c;
+
+	if (!uf)
+		return;
+	l = udp_lsn_at(uf->lsn);
+	if (!l)
+		return;
+
+	/* An error (a refused datagram) is consumed by this read */
+	n = udp_splice_recv(uf->sock, false);
+	if (!n)
+		return;
+
+	udp_flow_touch(uf, now_ms);
+	udp_splice_send(l->fd, 0, n, &uf->peer);
+}
