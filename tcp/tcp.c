@@ -313,8 +313,16 @@ static void tcp_conn_deferred(struct ctx *c, struct tcp_conn *conn,
 
 	if (conn->state == CONN_ESTABLISHED &&
 	    (conn->flags & TCP_F_ACK_PENDING)) {
-		conn->wnd_to_guest = tcp_wnd_for_guest(c, conn);
-		tcp_send_ctrl(c, conn, TH_ACK);
+		uint32_t wnd = tcp_wnd_for_guest(c, conn);
+
+		/* A window update alone is sent only if the window grew */
+		if (conn->seq_ack_sent != conn->seq_from_guest ||
+		    !(conn->flags & TCP_F_WND_UPDATE) ||
+		    wnd > conn->wnd_to_guest) {
+			conn->wnd_to_guest = wnd;
+			tcp_send_ctrl(c, conn, TH_ACK);
+		}
+		conn->flags &= ~(TCP_F_ACK_PENDING | TCP_F_WND_UPDATE);
 	}
 
 	if ((conn->flags & TCP_F_GUEST_FIN) && (conn->flags & TCP_F_FIN_ACKED)
@@ -431,7 +439,7 @@ void tcp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
 		tcp_epoll_set(c, conn, false);
 		if (conn->state == CONN_ESTABLISHED) {
 			tcp_stats.wnd_updates++;
-			conn->flags |= TCP_F_ACK_PENDING;
+			conn->flags |= TCP_F_ACK_PENDING | TCP_F_WND_UPDATE;
 			tcp_conn_dirty(conn);
 		}
 	}

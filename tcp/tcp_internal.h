@@ -65,6 +65,7 @@ enum tcp_conn_state {
 #define TCP_F_WND_CLOSED	(1U << 7)	/* window to guest was small */
 #define TCP_F_RCV_WND_LOW	(1U << 8)	/* socket's own window low */
 #define TCP_F_INBOUND		(1U << 9)	/* host side started it */
+#define TCP_F_WND_UPDATE	(1U << 10)	/* ACK wanted for window only */
 
 /**
  * struct tcp_conn - one TCP connection: guest segments <-> host socket

@@ -43,8 +43,10 @@
 #define SO_MEMINFO		55
 #endif
 
-/* Below this much free send buffer, wait for EPOLLOUT to update the guest */
-#define TCP_WND_LOW_SEGS	2
+/* Below this fraction of the send buffer free, wait for EPOLLOUT to update
+ * the guest's window
+ */
+#define TCP_WND_LOW_FRACTION	4
 
 static bool tcp_peek_off_ok;
 
@@ -117,25 +119,29 @@ uint32_t tcp_wnd_for_guest(const struct ctx *c, struct tcp_conn *conn)
 {
 	uint32_t mem[SK_MEMINFO_VARS];
 	socklen_t sl = sizeof(mem);
-	uint32_t wnd, max = 65535U << conn->ws_to_guest;
+	uint32_t wnd, sndbuf, max = 65535U << conn->ws_to_guest;
 
 	if (conn->flags & TCP_F_GUEST_FIN)
 		return conn->wnd_to_guest;
 
 	if (getsockopt(conn->sock, SOL_SOCKET, SO_MEMINFO, mem, &sl) ||
 	    sl < sizeof(uint32_t) * (SK_MEMINFO_WMEM_QUEUED + 1)) {
-		wnd = TCP_WND_INIT;
+		wnd = sndbuf = TCP_WND_INIT;
 	} else {
-		uint32_t sndbuf = mem[SK_MEMINFO_SNDBUF];
 		uint32_t queued = mem[SK_MEMINFO_WMEM_QUEUED];
 
+		sndbuf = mem[SK_MEMINFO_SNDBUF];
 		wnd = sndbuf > queued ? sndbuf - queued : 0;
 	}
 
 	wnd = MIN(wnd, max);
 	wnd &= ~((1U << conn->ws_to_guest) - 1);
 
-	if (wnd < (uint32_t)conn->mss * TCP_WND_LOW_SEGS) {
+	/* The kernel reports EPOLLOUT once a third of the buffer is free:
+	 * below a quarter, wait for it, so the update can't come back at
+	 * once with the same small window.
+	 */
+	if (wnd < sndbuf / TCP_WND_LOW_FRACTION) {
 		conn->flags |= TCP_F_WND_CLOSED;
 		if (!(conn->flags & TCP_F_EPOLLOUT))
 			tcp_epoll_set(c, conn, true);
