@@ -42,6 +42,7 @@
 #include "flow/flow.h"
 #include "isolation/pasta.h"
 #include "net/icmp.h"
+#include "net/net.h"
 #include "qdisc/qdisc.h"
 #include "tap/tap.h"
 #include "tcp/tcp.h"
@@ -56,9 +57,47 @@
 #define EPOLL_EVENTS_MAX	128
 
 static struct ctx passt_ctx;
+static struct wheel_timer passt_stats_timer;
 
 /**
- * passt_signals_init() - ignore SIGPIPE, route SIGTERM/SIGINT to epoll
+ * passt_stats_log() - log every module's counters (SIGUSR1, --stats)
+ */
+static void passt_stats_log(void)
+{
+	const struct tap_stats *t = tap_stats_get();
+
+	if (t) {
+		info("tap: rx_frames=%llu rx_bytes=%llu rx_errors=%llu "
+		     "tx_frames=%llu tx_bytes=%llu tx_errors=%llu "
+		     "tx_backpressure=%llu",
+		     (unsigned long long)t->rx_frames,
+		     (unsigned long long)t->rx_bytes,
+		     (unsigned long long)t->rx_errors,
+		     (unsigned long long)t->tx_frames,
+		     (unsigned long long)t->tx_bytes,
+		     (unsigned long long)t->tx_errors,
+		     (unsigned long long)t->tx_backpressure);
+	}
+	net_stats_log();
+	tcp_stats_log();
+	qdisc_stats_log();
+}
+
+/**
+ * passt_stats_timer_fn() - --stats DELAY: log counters periodically
+ * @c:		execution context
+ * @t:		the stats timer
+ * @now_ms:	current time
+ */
+static void passt_stats_timer_fn(struct ctx *c, struct wheel_timer *t,
+				 uint64_t now_ms)
+{
+	passt_stats_log();
+	timer_arm(t, now_ms + (uint64_t)c->stats_delay * 1000);
+}
+
+/**
+ * passt_signals_init() - ignore SIGPIPE, route SIGTERM/SIGINT/SIGUSR1 to epoll
  * @c:		execution context
  */
 static void passt_signals_init(struct ctx *c)
@@ -74,6 +113,7 @@ static void passt_signals_init(struct ctx *c)
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGUSR1);
 	if (sigprocmask(SIG_BLOCK, &mask, NULL))
 		die_perror("Can't block termination signals");
 
@@ -88,7 +128,7 @@ static void passt_signals_init(struct ctx *c)
 }
 
 /**
- * passt_signal_handler() - a termination signal arrived: exit cleanly
+ * passt_signal_handler() - SIGUSR1: log counters; others: exit cleanly
  * @ref:	epoll reference of the signalfd
  */
 static void passt_signal_handler(union epoll_ref ref)
@@ -97,6 +137,11 @@ static void passt_signal_handler(union epoll_ref ref)
 
 	if (read((int)ref.fd, &si, sizeof(si)) != sizeof(si))
 		return;
+
+	if (si.ssi_signo == SIGUSR1) {
+		passt_stats_log();
+		return;
+	}
 
 	info("Got signal %u, exiting", si.ssi_signo);
 	exit(EXIT_SUCCESS);
@@ -282,6 +327,12 @@ int main(int argc, char **argv)
 		daemon_go_background(pidfile_fd);
 	} else {
 		daemon_pidfile_write(pidfile_fd, getpid());
+	}
+
+	if (c->stats_delay) {
+		timer_init(&passt_stats_timer, passt_stats_timer_fn);
+		timer_arm(&passt_stats_timer, timer_now_ms() +
+			  (uint64_t)c->stats_delay * 1000);
 	}
 
 	passt_drop_privileges(c);

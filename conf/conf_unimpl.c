@@ -55,17 +55,6 @@ static bool unimpl_repair_path(const struct ctx *c)
 }
 
 /**
- * unimpl_stats() - --stats given
- * @c:		parsed configuration
- *
- * Return: true if requested
- */
-static bool unimpl_stats(const struct ctx *c)
-{
-	return c->stats_delay;
-}
-
-/**
  * unimpl_dns_forward() - --dns-forward given
  * @c:		parsed configuration
  *
@@ -125,7 +114,6 @@ static const struct conf_unimpl {
 	{ "-c/--conf-path",		unimpl_conf_path },
 	{ "--vhost-user",		unimpl_vhost_user },
 	{ "--repair-path",		unimpl_repair_path },
-	{ "--stats",			unimpl_stats },
 	{ "--dns-forward",		unimpl_dns_forward },
 	{ "--dns-host",			unimpl_dns_host },
 	{ "--splice-only",		unimpl_splice_only },

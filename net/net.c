@@ -555,3 +555,19 @@ size_t net_fill_l2l3(const struct ctx *c, uint8_t *buf,
 
 	return ETH_HDR_LEN + IP6_HDR_LEN;
 }
+
+/**
+ * net_stats_log() - log the input counters, one line of key=value pairs
+ */
+void net_stats_log(void)
+{
+	const struct net_stats *n = &net_stats;
+
+	info("net: frames=%llu bytes=%llu drop_malformed=%llu "
+	     "drop_unsupported=%llu arp_replies=%llu ndp_replies=%llu",
+	     (unsigned long long)n->frames, (unsigned long long)n->bytes,
+	     (unsigned long long)n->drop_malformed,
+	     (unsigned long long)n->drop_unsupported,
+	     (unsigned long long)n->arp_replies,
+	     (unsigned long long)n->ndp_replies);
+}

@@ -54,5 +54,6 @@ size_t net_fill_l2l3(const struct ctx *c, uint8_t *buf,
 		     uint8_t proto, size_t l4len);
 size_t net_l2l3_len(const union inany_addr *src);
 void net_ndp_unsolicited(struct ctx *c);
+void net_stats_log(void);
 
 #endif /* NET_NET_H */

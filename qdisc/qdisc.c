@@ -346,3 +346,18 @@ const struct qdisc_stats *qdisc_stats(void)
 {
 	return &qdisc_counters;
 }
+
+/**
+ * qdisc_stats_log() - log the output counters, one line of key=value pairs
+ */
+void qdisc_stats_log(void)
+{
+	const struct qdisc_stats *q = &qdisc_counters;
+
+	info("qdisc: frames=%llu bytes=%llu flushes=%llu backpressure=%llu "
+	     "drops=%llu queued=%zu ready=%u",
+	     (unsigned long long)q->frames, (unsigned long long)q->bytes,
+	     (unsigned long long)q->flushes,
+	     (unsigned long long)q->backpressure,
+	     (unsigned long long)q->drops, qdisc_count, qdisc_ready_count);
+}

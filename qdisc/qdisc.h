@@ -72,5 +72,6 @@ void qdisc_flush(struct ctx *c);
 bool qdisc_has_ready(void);
 bool qdisc_has_queued(void);
 const struct qdisc_stats *qdisc_stats(void);
+void qdisc_stats_log(void);
 
 #endif /* QDISC_QDISC_H */

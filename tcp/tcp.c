@@ -73,6 +73,20 @@ struct tcp_conn *tcp_conn_at(uint32_t flow)
 }
 
 /**
+ * tcp_conns_active() - count live connections
+ *
+ * Return: connections not closed
+ */
+static unsigned int tcp_conns_active(void)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < tcp_conns_cap; i++)
+		n += tcp_conns[i].state != CONN_CLOSED;
+	return n;
+}
+
+/**
  * tcp_timer_fn() - per-connection timer expired
  * @c:		execution context
  * @t:		timer, embedded in a struct tcp_conn
@@ -443,6 +457,25 @@ void tcp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
 			tcp_conn_dirty(conn);
 		}
 	}
+}
+
+/**
+ * tcp_stats_log() - log the TCP counters, one line of key=value pairs
+ */
+void tcp_stats_log(void)
+{
+	const struct tcp_stats *t = &tcp_stats;
+
+	info("tcp: conns_out=%llu conns_in=%llu refused=%llu retrans=%llu "
+	     "fast_retrans=%llu rto=%llu overrun=%llu wnd_updates=%llu "
+	     "rst_unknown=%llu active=%u",
+	     (unsigned long long)t->conns_out, (unsigned long long)t->conns_in,
+	     (unsigned long long)t->conns_refused,
+	     (unsigned long long)t->retrans,
+	     (unsigned long long)t->fast_retrans, (unsigned long long)t->rto,
+	     (unsigned long long)t->overrun,
+	     (unsigned long long)t->wnd_updates,
+	     (unsigned long long)t->rst_unknown, tcp_conns_active());
 }
 
 /**
