@@ -198,6 +198,7 @@ static void passt_dispatch(struct ctx *c, const struct epoll_event *ev,
 	case EPOLL_TYPE_TAP_STREAM:
 	case EPOLL_TYPE_TAP_LISTEN:
 		tap_handler(c, ref, ev->events, now_ms);
+		net_input_done(c);
 		break;
 	case EPOLL_TYPE_TCP:
 		tcp_sock_handler(c, ref, ev->events, now_ms);

@@ -571,3 +571,16 @@ void net_stats_log(void)
 	     (unsigned long long)n->arp_replies,
 	     (unsigned long long)n->ndp_replies);
 }
+
+/**
+ * net_input_done() - the backend is about to reuse the memory of the frames
+ *		      it gave to net_input(): finish what still points there
+ * @c:		execution context
+ *
+ * TCP queues guest payloads by reference to write them with one sendmsg()
+ * per connection; this writes them.
+ */
+void net_input_done(struct ctx *c)
+{
+	tcp_input_done(c);
+}

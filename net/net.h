@@ -8,6 +8,9 @@
  * are counted in net_stats and dropped. net_fill_l2l3() writes the
  * Ethernet and IP headers in front of a protocol payload for frames going
  * to the guest.
+ *
+ * Frames given to net_input() must stay in place until the backend calls
+ * net_input_done(): TCP writes guest payloads from there, once per batch.
  */
 #ifndef NET_NET_H
 #define NET_NET_H
@@ -55,5 +58,6 @@ size_t net_fill_l2l3(const struct ctx *c, uint8_t *buf,
 size_t net_l2l3_len(const union inany_addr *src);
 void net_ndp_unsolicited(struct ctx *c);
 void net_stats_log(void);
+void net_input_done(struct ctx *c);
 
 #endif /* NET_NET_H */

@@ -288,6 +288,7 @@ void tcp_conn_close(struct ctx *c, struct tcp_conn *conn, bool rst)
 		conn->sock = -1;
 	}
 
+	tcp_wq_purge(conn);
 	timer_cancel(&conn->timer);
 	qdisc_forget(conn->flow);
 	flow_free(conn->flow);
@@ -354,6 +355,8 @@ static void tcp_conn_deferred(struct ctx *c, struct tcp_conn *conn,
 void tcp_defer_handler(struct ctx *c, uint64_t now_ms)
 {
 	unsigned int i;
+
+	tcp_input_done(c);
 
 	for (i = 0; i < tcp_dirty_count; i++) {
 		struct tcp_conn *conn = &tcp_conns[tcp_dirty[i]];

@@ -25,5 +25,6 @@ void tcp_listen_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
 			uint64_t now_ms);
 void tcp_defer_handler(struct ctx *c, uint64_t now_ms);
 void tcp_stats_log(void);
+void tcp_input_done(struct ctx *c);
 
 #endif /* TCP_TCP_H */

@@ -30,6 +30,7 @@
 #include <netinet/tcp.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 
 #include "tcp.h"
 #include "tcp_internal.h"
@@ -39,6 +40,22 @@
 #include "../qdisc/qdisc.h"
 #include "../util/log.h"
 #include "../util/util.h"
+
+/* Guest segments queued for one sendmsg() per connection per batch */
+#define TCP_WQ_MAX		1024
+
+/**
+ * struct tcp_wq_entry - payload of one guest segment, waiting to be written
+ * @flow:	connection's flow index, FLOW_IDX_NONE if purged
+ * @iov:	payload, inside the guest's frame
+ */
+struct tcp_wq_entry {
+	uint32_t flow;
+	struct iovec iov;
+};
+
+static struct tcp_wq_entry tcp_wq[TCP_WQ_MAX];
+static unsigned int tcp_wq_count;
 
 /**
  * struct tcp_syn_opts - options of a SYN segment we care about
@@ -309,79 +326,166 @@ static void tcp_guest_ack(struct tcp_conn *conn, const struct tcphdr *th,
 }
 
 /**
- * tcp_guest_data() - write in-order payload to the socket, handle FIN
- * @c:		execution context
+ * tcp_wq_purge() - forget queued segments of a connection being closed
  * @conn:	connection
- * @th:		TCP header
- * @payload:	payload
- * @plen:	payload length
- *
- * Return: 0, or -1 if the connection was closed
  */
-static int tcp_guest_data(struct ctx *c, struct tcp_conn *conn,
-			  const struct tcphdr *th, const uint8_t *payload,
-			  size_t plen)
+void tcp_wq_purge(struct tcp_conn *conn)
 {
-	uint32_t seq = ntohl(th->seq);
-	bool fin = th->fin;
+	unsigned int i;
 
-	if (SEQ_LT(seq, conn->seq_from_guest)) {
-		uint32_t skip = conn->seq_from_guest - seq;
+	if (!conn->wq_segs)
+		return;
 
-		if (skip > plen || (skip == plen && !fin) ||
-		    (conn->flags & TCP_F_GUEST_FIN)) {
-			/* Old data, keepalive or a repeated FIN */
-			if (plen || fin || skip)
-				conn->flags |= TCP_F_ACK_PENDING;
-			tcp_conn_dirty(conn);
-			return 0;
-		}
-		payload += skip;
-		plen -= skip;
-		seq = conn->seq_from_guest;
+	for (i = 0; i < tcp_wq_count; i++) {
+		if (tcp_wq[i].flow == conn->flow)
+			tcp_wq[i].flow = FLOW_IDX_NONE;
 	}
+	conn->wq_segs = 0;
+	conn->wq_bytes = 0;
+	conn->flags &= ~TCP_F_WQ_FIN;
+}
 
-	if (seq != conn->seq_from_guest || (conn->flags & TCP_F_GUEST_FIN)) {
-		if (plen || fin) {
-			conn->flags |= TCP_F_ACK_PENDING;
-			tcp_conn_dirty(conn);
-		}
-		return 0;
+/**
+ * tcp_wq_flush_conn() - write a connection's queued segments: one sendmsg()
+ * @c:		execution context
+ * @conn:	connection with queued segments
+ */
+static void tcp_wq_flush_conn(struct ctx *c, struct tcp_conn *conn)
+{
+	struct iovec iov[TCP_WQ_MAX];
+	struct msghdr mh = { .msg_iov = iov };
+	unsigned int i, n = 0;
+	ssize_t sent = 0;
+
+	for (i = 0; i < tcp_wq_count && n < conn->wq_segs; i++) {
+		if (tcp_wq[i].flow == conn->flow)
+			iov[n++] = tcp_wq[i].iov;
 	}
+	mh.msg_iovlen = n;
 
-	if (plen) {
-		ssize_t n = send(conn->sock, payload, plen,
-				 MSG_DONTWAIT | MSG_NOSIGNAL);
-
-		if (n < 0) {
+	if (n) {
+		sent = sendmsg(conn->sock, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (sent < 0) {
 			if (errno != EAGAIN && errno != EWOULDBLOCK) {
 				debug("TCP flow %u: write to host socket: %s",
 				      conn->flow, strerror(errno));
 				tcp_send_ctrl(c, conn, TH_RST | TH_ACK);
 				tcp_conn_close(c, conn, true);
-				return -1;
+				return;
 			}
-			n = 0;
-		}
-
-		conn->seq_from_guest += (uint32_t)n;
-		conn->flags |= TCP_F_ACK_PENDING;
-		tcp_conn_dirty(conn);
-
-		if ((size_t)n < plen) {
-			tcp_stats.overrun += plen - (size_t)n;
-			return 0;
+			sent = 0;
 		}
 	}
 
-	if (fin) {
+	conn->seq_from_guest += (uint32_t)sent;
+	if ((size_t)sent < conn->wq_bytes) {
+		/* Not acknowledged: the guest sends it again */
+		tcp_stats.overrun += conn->wq_bytes - (size_t)sent;
+	} else if (conn->flags & TCP_F_WQ_FIN) {
 		shutdown(conn->sock, SHUT_WR);
 		conn->seq_from_guest++;
-		conn->flags |= TCP_F_GUEST_FIN | TCP_F_ACK_PENDING;
-		tcp_conn_dirty(conn);
+		conn->flags |= TCP_F_GUEST_FIN;
 	}
 
-	return 0;
+	conn->wq_segs = 0;
+	conn->wq_bytes = 0;
+	conn->flags &= ~TCP_F_WQ_FIN;
+}
+
+/**
+ * tcp_input_done() - the frames of a batch are about to be reused: write
+ *		      every connection's queued segments now
+ * @c:		execution context
+ */
+void tcp_input_done(struct ctx *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < tcp_wq_count; i++) {
+		struct tcp_conn *conn;
+
+		if (tcp_wq[i].flow == FLOW_IDX_NONE)
+			continue;
+		conn = tcp_conn_at(tcp_wq[i].flow);
+		if (conn && conn->wq_segs)
+			tcp_wq_flush_conn(c, conn);
+	}
+	tcp_wq_count = 0;
+}
+
+/**
+ * tcp_guest_data() - queue in-order payload for the socket, handle FIN
+ * @c:		execution context
+ * @conn:	connection
+ * @th:		TCP header
+ * @payload:	payload, inside the guest's frame
+ * @plen:	payload length
+ *
+ * In-order segments are not written one by one: their payloads are queued
+ * (pointing into the frames, which stay valid until tcp_input_done()) and
+ * written with one sendmsg() per connection per batch.
+ */
+static void tcp_guest_data(struct ctx *c, struct tcp_conn *conn,
+			   const struct tcphdr *th, const uint8_t *payload,
+			   size_t plen)
+{
+	uint32_t expected = conn->seq_from_guest + conn->wq_bytes;
+	uint32_t seq = ntohl(th->seq);
+	bool fin = th->fin;
+
+	if (conn->flags & (TCP_F_GUEST_FIN | TCP_F_WQ_FIN)) {
+		/* Already closed: a repeated FIN or data after it */
+		if (plen || fin) {
+			conn->flags |= TCP_F_ACK_PENDING;
+			tcp_conn_dirty(conn);
+		}
+		return;
+	}
+
+	if (SEQ_LT(seq, expected)) {
+		uint32_t skip = expected - seq;
+
+		if (skip > plen || (skip == plen && !fin)) {
+			/* Old data or a keepalive: acknowledge */
+			conn->flags |= TCP_F_ACK_PENDING;
+			tcp_conn_dirty(conn);
+			return;
+		}
+		payload += skip;
+		plen -= skip;
+		seq = expected;
+	}
+
+	if (seq != expected) {
+		/* Out of order: a duplicate ACK asks for what is missing */
+		if (plen || fin) {
+			conn->flags |= TCP_F_ACK_PENDING;
+			tcp_conn_dirty(conn);
+		}
+		return;
+	}
+
+	if (plen) {
+		if (tcp_wq_count >= TCP_WQ_MAX)
+			tcp_input_done(c);
+		if (conn->state == CONN_CLOSED)
+			return;
+
+		tcp_wq[tcp_wq_count].flow = conn->flow;
+		tcp_wq[tcp_wq_count].iov.iov_base = (void *)payload;
+		tcp_wq[tcp_wq_count].iov.iov_len = plen;
+		tcp_wq_count++;
+		conn->wq_segs++;
+		conn->wq_bytes += (uint32_t)plen;
+	}
+
+	if (fin)
+		conn->flags |= TCP_F_WQ_FIN;
+
+	if (plen || fin) {
+		conn->flags |= TCP_F_ACK_PENDING;
+		tcp_conn_dirty(conn);
+	}
 }
 
 /**

@@ -66,6 +66,7 @@ enum tcp_conn_state {
 #define TCP_F_RCV_WND_LOW	(1U << 8)	/* socket's own window low */
 #define TCP_F_INBOUND		(1U << 9)	/* host side started it */
 #define TCP_F_WND_UPDATE	(1U << 10)	/* ACK wanted for window only */
+#define TCP_F_WQ_FIN		(1U << 11)	/* FIN queued after wq data */
 
 /**
  * struct tcp_conn - one TCP connection: guest segments <-> host socket
@@ -92,6 +93,8 @@ enum tcp_conn_state {
  * @seq_ack_sent:	last acknowledgement number sent to the guest
  * @wnd_to_guest:	last window advertised to the guest, bytes
  * @discard:		acknowledged bytes still to drop from the socket
+ * @wq_segs:		guest segments queued for this batch's sendmsg()
+ * @wq_bytes:		their payload bytes
  * @rto_ms:		current retransmission timeout
  * @srtt_ms:		smoothed round trip time, 1/8 ms units
  * @rttvar_ms:		round trip time variance, 1/4 ms units
@@ -126,6 +129,8 @@ struct tcp_conn {
 	uint32_t wnd_to_guest;
 
 	uint32_t discard;
+	uint32_t wq_segs;
+	uint32_t wq_bytes;
 
 	uint32_t rto_ms;
 	uint32_t srtt_ms;
@@ -190,6 +195,7 @@ void tcp_rtt_sample(struct tcp_conn *conn, uint64_t now_ms);
 
 /* tcp_guest.c */
 uint32_t tcp_isn(const struct tcp_conn *conn, uint64_t now_ms);
+void tcp_wq_purge(struct tcp_conn *conn);
 
 /* tcp_listen.c */
 int tcp_listen_init(struct ctx *c);
