@@ -3,8 +3,11 @@
  *
  * Theory of operation
  *
- * Everything the relay sends to the guest passes through one ring of
- * QDISC_FRAMES frame buffers, allocated once. Protocol modules write
+ * Everything the relay sends to the guest passes through two rings of
+ * frame buffers, allocated once. Control frames (ARP, NDP, DHCP, TCP
+ * SYN/ACK/RST, window updates) are small copies in the control ring, and
+ * leave before any data frame. Data frames use the data ring of
+ * QDISC_FRAMES full-size buffers: protocol modules write
  * frames in place (qdisc_frame_buf() gives the next free buffers,
  * qdisc_frame_commit() appends one to the queue), so that socket data is
  * read straight into the frame that carries it. qdisc_flush() hands all
@@ -39,6 +42,13 @@
 #define QDISC_IDLE		0
 #define QDISC_QUEUED		1
 #define QDISC_CANCELLED		2
+
+/* Control frames: small, sent before any data frame */
+static uint8_t qdisc_ctrl[QDISC_CTRL_FRAMES][QDISC_CTRL_SIZE]
+	__attribute__((aligned(64)));
+static size_t qdisc_ctrl_len[QDISC_CTRL_FRAMES];
+static size_t qdisc_ctrl_head;		/* oldest queued control frame */
+static size_t qdisc_ctrl_count;		/* control frames queued */
 
 static uint8_t qdisc_frames[QDISC_FRAMES][QDISC_FRAME_SIZE]
 	__attribute__((aligned(64)));
@@ -120,7 +130,7 @@ void qdisc_frame_commit(size_t len)
 }
 
 /**
- * qdisc_flush() - write queued frames to the backend
+ * qdisc_flush() - write queued frames to the backend: control frames first
  * @c:		execution context
  *
  * Frames the backend does not take stay queued, in order; the backend
@@ -128,42 +138,55 @@ void qdisc_frame_commit(size_t len)
  */
 void qdisc_flush(struct ctx *c)
 {
-	struct iovec iov[QDISC_FRAMES];
-	size_t i, sent;
+	struct iovec iov[QDISC_CTRL_FRAMES + QDISC_FRAMES];
+	size_t i, n = 0, sent, sent_ctrl;
 
-	if (!qdisc_count)
-		return;
+	for (i = 0; i < qdisc_ctrl_count; i++, n++) {
+		size_t slot = (qdisc_ctrl_head + i) % QDISC_CTRL_FRAMES;
 
-	for (i = 0; i < qdisc_count; i++) {
+		iov[n].iov_base = qdisc_ctrl[slot];
+		iov[n].iov_len = qdisc_ctrl_len[slot];
+	}
+	for (i = 0; i < qdisc_count; i++, n++) {
 		size_t slot = (qdisc_head + i) % QDISC_FRAMES;
 
-		iov[i].iov_base = qdisc_frames[slot];
-		iov[i].iov_len = qdisc_frame_len[slot];
+		iov[n].iov_base = qdisc_frames[slot];
+		iov[n].iov_len = qdisc_frame_len[slot];
 	}
 
-	sent = tap_send_frames(c, iov, 1, qdisc_count);
-	sent = MIN(sent, qdisc_count);
+	if (!n)
+		return;
+
+	sent = tap_send_frames(c, iov, 1, n);
+	sent = MIN(sent, n);
 	qdisc_counters.flushes++;
 
 	for (i = 0; i < sent; i++) {
 		qdisc_counters.frames++;
 		qdisc_counters.bytes += iov[i].iov_len;
 	}
-
-	if (sent < qdisc_count)
+	if (sent < n)
 		qdisc_counters.backpressure++;
+
+	sent_ctrl = MIN(sent, qdisc_ctrl_count);
+	qdisc_ctrl_head = (qdisc_ctrl_head + sent_ctrl) % QDISC_CTRL_FRAMES;
+	qdisc_ctrl_count -= sent_ctrl;
+	sent -= sent_ctrl;
 
 	qdisc_head = (qdisc_head + sent) % QDISC_FRAMES;
 	qdisc_count -= sent;
 }
 
 /**
- * qdisc_send() - queue a copy of a small frame (ARP, NDP, TCP control)
+ * qdisc_send_ordered() - queue a copy of a frame behind the data frames
  * @c:		execution context
  * @frame:	frame, starting with the Ethernet header
  * @len:	its length
+ *
+ * For frames that must not overtake data already queued (a TCP FIN), and
+ * for control frames too large for a control slot.
  */
-void qdisc_send(struct ctx *c, const void *frame, size_t len)
+void qdisc_send_ordered(struct ctx *c, const void *frame, size_t len)
 {
 	if (len > QDISC_FRAME_SIZE) {
 		qdisc_counters.drops++;
@@ -180,6 +203,36 @@ void qdisc_send(struct ctx *c, const void *frame, size_t len)
 
 	memcpy(qdisc_frame_buf(0), frame, len);
 	qdisc_frame_commit(len);
+}
+
+/**
+ * qdisc_send() - queue a copy of a control frame (ARP, NDP, DHCP, TCP ACK,
+ *		  SYN, RST): it leaves before any queued data frame
+ * @c:		execution context
+ * @frame:	frame, starting with the Ethernet header
+ * @len:	its length
+ */
+void qdisc_send(struct ctx *c, const void *frame, size_t len)
+{
+	size_t slot;
+
+	if (len > QDISC_CTRL_SIZE) {
+		qdisc_send_ordered(c, frame, len);
+		return;
+	}
+
+	if (qdisc_ctrl_count == QDISC_CTRL_FRAMES)
+		qdisc_flush(c);
+
+	if (qdisc_ctrl_count == QDISC_CTRL_FRAMES) {
+		qdisc_counters.drops++;
+		return;
+	}
+
+	slot = (qdisc_ctrl_head + qdisc_ctrl_count) % QDISC_CTRL_FRAMES;
+	memcpy(qdisc_ctrl[slot], frame, len);
+	qdisc_ctrl_len[slot] = len;
+	qdisc_ctrl_count++;
 }
 
 /**
@@ -334,7 +387,7 @@ bool qdisc_has_ready(void)
  */
 bool qdisc_has_queued(void)
 {
-	return qdisc_count;
+	return qdisc_count || qdisc_ctrl_count;
 }
 
 /**
@@ -359,5 +412,6 @@ void qdisc_stats_log(void)
 	     (unsigned long long)q->frames, (unsigned long long)q->bytes,
 	     (unsigned long long)q->flushes,
 	     (unsigned long long)q->backpressure,
-	     (unsigned long long)q->drops, qdisc_count, qdisc_ready_count);
+	     (unsigned long long)q->drops, qdisc_count + qdisc_ctrl_count,
+	     qdisc_ready_count);
 }

@@ -16,6 +16,8 @@
 /* Room for Ethernet + IPv6 + TCP with options + the largest payload */
 #define QDISC_FRAME_SIZE	(14 + 40 + 60 + MTU_MAX + 64)
 #define QDISC_FRAMES		256
+#define QDISC_CTRL_SIZE		2048
+#define QDISC_CTRL_FRAMES	128
 #define QDISC_QUANTUM		(64 * 1024)
 #define QDISC_RUN_FRAMES	(QDISC_FRAMES * 4)
 
@@ -65,6 +67,7 @@ size_t qdisc_frames_avail(void);
 uint8_t *qdisc_frame_buf(size_t i);
 void qdisc_frame_commit(size_t len);
 void qdisc_send(struct ctx *c, const void *frame, size_t len);
+void qdisc_send_ordered(struct ctx *c, const void *frame, size_t len);
 void qdisc_wake(uint32_t flow);
 void qdisc_forget(uint32_t flow);
 void qdisc_run(struct ctx *c, uint64_t now_ms);

@@ -24,6 +24,7 @@ void tcp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
 void tcp_listen_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
 			uint64_t now_ms);
 void tcp_defer_handler(struct ctx *c, uint64_t now_ms);
+int tcp_listen_auto(const struct ctx *c, uint16_t port, int fds[2]);
 void tcp_stats_log(void);
 void tcp_input_done(struct ctx *c);
 

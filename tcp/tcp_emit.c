@@ -132,7 +132,12 @@ void tcp_send_ctrl(struct ctx *c, struct tcp_conn *conn, uint8_t flags)
 	tcp_hdr_init(conn, &th, conn->seq_to_guest, flags, false);
 	len = tcp_fill_frame(c, buf, &conn->remote_addr, &conn->guest_addr,
 			     &th, NULL, 0, 0);
-	qdisc_send(c, buf, len);
+
+	/* A FIN must not overtake the data queued before it */
+	if (flags & TH_FIN)
+		qdisc_send_ordered(c, buf, len);
+	else
+		qdisc_send(c, buf, len);
 	conn->flags &= ~TCP_F_ACK_PENDING;
 }
 

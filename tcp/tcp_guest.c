@@ -346,6 +346,17 @@ void tcp_wq_purge(struct tcp_conn *conn)
 }
 
 /**
+ * tcp_guest_fin() - the guest's FIN is next in sequence: close our writing
+ * @conn:	connection
+ */
+static void tcp_guest_fin(struct tcp_conn *conn)
+{
+	shutdown(conn->sock, SHUT_WR);
+	conn->seq_from_guest++;
+	conn->flags |= TCP_F_GUEST_FIN;
+}
+
+/**
  * tcp_wq_flush_conn() - write a connection's queued segments: one sendmsg()
  * @c:		execution context
  * @conn:	connection with queued segments
@@ -382,9 +393,7 @@ static void tcp_wq_flush_conn(struct ctx *c, struct tcp_conn *conn)
 		/* Not acknowledged: the guest sends it again */
 		tcp_stats.overrun += conn->wq_bytes - (size_t)sent;
 	} else if (conn->flags & TCP_F_WQ_FIN) {
-		shutdown(conn->sock, SHUT_WR);
-		conn->seq_from_guest++;
-		conn->flags |= TCP_F_GUEST_FIN;
+		tcp_guest_fin(conn);
 	}
 
 	conn->wq_segs = 0;
@@ -479,8 +488,12 @@ static void tcp_guest_data(struct ctx *c, struct tcp_conn *conn,
 		conn->wq_bytes += (uint32_t)plen;
 	}
 
-	if (fin)
-		conn->flags |= TCP_F_WQ_FIN;
+	if (fin) {
+		if (conn->wq_segs)
+			conn->flags |= TCP_F_WQ_FIN;	/* after the data */
+		else
+			tcp_guest_fin(conn);
+	}
 
 	if (plen || fin) {
 		conn->flags |= TCP_F_ACK_PENDING;

@@ -13,6 +13,20 @@
  * relay sends the guest a SYN from the peer's address (loopback and the
  * host's own address are shown as the mapped addresses of flow/nat.c),
  * and data starts to flow once the guest answers.
+ *
+ * pasta, connections from the host's loopback (127.0.0.0/8, ::1): unless
+ * --no-splice, they never touch the tap device. tcp_splice.c connects a
+ * socket created inside the namespace to the target port there, and
+ * splices the two sockets together. The target address in the namespace
+ * is the rule's target address if it names one; otherwise the guest's
+ * own address of the peer's family (the connection then goes over the
+ * namespace's loopback interface, but services bound to loopback only are
+ * not exposed), or, with --host-lo-to-ns-lo, the namespace's loopback
+ * address itself. --splice-only refuses (resets) every other connection.
+ *
+ * "auto" forwarding (conf/fwd_auto.c) opens and closes the listening
+ * sockets of single ports at run time with tcp_listen_auto(); a rule-less
+ * port maps to itself.
  */
 
 #include <errno.h>
@@ -25,6 +39,7 @@
 
 #include "tcp.h"
 #include "tcp_internal.h"
+#include "tcp_splice.h"
 #include "../conf/fwd.h"
 #include "../flow/flow.h"
 #include "../flow/nat.h"
@@ -163,6 +178,131 @@ int tcp_listen_init(struct ctx *c)
 }
 
 /**
+ * tcp_listen_auto() - listen on one -t port found by "auto"
+ * @c:		execution context
+ * @port:	port, listening in the namespace
+ * @fds:	sockets opened, -1 for a family not opened: [0] IPv4, [1] IPv6
+ *		(both on the wildcard address)
+ *
+ * Return: 0 if at least one socket was opened, negative errno otherwise
+ */
+int tcp_listen_auto(const struct ctx *c, uint16_t port, int fds[2])
+{
+	int ret = -EAFNOSUPPORT;
+
+	fds[0] = fds[1] = -1;
+	if (c->ip4.enabled) {
+		fds[0] = tcp_listen_one(c, true, NULL, NULL, port);
+		ret = fds[0];
+	}
+	if (c->ip6.enabled) {
+		fds[1] = tcp_listen_one(c, false, NULL, NULL, port);
+		if (ret < 0)
+			ret = fds[1];
+	}
+
+	if (fds[0] < 0 && fds[1] < 0)
+		return ret;
+	if (fds[0] < 0)
+		fds[0] = -1;
+	if (fds[1] < 0)
+		fds[1] = -1;
+	return 0;
+}
+
+/**
+ * tcp_listen_is_loopback() - tell if an address is a loopback address
+ * @a:		address
+ *
+ * Return: true for 127.0.0.0/8 and ::1
+ */
+static bool tcp_listen_is_loopback(const union inany_addr *a)
+{
+	const struct in_addr *v4 = inany_v4(a);
+
+	if (v4)
+		return (ntohl(v4->s_addr) >> IN_CLASSA_NSHIFT) ==
+		       IN_LOOPBACKNET;
+	return IN6_IS_ADDR_LOOPBACK(&a->a6);
+}
+
+/**
+ * tcp_listen_splice_addr() - address in the namespace for a spliced
+ *			      connection from the host's loopback
+ * @c:		execution context
+ * @v4:		the peer is IPv4
+ * @r:		rule forwarding the port, NULL for "auto"
+ * @addr:	target address, set on return
+ */
+static void tcp_listen_splice_addr(const struct ctx *c, bool v4,
+				   const struct fwd_rule *r,
+				   union inany_addr *addr)
+{
+	if (r && !inany_is_unspecified(&r->to_addr)) {
+		*addr = r->to_addr;
+		return;
+	}
+
+	if (v4) {
+		struct in_addr a = c->ip4.addr_seen;
+
+		if (!a.s_addr)
+			a = c->ip4.addr;
+		if (c->host_lo_to_ns_lo || !a.s_addr)
+			a.s_addr = htonl(INADDR_LOOPBACK);
+		inany_from_v4(addr, a);
+		return;
+	}
+
+	memset(addr, 0, sizeof(*addr));
+	addr->a6 = c->ip6.addr_seen;
+	if (IN6_IS_ADDR_UNSPECIFIED(&addr->a6))
+		addr->a6 = c->ip6.addr;
+	if (c->host_lo_to_ns_lo || IN6_IS_ADDR_UNSPECIFIED(&addr->a6))
+		addr->a6 = in6addr_loopback;
+}
+
+/**
+ * tcp_listen_splice() - splice a connection from the host's loopback
+ * @c:		execution context
+ * @s:		accepted socket; owned by this function if it returns true
+ * @peer:	peer address
+ * @port:	forwarded (listening) port
+ *
+ * Return: true if the connection was handled here (spliced, or refused
+ *	   for --splice-only), false if it goes through the tap device
+ */
+static bool tcp_listen_splice(struct ctx *c, int s,
+			      const union sockaddr_inany *peer, uint16_t port)
+{
+	struct tcp_splice_target t = { .in_ns = true };
+	union inany_addr a;
+	uint16_t peer_port;
+
+	if (c->mode != MODE_PASTA)
+		return false;
+
+	inany_from_sockaddr(&a, &peer_port, peer);
+	if (c->no_splice || !tcp_listen_is_loopback(&a)) {
+		const struct linger lin = { .l_onoff = 1, .l_linger = 0 };
+
+		if (!c->splice_only)
+			return false;
+
+		/* --splice-only: nothing but loopback is forwarded */
+		setsockopt(s, SOL_SOCKET, SO_LINGER, &lin, sizeof(lin));
+		close(s);
+		return true;
+	}
+
+	tcp_listen_splice_addr(c, inany_v4(&a) != NULL,
+			       fwd_port_rule(&c->tcp_in, port), &t.addr);
+	t.port = fwd_port_target(&c->tcp_in, port);
+	tcp_splice_conn_new(c, s, &t);
+	return true;
+}
+
+/**
  * tcp_conn_from_host() - a forwarded port accepted a connection
  * @c:		execution context
  * @s:		accepted socket
@@ -253,11 +393,18 @@ void tcp_listen_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
 		s = accept4((int)ref.fd, &peer.sa, &sl,
 			    SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (s < 0) {
-			if (errno != EAGAIN && errno != EWOULDBLOCK)
+			/* EBADF, EINVAL, ENOTSOCK: "auto" closed the socket
+			 * earlier in this batch of events
+			 */
+			if (errno != EAGAIN && errno != EWOULDBLOCK &&
+			    errno != EBADF && errno != EINVAL &&
+			    errno != ENOTSOCK)
 				warn_perror("TCP: accept on port %u", ref.data);
 			return;
 		}
 
+		if (tcp_listen_splice(c, s, &peer, (uint16_t)ref.data))
+			continue;
 		tcp_conn_from_host(c, s, &peer, (uint16_t)ref.data, now_ms);
 	}
 }

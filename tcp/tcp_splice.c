@@ -53,10 +53,18 @@
  * connection closed earlier in the same epoll batch, whose flow index and
  * descriptor were reused since, does no harm.
  *
- * A socket toward the namespace (@in_ns) is created by a thread that
- * entered it (pasta_run_in_ns()); the connect() then works from anywhere.
- * At run time, that needs thread creation to stay allowed, or a pool of
- * sockets opened in the namespace ahead of time.
+ * A socket toward the namespace (@in_ns: -t connections from the host's
+ * loopback, see tcp_listen.c) must be created inside it; the connect()
+ * then works from anywhere. Entering the namespace takes a thread
+ * (pasta_run_in_ns()), too costly per connection: a pool of
+ * TCP_SPLICE_POOL_SIZE sockets per family is opened there ahead of time,
+ * at start-up, and topped up by one thread whenever a connection leaves
+ * fewer than TCP_SPLICE_POOL_LOW, so that one thread serves many
+ * connections. An empty pool (a burst) is refilled on the spot.
+ *
+ * For "auto" forwarding (conf/fwd_auto.c), tcp_splice_listen_auto() opens
+ * the listening sockets of one -T port at run time, from a thread inside
+ * the namespace; they are closed with close() when the port goes away.
  *
  * System calls used after start-up (for the seccomp filter): accept4,
  * socket, connect, getsockopt, getpeername, setsockopt, pipe2, fcntl,
@@ -87,6 +95,10 @@
 #define TCP_SPLICE_ACCEPT_BATCH		32
 /* Read-and-write rounds per direction per event, before yielding */
 #define TCP_SPLICE_ROUNDS		8
+/* Sockets opened in the namespace ahead of time, per address family */
+#define TCP_SPLICE_POOL_SIZE		32
+/* Top the pool up once a connection leaves fewer than this */
+#define TCP_SPLICE_POOL_LOW		(TCP_SPLICE_POOL_SIZE / 2)
 
 /**
  * struct tcp_splice_conn - state of one spliced connection
@@ -116,6 +128,12 @@ static struct tcp_splice_conn *tcp_splice_conns;	/* by flow index */
 static unsigned int tcp_splice_cap;		/* entries in the array */
 static unsigned int tcp_splice_count;		/* connections in use */
 static unsigned int tcp_splice_rounds = TCP_SPLICE_ROUNDS;	/* budget */
+
+/* Sockets created inside the namespace, unused yet: [0] IPv4, [1] IPv6 */
+static int tcp_splice_pool[2][TCP_SPLICE_POOL_SIZE];
+static unsigned int tcp_splice_pool_n[2];	/* sockets in each pool */
+static bool tcp_splice_pool_on;		/* pools in use (pasta, -t) */
+static bool tcp_splice_pool_fam[2];	/* family enabled: fill its pool */
 
 /**
  * tcp_splice_ref() - epoll reference for one side of a connection
@@ -474,26 +492,129 @@ static int tcp_splice_ns_sock_fn(void *arg)
 }
 
 /**
+ * tcp_splice_pool_fill_ns() - fill both pools, run inside the namespace
+ * @arg:	unused
+ *
+ * Return: 0 on success, negative errno if a socket could not be created
+ */
+static int tcp_splice_pool_fill_ns(void *arg)
+{
+	unsigned int f;
+
+	(void)arg;
+
+	for (f = 0; f < 2; f++) {
+		while (tcp_splice_pool_fam[f] &&
+		       tcp_splice_pool_n[f] < TCP_SPLICE_POOL_SIZE) {
+			int s = socket(f ? AF_INET6 : AF_INET,
+				       SOCK_STREAM | SOCK_NONBLOCK |
+				       SOCK_CLOEXEC, IPPROTO_TCP);
+
+			if (s < 0)
+				return -errno;
+			tcp_splice_pool[f][tcp_splice_pool_n[f]++] = s;
+		}
+	}
+
+	return 0;
+}
+
+/**
+ * tcp_splice_pool_refill() - top up the pools of namespace sockets
+ *
+ * Return: 0 on success, negative errno (logged once per failure run)
+ */
+static int tcp_splice_pool_refill(void)
+{
+	static bool failed;
+	int ret;
+
+	if (!tcp_splice_pool_on)
+		return 0;
+
+	ret = pasta_run_in_ns(tcp_splice_pool_fill_ns, NULL);
+	if (ret && !failed)
+		warn("TCP splice: can't open sockets in the namespace: %s",
+		     strerror(-ret));
+	failed = ret != 0;
+	return ret;
+}
+
+/**
+ * tcp_splice_pool_init() - open the pools of namespace sockets
+ * @c:		execution context
+ *
+ * Pools are used by -t connections from the host's loopback: pasta only,
+ * unless --no-splice or no -t port can ever be forwarded.
+ *
+ * Return: 0 on success, negative errno on failure (logged)
+ */
+static int tcp_splice_pool_init(const struct ctx *c)
+{
+	if (c->mode != MODE_PASTA || c->no_splice || pasta_netns_fd() < 0)
+		return 0;
+	if (c->tcp_in.mode != FWD_SPEC && c->tcp_in.mode != FWD_ALL &&
+	    c->tcp_in.mode != FWD_AUTO)
+		return 0;
+
+	tcp_splice_pool_fam[0] = c->ip4.enabled;
+	tcp_splice_pool_fam[1] = c->ip6.enabled;
+	tcp_splice_pool_on = true;
+
+	return tcp_splice_pool_refill();
+}
+
+/**
+ * tcp_splice_pool_take() - a socket created in the namespace
+ * @v6:		IPv6, else IPv4
+ *
+ * Return: non-blocking socket, or negative errno
+ */
+static int tcp_splice_pool_take(bool v6)
+{
+	struct tcp_splice_ns_sock a = { .af = v6 ? AF_INET6 : AF_INET };
+
+	if (!tcp_splice_pool_on || !tcp_splice_pool_fam[v6])
+		return pasta_run_in_ns(tcp_splice_ns_sock_fn, &a);
+
+	if (!tcp_splice_pool_n[v6])
+		tcp_splice_pool_refill();
+	if (!tcp_splice_pool_n[v6])
+		return -EMFILE;
+
+	return tcp_splice_pool[v6][--tcp_splice_pool_n[v6]];
+}
+
+/**
+ * tcp_splice_pool_count() - sockets waiting in the namespace pools
+ *
+ * Return: number of sockets in both pools
+ */
+unsigned int tcp_splice_pool_count(void)
+{
+	return tcp_splice_pool_n[0] + tcp_splice_pool_n[1];
+}
+
+/**
  * tcp_splice_target_sock() - open the socket toward a target
  * @t:		target
  *
- * For a target in the namespace, the socket is created there by a thread
- * of ours (see pasta_run_in_ns()); the connect() itself can then be done
- * from anywhere.
+ * For a target in the namespace, the socket comes from the pool of
+ * sockets created there; the connect() itself can then be done from
+ * anywhere.
  *
  * Return: non-blocking socket, or negative errno
  */
 static int tcp_splice_target_sock(const struct tcp_splice_target *t)
 {
-	struct tcp_splice_ns_sock a;
+	bool v6 = !inany_v4(&t->addr);
 	int s;
 
-	a.af = inany_v4(&t->addr) ? AF_INET : AF_INET6;
 	if (t->in_ns)
-		return pasta_run_in_ns(tcp_splice_ns_sock_fn, &a);
+		return tcp_splice_pool_take(v6);
 
-	s = socket(a.af, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-		   IPPROTO_TCP);
+	s = socket(v6 ? AF_INET6 : AF_INET,
+		   SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP);
 	return s < 0 ? -errno : s;
 }
 
@@ -614,6 +735,11 @@ int tcp_splice_conn_new(struct ctx *c, int s,
 		}
 		conn->armed[i] = ev.events;
 	}
+
+	/* Top the namespace pool up now, for the next connections */
+	if (t->in_ns && tcp_splice_pool_on &&
+	    tcp_splice_pool_n[!inany_v4(&t->addr)] < TCP_SPLICE_POOL_LOW)
+		tcp_splice_pool_refill();
 
 	return (int)idx;
 
@@ -912,10 +1038,56 @@ int tcp_splice_init(struct ctx *c)
 		}
 	}
 
+	if (tcp_splice_pool_init(c))
+		return -EMFILE;
+
 	if (c->tcp_out.mode != FWD_SPEC && c->tcp_out.mode != FWD_ALL)
 		return 0;
 
 	return pasta_run_in_ns(tcp_splice_listen_ns, c);
+}
+
+/**
+ * tcp_splice_listen_auto() - listen on one -T port found by "auto"
+ * @c:		execution context
+ * @port:	port, listening on the host
+ * @fds:	sockets opened, -1 for a family not opened: [0] 127.0.0.1,
+ *		[1] ::1
+ *
+ * Runs in a thread inside the namespace (see pasta_run_in_ns()), like the
+ * listening sockets of tcp_splice_init(). Connections are forwarded to the
+ * same port on the host's loopback of their family.
+ *
+ * Return: 0 if at least one socket was opened, negative errno otherwise
+ */
+int tcp_splice_listen_auto(const struct ctx *c, uint16_t port, int fds[2])
+{
+	union inany_addr lo4, lo6;
+	int ret = -EAFNOSUPPORT;
+
+	inany_from_v4(&lo4, (struct in_addr){ htonl(INADDR_LOOPBACK) });
+	lo6.a6 = in6addr_loopback;
+	fds[0] = fds[1] = -1;
+
+	if (c->ip4.enabled) {
+		fds[0] = tcp_splice_listen_one(c, &lo4, NULL, port);
+		ret = fds[0];
+	}
+	if (c->ip6.enabled) {
+		fds[1] = tcp_splice_listen_one(c, &lo6, NULL, port);
+		if (ret < 0)
+			ret = fds[1];
+	}
+
+	if (fds[0] < 0 && fds[1] < 0)
+		return ret;
+
+	/* One family missing in the namespace is fine, as at start-up */
+	if (fds[0] < 0)
+		fds[0] = -1;
+	if (fds[1] < 0)
+		fds[1] = -1;
+	return 0;
 }
 
 /**

@@ -43,5 +43,7 @@ void tcp_splice_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
 unsigned int tcp_splice_active(void);
 unsigned int tcp_splice_check(void);
 void tcp_splice_budget_set(unsigned int rounds);
+int tcp_splice_listen_auto(const struct ctx *c, uint16_t port, int fds[2]);
+unsigned int tcp_splice_pool_count(void);
 
 #endif /* TCP_TCP_SPLICE_H */
