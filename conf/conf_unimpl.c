@@ -14,7 +14,6 @@
  */
 
 #include <string.h>
-#include <netinet/in.h>
 
 #include "conf_internal.h"
 #include "../util/util.h"
@@ -55,52 +54,6 @@ static bool unimpl_repair_path(const struct ctx *c)
 }
 
 /**
- * unimpl_dns_forward() - --dns-forward given
- * @c:		parsed configuration
- *
- * Return: true if requested
- */
-static bool unimpl_dns_forward(const struct ctx *c)
-{
-	return c->ip4.dns_match.s_addr ||
-	       !IN6_IS_ADDR_UNSPECIFIED(&c->ip6.dns_match);
-}
-
-/**
- * unimpl_dns_host() - --dns-host given (defaults are filled in later)
- * @c:		parsed configuration
- *
- * Return: true if requested
- */
-static bool unimpl_dns_host(const struct ctx *c)
-{
-	return c->ip4.dns_host.s_addr ||
-	       !IN6_IS_ADDR_UNSPECIFIED(&c->ip6.dns_host);
-}
-
-/**
- * unimpl_splice_only() - --splice-only given
- * @c:		parsed configuration
- *
- * Return: true if requested
- */
-static bool unimpl_splice_only(const struct ctx *c)
-{
-	return c->splice_only;
-}
-
-/**
- * unimpl_host_lo_to_ns_lo() - --host-lo-to-ns-lo given
- * @c:		parsed configuration
- *
- * Return: true if requested
- */
-static bool unimpl_host_lo_to_ns_lo(const struct ctx *c)
-{
-	return c->host_lo_to_ns_lo;
-}
-
-/**
  * struct conf_unimpl - a feature this version does not provide yet
  * @opt:	option(s) asking for it, as shown to the user
  * @requested:	tells if the parsed configuration asks for it
@@ -114,10 +67,6 @@ static const struct conf_unimpl {
 	{ "-c/--conf-path",		unimpl_conf_path },
 	{ "--vhost-user",		unimpl_vhost_user },
 	{ "--repair-path",		unimpl_repair_path },
-	{ "--dns-forward",		unimpl_dns_forward },
-	{ "--dns-host",			unimpl_dns_host },
-	{ "--splice-only",		unimpl_splice_only },
-	{ "--host-lo-to-ns-lo",		unimpl_host_lo_to_ns_lo },
 };
 
 /**

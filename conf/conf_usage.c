@@ -25,7 +25,7 @@ static const char *const usage_common_top[] = {
 	"  -l, --log-file PATH      log to PATH instead of stderr or syslog",
 	"      --log-size BYTES     truncate the log file at BYTES (default 1M)",
 	"  -P, --pid FILE           write the process ID to FILE once ready",
-	"  -p, --pcap FILE          capture guest-side frames to FILE (*)",
+	"  -p, --pcap FILE          capture guest-side frames to FILE",
 	"      --runas UID[:GID]|USER[:GROUP]",
 	"                           user and group to run as (default as root:",
 	"                           nobody)",

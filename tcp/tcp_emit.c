@@ -19,6 +19,7 @@
  */
 
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -75,21 +76,26 @@ static size_t tcp_fill_frame(const struct ctx *c, uint8_t *buf,
 			     size_t optlen, size_t plen)
 {
 	size_t l4len = TCP_HDR_LEN + optlen + plen, off;
+	struct tcphdr th = *th_in;
 	struct iovec iov;
-	struct tcphdr *th;
+	uint8_t *l4;
+
+	/* The header lands at any alignment in the frame: fill a copy */
+	th.doff = (uint16_t)((TCP_HDR_LEN + optlen) / 4);
+	th.check = 0;
+	th.urg_ptr = 0;
 
 	off = net_fill_l2l3(c, buf, src, dst, IPPROTO_TCP, l4len);
-	th = (struct tcphdr *)(buf + off);
-	memcpy(th, th_in, sizeof(*th));
-	th->doff = (uint16_t)((TCP_HDR_LEN + optlen) / 4);
-	th->check = 0;
-	th->urg_ptr = 0;
+	l4 = buf + off;
+	memcpy(l4, &th, sizeof(th));
 	if (optlen)
-		memcpy((uint8_t *)th + TCP_HDR_LEN, opts, optlen);
+		memcpy(l4 + TCP_HDR_LEN, opts, optlen);
 
-	iov.iov_base = th;
+	iov.iov_base = l4;
 	iov.iov_len = l4len;
-	th->check = csum_l4(src, dst, IPPROTO_TCP, &iov, 1, l4len);
+	th.check = csum_l4(src, dst, IPPROTO_TCP, &iov, 1, l4len);
+	memcpy(l4 + offsetof(struct tcphdr, check), &th.check,
+	       sizeof(th.check));
 
 	return off + l4len;
 }

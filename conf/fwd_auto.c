@@ -1,0 +1,606 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* fwd_auto.c - pasta "auto" forwarding: follow ports listening on the
+ * other side
+ *
+ * Theory of operation
+ *
+ * With "auto" (pasta's default for -t, -u, -T and -U), the ports to
+ * forward are those bound on the other side, followed at run time:
+ *
+ *   -t: TCP ports listening in the namespace get a listening socket on
+ *       the host (tcp_listen_auto());
+ *   -T: TCP ports listening on the host get one on the namespace's
+ *       loopback (tcp_splice_listen_auto());
+ *   -u, -U: the same for UDP sockets bound and not connected (state
+ *       TCP_CLOSE in procfs), with udp_fwd_auto_open().
+ *
+ * A forwarded port maps to the same port on the other side.
+ *
+ * Finding the listening sockets: the kernel lists them in /proc/net/tcp,
+ * tcp6, udp and udp6 of each network namespace. These files show the
+ * namespace of whoever opened them, so the namespace's copies are opened
+ * once at start-up by a thread inside it (pasta_run_in_ns()), the host's
+ * by the main thread; each scan seeks back to the start and reads them
+ * again. For TCP, the kernel walks the listening sockets before any other,
+ * so reading stops at the first socket that is not listening.
+ *
+ * A timer (util/timer.h) scans every FWD_AUTO_SCAN_MS, well within the
+ * second in which a new listener must be followed: for each direction,
+ * the set of ports wanted is compared with the set forwarded, and sockets
+ * are opened or closed for the difference only. Sockets that belong in
+ * the namespace are opened by one call into it per scan, for all new
+ * ports at once. A port that can't be opened (say, another program on
+ * this side has it) is tried again every FWD_AUTO_RETRY_SCANS scans.
+ *
+ * The relay's own sockets must not be followed, or ports would bounce
+ * from side to side forever: on the side a direction scans, the relay
+ * listens for the reverse direction (-T sockets in the namespace are seen
+ * by the -t scan). Ports forwarded by the reverse direction, fixed (a port
+ * list) or followed ("auto", as of the scan), are therefore left out, as
+ * well as the ports excluded in the specification itself (~PORT).
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fwd.h"
+#include "fwd_auto.h"
+#include "../isolation/pasta.h"
+#include "../passt.h"
+#include "../tcp/tcp.h"
+#include "../tcp/tcp_splice.h"
+#include "../udp/udp.h"
+#include "../util/log.h"
+#include "../util/timer.h"
+#include "../util/util.h"
+
+/* Scans between two attempts at a port that could not be opened */
+#define FWD_AUTO_RETRY_SCANS	10
+/* Buffer for reading procfs socket tables (lines are ~150 bytes) */
+#define FWD_AUTO_BUF_SIZE	65536
+/* 64-bit words in a bitmap of every port */
+#define FWD_AUTO_WORDS		(FWD_PORTS / 64)
+/* Socket state, procfs "st" column: listening TCP, unconnected UDP */
+#define FWD_AUTO_TCP_LISTEN	0x0a
+#define FWD_AUTO_UDP_UNCONN	0x07
+
+/**
+ * enum fwd_auto_id - the four directions
+ * @FWD_AUTO_T_IN:	-t: namespace TCP listeners, sockets on the host
+ * @FWD_AUTO_T_OUT:	-T: host TCP listeners, sockets in the namespace
+ * @FWD_AUTO_U_IN:	-u: namespace UDP sockets, sockets on the host
+ * @FWD_AUTO_U_OUT:	-U: host UDP sockets, sockets in the namespace
+ * @FWD_AUTO_DIRS:	number of directions
+ */
+enum fwd_auto_id {
+	FWD_AUTO_T_IN = 0,
+	FWD_AUTO_T_OUT,
+	FWD_AUTO_U_IN,
+	FWD_AUTO_U_OUT,
+	FWD_AUTO_DIRS,
+};
+
+/**
+ * struct fwd_auto_dir - state of one direction
+ * @opt:	option, for messages ("-t", ...)
+ * @udp:	UDP (else TCP)
+ * @in_ns:	our sockets go in the namespace (we scan the host)
+ * @on:		"auto" is in use for this direction
+ * @scan:	procfs tables of the scanned side: [0] IPv4, [1] IPv6, -1 if
+ *		not available
+ * @rev:	the reverse direction (same protocol)
+ * @excl:	ports never followed: excluded in the specification, or
+ *		forwarded by a fixed reverse specification
+ * @want:	ports found in the last scan, minus exclusions
+ * @have:	ports forwarded now
+ * @failed:	ports wanted that could not be opened
+ * @h:		per port, the sockets (TCP) or listening slots (UDP) opened,
+ *		plus one: 0 means none ([0] IPv4, [1] IPv6)
+ */
+struct fwd_auto_dir {
+	const char *opt;
+	bool udp;
+	bool in_ns;
+	bool on;
+	int scan[2];
+	enum fwd_auto_id rev;
+	uint64_t excl[FWD_AUTO_WORDS];
+	uint64_t want[FWD_AUTO_WORDS];
+	uint64_t have[FWD_AUTO_WORDS];
+	uint64_t failed[FWD_AUTO_WORDS];
+	int (*h)[2];
+};
+
+static struct fwd_auto_dir fwd_auto_dirs[FWD_AUTO_DIRS] = {
+	[FWD_AUTO_T_IN]  = { .opt = "-t", .udp = false, .in_ns = false,
+			     .rev = FWD_AUTO_T_OUT, .scan = { -1, -1 } },
+	[FWD_AUTO_T_OUT] = { .opt = "-T", .udp = false, .in_ns = true,
+			     .rev = FWD_AUTO_T_IN, .scan = { -1, -1 } },
+	[FWD_AUTO_U_IN]  = { .opt = "-u", .udp = true, .in_ns = false,
+			     .rev = FWD_AUTO_U_OUT, .scan = { -1, -1 } },
+	[FWD_AUTO_U_OUT] = { .opt = "-U", .udp = true, .in_ns = true,
+			     .rev = FWD_AUTO_U_IN, .scan = { -1, -1 } },
+};
+
+static struct wheel_timer fwd_auto_timer;
+static unsigned long fwd_auto_scans;		/* scans done so far */
+static char fwd_auto_buf[FWD_AUTO_BUF_SIZE];
+
+/**
+ * struct fwd_auto_call - what a call into the namespace works on
+ * @c:		execution context
+ * @d:		direction
+ * @retry:	try ports that failed before, too
+ */
+static struct fwd_auto_call {
+	struct ctx *c;
+	struct fwd_auto_dir *d;
+	bool retry;
+} fwd_auto_call;
+
+/**
+ * fwd_auto_bit() - test a port in a bitmap
+ * @map:	bitmap
+ * @port:	port
+ *
+ * Return: true if set
+ */
+static bool fwd_auto_bit(const uint64_t *map, unsigned int port)
+{
+	return map[port / 64] & (1ULL << (port % 64));
+}
+
+/**
+ * fwd_auto_set() - set or clear a port in a bitmap
+ * @map:	bitmap
+ * @port:	port
+ * @on:		set, else clear
+ */
+static void fwd_auto_set(uint64_t *map, unsigned int port, bool on)
+{
+	if (on)
+		map[port / 64] |= 1ULL << (port % 64);
+	else
+		map[port / 64] &= ~(1ULL << (port % 64));
+}
+
+/**
+ * fwd_auto_hex() - parse hexadecimal digits
+ * @p:		text, advanced past the digits
+ * @max:	most digits to read
+ * @val:	value, set on success (digits past 16 are skipped)
+ *
+ * Return: number of digits read
+ */
+static unsigned int fwd_auto_hex(const char **p, unsigned int max,
+				 uint64_t *val)
+{
+	unsigned int n = 0;
+	uint64_t v = 0;
+
+	for (; n < max; n++, (*p)++) {
+		char ch = **p;
+		unsigned int d;
+
+		if (ch >= '0' && ch <= '9')
+			d = (unsigned int)(ch - '0');
+		else if (ch >= 'A' && ch <= 'F')
+			d = (unsigned int)(ch - 'A' + 10);
+		else if (ch >= 'a' && ch <= 'f')
+			d = (unsigned int)(ch - 'a' + 10);
+		else
+			break;
+		v = (v << 4) | d;
+	}
+
+	*val = v;
+	return n;
+}
+
+/**
+ * fwd_auto_skip_blank() - skip spaces
+ * @p:		text
+ *
+ * Return: first non-space character
+ */
+static const char *fwd_auto_skip_blank(const char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
+/**
+ * fwd_auto_parse_line() - read one line of /proc/net/{tcp,udp}[6]
+ * @line:	the line, NUL-terminated, without newline
+ * @udp:	table of UDP sockets (else TCP)
+ * @port:	local port, set if the socket is listening
+ *
+ * Lines look like "  12: 0100007F:1F90 00000000:0000 0A ..." (IPv6 tables
+ * have 32 hex digits per address): entry number, local address and port,
+ * remote address and port, state, then fields we don't need.
+ *
+ * Return: 1 for a listening TCP socket (or a bound, unconnected UDP one)
+ *	   with a local port, 0 for another socket, -1 if the line is not a
+ *	   socket (the header)
+ */
+int fwd_auto_parse_line(const char *line, bool udp, uint16_t *port)
+{
+	const char *p = fwd_auto_skip_blank(line);
+	uint64_t v, lport, state;
+
+	if (!fwd_auto_hex(&p, 8, &v) || *p++ != ':')	/* entry number */
+		return -1;
+
+	p = fwd_auto_skip_blank(p);
+	if (!fwd_auto_hex(&p, 32, &v) || *p++ != ':')	/* local address */
+		return -1;
+	if (fwd_auto_hex(&p, 4, &lport) != 4 || *p != ' ')
+		return -1;
+
+	p = fwd_auto_skip_blank(p);
+	if (!fwd_auto_hex(&p, 32, &v) || *p++ != ':')	/* remote address */
+		return -1;
+	if (fwd_auto_hex(&p, 4, &v) != 4 || *p != ' ')
+		return -1;
+
+	p = fwd_auto_skip_blank(p);
+	if (fwd_auto_hex(&p, 2, &state) != 2)
+		return -1;
+
+	if (state != (udp ? FWD_AUTO_UDP_UNCONN : FWD_AUTO_TCP_LISTEN) ||
+	    !lport)
+		return 0;
+
+	*port = (uint16_t)lport;
+	return 1;
+}
+
+/**
+ * fwd_auto_read() - add the listening ports of one procfs table to a set
+ * @fd:		table, opened once
+ * @udp:	UDP table (else TCP: stop at the first non-listening socket)
+ * @map:	bitmap to set ports in
+ *
+ * Return: 0 on success, negative errno on failure
+ */
+static int fwd_auto_read(int fd, bool udp, uint64_t *map)
+{
+	size_t len = 0;
+
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return -errno;
+
+	for (;;) {
+		char *line = fwd_auto_buf, *nl;
+		ssize_t n;
+
+		n = read(fd, fwd_auto_buf + len, sizeof(fwd_auto_buf) - 1 - len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (!n)
+			return 0;
+
+		len += (size_t)n;
+		fwd_auto_buf[len] = '\0';
+
+		while ((nl = strchr(line, '\n'))) {
+			uint16_t port;
+			int r;
+
+			*nl = '\0';
+			r = fwd_auto_parse_line(line, udp, &port);
+			if (r > 0)
+				fwd_auto_set(map, port, true);
+			else if (!r && !udp)
+				return 0;	/* listeners come first */
+			line = nl + 1;
+		}
+
+		/* Keep a partial line for the next read; drop an endless one */
+		len = (size_t)(fwd_auto_buf + len - line);
+		if (len >= sizeof(fwd_auto_buf) - 1)
+			len = 0;
+		memmove(fwd_auto_buf, line, len);
+	}
+}
+
+/**
+ * fwd_auto_close_port() - close the sockets forwarding one port
+ * @c:		execution context
+ * @d:		direction
+ * @port:	port
+ */
+static void fwd_auto_close_port(struct ctx *c, struct fwd_auto_dir *d,
+				unsigned int port)
+{
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		int h = d->h[port][i] - 1;
+
+		if (h < 0)
+			continue;
+		if (d->udp)
+			udp_fwd_auto_close(c, (uint32_t)h);
+		else
+			close(h);
+		d->h[port][i] = 0;
+	}
+
+	fwd_auto_set(d->have, port, false);
+	debug("%s auto: port %u no longer forwarded", d->opt, port);
+}
+
+/**
+ * fwd_auto_open_port() - open the sockets forwarding one port
+ * @c:		execution context
+ * @d:		direction
+ * @port:	port
+ */
+static void fwd_auto_open_port(struct ctx *c, struct fwd_auto_dir *d,
+			       unsigned int port)
+{
+	int h[2], ret;
+
+	if (d->udp)
+		ret = udp_fwd_auto_open(c, (uint16_t)port, d->in_ns, h);
+	else if (d->in_ns)
+		ret = tcp_splice_listen_auto(c, (uint16_t)port, h);
+	else
+		ret = tcp_listen_auto(c, (uint16_t)port, h);
+
+	if (ret < 0) {
+		if (!fwd_auto_bit(d->failed, port))
+			debug("%s auto: can't forward port %u: %s", d->opt,
+			      port, strerror(-ret));
+		fwd_auto_set(d->failed, port, true);
+		return;
+	}
+
+	d->h[port][0] = h[0] + 1;
+	d->h[port][1] = h[1] + 1;
+	fwd_auto_set(d->have, port, true);
+	fwd_auto_set(d->failed, port, false);
+	debug("%s auto: forwarding port %u", d->opt, port);
+}
+
+/**
+ * fwd_auto_open_new() - open sockets for ports wanted and not forwarded
+ * @arg:	struct fwd_auto_call
+ *
+ * Runs inside the namespace for -T and -U (see pasta_run_in_ns()).
+ *
+ * Return: 0
+ */
+static int fwd_auto_open_new(void *arg)
+{
+	const struct fwd_auto_call *call = arg;
+	struct fwd_auto_dir *d = call->d;
+	unsigned int w;
+
+	for (w = 0; w < FWD_AUTO_WORDS; w++) {
+		uint64_t todo = d->want[w] & ~d->have[w];
+
+		if (!call->retry)
+			todo &= ~d->failed[w];
+		while (todo) {
+			unsigned int bit = (unsigned int)__builtin_ctzll(todo);
+
+			todo &= todo - 1;
+			fwd_auto_open_port(call->c, d, w * 64 + bit);
+		}
+	}
+
+	return 0;
+}
+
+/**
+ * fwd_auto_scan_dir() - scan one direction, follow what changed
+ * @c:		execution context
+ * @d:		direction
+ * @retry:	try ports that failed before, too
+ */
+static void fwd_auto_scan_dir(struct ctx *c, struct fwd_auto_dir *d,
+			      bool retry)
+{
+	const struct fwd_auto_dir *rev = &fwd_auto_dirs[d->rev];
+	bool open = false;
+	unsigned int i, w;
+
+	memset(d->want, 0, sizeof(d->want));
+	for (i = 0; i < 2; i++) {
+		int ret;
+
+		if (d->scan[i] < 0)
+			continue;
+		ret = fwd_auto_read(d->scan[i], d->udp, d->want);
+		if (ret)
+			debug("%s auto: can't read listening sockets: %s",
+			      d->opt, strerror(-ret));
+	}
+
+	for (w = 0; w < FWD_AUTO_WORDS; w++) {
+		uint64_t gone;
+
+		d->want[w] &= ~d->excl[w];
+		if (rev->on)
+			d->want[w] &= ~rev->have[w];
+		d->failed[w] &= d->want[w];
+
+		gone = d->have[w] & ~d->want[w];
+		while (gone) {
+			unsigned int bit = (unsigned int)__builtin_ctzll(gone);
+
+			gone &= gone - 1;
+			fwd_auto_close_port(c, d, w * 64 + bit);
+		}
+
+		if (d->want[w] & ~d->have[w] & (retry ? ~0ULL : ~d->failed[w]))
+			open = true;
+	}
+
+	if (!open)
+		return;
+
+	fwd_auto_call.c = c;
+	fwd_auto_call.d = d;
+	fwd_auto_call.retry = retry;
+	if (d->in_ns)
+		pasta_run_in_ns(fwd_auto_open_new, &fwd_auto_call);
+	else
+		fwd_auto_open_new(&fwd_auto_call);
+}
+
+/**
+ * fwd_auto_scan() - scan every "auto" direction once, follow changes
+ * @c:		execution context
+ */
+void fwd_auto_scan(struct ctx *c)
+{
+	bool retry = !(++fwd_auto_scans % FWD_AUTO_RETRY_SCANS);
+	unsigned int i;
+
+	for (i = 0; i < FWD_AUTO_DIRS; i++) {
+		if (fwd_auto_dirs[i].on)
+			fwd_auto_scan_dir(c, &fwd_auto_dirs[i], retry);
+	}
+}
+
+/**
+ * fwd_auto_timer_fn() - periodic scan
+ * @c:		execution context
+ * @t:		our timer
+ * @now_ms:	current time
+ */
+static void fwd_auto_timer_fn(struct ctx *c, struct wheel_timer *t,
+			      uint64_t now_ms)
+{
+	fwd_auto_scan(c);
+	timer_arm(t, now_ms + FWD_AUTO_SCAN_MS);
+}
+
+/**
+ * fwd_auto_open_tables() - open the procfs socket tables of our namespace
+ * @arg:	unused
+ *
+ * Called directly for the host's tables, and by a thread inside the
+ * target namespace for its tables: /proc/thread-self/net shows the
+ * namespace of the calling thread, and an open table keeps showing it.
+ *
+ * Return: 0
+ */
+static int fwd_auto_open_tables(void *arg)
+{
+	static const char *const path[2][2] = {
+		{ "/proc/thread-self/net/tcp", "/proc/thread-self/net/tcp6" },
+		{ "/proc/thread-self/net/udp", "/proc/thread-self/net/udp6" },
+	};
+	const bool *in_ns = arg;
+	unsigned int i, f;
+
+	for (i = 0; i < FWD_AUTO_DIRS; i++) {
+		struct fwd_auto_dir *d = &fwd_auto_dirs[i];
+
+		/* We scan the side opposite to the one we open sockets on */
+		if (!d->on || d->in_ns == *in_ns)
+			continue;
+
+		for (f = 0; f < 2; f++) {
+			d->scan[f] = open(path[d->udp][f], O_RDONLY | O_CLOEXEC);
+			if (d->scan[f] < 0 && errno != ENOENT)
+				warn("%s auto: can't open %s%s: %s", d->opt,
+				     path[d->udp][f],
+				     *in_ns ? " in the namespace" : "",
+				     strerror(errno));
+		}
+	}
+
+	return 0;
+}
+
+/**
+ * fwd_auto_excl_init() - ports a direction never follows
+ * @d:		direction
+ * @spec:	its own specification (exclusions)
+ * @rev:	specification of the reverse direction
+ */
+static void fwd_auto_excl_init(struct fwd_auto_dir *d,
+			       const struct fwd_spec *spec,
+			       const struct fwd_spec *rev)
+{
+	unsigned int port;
+
+	memset(d->excl, 0, sizeof(d->excl));
+	fwd_auto_set(d->excl, 0, true);
+
+	for (port = 1; port < FWD_PORTS; port++) {
+		if (spec->excluded[port / 8] & (1U << (port % 8)))
+			fwd_auto_set(d->excl, port, true);
+		if ((rev->mode == FWD_SPEC || rev->mode == FWD_ALL) &&
+		    fwd_port_is_forwarded(rev, (uint16_t)port))
+			fwd_auto_set(d->excl, port, true);
+	}
+}
+
+/**
+ * fwd_auto_init() - start following listening ports, for "auto"
+ * @c:		execution context
+ *
+ * Needs the namespace, and the TCP and UDP modules set up. The first scan
+ * runs here, so that ports already listening are forwarded before the
+ * namespace is declared ready.
+ *
+ * Return: 0 on success (also if nothing is "auto"), negative errno on
+ *	   failure (logged)
+ */
+int fwd_auto_init(struct ctx *c)
+{
+	const struct fwd_spec *spec[FWD_AUTO_DIRS] = {
+		&c->tcp_in, &c->tcp_out, &c->udp_in, &c->udp_out,
+	};
+	bool any = false, in_ns;
+	unsigned int i;
+
+	if (c->mode != MODE_PASTA)
+		return 0;
+
+	for (i = 0; i < FWD_AUTO_DIRS; i++) {
+		struct fwd_auto_dir *d = &fwd_auto_dirs[i];
+
+		d->on = spec[i]->mode == FWD_AUTO &&
+			!(d->udp ? c->no_udp : c->no_tcp) &&
+			!(i == FWD_AUTO_U_IN && c->splice_only);
+		if (!d->on)
+			continue;
+
+		d->h = calloc(FWD_PORTS, sizeof(*d->h));
+		if (!d->h) {
+			err("%s auto: can't allocate port table", d->opt);
+			return -ENOMEM;
+		}
+		fwd_auto_excl_init(d, spec[i], spec[d->rev]);
+		any = true;
+	}
+
+	if (!any)
+		return 0;
+
+	in_ns = false;
+	fwd_auto_open_tables(&in_ns);
+	in_ns = true;
+	if (pasta_run_in_ns(fwd_auto_open_tables, &in_ns))
+		return -EIO;
+
+	fwd_auto_scan(c);
+
+	timer_init(&fwd_auto_timer, fwd_auto_timer_fn);
+	timer_arm(&fwd_auto_timer, timer_now_ms() + FWD_AUTO_SCAN_MS);
+	return 0;
+}

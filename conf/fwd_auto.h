@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* fwd_auto.h - pasta "auto" forwarding: follow ports listening on the
+ * other side
+ *
+ * See conf/fwd_auto.c for the theory of operation.
+ */
+#ifndef CONF_FWD_AUTO_H
+#define CONF_FWD_AUTO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct ctx;
+
+/* Period of the scan of listening sockets, milliseconds */
+#define FWD_AUTO_SCAN_MS	500
+
+int fwd_auto_init(struct ctx *c);
+void fwd_auto_scan(struct ctx *c);
+int fwd_auto_parse_line(const char *line, bool udp, uint16_t *port);
+
+#endif /* CONF_FWD_AUTO_H */

@@ -1,0 +1,890 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* stream.c - passt's backend: a UNIX stream socket (QEMU -netdev stream)
+ *
+ * Theory of operation
+ *
+ * The guest's frames travel over one stream connection, each preceded by
+ * its length as a 4-byte big-endian integer (QEMU's "-netdev stream" and
+ * "-netdev socket" framing).
+ *
+ * Connection set-up: with -F/--fd, the caller gave us a connected socket
+ * (QEMU 10.1 "-netdev passt"): it is the guest, for one connection only.
+ * Otherwise we listen on a UNIX socket at the -s path, or at the first
+ * free /tmp/passt_N.socket. A path is free if nothing is there, or if the
+ * socket file there refuses connections (stale, left by a relay that is
+ * gone: it is removed); a socket someone listens on is never touched.
+ * One guest is served at a time: while it is connected, the listening
+ * socket is out of the epoll set and newer connections wait in its
+ * backlog (so a QEMU that reconnects before we noticed the old connection
+ * go is served right after, not refused). When the guest disconnects,
+ * we exit with -1/--one-off, otherwise we listen again.
+ *
+ * Input: one read() per wake-up into a large static buffer takes whatever
+ * the socket holds, then every complete frame in it goes to tap_frame_in()
+ * in place. A frame cut by the end of the read is moved to the start of
+ * the buffer and completed by the next read. A length outside
+ * [STREAM_FRAME_MIN, STREAM_FRAME_MAX] means we lost the framing: the
+ * connection is closed (counted in rx_errors). The buffer starts 2 bytes
+ * past a 4-byte boundary, so the first frame of a read (and any frame
+ * after frames of lengths multiple of 4) has its IP header 4-byte aligned.
+ *
+ * Output: one sendmsg() carries as many frames as fit STREAM_TX_IOV
+ * buffers, each frame preceded by a length from a static array. The socket
+ * may take only part of it. Frames sent entirely are done; of a frame
+ * sent partly, the unsent rest (length prefix included) is copied to a
+ * small buffer, and the frame counts as sent: the caller may reuse its
+ * buffers, and the rest leaves before any other byte, so the framing
+ * holds. In both cases EPOLLOUT is armed. On EPOLLOUT, the rest of a
+ * partial frame is written first, then qdisc_flush() continues the queue
+ * (which re-arms the wake-up if the socket is full again). While the rest
+ * of a partial frame is pending, a new batch puts it first in its
+ * sendmsg().
+ *
+ * With no guest connected, frames are dropped (counted in tx_errors).
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+
+#include "tap.h"
+#include "backend.h"
+#include "../passt.h"
+#include "../net/net.h"
+#include "../qdisc/qdisc.h"
+#include "../util/log.h"
+#include "../util/util.h"
+
+/* Default socket paths: STREAM_SOCK_FMT with N from 1 to STREAM_SOCK_NMAX */
+#define STREAM_SOCK_FMT		"/tmp/passt_%u.socket"
+#define STREAM_SOCK_NMAX	128
+/* Connections waiting while a guest is connected */
+#define STREAM_BACKLOG		4
+
+/* Length prefix of each frame, bytes */
+#define STREAM_LEN_SIZE		sizeof(uint32_t)
+/* Shortest frame: an Ethernet header */
+#define STREAM_FRAME_MIN	ETH_HDR_LEN
+/* Longest frame: Ethernet header, a VLAN tag, the largest IP packet */
+#define STREAM_FRAME_MAX	(ETH_HDR_LEN + 4 + 65535)
+
+/* Input buffer: what one read() can take */
+#define STREAM_RX_SIZE		(8 * 1024 * 1024)
+/* Offset of the buffer from a 64-byte boundary: puts the first frame's
+ * Ethernet header at 2 mod 4, so that its IP header is 4-byte aligned
+ */
+#define STREAM_RX_OFF		2
+
+/* Buffers in one sendmsg(), and frames (length prefixes) in one batch */
+#define STREAM_TX_IOV		1024
+#define STREAM_TX_FRAMES	(STREAM_TX_IOV / 2)
+
+/* Log this many rejected frames at warning level, then at debug level */
+#define STREAM_TX_ERR_LOG_MAX	8
+
+static int stream_listen_fd = -1;	/* listening socket, -1 with -F */
+static bool stream_listening;		/* listening socket in epoll set */
+static int stream_fd = -1;		/* connected guest, -1 if none */
+static uint32_t stream_gen;		/* connection number, in epoll refs */
+static bool stream_out_armed;		/* EPOLLOUT is in the epoll set */
+static char stream_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+static struct tap_stats stream_stats;
+static unsigned int stream_tx_err_logged;
+static bool stream_rmem_reported, stream_wmem_reported;
+
+/* Input: bytes read and not yet handed over start at stream_rx_base() */
+static uint8_t stream_rx[STREAM_RX_OFF + STREAM_RX_SIZE]
+	__attribute__((aligned(64)));
+static size_t stream_rx_fill;
+
+/* Output: unsent rest of a frame reported as sent (prefix included) */
+static uint8_t stream_tail[STREAM_LEN_SIZE + STREAM_FRAME_MAX];
+static size_t stream_tail_len;		/* bytes in stream_tail */
+static size_t stream_tail_done;		/* of which already written */
+
+/* Output: length prefixes (network order) and buffers of one batch */
+static uint32_t stream_tx_len[STREAM_TX_FRAMES];
+static struct iovec stream_tx_iov[STREAM_TX_IOV];
+
+/**
+ * stream_rx_base() - start of the input buffer
+ *
+ * Return: pointer to the first byte not yet handed over
+ */
+static inline uint8_t *stream_rx_base(void)
+{
+	return stream_rx + STREAM_RX_OFF;
+}
+
+/**
+ * stream_epoll_ref() - epoll reference of the connected guest socket
+ *
+ * Return: reference, with the connection number in @data
+ */
+static union epoll_ref stream_epoll_ref(void)
+{
+	union epoll_ref ref = { .type = EPOLL_TYPE_TAP_STREAM };
+
+	ref.fd = (uint32_t)stream_fd;
+	ref.data = stream_gen;
+	return ref;
+}
+
+/**
+ * stream_listen_enable() - add or remove the listening socket from epoll
+ * @c:		execution context
+ * @on:		true to accept connections, false to leave them waiting
+ */
+static void stream_listen_enable(const struct ctx *c, bool on)
+{
+	union epoll_ref ref = { .type = EPOLL_TYPE_TAP_LISTEN };
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	if (stream_listen_fd < 0 || on == stream_listening)
+		return;
+
+	ref.fd = (uint32_t)stream_listen_fd;
+	ev.data.u64 = ref.u64;
+	if (epoll_ctl(c->epollfd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL,
+		      stream_listen_fd, &ev)) {
+		die_perror("can't %s listening socket %s %s epoll",
+			   on ? "add" : "remove", stream_path,
+			   on ? "to" : "from");
+	}
+	stream_listening = on;
+}
+
+/**
+ * stream_sock_probe() - is there a live socket at a path?
+ * @path:	socket path
+ *
+ * A socket file that refuses connections is stale and removed.
+ *
+ * Return: 0 if the path is free now, -EADDRINUSE if something listens
+ *	   there, -ENOTSOCK if it is another kind of file, other negative
+ *	   errno if it can't be used
+ */
+static int stream_sock_probe(const char *path)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct stat st;
+	int fd, ret;
+
+	if (lstat(path, &st))
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISSOCK(st.st_mode))
+		return -ENOTSOCK;
+
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+
+	memcpy(a.sun_path, path, strlen(path) + 1);
+	ret = connect(fd, (const struct sockaddr *)&a, sizeof(a)) ? -errno : 0;
+	close(fd);
+
+	if (!ret || ret == -EAGAIN || ret == -EINPROGRESS)
+		return -EADDRINUSE;	/* someone listens: busy or free */
+	if (ret == -ENOENT)
+		return 0;		/* gone meanwhile */
+	if (ret != -ECONNREFUSED)
+		return ret;
+
+	/* Nobody listens: a leftover of an earlier run */
+	if (unlink(path) && errno != ENOENT)
+		return -errno;
+	debug("removed stale socket %s", path);
+	return 0;
+}
+
+/**
+ * stream_bind() - create a listening UNIX socket at a free path
+ * @path:	socket path, fits sun_path
+ *
+ * Return: listening socket, or negative errno
+ */
+static int stream_bind(const char *path)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int fd, ret;
+
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+
+	memcpy(a.sun_path, path, strlen(path) + 1);
+	if (bind(fd, (const struct sockaddr *)&a, sizeof(a))) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+
+	if (listen(fd, STREAM_BACKLOG)) {
+		ret = -errno;
+		close(fd);
+		unlink(path);
+		return ret;
+	}
+
+	return fd;
+}
+
+/**
+ * stream_listen_path() - listen at the path given with -s
+ * @path:	socket path
+ *
+ * Return: listening socket, or negative errno (logged)
+ */
+static int stream_listen_path(const char *path)
+{
+	int ret;
+
+	if (strlen(path) >= sizeof(stream_path)) {
+		err("socket path %s is too long (at most %zu bytes)", path,
+		    sizeof(stream_path) - 1);
+		return -ENAMETOOLONG;
+	}
+
+	ret = stream_sock_probe(path);
+	if (ret == -EADDRINUSE) {
+		err("another process listens on %s: stop it, or choose "
+		    "another path with -s", path);
+		return ret;
+	}
+	if (ret == -ENOTSOCK) {
+		err("%s exists and is not a socket: choose another path "
+		    "with -s", path);
+		return ret;
+	}
+	if (ret < 0) {
+		err("can't use socket path %s: %s", path, strerror(-ret));
+		return ret;
+	}
+
+	ret = stream_bind(path);
+	if (ret < 0) {
+		err("can't listen on UNIX socket %s: %s (check the directory "
+		    "and its permissions)", path, strerror(-ret));
+	}
+	return ret;
+}
+
+/**
+ * stream_listen_auto() - listen at the first free /tmp/passt_N.socket
+ * @path:	filled with the path chosen, sizeof(stream_path) bytes
+ *
+ * Return: listening socket, or negative errno (logged)
+ */
+static int stream_listen_auto(char *path)
+{
+	int last = -ENOENT;
+	unsigned int n;
+
+	for (n = 1; n <= STREAM_SOCK_NMAX; n++) {
+		int ret;
+
+		snprintf(path, sizeof(stream_path), STREAM_SOCK_FMT, n);
+
+		ret = stream_sock_probe(path);
+		if (ret < 0) {
+			last = ret;
+			continue;
+		}
+
+		ret = stream_bind(path);
+		if (ret >= 0)
+			return ret;
+		last = ret;	/* e.g. taken by another relay meanwhile */
+	}
+
+	err("no free socket path from " STREAM_SOCK_FMT " to " STREAM_SOCK_FMT
+	    " (last error: %s): give one with -s", 1U, STREAM_SOCK_NMAX,
+	    strerror(-last));
+	return last;
+}
+
+/**
+ * stream_set_buf() - set a socket buffer size, report kernel clamping
+ * @fd:		socket
+ * @opt:	SO_RCVBUF or SO_SNDBUF
+ * @want:	requested size, bytes; 0 leaves the default
+ * @reported:	set once the clamping was reported
+ */
+static void stream_set_buf(int fd, int opt, int want, bool *reported)
+{
+	const char *name = opt == SO_RCVBUF ? "--tap-rmem" : "--tap-wmem";
+	socklen_t sl = sizeof(int);
+	int got;
+
+	if (want <= 0)
+		return;
+
+	if (setsockopt(fd, SOL_SOCKET, opt, &want, sizeof(want))) {
+		warn_perror("can't set %s %i on the guest socket", name, want);
+		return;
+	}
+
+	/* The kernel reports double the size: it counts its overhead */
+	if (getsockopt(fd, SOL_SOCKET, opt, &got, &sl))
+		return;
+	got /= 2;
+
+	if (got < want && !*reported) {
+		*reported = true;
+		info("%s %i: the kernel limited the guest socket's buffer to "
+		     "%i bytes (raise net.core.%s to allow more)", name, want,
+		     got, opt == SO_RCVBUF ? "rmem_max" : "wmem_max");
+	}
+}
+
+/**
+ * stream_guest_attach() - start serving a connected guest socket
+ * @c:		execution context
+ * @fd:		connected stream socket
+ *
+ * Return: 0 on success, negative errno (logged, @fd closed)
+ */
+static int stream_guest_attach(struct ctx *c, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP };
+	union epoll_ref ref;
+	int flags, ret;
+
+	flags = fcntl(fd, F_GETFL);
+	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK)) {
+		ret = -errno;
+		err("can't make the guest socket non-blocking: %s",
+		    strerror(-ret));
+		close(fd);
+		return ret;
+	}
+
+	stream_set_buf(fd, SO_RCVBUF, c->tap_rmem, &stream_rmem_reported);
+	stream_set_buf(fd, SO_SNDBUF, c->tap_wmem, &stream_wmem_reported);
+
+	stream_fd = fd;
+	stream_gen++;
+	stream_rx_fill = 0;
+	stream_tail_len = stream_tail_done = 0;
+	stream_out_armed = false;
+
+	ref = stream_epoll_ref();
+	ev.data.u64 = ref.u64;
+	if (epoll_ctl(c->epollfd, EPOLL_CTL_ADD, fd, &ev)) {
+		ret = -errno;
+		err("can't add the guest socket to epoll: %s",
+		    strerror(-ret));
+		close(fd);
+		stream_fd = -1;
+		return ret;
+	}
+
+	return 0;
+}
+
+/**
+ * stream_guest_close() - the guest is gone: close, then exit or listen
+ * @c:		execution context
+ * @why:	reason, for the log
+ */
+static void stream_guest_close(struct ctx *c, const char *why)
+{
+	if (stream_fd < 0)
+		return;
+
+	epoll_ctl(c->epollfd, EPOLL_CTL_DEL, stream_fd, NULL);
+	close(stream_fd);
+	stream_fd = -1;
+	stream_gen++;
+	stream_rx_fill = 0;
+	stream_tail_len = stream_tail_done = 0;
+	stream_out_armed = false;
+
+	if (c->one_off) {
+		info("Guest connection closed (%s), exiting (one-off)", why);
+		exit(EXIT_SUCCESS);
+	}
+
+	info("Guest connection closed (%s)", why);
+	stream_listen_enable(c, true);
+}
+
+/**
+ * stream_accept() - a connection on the listening socket: serve it
+ * @c:		execution context
+ */
+static void stream_accept(struct ctx *c)
+{
+	struct ucred cred;
+	socklen_t sl = sizeof(cred);
+	int fd;
+
+	if (stream_fd >= 0) {
+		/* Wait in the backlog: stop being woken up for it */
+		stream_listen_enable(c, false);
+		return;
+	}
+
+	fd = accept4(stream_listen_fd, NULL, NULL, SOCK_CLOEXEC);
+	if (fd < 0) {
+		if (errno != EAGAIN && errno != EWOULDBLOCK &&
+		    errno != EINTR && errno != ECONNABORTED)
+			warn_perror("can't accept a guest on %s", stream_path);
+		return;
+	}
+
+	if (stream_guest_attach(c, fd))
+		return;
+
+	if (!getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &sl))
+		info("Accepted guest connection from PID %i", cred.pid);
+	else
+		info("Accepted guest connection");
+
+	stream_listen_enable(c, false);
+}
+
+/**
+ * stream_want_output() - arm or disarm EPOLLOUT on the guest socket
+ * @c:		execution context
+ * @on:		true to be woken up when the socket takes data again
+ */
+static void stream_want_output(struct ctx *c, bool on)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP };
+	union epoll_ref ref;
+
+	if (stream_fd < 0 || on == stream_out_armed)
+		return;
+
+	if (on)
+		ev.events |= EPOLLOUT;
+	ref = stream_epoll_ref();
+	ev.data.u64 = ref.u64;
+
+	if (epoll_ctl(c->epollfd, EPOLL_CTL_MOD, stream_fd, &ev)) {
+		err_perror("can't %s output wake-up for the guest socket",
+			   on ? "arm" : "disarm");
+		return;
+	}
+
+	stream_out_armed = on;
+}
+
+/**
+ * stream_input() - read what the guest sent, hand over complete frames
+ * @c:		execution context
+ * @now_ms:	current time, milliseconds
+ */
+static void stream_input(struct ctx *c, uint64_t now_ms)
+{
+	uint8_t *base = stream_rx_base();
+	uint32_t gen = stream_gen;
+	size_t p = 0;
+	ssize_t n;
+
+	do
+		n = read(stream_fd, base + stream_rx_fill,
+			 STREAM_RX_SIZE - stream_rx_fill);
+	while (n < 0 && errno == EINTR);
+
+	if (n == 0) {
+		stream_guest_close(c, "end of stream");
+		return;
+	}
+	if (n < 0) {
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			return;
+		stream_stats.rx_errors++;
+		stream_guest_close(c, strerror(errno));
+		return;
+	}
+
+	stream_rx_fill += (size_t)n;
+
+	while (stream_rx_fill - p >= STREAM_LEN_SIZE) {
+		uint32_t be, len;
+
+		memcpy(&be, base + p, sizeof(be));
+		len = ntohl(be);
+
+		if (len < STREAM_FRAME_MIN || len > STREAM_FRAME_MAX) {
+			stream_stats.rx_errors++;
+			err("guest sent a frame length of %u bytes (valid: %u "
+			    "to %u): the stream is corrupt, closing it", len,
+			    (unsigned int)STREAM_FRAME_MIN,
+			    (unsigned int)STREAM_FRAME_MAX);
+			stream_guest_close(c, "corrupt stream");
+			return;
+		}
+
+		if (stream_rx_fill - p - STREAM_LEN_SIZE < len)
+			break;	/* cut by the end of the read */
+
+		stream_stats.rx_frames++;
+		stream_stats.rx_bytes += len;
+		tap_frame_in(c, base + p + STREAM_LEN_SIZE, len, now_ms);
+
+		/* A write error while answering may have closed it */
+		if (gen != stream_gen)
+			return;
+
+		p += STREAM_LEN_SIZE + len;
+	}
+
+	if (p) {
+		net_input_done(c);	/* frames in [0, p) are reused now */
+		memmove(base, base + p, stream_rx_fill - p);
+		stream_rx_fill -= p;
+	}
+}
+
+/**
+ * stream_write_error() - a write to the guest failed
+ * @c:		execution context
+ * @err_no:	errno of the failure
+ *
+ * Return: true if the connection was closed, false for "try later" (the
+ *	   output wake-up is armed then)
+ */
+static bool stream_write_error(struct ctx *c, int err_no)
+{
+	if (err_no == EAGAIN || err_no == EWOULDBLOCK || err_no == ENOBUFS) {
+		stream_stats.tx_backpressure++;
+		stream_want_output(c, true);
+		return false;
+	}
+
+	stream_guest_close(c, strerror(err_no));
+	return true;
+}
+
+/**
+ * stream_tail_flush() - write the rest of a partially sent frame
+ * @c:		execution context
+ *
+ * Return: true if nothing is left of it, false if the socket is full
+ *	   (wake-up armed) or the connection was closed
+ */
+static bool stream_tail_flush(struct ctx *c)
+{
+	while (stream_tail_done < stream_tail_len) {
+		ssize_t n = send(stream_fd, stream_tail + stream_tail_done,
+				 stream_tail_len - stream_tail_done,
+				 MSG_DONTWAIT | MSG_NOSIGNAL);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			stream_write_error(c, errno);
+			return false;
+		}
+		stream_tail_done += (size_t)n;
+	}
+
+	stream_tail_len = stream_tail_done = 0;
+	return true;
+}
+
+/**
+ * stream_keep_tail() - copy the unsent rest of a frame
+ * @prefix:		the frame's length prefix, network order
+ * @f:			the frame's buffers
+ * @bufs_per_frame:	their number
+ * @skip:		bytes of prefix and frame already written
+ */
+static void stream_keep_tail(const uint32_t *prefix, const struct iovec *f,
+			     size_t bufs_per_frame, size_t skip)
+{
+	const uint8_t *pfx = (const uint8_t *)prefix;
+	size_t out = 0, j;
+
+	for (; skip < STREAM_LEN_SIZE; skip++)
+		stream_tail[out++] = pfx[skip];
+	skip -= STREAM_LEN_SIZE;
+
+	for (j = 0; j < bufs_per_frame; j++) {
+		size_t l = f[j].iov_len;
+
+		if (skip >= l) {
+			skip -= l;
+			continue;
+		}
+		memcpy(stream_tail + out, (const uint8_t *)f[j].iov_base + skip,
+		       l - skip);
+		out += l - skip;
+		skip = 0;
+	}
+
+	stream_tail_len = out;
+	stream_tail_done = 0;
+}
+
+/**
+ * stream_tx_error() - count and report a frame we can't send
+ * @len:	its length
+ */
+static void stream_tx_error(size_t len)
+{
+	stream_stats.tx_errors++;
+
+	if (stream_tx_err_logged < STREAM_TX_ERR_LOG_MAX) {
+		stream_tx_err_logged++;
+		warn("dropping a frame of %zu bytes for the guest: valid "
+		     "lengths are %u to %u%s", len,
+		     (unsigned int)STREAM_FRAME_MIN,
+		     (unsigned int)STREAM_FRAME_MAX,
+		     stream_tx_err_logged == STREAM_TX_ERR_LOG_MAX ?
+		     " (not reporting further drops)" : "");
+	} else {
+		debug("dropping a frame of %zu bytes for the guest", len);
+	}
+}
+
+/**
+ * stream_frame_len() - total length of a frame's buffers
+ * @f:		buffers
+ * @n:		their number
+ *
+ * Return: sum of the lengths
+ */
+static size_t stream_frame_len(const struct iovec *f, size_t n)
+{
+	size_t len = 0, i;
+
+	for (i = 0; i < n; i++)
+		len += f[i].iov_len;
+
+	return len;
+}
+
+/**
+ * stream_send_frames() - write frames with their length prefixes
+ * @c:			execution context
+ * @iov:		@nframes groups of @bufs_per_frame buffers
+ * @bufs_per_frame:	buffers per frame
+ * @nframes:		frames to write
+ *
+ * Return: frames written, or kept as a pending rest, or dropped for good;
+ *	   fewer than @nframes if the socket is full, with EPOLLOUT armed
+ */
+static size_t stream_send_frames(struct ctx *c, const struct iovec *iov,
+				 size_t bufs_per_frame, size_t nframes)
+{
+	size_t done = 0;
+
+	if (stream_fd < 0 || bufs_per_frame + 2 > STREAM_TX_IOV) {
+		stream_stats.tx_errors += nframes;
+		return nframes;
+	}
+
+	while (done < nframes) {
+		size_t niov = 0, k = 0, tail = 0, len, i;
+		struct msghdr mh = { .msg_iov = stream_tx_iov };
+		ssize_t n;
+
+		if (stream_tail_done < stream_tail_len) {
+			tail = stream_tail_len - stream_tail_done;
+			stream_tx_iov[0].iov_base = stream_tail +
+						    stream_tail_done;
+			stream_tx_iov[0].iov_len = tail;
+			niov = 1;
+		}
+
+		while (done + k < nframes && k < STREAM_TX_FRAMES &&
+		       niov + 1 + bufs_per_frame <= STREAM_TX_IOV) {
+			const struct iovec *f = iov + (done + k) *
+						bufs_per_frame;
+
+			len = stream_frame_len(f, bufs_per_frame);
+			if (len < STREAM_FRAME_MIN || len > STREAM_FRAME_MAX) {
+				if (k)
+					break;	/* send what precedes it */
+				stream_tx_error(len);
+				done++;
+				continue;
+			}
+
+			stream_tx_len[k] = htonl((uint32_t)len);
+			stream_tx_iov[niov].iov_base = &stream_tx_len[k];
+			stream_tx_iov[niov++].iov_len = STREAM_LEN_SIZE;
+			for (i = 0; i < bufs_per_frame; i++)
+				stream_tx_iov[niov++] = f[i];
+			k++;
+		}
+
+		if (!niov)
+			break;	/* only dropped frames were left */
+
+		mh.msg_iovlen = niov;
+		n = sendmsg(stream_fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (!stream_write_error(c, errno))
+				return done;
+			stream_stats.tx_errors += nframes - done;
+			return nframes;	/* the guest is gone: drop */
+		}
+
+		if ((size_t)n < tail) {
+			stream_tail_done += (size_t)n;
+			stream_stats.tx_backpressure++;
+			stream_want_output(c, true);
+			return done;
+		}
+		n -= (ssize_t)tail;
+		stream_tail_len = stream_tail_done = 0;
+
+		for (i = 0; i < k; i++) {
+			const struct iovec *f = iov + done * bufs_per_frame;
+			size_t flen;
+
+			len = ntohl(stream_tx_len[i]);
+			flen = STREAM_LEN_SIZE + len;
+
+			if (!n)
+				break;
+			if ((size_t)n < flen)
+				stream_keep_tail(&stream_tx_len[i], f,
+						 bufs_per_frame, (size_t)n);
+
+			stream_stats.tx_frames++;
+			stream_stats.tx_bytes += len;
+			done++;
+			n -= (ssize_t)MIN((size_t)n, flen);
+		}
+
+		if (i < k || stream_tail_len) {
+			stream_stats.tx_backpressure++;
+			stream_want_output(c, true);
+			return done;
+		}
+	}
+
+	return done;
+}
+
+/**
+ * stream_handler() - events on the listening or the guest socket
+ * @c:		execution context
+ * @ref:	epoll reference
+ * @events:	epoll events
+ * @now_ms:	current time, milliseconds
+ */
+static void stream_handler(struct ctx *c, union epoll_ref ref,
+			   uint32_t events, uint64_t now_ms)
+{
+	if (ref.type == EPOLL_TYPE_TAP_LISTEN) {
+		stream_accept(c);
+		return;
+	}
+
+	/* Events of an earlier connection, queued before it was closed */
+	if (ref.type != EPOLL_TYPE_TAP_STREAM || stream_fd < 0 ||
+	    ref.data != stream_gen)
+		return;
+
+	if (events & EPOLLOUT) {
+		/* One-shot: flushing re-arms it if the socket is full */
+		stream_want_output(c, false);
+		if (stream_tail_flush(c))
+			qdisc_flush(c);
+		if (stream_fd < 0 || ref.data != stream_gen)
+			return;
+	}
+
+	if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+		stream_input(c, now_ms);
+}
+
+/**
+ * stream_init() - listen for the guest, or adopt the -F socket
+ * @c:		execution context
+ *
+ * Return: 0 on success, negative errno on failure (logged)
+ */
+static int stream_init(struct ctx *c)
+{
+	int fd, type = 0;
+	socklen_t sl = sizeof(type);
+
+	if (c->fd_tap_preopened >= 0) {
+		fd = c->fd_tap_preopened;
+		if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &sl) ||
+		    type != SOCK_STREAM) {
+			err("-F/--fd %i is not a connected stream socket", fd);
+			return -ENOTSOCK;
+		}
+		if (fcntl(fd, F_SETFD, FD_CLOEXEC))
+			debug_perror("can't set close-on-exec on fd %i", fd);
+		if (stream_guest_attach(c, fd))
+			return -EBADF;
+		info("Serving the guest on socket descriptor %i%s", fd,
+		     c->one_off ? " (one-off)" : "");
+		return 0;
+	}
+
+	if (*c->sock_path) {
+		fd = stream_listen_path(c->sock_path);
+		if (fd < 0)
+			return fd;
+		/* stream_listen_path() checked that it fits a sun_path */
+		strncpy(stream_path, c->sock_path, sizeof(stream_path) - 1);
+	} else {
+		fd = stream_listen_auto(stream_path);
+		if (fd < 0)
+			return fd;
+		snprintf(c->sock_path, sizeof(c->sock_path), "%s",
+			 stream_path);
+	}
+
+	stream_listen_fd = fd;
+	stream_listen_enable(c, true);
+
+	info("UNIX domain socket bound at %s", stream_path);
+	info("Connect QEMU (7.2 or later) to it with:");
+	info("    qemu-system-x86_64 ... -device virtio-net-pci,netdev=s "
+	     "-netdev stream,id=s,server=off,addr.type=unix,addr.path=%s",
+	     stream_path);
+	return 0;
+}
+
+/**
+ * stream_connected() - is a guest connected?
+ *
+ * Return: true while a guest socket is open
+ */
+static bool stream_connected(void)
+{
+	return stream_fd >= 0;
+}
+
+/**
+ * stream_get_stats() - counters of the stream backend
+ *
+ * Return: the counters
+ */
+static const struct tap_stats *stream_get_stats(void)
+{
+	return &stream_stats;
+}
+
+const struct tap_backend tap_stream_backend = {
+	.name		= "stream",
+	.init		= stream_init,
+	.handler	= stream_handler,
+	.send_frames	= stream_send_frames,
+	.connected	= stream_connected,
+	.want_output	= stream_want_output,
+	.stats		= stream_get_stats,
+};

@@ -1,0 +1,171 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash
+#
+# tests/lib/passt.sh - passt mode rig: a namespace as the guest of passt
+#
+# Theory of operation: sourced after tests/lib/rig.sh, by the
+# tests/integration/passt_*.sh scripts. passt runs in the rig's host
+# namespace (rig_host_ns) and listens on a UNIX socket in the rig's
+# temporary directory. The "guest" is a namespace (rig_target_ns, or any
+# other) where tests/tools/tap_bridge creates a tap device and connects it
+# to that socket with QEMU's framing: the namespace's own kernel then
+# speaks to passt as a VM would. The guest is configured statically (the
+# host's addresses, routes via the gateway), or by the test (DHCP, SLAAC).
+#
+# Environment:
+#   PASST	the passt binary (default: passt next to $RELAY)
+
+PASST_TAP=tap0		# tap device name in guest namespaces
+PASST_MTU=65520		# MTU of that device once configured statically
+PASST_SOCK=		# socket of the relay started by passt_start
+PASST_BRIDGE_PID=	# last tap_bridge started by passt_guest_start
+PASST_BRIDGE_LOG=
+
+# passt_init() - resolve $PASST and the bridge tool, after rig_init
+passt_init() {
+	PASST=${PASST:-$(dirname "$RELAY")/passt}
+	case $PASST in
+	/*) ;;
+	*)  PASST=$RIG_ROOT/$PASST ;;
+	esac
+	if [ ! -x "$PASST" ]; then
+		echo "FAIL: prerequisites: passt binary $PASST not found" \
+		     "(run make, or set PASST=/path/to/passt)"
+		exit 1
+	fi
+	BRIDGE=$TOOLS_DIR/tap_bridge
+	if [ ! -x "$BRIDGE" ]; then
+		echo "FAIL: prerequisites: $BRIDGE not built (run make tools)"
+		exit 1
+	fi
+	rig_log "passt: $PASST"
+}
+
+# passt_start() - start passt in the host namespace
+# $1: "fg" (-f, in the background of this shell) or "daemon" (-P; exit
+#     status 0 must mean the socket is ready)
+# $2: socket path (-s)
+# $3...: more options (e.g. -t PORTS, -1, -p FILE)
+#
+# Always passes --runas 0 (and -l in daemon mode). Sets RIG_RELAY_PID,
+# RIG_RELAY_LOG, RIG_RELAY_MODE (so that rig_run watches it, and
+# rig_relay_stop_check works) and PASST_SOCK. Calls rig_persist: the relay
+# outlives the test.
+passt_start() {
+	local mode=$1 sock=$2 pidfile rc
+	shift 2
+
+	rig_persist
+	RIG_RELAY_SEQ=$((RIG_RELAY_SEQ + 1))
+	RIG_RELAY_LOG=$RIG_TMP/relay.$RIG_RELAY_SEQ.log
+	# shellcheck disable=SC2034 # read by rig_relay_stop_check
+	RIG_RELAY_MODE=$mode
+	PASST_SOCK=$sock
+	set -- --runas 0 -s "$sock" "$@"
+
+	if [ "$mode" = daemon ]; then
+		# The log goes to syslog once in the background, unless -l
+		pidfile=$RIG_TMP/relay.$RIG_RELAY_SEQ.pid
+		set -- -l "$RIG_RELAY_LOG" "$@"
+		echo "# $PASST -P $pidfile $*" >"$RIG_RELAY_LOG"
+		rig_h timeout 30 "$PASST" -P "$pidfile" "$@" \
+			>>"$RIG_RELAY_LOG" 2>&1
+		rc=$?
+		RIG_RELAY_PID=$(cat "$pidfile" 2>/dev/null)
+		[ -n "$RIG_RELAY_PID" ] &&
+			rig_defer "rig_kill '$RIG_RELAY_PID'"
+		[ "$rc" -eq 0 ] ||
+			rig_fail "passt (daemon mode) exited with status $rc" ||
+			return 1
+		[ -n "$RIG_RELAY_PID" ] ||
+			rig_fail "passt did not write its PID file" || return 1
+		rig_relay_alive ||
+			rig_fail "passt pid $RIG_RELAY_PID not running" ||
+			return 1
+		[ -S "$sock" ] ||
+			rig_fail "no socket at $sock when passt returned" ||
+			return 1
+	else
+		echo "# $PASST -f $*" >"$RIG_RELAY_LOG"
+		rig_h "$PASST" -f "$@" >>"$RIG_RELAY_LOG" 2>&1 &
+		RIG_RELAY_PID=$!
+		rig_defer "rig_kill '$RIG_RELAY_PID'"
+		rig_poll 5 test -S "$sock" ||
+			rig_fail "no socket at $sock after 5 s" || return 1
+		rig_relay_alive ||
+			rig_fail "passt exited during start-up" || return 1
+	fi
+	rig_log "passt pid $RIG_RELAY_PID ($mode), log $RIG_RELAY_LOG"
+}
+
+# passt_link_exists() - does a link exist in a namespace?
+# $1: namespace
+# $2: link name
+passt_link_exists() {
+	ip -n "$1" link show "$2" >/dev/null 2>&1
+}
+
+# passt_guest_start() - connect a namespace to the relay through tap_bridge
+# $1: namespace
+# $2...: more tap_bridge options (e.g. --stall-after-bytes N ...)
+#
+# The bridge connects to $PASST_SOCK. Waits until its tap device exists,
+# and turns off IPv6 router advertisements on it (a static configuration
+# would race with them; SLAAC tests turn them back on). Sets
+# PASST_BRIDGE_PID and PASST_BRIDGE_LOG; the bridge is killed at cleanup.
+passt_guest_start() {
+	local ns=$1
+	shift
+
+	PASST_BRIDGE_LOG=$RIG_TMP/bridge.$RANDOM.log
+	ip netns exec "$ns" "$BRIDGE" "$@" "$PASST_SOCK" "$PASST_TAP" \
+		>"$PASST_BRIDGE_LOG" 2>&1 &
+	PASST_BRIDGE_PID=$!
+	rig_defer "rig_kill '$PASST_BRIDGE_PID'"
+	rig_poll 5 passt_link_exists "$ns" "$PASST_TAP" ||
+		rig_fail "tap_bridge did not create $PASST_TAP in $ns:" \
+			 "$(tr '\n' ' ' <"$PASST_BRIDGE_LOG")" || return 1
+	ip netns exec "$ns" sysctl -qw \
+		"net.ipv6.conf.$PASST_TAP.accept_ra=0" \
+		"net.ipv6.conf.$PASST_TAP.accept_dad=0"
+}
+
+# passt_guest_static() - configure the guest's tap device statically
+# $1: namespace
+#
+# The relay's defaults: the host's addresses and prefix lengths, routes via
+# the host's gateways, MTU 65520.
+passt_guest_static() {
+	local ns=$1
+
+	if ! ip -n "$ns" link set "$PASST_TAP" mtu "$PASST_MTU" ||
+	   ! ip -n "$ns" addr add "$RIG_ADDR4/24" dev "$PASST_TAP" ||
+	   ! ip -n "$ns" addr add "$RIG_ADDR6/64" dev "$PASST_TAP" nodad ||
+	   ! ip -n "$ns" link set "$PASST_TAP" up ||
+	   ! ip -n "$ns" route add default via "$RIG_GW4" ||
+	   ! ip -n "$ns" -6 route add default via "$RIG_GW6"; then
+		rig_fail "can't configure $PASST_TAP in $ns"
+	fi
+}
+
+# passt_guest_stop() - kill the last tap_bridge (the guest disconnects)
+passt_guest_stop() {
+	[ -n "$PASST_BRIDGE_PID" ] || return 0
+	kill -KILL "$PASST_BRIDGE_PID" 2>/dev/null
+	wait "$PASST_BRIDGE_PID" 2>/dev/null
+	PASST_BRIDGE_PID=
+	return 0
+}
+
+# passt_log_has() - check the relay's log for a fixed string
+# $1: string
+passt_log_has() {
+	grep -qF -- "$1" "$RIG_RELAY_LOG"
+}
+
+# passt_exited() - has a background child exited (or become a zombie)?
+# $1: PID
+passt_exited() {
+	! kill -0 "$1" 2>/dev/null ||
+		grep -q '^State:.*zombie' "/proc/$1/status" 2>/dev/null
+}

@@ -1,0 +1,485 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* tap_bridge.c - a "guest" for passt without a VM: tap device <-> socket
+ *
+ * Usage: tap_bridge [OPTIONS] SOCKET_PATH TAPNAME
+ *
+ * Run inside a network namespace (ip netns exec NS tap_bridge ...): it
+ * creates the tap device TAPNAME there and connects to the relay's UNIX
+ * socket, then moves frames both ways, with the framing of QEMU's
+ * "-netdev stream": each frame preceded by its length, 4 bytes, big
+ * endian. The namespace's kernel is then the guest: DHCP clients, TCP,
+ * IPv6 all run for real. Configure the device with ip(8) once it exists.
+ *
+ * Theory of operation
+ *
+ * Both descriptors are non-blocking and served by one poll() loop, with a
+ * buffer per direction. Frames read from the tap device are appended, with
+ * their length prefix, to the buffer toward the socket, which is written
+ * as far as the socket takes it. Bytes read from the socket go to the
+ * buffer toward the tap device, which gets every complete frame. Neither
+ * side ever waits for the other: when a buffer is full we stop reading
+ * the side that fills it (for the tap device, the kernel then drops frames
+ * as a full link would), so a relay that is blocked writing to us while we
+ * write to it cannot deadlock us both.
+ *
+ * For backpressure tests, --stall-after-bytes B --stall-seconds S stop
+ * reading the socket for S seconds once B bytes came from it (once).
+ *
+ * Exit status: 0 when the relay closes the connection, 1 on errors.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <linux/if_tun.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#define BRIDGE_LEN_SIZE		4
+#define BRIDGE_FRAME_MIN	14
+#define BRIDGE_FRAME_MAX	(14 + 4 + 65535)
+#define BRIDGE_BUF_SIZE		(4 * 1024 * 1024)
+/* Frames read from the tap device per loop iteration, at most */
+#define BRIDGE_TAP_BATCH	64
+/* Default time to wait for the relay's socket to accept us, seconds */
+#define BRIDGE_WAIT_DEFAULT	5
+
+/**
+ * struct bridge_buf - bytes in transit in one direction
+ * @data:	storage
+ * @head:	first byte not yet consumed
+ * @tail:	end of the bytes stored
+ */
+struct bridge_buf {
+	uint8_t data[BRIDGE_BUF_SIZE];
+	size_t head;
+	size_t tail;
+};
+
+static struct bridge_buf to_sock;	/* tap -> socket, framed */
+static struct bridge_buf to_tap;	/* socket -> tap, framed */
+
+/**
+ * struct bridge_counters - what went through, reported at exit
+ * @frames_to_sock:	frames read from the tap device
+ * @frames_to_tap:	frames written to the tap device
+ * @tap_drops:		frames the tap device refused
+ * @bytes_from_sock:	bytes read from the socket
+ */
+static struct bridge_counters {
+	unsigned long long frames_to_sock;
+	unsigned long long frames_to_tap;
+	unsigned long long tap_drops;
+	unsigned long long bytes_from_sock;
+} cnt;
+
+static int quiet;
+
+/**
+ * fail() - print what failed with the errno text, exit with status 1
+ * @what:	what failed
+ * @arg:	its object (a name, a path), or NULL
+ */
+static void __attribute__((noreturn)) fail(const char *what, const char *arg)
+{
+	int e = errno;
+
+	fprintf(stderr, "tap_bridge: %s%s%s: %s\n", what, arg ? " " : "",
+		arg ? arg : "", strerror(e));
+	exit(1);
+}
+
+/**
+ * now_ms() - monotonic time
+ *
+ * Return: milliseconds
+ */
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/**
+ * buf_compact() - move pending bytes to the start if room at the end is low
+ * @b:		buffer
+ */
+static void buf_compact(struct bridge_buf *b)
+{
+	if (b->head == b->tail) {
+		b->head = b->tail = 0;
+		return;
+	}
+	if (BRIDGE_BUF_SIZE - b->tail >= BRIDGE_LEN_SIZE + BRIDGE_FRAME_MAX ||
+	    !b->head)
+		return;
+
+	memmove(b->data, b->data + b->head, b->tail - b->head);
+	b->tail -= b->head;
+	b->head = 0;
+}
+
+/**
+ * tap_open() - create the tap device in the current namespace
+ * @name:	device name
+ *
+ * Return: non-blocking descriptor
+ */
+static int tap_open(const char *name)
+{
+	struct ifreq ifr;
+	int fd;
+
+	fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		fail("open /dev/net/tun", NULL);
+
+	memset(&ifr, 0, sizeof(ifr));
+	ifr.ifr_flags = IFF_TAP | IFF_NO_PI;
+	if (strlen(name) >= sizeof(ifr.ifr_name)) {
+		errno = ENAMETOOLONG;
+		fail("tap device name", name);
+	}
+	memcpy(ifr.ifr_name, name, strlen(name) + 1);
+	if (ioctl(fd, TUNSETIFF, &ifr))
+		fail("create tap device", name);
+
+	return fd;
+}
+
+/**
+ * sock_connect() - connect to the relay, retrying while it is not there
+ * @path:	socket path
+ * @wait_s:	seconds to keep retrying
+ *
+ * Return: non-blocking connected socket
+ */
+static int sock_connect(const char *path, int wait_s)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	long long deadline = now_ms() + (long long)wait_s * 1000;
+	int fd;
+
+	if (strlen(path) >= sizeof(a.sun_path)) {
+		errno = ENAMETOOLONG;
+		fail("socket path", path);
+	}
+	memcpy(a.sun_path, path, strlen(path) + 1);
+
+	for (;;) {
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			fail("socket", NULL);
+		if (!connect(fd, (const struct sockaddr *)&a, sizeof(a)))
+			break;
+		if ((errno != ENOENT && errno != ECONNREFUSED) ||
+		    now_ms() >= deadline)
+			fail("connect to", path);
+		close(fd);
+		usleep(50 * 1000);
+	}
+
+	if (fcntl(fd, F_SETFL, O_NONBLOCK))
+		fail("make the socket non-blocking", NULL);
+
+	return fd;
+}
+
+/**
+ * tap_read() - read frames from the tap device into the socket buffer
+ * @fd:		tap device
+ */
+static void tap_read(int fd)
+{
+	int i;
+
+	for (i = 0; i < BRIDGE_TAP_BATCH; i++) {
+		struct bridge_buf *b = &to_sock;
+		uint32_t be;
+		ssize_t n;
+
+		buf_compact(b);
+		if (BRIDGE_BUF_SIZE - b->tail <
+		    BRIDGE_LEN_SIZE + BRIDGE_FRAME_MAX)
+			return;
+
+		n = read(fd, b->data + b->tail + BRIDGE_LEN_SIZE,
+			 BRIDGE_FRAME_MAX);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				return;
+			fail("read from tap device", NULL);
+		}
+		if (n < BRIDGE_FRAME_MIN)
+			continue;
+
+		be = htonl((uint32_t)n);
+		memcpy(b->data + b->tail, &be, sizeof(be));
+		b->tail += BRIDGE_LEN_SIZE + (size_t)n;
+		cnt.frames_to_sock++;
+	}
+}
+
+/**
+ * sock_write() - write buffered frames to the socket, as far as it takes
+ * @fd:		socket
+ */
+static void sock_write(int fd)
+{
+	struct bridge_buf *b = &to_sock;
+
+	while (b->head < b->tail) {
+		ssize_t n = send(fd, b->data + b->head, b->tail - b->head,
+				 MSG_NOSIGNAL);
+
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				return;
+			if (errno == EPIPE || errno == ECONNRESET)
+				return;	/* the read side sees the end */
+			fail("write to the relay", NULL);
+		}
+		b->head += (size_t)n;
+	}
+	buf_compact(b);
+}
+
+/**
+ * sock_read() - read from the socket into the tap buffer
+ * @fd:		socket
+ *
+ * Return: 0 if the relay closed the connection, 1 otherwise
+ */
+static int sock_read(int fd)
+{
+	struct bridge_buf *b = &to_tap;
+	ssize_t n;
+
+	buf_compact(b);
+	if (b->tail == BRIDGE_BUF_SIZE)
+		return 1;
+
+	n = read(fd, b->data + b->tail, BRIDGE_BUF_SIZE - b->tail);
+	if (n < 0) {
+		if (errno == EAGAIN || errno == EINTR)
+			return 1;
+		if (errno == ECONNRESET)
+			return 0;
+		fail("read from the relay", NULL);
+	}
+	if (!n)
+		return 0;
+
+	b->tail += (size_t)n;
+	cnt.bytes_from_sock += (unsigned long long)n;
+	return 1;
+}
+
+/**
+ * tap_write() - write complete frames from the socket to the tap device
+ * @fd:		tap device
+ *
+ * Return: 1 if a frame waits for the device to take it, 0 otherwise
+ */
+static int tap_write(int fd)
+{
+	struct bridge_buf *b = &to_tap;
+
+	while (b->tail - b->head >= BRIDGE_LEN_SIZE) {
+		uint32_t be, len;
+		ssize_t n;
+
+		memcpy(&be, b->data + b->head, sizeof(be));
+		len = ntohl(be);
+		if (len < BRIDGE_FRAME_MIN || len > BRIDGE_FRAME_MAX) {
+			char n[16];
+
+			snprintf(n, sizeof(n), "%u", len);
+			errno = EPROTO;
+			fail("relay sent a frame length of", n);
+		}
+		if (b->tail - b->head - BRIDGE_LEN_SIZE < len)
+			break;
+
+		n = write(fd, b->data + b->head + BRIDGE_LEN_SIZE, len);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == ENOBUFS)
+				return 1;
+			if (errno != EINTR)
+				cnt.tap_drops++;	/* e.g. EIO: link down */
+			else
+				continue;
+		} else {
+			cnt.frames_to_tap++;
+		}
+		b->head += BRIDGE_LEN_SIZE + len;
+	}
+
+	buf_compact(b);
+	return 0;
+}
+
+/**
+ * usage() - print usage and exit
+ * @name:	program name
+ * @status:	exit status
+ */
+static void __attribute__((noreturn)) usage(const char *name, int status)
+{
+	fprintf(status ? stderr : stdout,
+		"Usage: %s [OPTIONS] SOCKET_PATH TAPNAME\n"
+		"Bridge a new tap device in this namespace to the relay's "
+		"UNIX socket.\n\n"
+		"  --stall-after-bytes B  stop reading the socket once B bytes "
+		"came from it...\n"
+		"  --stall-seconds S      ...for S seconds (once)\n"
+		"  --wait S               retry connecting for S seconds "
+		"(default %d)\n"
+		"  --quiet                no counters at exit\n"
+		"  --help                 this text\n",
+		name, BRIDGE_WAIT_DEFAULT);
+	exit(status);
+}
+
+/**
+ * parse_num() - parse a non-negative decimal option value
+ * @opt:	option name, for messages
+ * @arg:	value
+ *
+ * Return: the value
+ */
+static long long parse_num(const char *opt, const char *arg)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(arg, &end, 10);
+	if (errno || end == arg || *end || v < 0) {
+		fprintf(stderr, "tap_bridge: bad value for --%s: %s\n", opt,
+			arg);
+		exit(1);
+	}
+	return v;
+}
+
+/**
+ * main() - set up, then move frames until the relay closes the socket
+ * @argc:	argument count
+ * @argv:	arguments
+ *
+ * Return: 0 when the relay closed the connection
+ */
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "stall-after-bytes",	required_argument, NULL, 'b' },
+		{ "stall-seconds",	required_argument, NULL, 's' },
+		{ "wait",		required_argument, NULL, 'w' },
+		{ "quiet",		no_argument,	   NULL, 'q' },
+		{ "help",		no_argument,	   NULL, 'h' },
+		{ 0 },
+	};
+	long long stall_after = -1, stall_s = 0, stall_until = 0;
+	int wait_s = BRIDGE_WAIT_DEFAULT, stalled = 0, tap_blocked = 0;
+	int opt, tap, sock;
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'b':
+			stall_after = parse_num("stall-after-bytes", optarg);
+			break;
+		case 's':
+			stall_s = parse_num("stall-seconds", optarg);
+			break;
+		case 'w':
+			wait_s = (int)parse_num("wait", optarg);
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			usage(argv[0], 0);
+		default:
+			usage(argv[0], 1);
+		}
+	}
+	if (argc - optind != 2)
+		usage(argv[0], 1);
+
+	tap = tap_open(argv[optind + 1]);
+	sock = sock_connect(argv[optind], wait_s);
+
+	for (;;) {
+		struct pollfd pfd[2] = {
+			{ .fd = sock }, { .fd = tap },
+		};
+		int timeout = -1;
+
+		if (stalled) {
+			long long left = stall_until - now_ms();
+
+			if (left <= 0)
+				stalled = 0;
+			else
+				timeout = (int)left;
+		}
+
+		if (!stalled && to_tap.tail < BRIDGE_BUF_SIZE)
+			pfd[0].events |= POLLIN;
+		if (to_sock.head < to_sock.tail)
+			pfd[0].events |= POLLOUT;
+		if (BRIDGE_BUF_SIZE - to_sock.tail + to_sock.head >=
+		    BRIDGE_LEN_SIZE + BRIDGE_FRAME_MAX)
+			pfd[1].events |= POLLIN;
+		if (tap_blocked)
+			pfd[1].events |= POLLOUT;
+
+		if (poll(pfd, 2, timeout) < 0) {
+			if (errno == EINTR)
+				continue;
+			fail("poll", NULL);
+		}
+
+		if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+			if (stalled || !(pfd[0].events & POLLIN))
+				break;	/* hang-up while not reading: done */
+			if (!sock_read(sock))
+				break;
+			if (stall_after >= 0 &&
+			    cnt.bytes_from_sock >=
+			    (unsigned long long)stall_after) {
+				stall_after = -1;
+				stalled = 1;
+				stall_until = now_ms() + stall_s * 1000;
+			}
+		}
+
+		tap_blocked = tap_write(tap);
+
+		if (pfd[1].revents & POLLIN)
+			tap_read(tap);
+
+		sock_write(sock);
+	}
+
+	if (!quiet) {
+		fprintf(stderr, "tap_bridge: relay closed the connection; "
+			"%llu frames to the relay, %llu to the tap device, "
+			"%llu refused by it\n", cnt.frames_to_sock,
+			cnt.frames_to_tap, cnt.tap_drops);
+	}
+	return 0;
+}
