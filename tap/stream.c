@@ -835,11 +835,18 @@ static int stream_init(struct ctx *c)
 	}
 
 	if (*c->sock_path) {
+		size_t len = strlen(c->sock_path);
+
+		if (len >= sizeof(stream_path)) {
+			err("socket path %s is too long for a UNIX socket (at "
+			    "most %zu bytes): choose a shorter -s path",
+			    c->sock_path, sizeof(stream_path) - 1);
+			return -ENAMETOOLONG;
+		}
 		fd = stream_listen_path(c->sock_path);
 		if (fd < 0)
 			return fd;
-		/* stream_listen_path() checked that it fits a sun_path */
-		strncpy(stream_path, c->sock_path, sizeof(stream_path) - 1);
+		memcpy(stream_path, c->sock_path, len + 1);
 	} else {
 		fd = stream_listen_auto(stream_path);
 		if (fd < 0)
