@@ -47,12 +47,14 @@
 static uint8_t qdisc_ctrl[QDISC_CTRL_FRAMES][QDISC_CTRL_SIZE]
 	__attribute__((aligned(64)));
 static size_t qdisc_ctrl_len[QDISC_CTRL_FRAMES];
+static const struct virtio_net_hdr qdisc_vnet_none;	/* no offload */
 static size_t qdisc_ctrl_head;		/* oldest queued control frame */
 static size_t qdisc_ctrl_count;		/* control frames queued */
 
 static uint8_t qdisc_frames[QDISC_FRAMES][QDISC_FRAME_SIZE]
 	__attribute__((aligned(64)));
 static size_t qdisc_frame_len[QDISC_FRAMES];
+static struct virtio_net_hdr qdisc_frame_vnet[QDISC_FRAMES];
 static size_t qdisc_head;		/* oldest queued frame */
 static size_t qdisc_count;		/* frames queued, not yet written */
 static uint64_t qdisc_committed_bytes;
@@ -122,9 +124,22 @@ uint8_t *qdisc_frame_buf(size_t i)
  */
 void qdisc_frame_commit(size_t len)
 {
+	qdisc_frame_commit_offload(len, &qdisc_vnet_none);
+}
+
+/**
+ * qdisc_frame_commit_offload() - queue the first free buffer as a frame
+ *				  whose checksum or segmentation is left
+ *				  to the guest's side
+ * @len:	frame length, bytes
+ * @vh:		offload description (only when tap_offload() said yes)
+ */
+void qdisc_frame_commit_offload(size_t len, const struct virtio_net_hdr *vh)
+{
 	size_t slot = (qdisc_head + qdisc_count) % QDISC_FRAMES;
 
 	qdisc_frame_len[slot] = len;
+	qdisc_frame_vnet[slot] = *vh;
 	qdisc_count++;
 	qdisc_committed_bytes += len;
 }
@@ -138,32 +153,37 @@ void qdisc_frame_commit(size_t len)
  */
 void qdisc_flush(struct ctx *c)
 {
-	struct iovec iov[QDISC_CTRL_FRAMES + QDISC_FRAMES];
+	struct iovec iov[(QDISC_CTRL_FRAMES + QDISC_FRAMES) * 2];
 	size_t i, n = 0, sent, sent_ctrl;
 
+	/* Two buffers a frame: its virtio-net header, then the frame */
 	for (i = 0; i < qdisc_ctrl_count; i++, n++) {
 		size_t slot = (qdisc_ctrl_head + i) % QDISC_CTRL_FRAMES;
 
-		iov[n].iov_base = qdisc_ctrl[slot];
-		iov[n].iov_len = qdisc_ctrl_len[slot];
+		iov[n * 2].iov_base = (void *)&qdisc_vnet_none;
+		iov[n * 2].iov_len = sizeof(qdisc_vnet_none);
+		iov[n * 2 + 1].iov_base = qdisc_ctrl[slot];
+		iov[n * 2 + 1].iov_len = qdisc_ctrl_len[slot];
 	}
 	for (i = 0; i < qdisc_count; i++, n++) {
 		size_t slot = (qdisc_head + i) % QDISC_FRAMES;
 
-		iov[n].iov_base = qdisc_frames[slot];
-		iov[n].iov_len = qdisc_frame_len[slot];
+		iov[n * 2].iov_base = &qdisc_frame_vnet[slot];
+		iov[n * 2].iov_len = sizeof(qdisc_frame_vnet[slot]);
+		iov[n * 2 + 1].iov_base = qdisc_frames[slot];
+		iov[n * 2 + 1].iov_len = qdisc_frame_len[slot];
 	}
 
 	if (!n)
 		return;
 
-	sent = tap_send_frames(c, iov, 1, n);
+	sent = tap_send_frames_vnet(c, iov, n);
 	sent = MIN(sent, n);
 	qdisc_counters.flushes++;
 
 	for (i = 0; i < sent; i++) {
 		qdisc_counters.frames++;
-		qdisc_counters.bytes += iov[i].iov_len;
+		qdisc_counters.bytes += iov[i * 2 + 1].iov_len;
 	}
 	if (sent < n)
 		qdisc_counters.backpressure++;

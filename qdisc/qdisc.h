@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <linux/virtio_net.h>
 
 #include "../flow/flow.h"
 #include "../passt.h"
@@ -66,6 +67,7 @@ void qdisc_register(enum flow_type type, qdisc_pull_fn fn);
 size_t qdisc_frames_avail(void);
 uint8_t *qdisc_frame_buf(size_t i);
 void qdisc_frame_commit(size_t len);
+void qdisc_frame_commit_offload(size_t len, const struct virtio_net_hdr *vh);
 void qdisc_send(struct ctx *c, const void *frame, size_t len);
 void qdisc_send_ordered(struct ctx *c, const void *frame, size_t len);
 void qdisc_wake(uint32_t flow);

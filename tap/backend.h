@@ -30,6 +30,8 @@ struct ctx;
  * @connected:		a guest is there to receive frames
  * @want_output:	arm (true) or disarm (false) the output wake-up
  * @stats:		the backend's counters
+ * @offload:		frames carry a struct virtio_net_hdr (checksum and
+ *			segmentation offload); NULL or false: plain frames
  */
 struct tap_backend {
 	const char *name;
@@ -41,6 +43,7 @@ struct tap_backend {
 	bool (*connected)(void);
 	void (*want_output)(struct ctx *c, bool on);
 	const struct tap_stats *(*stats)(void);
+	bool (*offload)(void);
 };
 
 /* Every frame from the guest goes through this (tap.c): capture, net/ */

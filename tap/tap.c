@@ -128,6 +128,60 @@ size_t tap_send_frames(struct ctx *c, const struct iovec *iov,
 }
 
 /**
+ * tap_offload() - tell if the backend takes offloaded frames
+ * @c:		execution context
+ *
+ * Return: true if frames may carry partial checksums and be larger than
+ *	   the MTU (segmented by the receiving kernel, as with virtio-net)
+ */
+bool tap_offload(const struct ctx *c)
+{
+	(void)c;
+
+	return tap_be && tap_be->offload && tap_be->offload();
+}
+
+/**
+ * tap_send_frames_vnet() - write frames that each come with a virtio-net
+ *			    header describing their offloads
+ * @c:		execution context
+ * @iov:	two buffers per frame: struct virtio_net_hdr, then the frame
+ *		from its Ethernet header
+ * @nframes:	number of frames
+ *
+ * A backend with offloads gets the header with each frame; other backends
+ * get the frames alone (the caller only asks for offloads when
+ * tap_offload() said yes, so their headers are zero then).
+ *
+ * Return: number of frames fully sent, as tap_send_frames()
+ */
+size_t tap_send_frames_vnet(struct ctx *c, const struct iovec *iov,
+			    size_t nframes)
+{
+	struct iovec plain[TAP_SEND_MAX];
+	size_t i, sent;
+
+	if (!tap_be || !nframes)
+		return 0;
+
+	if (tap_offload(c)) {
+		sent = tap_be->send_frames(c, iov, 2, nframes);
+	} else {
+		nframes = MIN(nframes, (size_t)TAP_SEND_MAX);
+		for (i = 0; i < nframes; i++)
+			plain[i] = iov[i * 2 + 1];
+		sent = tap_be->send_frames(c, plain, 1, nframes);
+	}
+
+	if (pcap_active()) {
+		for (i = 0; i < MIN(sent, nframes); i++)
+			pcap_frames(&iov[i * 2 + 1], 1, 1);
+	}
+
+	return sent;
+}
+
+/**
  * tap_frame_in() - a frame from the guest: capture it, hand it to net/
  * @c:		execution context
  * @frame:	frame, starting with the Ethernet header

@@ -23,6 +23,7 @@
 struct ctx;
 
 #define TAP_FRAMES_BATCH	64
+#define TAP_SEND_MAX		512	/* frames in one tap_send_frames_vnet() */
 
 /**
  * struct tap_stats - counters of the active backend
@@ -49,6 +50,9 @@ void tap_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
 		 uint64_t now_ms);
 size_t tap_send_frames(struct ctx *c, const struct iovec *iov,
 		       size_t bufs_per_frame, size_t nframes);
+size_t tap_send_frames_vnet(struct ctx *c, const struct iovec *iov,
+			    size_t nframes);
+bool tap_offload(const struct ctx *c);
 bool tap_connected(const struct ctx *c);
 void tap_want_output(struct ctx *c, bool on);
 const struct tap_stats *tap_stats_get(void);

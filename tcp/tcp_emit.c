@@ -32,8 +32,13 @@
 #include "../net/net.h"
 #include "../passt.h"
 #include "../qdisc/qdisc.h"
+#include "../tap/tap.h"
 #include "../util/log.h"
 #include "../util/util.h"
+
+/* Largest IP payloads: IPv4 total length, IPv6 payload length fields */
+#define TCP_IP4_PAYLOAD_MAX	(65535 - 20)
+#define TCP_IP6_PAYLOAD_MAX	65535
 
 /* Fallback without SO_PEEK_OFF: in-flight bytes are peeked again into this */
 #define TCP_DISCARD_MAX		(8 * 1024 * 1024)
@@ -66,6 +71,10 @@ static uint16_t tcp_wnd_field(const struct tcp_conn *conn, bool syn)
  * @opts:	options, NULL if none
  * @optlen:	options length, a multiple of 4
  * @plen:	payload length
+ * @vh:		offload description to fill, NULL to compute the checksum
+ *		here; with it, the checksum is left to the guest's side and
+ *		a payload above @mss is segmented there
+ * @mss:	segment size, for @vh
  *
  * Return: frame length
  */
@@ -73,7 +82,8 @@ static size_t tcp_fill_frame(const struct ctx *c, uint8_t *buf,
 			     const union inany_addr *src,
 			     const union inany_addr *dst,
 			     const struct tcphdr *th_in, const uint8_t *opts,
-			     size_t optlen, size_t plen)
+			     size_t optlen, size_t plen,
+			     struct virtio_net_hdr *vh, uint16_t mss)
 {
 	size_t l4len = TCP_HDR_LEN + optlen + plen, off;
 	struct tcphdr th = *th_in;
@@ -91,9 +101,29 @@ static size_t tcp_fill_frame(const struct ctx *c, uint8_t *buf,
 	if (optlen)
 		memcpy(l4 + TCP_HDR_LEN, opts, optlen);
 
-	iov.iov_base = l4;
-	iov.iov_len = l4len;
-	th.check = csum_l4(src, dst, IPPROTO_TCP, &iov, 1, l4len);
+	if (vh) {
+		/* Partial checksum: the pseudo-header sum, not inverted */
+		const struct in_addr *s4 = inany_v4(src), *d4 = inany_v4(dst);
+		uint32_t sum = s4 ? csum_pseudo4(*s4, *d4, IPPROTO_TCP, l4len)
+				  : csum_pseudo6(&src->a6, &dst->a6,
+						 IPPROTO_TCP, l4len);
+
+		th.check = csum_fold(sum);
+		memset(vh, 0, sizeof(*vh));
+		vh->flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
+		vh->csum_start = (uint16_t)off;
+		vh->csum_offset = offsetof(struct tcphdr, check);
+		if (plen > mss) {
+			vh->gso_type = s4 ? VIRTIO_NET_HDR_GSO_TCPV4 :
+					    VIRTIO_NET_HDR_GSO_TCPV6;
+			vh->gso_size = mss;
+			vh->hdr_len = (uint16_t)(off + TCP_HDR_LEN + optlen);
+		}
+	} else {
+		iov.iov_base = l4;
+		iov.iov_len = l4len;
+		th.check = csum_l4(src, dst, IPPROTO_TCP, &iov, 1, l4len);
+	}
 	memcpy(l4 + offsetof(struct tcphdr, check), &th.check,
 	       sizeof(th.check));
 
@@ -137,7 +167,7 @@ void tcp_send_ctrl(struct ctx *c, struct tcp_conn *conn, uint8_t flags)
 
 	tcp_hdr_init(conn, &th, conn->seq_to_guest, flags, false);
 	len = tcp_fill_frame(c, buf, &conn->remote_addr, &conn->guest_addr,
-			     &th, NULL, 0, 0);
+			     &th, NULL, 0, 0, NULL, 0);
 
 	/* A FIN must not overtake the data queued before it */
 	if (flags & TH_FIN)
@@ -178,7 +208,7 @@ void tcp_send_syn(struct ctx *c, struct tcp_conn *conn, bool ack)
 	tcp_hdr_init(conn, &th, conn->seq_acked,
 		     TH_SYN | (ack ? TH_ACK : 0), true);
 	len = tcp_fill_frame(c, buf, &conn->remote_addr, &conn->guest_addr,
-			     &th, opts, optlen, 0);
+			     &th, opts, optlen, 0, NULL, 0);
 	qdisc_send(c, buf, len);
 }
 
@@ -210,7 +240,7 @@ void tcp_send_rst_unknown(struct ctx *c, const union inany_addr *saddr,
 		rst.th_flags = TH_RST | TH_ACK;
 	}
 
-	len = tcp_fill_frame(c, buf, daddr, saddr, &rst, NULL, 0, 0);
+	len = tcp_fill_frame(c, buf, daddr, saddr, &rst, NULL, 0, 0, NULL, 0);
 	qdisc_send(c, buf, len);
 }
 
@@ -251,6 +281,22 @@ static void tcp_send_fin(struct ctx *c, struct tcp_conn *conn,
 }
 
 /**
+ * tcp_gso_payload() - payload of one frame when the guest's side segments
+ * @conn:	connection
+ *
+ * Return: the largest multiple of the segment size an IP packet can carry
+ */
+static size_t tcp_gso_payload(const struct tcp_conn *conn)
+{
+	size_t max = (conn->v4 ? TCP_IP4_PAYLOAD_MAX : TCP_IP6_PAYLOAD_MAX) -
+		     TCP_HDR_LEN;
+
+	if (max < conn->mss)
+		return conn->mss;
+	return max - max % conn->mss;
+}
+
+/**
  * tcp_pull() - the connection's turn: read socket data into frames
  * @c:		execution context
  * @flow:	flow index
@@ -265,7 +311,8 @@ enum qdisc_pull_result tcp_pull(struct ctx *c, uint32_t flow, size_t budget,
 {
 	struct iovec iov[TCP_FRAMES_PER_PULL + 1];
 	struct tcp_conn *conn = tcp_conn_at(flow);
-	size_t hdrlen, frames, want, room, i, sent;
+	size_t hdrlen, frames, want, room, i, sent, seg;
+	bool offload;
 	uint32_t in_flight;
 	struct msghdr mh;
 	bool retrans;
@@ -284,12 +331,15 @@ enum qdisc_pull_result tcp_pull(struct ctx *c, uint32_t flow, size_t budget,
 	}
 	room = conn->wnd_from_guest - in_flight;
 
+	offload = tap_offload(c);
+	seg = offload ? tcp_gso_payload(conn) : conn->mss;
+
 	want = MIN(room, budget);
-	frames = MIN(DIV_ROUND_UP(want, conn->mss), qdisc_frames_avail());
+	frames = MIN(DIV_ROUND_UP(want, seg), qdisc_frames_avail());
 	frames = MIN(frames, (size_t)TCP_FRAMES_PER_PULL);
 	if (!frames)
 		return QDISC_MORE;
-	want = MIN(want, frames * conn->mss);
+	want = MIN(want, frames * seg);
 
 	skip = 0;
 	if (!tcp_peek_off_supported()) {
@@ -303,7 +353,7 @@ enum qdisc_pull_result tcp_pull(struct ctx *c, uint32_t flow, size_t budget,
 	hdrlen = net_l2l3_len(&conn->remote_addr) + TCP_HDR_LEN;
 	for (i = 0; i < frames; i++) {
 		iov[skip + i].iov_base = qdisc_frame_buf(i) + hdrlen;
-		iov[skip + i].iov_len = MIN(conn->mss, want - i * conn->mss);
+		iov[skip + i].iov_len = MIN(seg, want - i * seg);
 	}
 
 	memset(&mh, 0, sizeof(mh));
@@ -336,7 +386,8 @@ enum qdisc_pull_result tcp_pull(struct ctx *c, uint32_t flow, size_t budget,
 
 	retrans = SEQ_LT(conn->seq_to_guest, conn->seq_max_sent);
 	for (i = 0, sent = 0; sent < (size_t)n; i++) {
-		size_t plen = MIN((size_t)conn->mss, (size_t)n - sent);
+		size_t plen = MIN(seg, (size_t)n - sent);
+		struct virtio_net_hdr vh;
 		struct tcphdr th;
 		uint8_t flags = TH_ACK;
 		size_t len;
@@ -346,8 +397,12 @@ enum qdisc_pull_result tcp_pull(struct ctx *c, uint32_t flow, size_t budget,
 
 		tcp_hdr_init(conn, &th, conn->seq_to_guest, flags, false);
 		len = tcp_fill_frame(c, qdisc_frame_buf(0), &conn->remote_addr,
-				     &conn->guest_addr, &th, NULL, 0, plen);
-		qdisc_frame_commit(len);
+				     &conn->guest_addr, &th, NULL, 0, plen,
+				     offload ? &vh : NULL, conn->mss);
+		if (offload)
+			qdisc_frame_commit_offload(len, &vh);
+		else
+			qdisc_frame_commit(len);
 
 		conn->seq_to_guest += (uint32_t)plen;
 		sent += plen;

@@ -48,6 +48,12 @@
  */
 #define TCP_WND_LOW_FRACTION	4
 
+/* Share of free send buffer memory not offered to the guest (1/8): the
+ * kernel charges buffer overhead (struct sk_buff, page rounding) to the
+ * same budget as the payload
+ */
+#define TCP_WND_OVERHEAD_DIV	8
+
 static bool tcp_peek_off_ok;
 
 /**
@@ -132,6 +138,11 @@ uint32_t tcp_wnd_for_guest(const struct ctx *c, struct tcp_conn *conn)
 
 		sndbuf = mem[SK_MEMINFO_SNDBUF];
 		wnd = sndbuf > queued ? sndbuf - queued : 0;
+
+		/* Queued memory counts buffer overhead too: keep a margin
+		 * so that what the guest sends in the window always fits
+		 */
+		wnd -= wnd / TCP_WND_OVERHEAD_DIV;
 	}
 
 	wnd = MIN(wnd, max);
