@@ -17,10 +17,11 @@
 #   host -> namespace, loopback: the same port on 127.0.0.1 / ::1 (pasta may
 #     splice this between sockets without the tap).
 
+# shellcheck source=tests/lib/rig.sh disable=SC2317 # tests run via rig_run
 . "$(dirname "$0")/../lib/rig.sh"
 
 SIZE=${BULK_SIZE:-200M}
-LIMIT=${BULK_TIMEOUT:-180}
+LIMIT=${BULK_TIMEOUT:-90}
 FWD=10001
 
 rig_init

@@ -28,7 +28,10 @@
 #
 # Environment:
 #   RELAY	the pasta binary (default: ./pasta at the top of the tree)
-#   TOOLS_DIR	where test tools are built (default: build/tools)
+#   TOOLS_DIR	where test tools are built (default: tools/ next to the
+#		relay binary if there, else build/tools)
+#   RIG_PREFIX	prefix of namespace and temporary file names (default
+#		rlyt-PID-; tests/run sets one per script to check cleanup)
 #   RIG_KEEP	if set, keep the temporary directory (logs, data) for debugging
 #   RIG_VERBOSE	if set, show the relay's log of every failing test in full
 
@@ -41,7 +44,7 @@ RIG_ADDR6=2001:db8::2
 RIG_GW6=2001:db8::1
 RIG_GW_MAC=02:00:00:00:00:01
 
-RIG_PREFIX="rlyt-$$-"
+RIG_PREFIX=${RIG_PREFIX:-rlyt-$$-}
 RIG_TMP=
 RIG_HOSTNS=
 RIG_NS=
@@ -95,10 +98,14 @@ rig_unwind() {
 }
 
 # rig_exit_trap() - EXIT trap: unwind everything, keep the exit status
+#
+# A second Ctrl-C, or a closed output pipe, must not cut the cleanup short:
+# those signals are ignored from here on (every step is bounded).
 rig_exit_trap() {
 	local rc=$?
 
-	trap - EXIT INT TERM
+	trap - EXIT
+	trap '' INT TERM PIPE
 	rig_unwind 0
 	exit $rc
 }
@@ -140,7 +147,12 @@ rig_init() {
 		     "(run make, or set RELAY=/path/to/pasta)"
 		exit 1
 	fi
-	TOOLS_DIR=${TOOLS_DIR:-$RIG_ROOT/build/tools}
+	# Tools come from the build the relay comes from (build-san/pasta:
+	# build-san/tools), else from build/tools
+	if [ -z "$TOOLS_DIR" ]; then
+		TOOLS_DIR=$(dirname "$(readlink -f "$RELAY")")/tools
+		[ -d "$TOOLS_DIR" ] || TOOLS_DIR=$RIG_ROOT/build/tools
+	fi
 	case $TOOLS_DIR in
 	/*) ;;
 	*)  TOOLS_DIR=$RIG_ROOT/$TOOLS_DIR ;;
@@ -165,6 +177,11 @@ rig_init() {
 rig_fail() {
 	RIG_WHY="$*"
 	return 1
+}
+
+# rig_indent() - copy stdin to stdout as indented diagnostic lines
+rig_indent() {
+	sed 's/^/#   /'
 }
 
 # rig_tail() - show the last lines of a file, indented
@@ -195,12 +212,17 @@ rig_run() {
 	[ -n "$RIG_PERSIST" ] || rig_unwind "$depth"
 	elapsed=$(( $(rig_now_ms) - start ))
 
-	if [ $rc -eq 0 ] && [ -n "$RIG_RELAY_PID" ] && ! rig_relay_alive; then
-		rc=1
-		RIG_WHY="relay (pid $RIG_RELAY_PID) died during the test"
+	if [ -n "$RIG_RELAY_PID" ] && ! rig_relay_alive; then
+		if [ "$rc" -eq 0 ]; then
+			rc=1
+			RIG_WHY="relay (pid $RIG_RELAY_PID) died during the test"
+		else
+			RIG_WHY="${RIG_WHY:-returned $rc}"
+			RIG_WHY+=" (relay pid $RIG_RELAY_PID is not running)"
+		fi
 	fi
 
-	if [ $rc -eq 0 ]; then
+	if [ "$rc" -eq 0 ]; then
 		RIG_PASSED=$((RIG_PASSED + 1))
 		echo "PASS: $name ($(rig_secs "$elapsed") s)"
 	else
@@ -326,11 +348,14 @@ rig_target_ns() {
 }
 
 # rig_h() - run a command in the host namespace
+#
+# Not for background commands whose PID is needed: "rig_h cmd &" forks a
+# subshell, and $! is the subshell's. Use "ip netns exec NS cmd &" there.
 rig_h() {
 	ip netns exec "$RIG_HOSTNS" "$@"
 }
 
-# rig_g() - run a command in the relay's (guest) namespace
+# rig_g() - run a command in the relay's (guest) namespace (see rig_h)
 rig_g() {
 	ip netns exec "$RIG_NS" "$@"
 }
@@ -365,6 +390,43 @@ rig_poll() {
 		i=$((i + 1))
 	done
 	return 0
+}
+
+# rig_exited() - check whether a background child has exited
+# $1: PID
+rig_exited() {
+	! kill -0 "$1" 2>/dev/null ||
+		grep -q '^State:.*zombie' "/proc/$1/status" 2>/dev/null
+}
+
+# rig_sockets() - print TCP socket details of namespaces (for diagnostics)
+# $@: namespaces
+rig_sockets() {
+	local ns
+
+	for ns in "$@"; do
+		echo "#   --- TCP sockets in $ns:"
+		ip netns exec "$ns" ss -tnmi state established \
+			state fin-wait-1 state fin-wait-2 state close-wait \
+			state last-ack state syn-sent state syn-recv |
+			rig_indent
+	done
+}
+
+# rig_sockets_brief() - print TCP connections of namespaces, one line each,
+# at most 12 per namespace (for diagnostics with many connections)
+# $@: namespaces
+rig_sockets_brief() {
+	local ns out
+
+	for ns in "$@"; do
+		out=$(ip netns exec "$ns" ss -Htn state all \
+		      exclude listening 2>&1)
+		echo "#   --- TCP connections in $ns: $(grep -c . <<<"$out")," \
+		     "by state: $(awk '{ n[$1]++ } END { for (s in n)
+				 printf "%s %d ", s, n[s] }' <<<"$out")"
+		head -n 12 <<<"$out" | rig_indent
+	done
 }
 
 # rig_listening() - check whether a TCP port listens in a namespace
@@ -424,7 +486,7 @@ rig_relay_start() {
 		RIG_RELAY_PID=$(cat "$pidfile" 2>/dev/null)
 		[ -n "$RIG_RELAY_PID" ] &&
 			rig_defer "rig_kill '$RIG_RELAY_PID'"
-		[ $rc -eq 0 ] ||
+		[ "$rc" -eq 0 ] ||
 			rig_fail "relay (daemon mode) exited with status $rc" ||
 			return 1
 		[ -n "$RIG_RELAY_PID" ] ||
@@ -442,7 +504,10 @@ rig_relay_start() {
 				 "$(rig_addrs "$RIG_NS")" || return 1
 	else
 		echo "# $RELAY -f $*" >"$RIG_RELAY_LOG"
-		rig_h "$RELAY" -f "$@" >>"$RIG_RELAY_LOG" 2>&1 &
+		# Not through rig_h: $! must be the relay (ip netns exec
+		# execs it), not a subshell running a function
+		ip netns exec "$RIG_HOSTNS" "$RELAY" -f "$@" \
+			>>"$RIG_RELAY_LOG" 2>&1 &
 		RIG_RELAY_PID=$!
 		rig_defer "rig_kill '$RIG_RELAY_PID'"
 		rig_poll 5 rig_has_addr "$RIG_NS" "$RIG_ADDR4" ||
@@ -487,8 +552,15 @@ rig_relay_stop_check() {
 		   return 1 ;;
 		esac
 	fi
-	! grep -Eq "$RIG_SAN_RE" "$RIG_RELAY_LOG" ||
-		rig_fail "sanitizer report in $(basename "$RIG_RELAY_LOG")"
+	rig_no_san "$RIG_RELAY_LOG"
+}
+
+# rig_no_san() - check that a log holds no sanitizer report
+# $1: log file (the relay's stderr)
+rig_no_san() {
+	! grep -Eq "$RIG_SAN_RE" "$1" 2>/dev/null ||
+		rig_fail "sanitizer report in $(basename "$1"):" \
+			 "$(grep -Em 1 "$RIG_SAN_RE" "$1")"
 }
 
 # rig_random_file() - create a file of random bytes
@@ -570,23 +642,33 @@ rig_port_of() {
 # the hash equals the file's. Prints the throughput as a diagnostic.
 rig_transfer() {
 	local sns=$1 conn=$2 rns=$3 listen=$4 file=$5 limit=$6
-	local sumfile start ms rc size want got
+	local sumfile start ms rc size want got pid
 
 	sumfile=$RIG_TMP/recv.$RANDOM.sha
-	rig_tcp_recv_sha "$rns" "$listen" "$sumfile" "$limit"
+	# The receiver outlives the sender's limit: on a stall, the sockets
+	# are shown while both ends still exist
+	rig_tcp_recv_sha "$rns" "$listen" "$sumfile" $((limit + 20))
 	rig_wait_listen "$rns" "$(rig_port_of "$listen")" || return 1
 
 	start=$(rig_now_ms)
-	ip netns exec "$sns" timeout -k 5 "$limit" \
+	ip netns exec "$sns" timeout -k 5 $((limit + 10)) \
 		socat -u "FILE:$file" "$conn,connect-timeout=5" \
-		2>"$RIG_TMP/sender.err"
+		2>"$RIG_TMP/sender.err" &
+	pid=$!
+	if ! rig_poll "$limit" rig_exited "$pid"; then
+		rig_log "sender still running after $limit s; sockets:"
+		rig_sockets "$sns" "$rns"
+		rig_kill "$pid"
+		rig_fail "transfer not done after $limit s" || return 1
+	fi
+	wait "$pid"
 	rc=$?
-	[ $rc -eq 0 ] || rig_fail "sender exited with status $rc:" \
+	[ "$rc" -eq 0 ] || rig_fail "sender exited with status $rc:" \
 		"$(tr '\n' ' ' <"$RIG_TMP/sender.err")" || return 1
 	rig_wait_pid "$RIG_BG_PID" "$limit"
 	rc=$?
 	ms=$(( $(rig_now_ms) - start ))
-	[ $rc -eq 0 ] ||
+	[ "$rc" -eq 0 ] ||
 		rig_fail "receiver exited with status $rc" || return 1
 
 	want=$(rig_sha "$file")

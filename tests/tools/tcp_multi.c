@@ -12,9 +12,10 @@
  * script then compares checksums of in.N and out.N.
  *
  * Usage: tcp_multi [-t SECONDS] ADDR PORT DIR COUNT
- * Exit status: 0 if every connection was established, sent its whole file
- * and saw the server close before the deadline; 1 otherwise, with a message
- * naming the connection and the failing call.
+ * Exit status: 0 if every connection was established (within 10 s), sent
+ * its whole file and saw the server close before the deadline (-t, default
+ * 60 s); 1 otherwise, with a message naming the connection and the failing
+ * call.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -34,6 +35,7 @@
 #define MULTI_MAX_CONN		1024
 #define MULTI_CHUNK		(64 * 1024)
 #define MULTI_TIMEOUT_DEFAULT	60
+#define MULTI_CONNECT_TIMEOUT	10	/* seconds, for all connections */
 
 /**
  * struct multi_conn - one client connection
@@ -385,7 +387,8 @@ int main(int argc, char **argv)
 		multi_load(&multi_conns[i], argv[optind + 2], i);
 
 	deadline = multi_now_ms() + (long long)timeout * 1000;
-	multi_connect_all(&ss, sl, count, deadline);
+	multi_connect_all(&ss, sl, count,
+			  multi_now_ms() + MULTI_CONNECT_TIMEOUT * 1000);
 	multi_transfer(count, deadline);
 
 	for (i = 0; i < count; i++) {
