@@ -126,6 +126,15 @@ static void tcp_timer_fn(struct ctx *c, struct wheel_timer *t,
 		return;
 	}
 
+	if (in_flight && qdisc_has_queued()) {
+		/* Our own output is held back by the backend: the guest
+		 * can't have seen the data yet, retransmitting would only
+		 * queue it twice
+		 */
+		tcp_timer_arm(conn, now_ms, conn->rto_ms);
+		return;
+	}
+
 	if (in_flight) {
 		if (++conn->retries > TCP_DATA_RETRIES) {
 			debug("TCP flow %u: guest stopped acknowledging data",

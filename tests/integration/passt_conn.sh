@@ -126,7 +126,7 @@ stale_and_live() {
 default_path() {
 	local log=$RIG_TMP/default.log pid path
 
-	rig_h "$PASST" --runas 0 -f >"$log" 2>&1 &
+	ip netns exec "$RIG_HOSTNS" "$PASST" --runas 0 -f >"$log" 2>&1 &
 	pid=$!
 	rig_defer "rig_kill $pid"
 	rig_poll 5 grep -q "UNIX domain socket bound at" "$log" ||
@@ -145,7 +145,7 @@ default_path() {
 one_off() {
 	local sock=$RIG_TMP/one.socket log=$RIG_TMP/one.log pid rc
 
-	rig_h "$PASST" --runas 0 -f -1 -s "$sock" >"$log" 2>&1 &
+	ip netns exec "$RIG_HOSTNS" "$PASST" --runas 0 -f -1 -s "$sock" >"$log" 2>&1 &
 	pid=$!
 	rig_defer "rig_kill $pid"
 	rig_poll 5 test -S "$sock" || rig_fail "no socket" || return 1
@@ -174,7 +174,7 @@ fd_socket() {
 
 	cmd="exec 3<&0 </dev/null >&2; exec '$PASST' --runas 0 -f -F 3"
 	cmd="$cmd -t $FWD"
-	rig_h socat UNIX-LISTEN:"$sock" SYSTEM:"$cmd" 2>"$log" &
+	ip netns exec "$RIG_HOSTNS" socat UNIX-LISTEN:"$sock" SYSTEM:"$cmd" 2>"$log" &
 	pid=$!
 	rig_defer "rig_kill $pid"
 	rig_poll 5 test -S "$sock" || rig_fail "socat not listening" ||

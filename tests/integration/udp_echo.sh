@@ -59,7 +59,7 @@ udp_relay_up() {
 		-u "$FWD,$FWD_MAPPED:$FWD" -U "$SPLICE" --netns "$RIG_NS"
 
 	echo "# $RELAY -f $*" >"$RIG_RELAY_LOG"
-	rig_h "$RELAY" -f "$@" >>"$RIG_RELAY_LOG" 2>&1 &
+	ip netns exec "$RIG_HOSTNS" "$RELAY" -f "$@" >>"$RIG_RELAY_LOG" 2>&1 &
 	RIG_RELAY_PID=$!
 	rig_defer "rig_kill '$RIG_RELAY_PID'"
 	rig_poll 5 rig_has_addr "$RIG_NS" "$RIG_ADDR4" ||

@@ -87,7 +87,7 @@ passt_start() {
 			return 1
 	else
 		echo "# $PASST -f $*" >"$RIG_RELAY_LOG"
-		rig_h "$PASST" -f "$@" >>"$RIG_RELAY_LOG" 2>&1 &
+		ip netns exec "$RIG_HOSTNS" "$PASST" -f "$@" >>"$RIG_RELAY_LOG" 2>&1 &
 		RIG_RELAY_PID=$!
 		rig_defer "rig_kill '$RIG_RELAY_PID'"
 		rig_poll 5 test -S "$sock" ||
