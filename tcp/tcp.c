@@ -117,9 +117,6 @@ static void tcp_timer_fn(struct ctx *c, struct wheel_timer *t,
 		tcp_timer_arm(conn, now_ms,
 			      TCP_RTO_INIT_MS << MIN(conn->retries, 6));
 		return;
-	case CONN_LINGER:
-		tcp_conn_close(c, conn, false);
-		return;
 	case CONN_ESTABLISHED:
 		break;
 	default:
@@ -349,11 +346,14 @@ static void tcp_conn_deferred(struct ctx *c, struct tcp_conn *conn,
 		conn->flags &= ~(TCP_F_ACK_PENDING | TCP_F_WND_UPDATE);
 	}
 
-	if ((conn->flags & TCP_F_GUEST_FIN) && (conn->flags & TCP_F_FIN_ACKED)
-	    && conn->state == CONN_ESTABLISHED) {
-		conn->state = CONN_LINGER;
-		tcp_timer_arm(conn, now_ms, TCP_FIN_LINGER_MS);
-	}
+	/* Both sides closed, and the ACK of the guest's FIN is on its way:
+	 * nothing is left to do. A FIN the guest sends again (our ACK lost)
+	 * gets a RST, which ends its side just as well; lingering instead
+	 * would hold the flow, and its ports, for new connections.
+	 */
+	if ((conn->flags & TCP_F_GUEST_FIN) && (conn->flags & TCP_F_FIN_ACKED))
+		tcp_conn_close(c, conn, false);
+	(void)now_ms;
 }
 
 /**
@@ -443,14 +443,10 @@ void tcp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
 		getsockopt(conn->sock, SOL_SOCKET, SO_ERROR, &error, &sl);
 		debug("TCP flow %u: host socket error: %s", conn->flow,
 		      strerror(error));
-		if (conn->state != CONN_LINGER)
-			tcp_send_ctrl(c, conn, TH_RST | TH_ACK);
+		tcp_send_ctrl(c, conn, TH_RST | TH_ACK);
 		tcp_conn_close(c, conn, true);
 		return;
 	}
-
-	if (conn->state == CONN_LINGER)
-		return;
 
 	if (events & (EPOLLRDHUP | EPOLLHUP))
 		conn->flags |= TCP_F_SOCK_EOF;

@@ -622,13 +622,17 @@ void tcp_tap_input(struct ctx *c, const union inany_addr *saddr,
 		timer_cancel(&conn->timer);
 		qdisc_wake(conn->flow);
 		break;
-	case CONN_LINGER:
-		if (plen || th->fin) {
-			conn->flags |= TCP_F_ACK_PENDING;
-			tcp_send_ctrl(c, conn, TH_ACK);
-		}
-		return;
 	case CONN_ESTABLISHED:
+		if (th->syn && !th->ack &&
+		    (conn->flags & (TCP_F_GUEST_FIN | TCP_F_WQ_FIN))) {
+			/* A new connection reusing the ports of one that is
+			 * closing on our side: the guest is done with the old
+			 */
+			tcp_conn_close(c, conn, true);
+			tcp_conn_from_guest(c, &key, th, th_frame, hlen,
+					    now_ms);
+			return;
+		}
 		if (th->syn)
 			return;
 		break;

@@ -29,7 +29,6 @@ struct ctx;
 #define TCP_DATA_RETRIES	15
 #define TCP_DUP_ACK_THRESHOLD	3
 #define TCP_PERSIST_MS		500
-#define TCP_FIN_LINGER_MS	2000
 #define TCP_CONNECT_TIMEOUT_MS	30000
 #define TCP_FRAMES_PER_PULL	64
 #define TCP_LISTEN_BACKLOG	128
@@ -42,8 +41,6 @@ struct ctx;
  * @CONN_SYN_ACK_SENT:	SYN-ACK sent to the guest, waiting for its ACK
  * @CONN_SYN_SENT:	host connection accepted, SYN sent to the guest
  * @CONN_ESTABLISHED:	data flows (FIN flags track each direction's end)
- * @CONN_LINGER:		both directions closed, kept briefly for
- *			retransmitted FINs, then freed
  */
 enum tcp_conn_state {
 	CONN_CLOSED = 0,
@@ -51,7 +48,6 @@ enum tcp_conn_state {
 	CONN_SYN_ACK_SENT,
 	CONN_SYN_SENT,
 	CONN_ESTABLISHED,
-	CONN_LINGER,
 };
 
 /* Flags of struct tcp_conn */

@@ -1,0 +1,351 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""tests/perf/perf_metrics.py - one measurement of one peer
+
+Theory of operation: every function here runs one measurement against one
+perf_peers.Instance and returns a Result: values for one or more rows of
+the final table (keyed like "tcp:n2h:65520:1"), an optional short flag for
+the table cell (e.g. "2 s near 0") and an error text if the measurement
+failed. Raw tool output is kept in the rig's output directory, one file
+per run, named after the row, the peer and the repetition.
+
+Directions: "n2h" is namespace->host (client in the target namespace,
+server on the host namespace's loopback, reached through the gateway
+mapping); "h2n" is host->namespace (server in the target namespace,
+client in the host namespace, through the forwarded port).
+
+No timing assertions: a measurement reports numbers, never judges them.
+"""
+
+import json
+import re
+import statistics
+import time
+
+from perf_rig import CLK_TCK, RigError
+
+IPERF_PORT = 5201
+UDP_PORT = 5202
+SOCKPERF_PORT = 11111
+CONNRATE_PORT = 12001
+CONNHOLD_PORT = 12002
+
+GIB = 1 << 30
+STALL_BPS = 1e6         # an interval below this counts as stalled,
+STALL_SHARE = 0.05      # and one below this share of the run's median
+SLACK = 30              # seconds a client may run beyond its test time
+PROGRESS_SECS = 30      # opening connections: give up after no progress
+
+
+class Result:
+    """Outcome of one measurement.
+
+    values: row key -> number (None where there is no number)
+    flag:   short text for the table cell, or None
+    error:  why there is no number, or None
+    """
+
+    def __init__(self, values=None, flag=None, error=None):
+        self.values = values or {}
+        self.flag = flag
+        self.error = error
+
+
+def _tag(key, inst, rep):
+    """File name stem for a raw output."""
+    return f"{key.replace(':', '-')}.{inst.peer}.r{rep}"
+
+
+def _dead(inst):
+    """Error text if the instance's relay is not running, else None."""
+    if inst.alive():
+        return None
+    return (f"{inst.peer} not running (exit status {inst.proc.returncode},"
+            f" log {inst.proc.log})")
+
+
+def _iperf_json(text):
+    """Parse iperf3 -J output; returns (dict or None, error or None)."""
+    start = text.find("{")
+    try:
+        data = json.loads(text[start:]) if start >= 0 else None
+    except ValueError:
+        data = None
+    if data is None:
+        return None, "iperf3 printed no JSON: " + text.strip()[-200:]
+    if data.get("error"):
+        return data, "iperf3: " + data["error"]
+    return data, None
+
+
+def _stalled(data):
+    """Seconds of an iperf3 run at (nearly) zero throughput.
+
+    An interval of at least half a second counts if it moved less than
+    STALL_SHARE of the run's median interval, or less than STALL_BPS.
+    """
+    rates = [i["sum"]["bits_per_second"] for i in data.get("intervals", [])
+             if i["sum"]["seconds"] >= 0.5]
+    if not rates:
+        return 0
+    limit = max(STALL_BPS, STALL_SHARE * statistics.median(rates))
+    return sum(1 for r in rates if r < limit)
+
+
+def _server_client(rig, inst, srv_ns, srv_argv, port, cli_ns, cli_argv,
+                   tag, secs):
+    """Start a server, wait for it to listen, run a client against it.
+
+    Returns (client exit status or None on timeout, client output, CPU
+    ticks the relay used while the client ran or None).
+    """
+    srv = rig.spawn(srv_ns, srv_argv, f"{tag}.server.log")
+    try:
+        rig.wait_listen(srv_ns, port)
+        t0 = rig.cpu_ticks(inst.pid) if inst.pid else None
+        rc, out = rig.run(cli_ns, cli_argv, f"{tag}.client.log",
+                          secs + SLACK)
+        ticks = None
+        if t0 is not None and inst.alive():
+            ticks = rig.cpu_ticks(inst.pid) - t0
+    finally:
+        rig.end(srv)
+    return rc, out, ticks
+
+
+def tcp(rig, inst, direction, streams, secs, rep):
+    """iperf3 TCP throughput, receiver's rate; relay CPU per GiB.
+
+    Rows: tcp:DIR:MTU:STREAMS (Gbit/s) and, for one stream,
+    cpu:DIR:MTU (relay CPU seconds per GiB received).
+    """
+    key = f"tcp:{direction}:{inst.mtu}:{streams}"
+    err = _dead(inst)
+    if err:
+        return Result(error=err)
+    common = ["-t", str(secs), "-P", str(streams), "-i", "1", "-J",
+              "--connect-timeout", "5000"]
+    if direction == "n2h":
+        srv_ns, cli_ns, port = rig.host_ns, inst.ns, IPERF_PORT
+        srv = ["iperf3", "-s", "-1", "-B", inst.srv_bind, "-p", str(port)]
+        cli = ["iperf3", "-c", inst.gw4, "-p", str(port)] + common
+    else:
+        if not inst.fwd_port:
+            return Result(error=inst.fwd_na or "no forwarded port")
+        srv_ns, cli_ns, port = inst.ns, rig.host_ns, inst.fwd_port
+        srv = ["iperf3", "-s", "-1", "-p", str(port)]
+        cli = ["iperf3", "-c", inst.fwd_addr, "-p", str(port)] + common
+    try:
+        rc, out, ticks = _server_client(rig, inst, srv_ns, srv, port,
+                                        cli_ns, cli, _tag(key, inst, rep),
+                                        secs)
+    except RigError as e:
+        return Result(error=str(e))
+    if rc is None:
+        return Result(error=f"iperf3 client timed out after "
+                            f"{secs + SLACK} s")
+    data, err = _iperf_json(out)
+    if err:
+        return Result(error=err)
+    end = data["end"]["sum_received"]
+    values = {key: end["bits_per_second"] / 1e9}
+    stalled = _stalled(data)
+    if streams == 1 and ticks is not None and end["bytes"] > 0:
+        values[f"cpu:{direction}:{inst.mtu}"] = \
+            ticks / CLK_TCK / (end["bytes"] / GIB)
+    err = _dead(inst)
+    return Result(values, f"{stalled} s near 0" if stalled else None, err)
+
+
+def udp(rig, inst, direction, secs, rate, length, rep):
+    """iperf3 UDP at a high target rate: received rate and loss.
+
+    The client always runs in the target namespace; host->namespace is
+    iperf3 -R (the namespace opens the flow, the host side sends), so no
+    forwarded UDP port is needed. Rows: udp:DIR:MTU:rate (Gbit/s) and
+    udp:DIR:MTU:loss (percent).
+    """
+    key = f"udp:{direction}:{inst.mtu}"
+    err = _dead(inst)
+    if err:
+        return Result(error=err)
+    srv = ["iperf3", "-s", "-1", "-B", inst.srv_bind, "-p", str(UDP_PORT)]
+    cli = ["iperf3", "-c", inst.gw4, "-p", str(UDP_PORT), "-u", "-b", rate,
+           "-l", str(length), "-t", str(secs), "-i", "1", "-J",
+           "--connect-timeout", "5000"]
+    if direction == "h2n":
+        cli.append("-R")
+    try:
+        rc, out, _ = _server_client(rig, inst, rig.host_ns, srv, UDP_PORT,
+                                    inst.ns, cli, _tag(key, inst, rep), secs)
+    except RigError as e:
+        return Result(error=str(e))
+    if rc is None:
+        return Result(error=f"iperf3 client timed out after "
+                            f"{secs + SLACK} s")
+    data, err = _iperf_json(out)
+    if err:
+        return Result(error=err)
+    end = data["end"].get("sum_received") or data["end"]["sum"]
+    return Result({f"{key}:rate": end["bits_per_second"] / 1e9,
+                   f"{key}:loss": end["lost_percent"]}, None, _dead(inst))
+
+
+def latency(rig, inst, secs, rep):
+    """sockperf TCP ping-pong, 64-byte messages, round-trip p50 and p99.
+
+    Rows: lat:MTU:p50 and lat:MTU:p99 (microseconds, full round trip).
+    """
+    key = f"lat:{inst.mtu}"
+    err = _dead(inst)
+    if err:
+        return Result(error=err)
+    srv = ["sockperf", "server", "--tcp", "-i", inst.srv_bind,
+           "-p", str(SOCKPERF_PORT)]
+    cli = ["sockperf", "ping-pong", "--tcp", "-i", inst.gw4,
+           "-p", str(SOCKPERF_PORT), "-m", "64", "-t", str(secs),
+           "--full-rtt"]
+    try:
+        rc, out, _ = _server_client(rig, inst, rig.host_ns, srv,
+                                    SOCKPERF_PORT, inst.ns, cli,
+                                    _tag(key, inst, rep), secs)
+    except RigError as e:
+        return Result(error=str(e))
+    if rc != 0:
+        return Result(error=f"sockperf exited with status {rc}: "
+                            + out.strip()[-200:])
+    values = {}
+    for pct, name in (("50.000", "p50"), ("99.000", "p99")):
+        m = re.search(r"percentile " + re.escape(pct) + r" =\s*([\d.]+)",
+                      out)
+        if not m:
+            return Result(error=f"no {name} in sockperf's output")
+        values[f"{key}:{name}"] = float(m.group(1))
+    return Result(values, None, _dead(inst))
+
+
+def connrate(rig, inst, tool, secs, rep):
+    """Sequential connect-send-close rate, namespace->host.
+
+    Row: conn:MTU (connections per second); failures flag the cell.
+    """
+    key = f"conn:{inst.mtu}"
+    err = _dead(inst)
+    if err:
+        return Result(error=err)
+    srv = [tool, "server", inst.srv_bind, str(CONNRATE_PORT)]
+    cli = [tool, "client", inst.gw4, str(CONNRATE_PORT), str(secs)]
+    try:
+        rc, out, _ = _server_client(rig, inst, rig.host_ns, srv,
+                                    CONNRATE_PORT, inst.ns, cli,
+                                    _tag(key, inst, rep), secs)
+    except RigError as e:
+        return Result(error=str(e))
+    m = re.search(r"connections (\d+) failures (\d+) seconds ([\d.]+) "
+                  r"rate ([\d.]+)", out)
+    if not m:       # exit status 1 with a summary: none completed (rate 0)
+        return Result(error=f"connrate exited with status {rc}: "
+                            + out.strip()[-200:])
+    failed = int(m.group(2))
+    flag, err = None, _dead(inst)
+    if failed:
+        first = re.search(r"connection (\d+): (.*)", out)
+        what = f"#{first.group(1)}: {first.group(2)}" if first else "?"
+        flag = f"{failed} failed"
+        err = err or f"connrate: {failed} connections failed, first {what}"
+        if "giving up" in out:
+            flag = f"gave up at #{first.group(1) if first else '?'}"
+            err += f"; gave up after {m.group(3)} s"
+    return Result({key: float(m.group(4))}, flag, err)
+
+
+def rss_idle(inst):
+    """Resident memory of a relay after start-up. Row: rss:idle (MiB)."""
+    if not inst.pid:
+        return Result(error="no relay process")
+    err = _dead(inst)
+    if err or inst.rss_idle_kib is None:
+        return Result(error=err or "relay exited during start-up")
+    return Result({"rss:idle": inst.rss_idle_kib / 1024})
+
+
+def _last(path, pattern):
+    """Last match of pattern (one group) in a file, as an int, or None."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        found = re.findall(pattern, f.read())
+    return int(found[-1]) if found else None
+
+
+def _poll_progress(rig, cond, progress):
+    """Wait for cond() while progress() keeps changing.
+
+    Gives up (returns None) once progress() has not changed for
+    PROGRESS_SECS; returns cond()'s value once it is true.
+    """
+    last, since = None, time.monotonic()
+    while True:
+        v = rig.poll(1, cond, step=0.2)
+        if v:
+            return v
+        now, p = time.monotonic(), progress()
+        if p != last:
+            last, since = p, now
+        elif now - since > PROGRESS_SECS:
+            return None
+
+
+def rss_conns(rig, inst, tool, count, rep):
+    """Resident memory of a relay holding count TCP connections.
+
+    A client in the target namespace opens count connections to a server
+    on the host namespace's loopback, which accepts and holds them all.
+    Once the client is done and the server has accepted them, the relay's
+    VmRSS is read. Opening may be slow (slirp4netns walks a list of
+    sockets): it may take as long as the server's count keeps growing. Row: rss:conns (MiB); fewer connections flag the cell.
+    """
+    key = "rss:conns"
+    tag = _tag(key, inst, rep)
+    err = _dead(inst)
+    if err:
+        return Result(error=err)
+    srv = rig.spawn(rig.host_ns, [tool, "server", inst.srv_bind,
+                                  str(CONNHOLD_PORT)], f"{tag}.server.log")
+    cli = None
+    try:
+        rig.wait_listen(rig.host_ns, CONNHOLD_PORT)
+        cli = rig.spawn(inst.ns, [tool, "client", inst.gw4,
+                                  str(CONNHOLD_PORT), str(count)],
+                        f"{tag}.client.log")
+
+        def opened():
+            if cli.poll() is not None:
+                raise RigError(f"connhold client exited with status "
+                               f"{cli.returncode}, see {cli.log}")
+            return _last(cli.log, r"done (\d+)")
+
+        done = _poll_progress(rig, opened,
+                              lambda: _last(srv.log, r"accepted (\d+)"))
+        if done is None:
+            return Result(error=f"opening {count} connections: no progress "
+                                f"for {PROGRESS_SECS} s, see {cli.log}")
+        rig.poll(30, lambda: (_last(srv.log, r"accepted (\d+)") or 0)
+                 >= done, step=0.2)
+        accepted = _last(srv.log, r"accepted (\d+)") or 0
+        time.sleep(1)
+        err = _dead(inst)
+        if err:
+            return Result(error=err)
+        kib = rig.rss_kib(inst.pid)
+    except RigError as e:
+        return Result(error=str(e))
+    finally:
+        if cli:
+            rig.end(cli)
+        rig.end(srv)
+    held = min(done, accepted)
+    flag = None if held >= count else f"only {held} held"
+    with open(cli.log, encoding="utf-8", errors="replace") as f:
+        m = re.search(r"done \d+ failures \d+ seconds ([\d.]+)", f.read())
+    values = {key: kib / 1024}
+    if m:       # not a row of the table: progress line and results.json
+        values[f"{key}:open_s"] = float(m.group(1))
+    return Result(values, flag)
