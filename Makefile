@@ -111,9 +111,15 @@ cppcheck:
 		passt.c $(LIB_SRCS) $(UNIT_SRCS) $(TOOL_SRCS) \
 		$(wildcard tests/unit/standalone/*.c)
 
+# One file per clang-tidy run: clang-tidy 14's va_list checker reports an
+# uninitialised va_list in every file after the first one that uses
+# va_start() in the same run (LLVM bug 41311)
 clang-tidy:
-	clang-tidy --quiet --warnings-as-errors='*' passt.c $(LIB_SRCS) \
-		$(TOOL_SRCS) -- $(filter-out -fstack-protector-strong,$(CFLAGS))
+	@rc=0; for f in passt.c $(LIB_SRCS) $(TOOL_SRCS); do \
+		clang-tidy --quiet --warnings-as-errors='*' $$f -- \
+			$(filter-out -fstack-protector-strong,$(CFLAGS)) \
+			|| rc=1; \
+	done; exit $$rc
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1

@@ -264,8 +264,8 @@ static void net_ip4_input(struct ctx *c, const uint8_t *frame, size_t len,
 			net_drop_malformed("ICMP header truncated");
 			return;
 		}
-		if (c->no_icmp || ip[ihl] != ICMP_ECHO) {
-			net_drop_unsupported("ICMP type, or --no-icmp");
+		if (c->no_icmp || ip[ihl] != ICMP_ECHO || ip[ihl + 1]) {
+			net_drop_unsupported("ICMP type or code, or --no-icmp");
 			return;
 		}
 		if (!net_ip4_is_unicast(s4) || !net_ip4_is_unicast(d4)) {

@@ -44,6 +44,9 @@
 /* Guest segments queued for one sendmsg() per connection per batch */
 #define TCP_WQ_MAX		1024
 
+/* Within a batch, acknowledge at least every this many bytes */
+#define TCP_ACK_INTERVAL	(128 * 1024)
+
 /**
  * struct tcp_wq_entry - payload of one guest segment, waiting to be written
  * @flow:	connection's flow index, FLOW_IDX_NONE if purged
@@ -369,8 +372,10 @@ static void tcp_wq_flush_conn(struct ctx *c, struct tcp_conn *conn)
 	ssize_t sent = 0;
 
 	for (i = 0; i < tcp_wq_count && n < conn->wq_segs; i++) {
-		if (tcp_wq[i].flow == conn->flow)
+		if (tcp_wq[i].flow == conn->flow) {
 			iov[n++] = tcp_wq[i].iov;
+			tcp_wq[i].flow = FLOW_IDX_NONE;	/* taken */
+		}
 	}
 	mh.msg_iovlen = n;
 
@@ -399,6 +404,25 @@ static void tcp_wq_flush_conn(struct ctx *c, struct tcp_conn *conn)
 	conn->wq_segs = 0;
 	conn->wq_bytes = 0;
 	conn->flags &= ~TCP_F_WQ_FIN;
+}
+
+/**
+ * tcp_guest_ack_now() - write what is queued, acknowledge it at once
+ * @c:		execution context
+ * @conn:	connection
+ * @dup:	a duplicate ACK: same window as before, or the guest would not
+ *		count it as a duplicate (a window update is not one)
+ */
+static void tcp_guest_ack_now(struct ctx *c, struct tcp_conn *conn, bool dup)
+{
+	if (conn->wq_segs)
+		tcp_wq_flush_conn(c, conn);
+	if (conn->state != CONN_ESTABLISHED)
+		return;
+
+	if (!dup)
+		conn->wnd_to_guest = tcp_wnd_for_guest(c, conn);
+	tcp_send_ctrl(c, conn, TH_ACK);
 }
 
 /**
@@ -466,11 +490,13 @@ static void tcp_guest_data(struct ctx *c, struct tcp_conn *conn,
 	}
 
 	if (seq != expected) {
-		/* Out of order: a duplicate ACK asks for what is missing */
-		if (plen || fin) {
-			conn->flags |= TCP_F_ACK_PENDING;
-			tcp_conn_dirty(conn);
-		}
+		/* Out of order: something was lost. One duplicate ACK per
+		 * segment, right now (RFC 5681, 4.2), so that the guest's
+		 * fast retransmission starts after three of them instead of
+		 * a timeout
+		 */
+		if (plen || fin)
+			tcp_guest_ack_now(c, conn, true);
 		return;
 	}
 
@@ -486,6 +512,14 @@ static void tcp_guest_data(struct ctx *c, struct tcp_conn *conn,
 		tcp_wq_count++;
 		conn->wq_segs++;
 		conn->wq_bytes += (uint32_t)plen;
+
+		/* Large batches: don't let the guest wait for the end of the
+		 * batch, its sending is clocked by our ACKs
+		 */
+		if (conn->wq_bytes >= TCP_ACK_INTERVAL && !fin) {
+			tcp_guest_ack_now(c, conn, false);
+			return;
+		}
 	}
 
 	if (fin) {

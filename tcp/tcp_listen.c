@@ -386,7 +386,7 @@ void tcp_listen_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
 	(void)events;
 
 	for (i = 0; i < TCP_ACCEPT_BATCH; i++) {
-		union sockaddr_inany peer;
+		union sockaddr_inany peer = { 0 };
 		socklen_t sl = sizeof(peer);
 		int s;
 

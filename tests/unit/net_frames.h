@@ -398,4 +398,93 @@ static inline size_t tf_arp_frame(uint8_t *f, uint16_t op, const char *spa,
 	return 42;
 }
 
+/**
+ * tf_udp_frame() - a whole valid UDP frame from the guest, checksum filled
+ * @f:		frame buffer
+ * @v4:		IPv4 (else IPv6)
+ * @s:		source address, text
+ * @d:		destination address, text
+ * @sport:	source port
+ * @dport:	destination port
+ * @plen:	UDP payload length
+ *
+ * Return: frame length
+ */
+static inline size_t tf_udp_frame(uint8_t *f, int v4, const char *s,
+				  const char *d, uint16_t sport,
+				  uint16_t dport, size_t plen)
+{
+	size_t l4len = 8 + plen, off = v4 ? 34 : 54, i;
+	uint8_t *uh = f + off;
+	uint16_t sum;
+	uint32_t ps;
+
+	if (v4) {
+		struct in_addr sa, da;
+
+		tf_eth(f, tf_our_mac, tf_guest_mac, 0x0800);
+		tf_ip4(f + 14, s, d, IPPROTO_UDP, l4len);
+		memcpy(&sa, f + 26, 4);
+		memcpy(&da, f + 30, 4);
+		ps = tf_pseudo4(sa, da, IPPROTO_UDP, (uint16_t)l4len);
+	} else {
+		tf_eth(f, tf_our_mac, tf_guest_mac, 0x86dd);
+		tf_ip6(f + 14, s, d, IPPROTO_UDP, 64, l4len);
+		ps = tf_pseudo6((const struct in6_addr *)(const void *)(f + 22),
+				(const struct in6_addr *)(const void *)(f + 38),
+				IPPROTO_UDP, (uint32_t)l4len);
+	}
+
+	tf_put16(uh, sport);
+	tf_put16(uh + 2, dport);
+	tf_put16(uh + 4, (uint16_t)l4len);
+	tf_put16(uh + 6, 0);
+	for (i = 0; i < plen; i++)
+		uh[8 + i] = (uint8_t)(0xa0 + i);
+	sum = tf_finish(tf_sum(uh, l4len, ps));
+	tf_put16(uh + 6, sum ? sum : 0xffff);
+
+	return off + l4len;
+}
+
+/**
+ * tf_echo_frame() - a whole valid ICMP or ICMPv6 echo request from the guest
+ * @f:		frame buffer
+ * @v4:		ICMP over IPv4 (else ICMPv6)
+ * @s:		source address, text
+ * @d:		destination address, text
+ * @id:		echo identifier
+ * @plen:	echo data length
+ *
+ * Return: frame length
+ */
+static inline size_t tf_echo_frame(uint8_t *f, int v4, const char *s,
+				   const char *d, uint16_t id, size_t plen)
+{
+	size_t l4len = 8 + plen, off = v4 ? 34 : 54, i;
+	uint8_t *icmp = f + off;
+
+	if (v4) {
+		tf_eth(f, tf_our_mac, tf_guest_mac, 0x0800);
+		tf_ip4(f + 14, s, d, IPPROTO_ICMP, l4len);
+	} else {
+		tf_eth(f, tf_our_mac, tf_guest_mac, 0x86dd);
+		tf_ip6(f + 14, s, d, IPPROTO_ICMPV6, 64, l4len);
+	}
+
+	memset(icmp, 0, 8);
+	icmp[0] = v4 ? 8 : 128;
+	tf_put16(icmp + 4, id);
+	tf_put16(icmp + 6, 1);
+	for (i = 0; i < plen; i++)
+		icmp[8 + i] = (uint8_t)i;
+
+	if (v4)
+		tf_put16(icmp + 2, tf_finish(tf_sum(icmp, l4len, 0)));
+	else
+		tf_icmp6_csum(f);
+
+	return off + l4len;
+}
+
 #endif /* TESTS_UNIT_NET_FRAMES_H */

@@ -6,8 +6,9 @@
  * module is called (truncated, bad lengths, bad versions, unsupported
  * protocols), each copied into a heap buffer of its exact length so that
  * AddressSanitizer catches any read past its end. It also checks the
- * headers net_fill_l2l3() writes. Frames that reach ARP, NDP and TCP are
- * tested by tests/unit/standalone/test_net_io.c, with test doubles.
+ * headers net_fill_l2l3() writes. Frames that reach ARP, NDP, TCP, UDP,
+ * ICMP and DHCP are tested by tests/unit/standalone/test_net_io.c, with
+ * test doubles.
  */
 
 #include <check.h>
@@ -270,15 +271,23 @@ START_TEST(test_ip4_bad_headers)
 	RECSUM(20);
 	expect_drop(g, len, true);
 
-	/* Protocols not handled yet */
+	/* TCP relabelled as UDP: the high half of the sequence number, read
+	 * as the UDP length (0x1200), is past the datagram
+	 */
 	RESET();
 	ip[9] = IPPROTO_UDP;
 	RECSUM(20);
-	expect_drop(g, len, false);
+	expect_drop(g, len, true);
+
+	/* TCP relabelled as ICMP: type 0x9c (from the source port) is not
+	 * an echo request
+	 */
 	RESET();
 	ip[9] = IPPROTO_ICMP;
 	RECSUM(20);
 	expect_drop(g, len, false);
+
+	/* Protocols not handled: SCTP */
 	RESET();
 	ip[9] = 132;
 	RECSUM(20);
@@ -288,6 +297,116 @@ START_TEST(test_ip4_bad_headers)
 	ck_assert_mem_eq(ctx.guest_mac, tf_guest_mac, 6);
 #undef RESET
 #undef RECSUM
+}
+END_TEST
+
+START_TEST(test_udp_bad)
+{
+	uint8_t f[TF_FRAME_MAX];
+	size_t len, i;
+	int v4;
+
+	for (v4 = 0; v4 < 2; v4++) {
+		const char *src = v4 ? "192.0.2.10" : "2001:db8:1:2::10";
+		const char *dst = v4 ? "198.51.100.7" : "2001:db8:9::7";
+		size_t uh = v4 ? 34 : 54;
+
+		/* Every truncation of the UDP header */
+		for (i = 0; i < 8; i++) {
+			len = tf_udp_frame(f, v4, src, dst, 40000, 53, 0);
+			ck_assert_uint_eq(len, uh + 8);
+			if (v4) {
+				tf_put16(f + 14 + 2, (uint16_t)(20 + i));
+				tf_put16(f + 24, 0);
+				tf_put16(f + 24,
+					 tf_finish(tf_sum(f + 14, 20, 0)));
+			} else {
+				tf_put16(f + 18, (uint16_t)i);
+			}
+			expect_drop(f, uh + i, true);
+		}
+
+		/* UDP length below the header, past the IP payload */
+		len = tf_udp_frame(f, v4, src, dst, 40000, 53, 10);
+		for (i = 0; i < 8; i++) {
+			tf_put16(f + uh + 4, (uint16_t)i);
+			expect_drop(f, len, true);
+		}
+		tf_put16(f + uh + 4, 19);
+		expect_drop(f, len, true);
+		tf_put16(f + uh + 4, 0xffff);
+		expect_drop(f, len, true);
+
+		/* --no-udp */
+		ctx.no_udp = true;
+		len = tf_udp_frame(f, v4, src, dst, 40000, 53, 10);
+		expect_drop(f, len, false);
+		ctx.no_udp = false;
+	}
+
+	/* Non-unicast destinations (DHCP ports excepted) */
+	len = tf_udp_frame(f, 1, "192.0.2.10", "255.255.255.255", 40000, 53, 4);
+	expect_drop(f, len, false);
+	len = tf_udp_frame(f, 1, "192.0.2.10", "224.0.0.251", 5353, 5353, 4);
+	expect_drop(f, len, false);
+	len = tf_udp_frame(f, 0, "2001:db8:1:2::10", "ff02::fb", 5353, 5353, 4);
+	expect_drop(f, len, false);
+
+	/* Unspecified sources */
+	len = tf_udp_frame(f, 1, "0.0.0.0", "198.51.100.7", 40000, 53, 4);
+	expect_drop(f, len, false);
+	len = tf_udp_frame(f, 0, "::", "2001:db8:9::7", 40000, 53, 4);
+	expect_drop(f, len, false);
+}
+END_TEST
+
+START_TEST(test_icmp_bad)
+{
+	uint8_t f[TF_FRAME_MAX];
+	size_t len, i;
+
+	/* Every truncation of an ICMP echo header */
+	for (i = 0; i < 8; i++) {
+		len = tf_echo_frame(f, 1, "192.0.2.10", "198.51.100.7", 1, 0);
+		ck_assert_uint_eq(len, 34 + 8);
+		tf_put16(f + 14 + 2, (uint16_t)(20 + i));
+		tf_put16(f + 24, 0);
+		tf_put16(f + 24, tf_finish(tf_sum(f + 14, 20, 0)));
+		expect_drop(f, 34 + i, true);
+	}
+
+	/* ICMPv6 shorter than its 4-byte header, and than an echo header */
+	for (i = 0; i < 8; i++) {
+		len = tf_echo_frame(f, 0, "2001:db8:1:2::10", "2001:db8:9::7",
+				    1, 0);
+		ck_assert_uint_eq(len, 54 + 8);
+		tf_put16(f + 18, (uint16_t)i);
+		expect_drop(f, 54 + i, i < 4);
+	}
+
+	/* Not echo requests: replies, and ICMP errors */
+	len = tf_echo_frame(f, 1, "192.0.2.10", "198.51.100.7", 1, 8);
+	f[34] = 0;
+	expect_drop(f, len, false);
+	f[34] = 3;
+	expect_drop(f, len, false);
+	len = tf_echo_frame(f, 0, "2001:db8:1:2::10", "2001:db8:9::7", 1, 8);
+	f[54] = 129;
+	tf_icmp6_csum(f);
+	expect_drop(f, len, false);
+
+	/* Echo requests to broadcast and multicast addresses */
+	len = tf_echo_frame(f, 1, "192.0.2.10", "255.255.255.255", 1, 8);
+	expect_drop(f, len, false);
+	len = tf_echo_frame(f, 0, "2001:db8:1:2::10", "ff02::1", 1, 8);
+	expect_drop(f, len, false);
+
+	/* --no-icmp */
+	ctx.no_icmp = true;
+	len = tf_echo_frame(f, 1, "192.0.2.10", "198.51.100.7", 1, 8);
+	expect_drop(f, len, false);
+	len = tf_echo_frame(f, 0, "2001:db8:1:2::10", "2001:db8:9::7", 1, 8);
+	expect_drop(f, len, false);
 }
 END_TEST
 
@@ -344,10 +463,12 @@ START_TEST(test_ip6_bad_headers)
 	tf_put16(ip + 4, 19);
 	expect_drop(g, len, true);
 
-	/* Not handled yet */
+	/* TCP relabelled as UDP: bad UDP length (see test_ip4_bad_headers) */
 	memcpy(g, f, len);
 	ip[6] = IPPROTO_UDP;
-	expect_drop(g, len, false);
+	expect_drop(g, len, true);
+
+	/* Not handled */
 	memcpy(g, f, len);
 	ip[6] = 59;	/* No Next Header */
 	expect_drop(g, len, false);
@@ -492,6 +613,8 @@ static Suite *net_suite(void)
 	tcase_add_test(tc, test_truncated_tcp6);
 	tcase_add_test(tc, test_truncated_others);
 	tcase_add_test(tc, test_ip4_bad_headers);
+	tcase_add_test(tc, test_udp_bad);
+	tcase_add_test(tc, test_icmp_bad);
 	tcase_add_test(tc, test_no_mac_from_malformed);
 	tcase_add_test(tc, test_ip6_bad_headers);
 	tcase_add_test(tc, test_ip6_ext_headers);

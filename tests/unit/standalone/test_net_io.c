@@ -2,20 +2,25 @@
 /* test_net_io.c - net/ input dispatch and ARP/NDP replies, with doubles
  *
  * Build (not linked against the other modules: it defines its own
- * qdisc_send() and tcp_tap_input()):
+ * qdisc_send(), tcp_tap_input(), tcp_input_done(), udp_tap_input(),
+ * icmp_tap_input(), dhcp_input() and dhcpv6_input()):
  *
  *   cc $(CFLAGS) -I. -o build/tests/test_net_io \
  *	tests/unit/standalone/test_net_io.c net/net.c net/arp.c net/ndp.c \
  *	net/checksum.c util/log.c $(pkg-config --cflags --libs check)
  *
- * Theory of operation: qdisc_send() and tcp_tap_input() are replaced by
- * doubles that record what net/ sends to the guest and hands to tcp/.
- * Hand-built frames (tests/unit/net_frames.h) check ARP and NDP answers
- * field by field, checksums recomputed with a naive reference, and TCP
- * delivery with the right addresses and lengths. A fuzzer mutates valid
- * frames, feeds each one from a heap buffer of its exact size (for
+ * Theory of operation: qdisc_send() and the entry points of tcp/, udp/,
+ * net/icmp.c, net/dhcp.c and net/dhcpv6.c are replaced by doubles that
+ * record what net/ sends to the guest and hands to each module, and check
+ * that every pointer they get lies inside the frame being fed. Hand-built
+ * frames (tests/unit/net_frames.h) check ARP and NDP answers field by
+ * field, checksums recomputed with a naive reference, and TCP, UDP, ICMP
+ * and DHCP delivery with the right addresses and lengths. A fuzzer mutates
+ * valid frames, feeds each one from a heap buffer of its exact size (for
  * AddressSanitizer), and checks that every frame is accounted for exactly
- * once: dropped (malformed or unsupported), answered, or given to tcp/.
+ * once: dropped (malformed or unsupported), answered, given to tcp/, udp/
+ * or net/icmp.c, or consumed by a DHCP server (one that declines it passes
+ * it on to the UDP path, where it is counted again as one of the others).
  */
 
 #include <check.h>
@@ -27,9 +32,13 @@
 #include <netinet/in.h>
 
 #include "../../../passt.h"
+#include "../../../net/dhcp.h"
+#include "../../../net/dhcpv6.h"
+#include "../../../net/icmp.h"
 #include "../../../net/net.h"
 #include "../../../qdisc/qdisc.h"
 #include "../../../tcp/tcp.h"
+#include "../../../udp/udp.h"
 #include "../net_frames.h"
 
 #define SENT_MAX	8
@@ -67,9 +76,77 @@ static struct {
 	uint64_t now_ms;
 } tcp_call;
 
-/* Frame being fed, to check tcp_tap_input() arguments lie inside it */
+/**
+ * struct l4_call - calls to udp_tap_input() or icmp_tap_input()
+ * @n:		number of calls
+ * @saddr:	source address of the last one
+ * @daddr:	destination address
+ * @l4:		L4 header pointer
+ * @l4len:	length
+ * @now_ms:	time
+ */
+struct l4_call {
+	size_t n;
+	union inany_addr saddr;
+	union inany_addr daddr;
+	const uint8_t *l4;
+	size_t l4len;
+	uint64_t now_ms;
+};
+
+static struct l4_call udp_call, icmp_call;
+
+/**
+ * struct dhcp_call - calls to dhcp_input() and dhcpv6_input()
+ * @n4:		calls to dhcp_input()
+ * @n6:		calls to dhcpv6_input()
+ * @consumed:	calls that returned true
+ * @consume:	what the doubles return
+ * @payload:	payload pointer of the last call
+ * @len:	payload length of the last call
+ * @saddr6:	source address of the last dhcpv6_input() call
+ */
+static struct {
+	size_t n4;
+	size_t n6;
+	size_t consumed;
+	bool consume;
+	const uint8_t *payload;
+	size_t len;
+	struct in6_addr saddr6;
+} dhcp_call;
+
+/* Calls to tcp_input_done() */
+static size_t input_done_calls;
+
+/* Frame being fed, to check that the doubles' arguments lie inside it */
 static const uint8_t *cur_frame;
 static size_t cur_len;
+
+/**
+ * check_inside() - check that a region lies in the L4 part of the frame
+ * @p:		start of the region
+ * @len:	its length
+ */
+static void check_inside(const uint8_t *p, size_t len)
+{
+	ck_assert_ptr_nonnull(cur_frame);
+	ck_assert(p >= cur_frame + 34);
+	ck_assert(p <= cur_frame + cur_len);
+	ck_assert_uint_le(len, (size_t)(cur_frame + cur_len - p));
+}
+
+/**
+ * same_family() - tell if two addresses are both IPv4 or both IPv6
+ * @a:		first address
+ * @b:		second address
+ *
+ * Return: true if they are
+ */
+static bool same_family(const union inany_addr *a, const union inany_addr *b)
+{
+	return !inany_v4(a) == !inany_v4(b);
+}
 
 /**
  * qdisc_send() - test double: record the frame
@@ -121,6 +198,142 @@ void tcp_tap_input(struct ctx *c, const union inany_addr *saddr,
 }
 
 /**
+ * tcp_input_done() - test double: count calls
+ * @c:		execution context
+ */
+void tcp_input_done(struct ctx *c)
+{
+	(void)c;
+	input_done_calls++;
+}
+
+/**
+ * l4_record() - record a call to a UDP or ICMP double
+ * @call:	where to record it
+ * @saddr:	source
+ * @daddr:	destination
+ * @l4:		L4 header
+ * @l4len:	L4 length
+ * @now_ms:	time
+ */
+static void l4_record(struct l4_call *call, const union inany_addr *saddr,
+		      const union inany_addr *daddr, const uint8_t *l4,
+		      size_t l4len, uint64_t now_ms)
+{
+	check_inside(l4, l4len);
+	ck_assert(same_family(saddr, daddr));
+
+	call->n++;
+	call->saddr = *saddr;
+	call->daddr = *daddr;
+	call->l4 = l4;
+	call->l4len = l4len;
+	call->now_ms = now_ms;
+}
+
+/**
+ * udp_tap_input() - test double: check the UDP length, record the call
+ * @c:		execution context
+ * @saddr:	source
+ * @daddr:	destination
+ * @udp:	UDP header
+ * @l4len:	UDP length from the IP header
+ * @now_ms:	time
+ */
+void udp_tap_input(struct ctx *c, const union inany_addr *saddr,
+		   const union inany_addr *daddr, const uint8_t *udp,
+		   size_t l4len, uint64_t now_ms)
+{
+	(void)c;
+	ck_assert_uint_ge(l4len, 8);
+	ck_assert_uint_ge(tf_get16(udp + 4), 8);
+	ck_assert_uint_le(tf_get16(udp + 4), l4len);
+	l4_record(&udp_call, saddr, daddr, udp, l4len, now_ms);
+}
+
+/**
+ * icmp_tap_input() - test double: check it is an echo request, record it
+ * @c:		execution context
+ * @saddr:	source
+ * @daddr:	destination
+ * @icmp:	ICMP or ICMPv6 header
+ * @l4len:	message length
+ * @now_ms:	time
+ */
+void icmp_tap_input(struct ctx *c, const union inany_addr *saddr,
+		    const union inany_addr *daddr, const uint8_t *icmp,
+		    size_t l4len, uint64_t now_ms)
+{
+	(void)c;
+	ck_assert_uint_ge(l4len, 8);
+	ck_assert_uint_eq(icmp[0], inany_v4(saddr) ? 8 : 128);
+	/* net.c checks the code of ICMPv6 echo requests only: net/icmp.c
+	 * ignores ICMPv4 ones with a non-zero code
+	 */
+	if (!inany_v4(saddr))
+		ck_assert_uint_eq(icmp[1], 0);
+	l4_record(&icmp_call, saddr, daddr, icmp, l4len, now_ms);
+}
+
+/**
+ * dhcp_check() - check the payload handed to a DHCP double, record it
+ * @payload:	UDP payload
+ * @len:	payload length
+ * @port:	expected UDP destination port
+ *
+ * Return: what the double returns, dhcp_call.consume
+ */
+static bool dhcp_check(const uint8_t *payload, size_t len, uint16_t port)
+{
+	const uint8_t *uh = payload - 8;
+
+	check_inside(uh, 8 + len);
+	ck_assert_uint_eq(tf_get16(uh + 2), port);
+	ck_assert_uint_eq(tf_get16(uh + 4), 8 + len);
+
+	dhcp_call.payload = payload;
+	dhcp_call.len = len;
+	if (dhcp_call.consume)
+		dhcp_call.consumed++;
+	return dhcp_call.consume;
+}
+
+/**
+ * dhcp_input() - test double: check and record the call
+ * @c:		execution context
+ * @payload:	UDP payload
+ * @len:	payload length
+ *
+ * Return: dhcp_call.consume
+ */
+bool dhcp_input(struct ctx *c, const uint8_t *payload, size_t len)
+{
+	(void)c;
+	ck_assert_uint_eq(tf_get16(cur_frame + 12), 0x0800);
+	dhcp_call.n4++;
+	return dhcp_check(payload, len, DHCP_SERVER_PORT);
+}
+
+/**
+ * dhcpv6_input() - test double: check and record the call
+ * @c:		execution context
+ * @saddr:	IPv6 source address
+ * @payload:	UDP payload
+ * @len:	payload length
+ *
+ * Return: dhcp_call.consume
+ */
+bool dhcpv6_input(struct ctx *c, const struct in6_addr *saddr,
+		  const uint8_t *payload, size_t len)
+{
+	(void)c;
+	ck_assert_uint_eq(tf_get16(cur_frame + 12), 0x86dd);
+	dhcp_call.n6++;
+	dhcp_call.saddr6 = *saddr;
+	return dhcp_check(payload, len, DHCPV6_SERVER_PORT);
+}
+
+/**
  * setup() - fresh configuration, counters and captures for each test
  */
 static void setup(void)
@@ -129,6 +342,11 @@ static void setup(void)
 	memset(&net_stats, 0, sizeof(net_stats));
 	memset(&sent, 0, sizeof(sent));
 	memset(&tcp_call, 0, sizeof(tcp_call));
+	memset(&udp_call, 0, sizeof(udp_call));
+	memset(&icmp_call, 0, sizeof(icmp_call));
+	memset(&dhcp_call, 0, sizeof(dhcp_call));
+	dhcp_call.consume = true;
+	input_done_calls = 0;
 }
 
 /**
@@ -160,16 +378,27 @@ static void feed_exact(const uint8_t *f, size_t len)
 }
 
 /**
+ * delivered() - frames handed to a protocol module or consumed by DHCP
+ *
+ * Return: calls to the TCP, UDP and ICMP doubles, plus DHCP consumptions
+ */
+static size_t delivered(void)
+{
+	return tcp_call.n + udp_call.n + icmp_call.n + dhcp_call.consumed;
+}
+
+/**
  * accounted() - frames seen minus frames accounted for
  *
- * Return: 0 if every frame was dropped, answered or passed to tcp/
+ * Return: 0 if every frame was dropped, answered, passed to tcp/, udp/ or
+ *	   net/icmp.c, or consumed by a DHCP server
  */
 static long long accounted(void)
 {
 	return (long long)net_stats.frames -
 	       (long long)(net_stats.drop_malformed +
 			   net_stats.drop_unsupported + net_stats.arp_replies +
-			   net_stats.ndp_replies + tcp_call.n);
+			   net_stats.ndp_replies + delivered());
 }
 
 /**
@@ -815,6 +1044,278 @@ START_TEST(test_tcp_options_doff)
 }
 END_TEST
 
+/* UDP */
+
+START_TEST(test_udp_delivered)
+{
+	uint8_t f[TF_FRAME_MAX];
+	size_t len = tf_udp_frame(f, 1, "192.0.2.10", "198.51.100.7", 40000,
+				  53, 12);
+	struct in_addr s, d;
+	struct in6_addr s6, d6;
+
+	feed(f, len);
+	ck_assert_uint_eq(udp_call.n, 1);
+	inet_pton(AF_INET, "192.0.2.10", &s);
+	inet_pton(AF_INET, "198.51.100.7", &d);
+	ck_assert_ptr_nonnull(inany_v4(&udp_call.saddr));
+	ck_assert_uint_eq(inany_v4(&udp_call.saddr)->s_addr, s.s_addr);
+	ck_assert_uint_eq(inany_v4(&udp_call.daddr)->s_addr, d.s_addr);
+	ck_assert_ptr_eq(udp_call.l4, f + 34);
+	ck_assert_uint_eq(udp_call.l4len, 20);
+	ck_assert_uint_eq(udp_call.now_ms, 1234);
+	ck_assert_uint_eq(ctx.ip4.addr_seen.s_addr, s.s_addr);
+	ck_assert_mem_eq(ctx.guest_mac, tf_guest_mac, 6);
+
+	/* Ethernet padding is not part of the datagram */
+	len = tf_udp_frame(f, 1, "192.0.2.10", "198.51.100.7", 40000, 53, 0);
+	memset(f + len, 0xee, 60 - len);
+	feed(f, 60);
+	ck_assert_uint_eq(udp_call.n, 2);
+	ck_assert_uint_eq(udp_call.l4len, 8);
+
+	len = tf_udp_frame(f, 0, "2001:db8:1:2::10", "2001:db8:9::7", 40000,
+			   53, 7);
+	feed(f, len);
+	ck_assert_uint_eq(udp_call.n, 3);
+	inet_pton(AF_INET6, "2001:db8:1:2::10", &s6);
+	inet_pton(AF_INET6, "2001:db8:9::7", &d6);
+	ck_assert_ptr_null(inany_v4(&udp_call.saddr));
+	ck_assert_mem_eq(&udp_call.saddr.a6, &s6, 16);
+	ck_assert_mem_eq(&udp_call.daddr.a6, &d6, 16);
+	ck_assert_ptr_eq(udp_call.l4, f + 54);
+	ck_assert_uint_eq(udp_call.l4len, 15);
+	ck_assert_mem_eq(&ctx.ip6.addr_seen, &s6, 16);
+
+	ck_assert_uint_eq(dhcp_call.n4 + dhcp_call.n6, 0);
+	ck_assert_uint_eq(accounted(), 0);
+}
+END_TEST
+
+START_TEST(test_udp_dropped)
+{
+	uint8_t f[TF_FRAME_MAX], g[TF_FRAME_MAX];
+	size_t len = tf_udp_frame(f, 1, "192.0.2.10", "198.51.100.7", 40000,
+				  53, 12);
+	size_t len6;
+
+	/* UDP length below the header, past the IP payload */
+	memcpy(g, f, len);
+	tf_put16(g + 34 + 4, 7);
+	feed_exact(g, len);
+	memcpy(g, f, len);
+	tf_put16(g + 34 + 4, 21);
+	feed_exact(g, len);
+
+	/* IP payload shorter than a UDP header */
+	memcpy(g, f, len);
+	tf_put16(g + 14 + 2, 20 + 7);
+	tf_put16(g + 14 + 10, 0);
+	tf_put16(g + 14 + 10, tf_finish(tf_sum(g + 14, 20, 0)));
+	feed_exact(g, len);
+	ck_assert_uint_eq(net_stats.drop_malformed, 3);
+
+	/* To a broadcast address, from 0.0.0.0 (not DHCP) */
+	len = tf_udp_frame(g, 1, "192.0.2.10", "255.255.255.255", 40000, 53,
+			   4);
+	feed_exact(g, len);
+	len = tf_udp_frame(g, 1, "0.0.0.0", "198.51.100.7", 40000, 53, 4);
+	feed_exact(g, len);
+
+	/* To a multicast group, from :: */
+	len6 = tf_udp_frame(g, 0, "2001:db8:1:2::10", "ff02::fb", 5353, 5353,
+			    4);
+	feed_exact(g, len6);
+	len6 = tf_udp_frame(g, 0, "::", "2001:db8:9::7", 40000, 53, 4);
+	feed_exact(g, len6);
+
+	/* --no-udp */
+	ctx.no_udp = true;
+	len = tf_udp_frame(g, 1, "192.0.2.10", "198.51.100.7", 40000, 53, 4);
+	feed_exact(g, len);
+	len6 = tf_udp_frame(g, 0, "2001:db8:1:2::10", "2001:db8:9::7", 40000,
+			    53, 4);
+	feed_exact(g, len6);
+
+	ck_assert_uint_eq(net_stats.drop_unsupported, 6);
+	ck_assert_uint_eq(net_stats.drop_malformed, 3);
+	ck_assert_uint_eq(udp_call.n, 0);
+	ck_assert_uint_eq(accounted(), 0);
+}
+END_TEST
+
+/* DHCP and DHCPv6 */
+
+START_TEST(test_dhcp_dispatch)
+{
+	uint8_t f[TF_FRAME_MAX];
+	size_t len = tf_udp_frame(f, 1, "0.0.0.0", "255.255.255.255", 68, 67,
+				  300);
+
+	/* Consumed by the server: nothing else */
+	feed(f, len);
+	ck_assert_uint_eq(dhcp_call.n4, 1);
+	ck_assert_ptr_eq(dhcp_call.payload, f + 42);
+	ck_assert_uint_eq(dhcp_call.len, 300);
+	ck_assert_uint_eq(udp_call.n, 0);
+	ck_assert_mem_eq(ctx.guest_mac, tf_guest_mac, 6);
+	ck_assert_uint_eq(ctx.ip4.addr_seen.s_addr, 0);
+	ck_assert_uint_eq(accounted(), 0);
+
+	/* Declined, broadcast: dropped by the UDP path */
+	dhcp_call.consume = false;
+	feed(f, len);
+	ck_assert_uint_eq(dhcp_call.n4, 2);
+	ck_assert_uint_eq(net_stats.drop_unsupported, 1);
+
+	/* Declined, unicast to the gateway: to udp/ */
+	len = tf_udp_frame(f, 1, "192.0.2.10", "192.0.2.1", 68, 67, 300);
+	feed(f, len);
+	ck_assert_uint_eq(dhcp_call.n4, 3);
+	ck_assert_uint_eq(udp_call.n, 1);
+	ck_assert_uint_eq(accounted(), 0);
+
+	/* --no-dhcp: the server is not asked */
+	dhcp_call.consume = true;
+	ctx.no_dhcp = true;
+	len = tf_udp_frame(f, 1, "0.0.0.0", "255.255.255.255", 68, 67, 300);
+	feed(f, len);
+	ck_assert_uint_eq(dhcp_call.n4, 3);
+	ck_assert_uint_eq(net_stats.drop_unsupported, 2);
+
+	/* Port 547 over IPv4 is not DHCPv6, 67 over IPv6 is not DHCP */
+	ctx.no_dhcp = false;
+	len = tf_udp_frame(f, 1, "192.0.2.10", "192.0.2.1", 546, 547, 40);
+	feed(f, len);
+	len = tf_udp_frame(f, 0, "fe80::5054:ff:fe12:3456", "ff02::1:2", 68,
+			   67, 40);
+	feed(f, len);
+	ck_assert_uint_eq(dhcp_call.n4 + dhcp_call.n6, 3);
+	ck_assert_uint_eq(udp_call.n, 2);
+	ck_assert_uint_eq(net_stats.drop_unsupported, 3);
+	ck_assert_uint_eq(accounted(), 0);
+}
+END_TEST
+
+START_TEST(test_dhcpv6_dispatch)
+{
+	uint8_t f[TF_FRAME_MAX];
+	size_t len = tf_udp_frame(f, 0, "fe80::5054:ff:fe12:3456", "ff02::1:2",
+				  546, 547, 60);
+	struct in6_addr s;
+
+	feed(f, len);
+	ck_assert_uint_eq(dhcp_call.n6, 1);
+	ck_assert_ptr_eq(dhcp_call.payload, f + 62);
+	ck_assert_uint_eq(dhcp_call.len, 60);
+	inet_pton(AF_INET6, "fe80::5054:ff:fe12:3456", &s);
+	ck_assert_mem_eq(&dhcp_call.saddr6, &s, 16);
+	ck_assert_mem_eq(&ctx.ip6.addr_ll_seen, &s, 16);
+	ck_assert_uint_eq(udp_call.n, 0);
+	ck_assert_uint_eq(accounted(), 0);
+
+	/* Declined, to a multicast group: dropped by the UDP path */
+	dhcp_call.consume = false;
+	feed(f, len);
+	ck_assert_uint_eq(dhcp_call.n6, 2);
+	ck_assert_uint_eq(net_stats.drop_unsupported, 1);
+
+	/* --no-dhcpv6: the server is not asked */
+	dhcp_call.consume = true;
+	ctx.no_dhcpv6 = true;
+	feed(f, len);
+	ck_assert_uint_eq(dhcp_call.n6, 2);
+	ck_assert_uint_eq(net_stats.drop_unsupported, 2);
+	ck_assert_uint_eq(accounted(), 0);
+}
+END_TEST
+
+/* ICMP */
+
+START_TEST(test_icmp_echo)
+{
+	uint8_t f[TF_FRAME_MAX];
+	size_t len = tf_echo_frame(f, 1, "192.0.2.10", "198.51.100.7", 77, 56);
+	struct in_addr d;
+	struct in6_addr d6;
+
+	feed(f, len);
+	ck_assert_uint_eq(icmp_call.n, 1);
+	inet_pton(AF_INET, "198.51.100.7", &d);
+	ck_assert_ptr_nonnull(inany_v4(&icmp_call.daddr));
+	ck_assert_uint_eq(inany_v4(&icmp_call.daddr)->s_addr, d.s_addr);
+	ck_assert_ptr_eq(icmp_call.l4, f + 34);
+	ck_assert_uint_eq(icmp_call.l4len, 64);
+	ck_assert_uint_eq(icmp_call.now_ms, 1234);
+
+	len = tf_echo_frame(f, 0, "2001:db8:1:2::10", "2001:db8:9::7", 77, 56);
+	feed(f, len);
+	ck_assert_uint_eq(icmp_call.n, 2);
+	inet_pton(AF_INET6, "2001:db8:9::7", &d6);
+	ck_assert_ptr_null(inany_v4(&icmp_call.daddr));
+	ck_assert_mem_eq(&icmp_call.daddr.a6, &d6, 16);
+	ck_assert_ptr_eq(icmp_call.l4, f + 54);
+	ck_assert_uint_eq(icmp_call.l4len, 64);
+	ck_assert_uint_eq(accounted(), 0);
+}
+END_TEST
+
+START_TEST(test_icmp_dropped)
+{
+	uint8_t f[TF_FRAME_MAX];
+	size_t len;
+
+	/* Echo replies, and ICMPv6 echo with a non-zero code */
+	len = tf_echo_frame(f, 1, "192.0.2.10", "198.51.100.7", 77, 8);
+	f[34] = 0;
+	feed_exact(f, len);
+	len = tf_echo_frame(f, 0, "2001:db8:1:2::10", "2001:db8:9::7", 77, 8);
+	f[54] = 129;
+	tf_icmp6_csum(f);
+	feed_exact(f, len);
+	len = tf_echo_frame(f, 0, "2001:db8:1:2::10", "2001:db8:9::7", 77, 8);
+	f[55] = 1;
+	tf_icmp6_csum(f);
+	feed_exact(f, len);
+
+	/* To broadcast and multicast addresses */
+	len = tf_echo_frame(f, 1, "192.0.2.10", "192.0.2.255", 77, 8);
+	inet_pton(AF_INET, "255.255.255.255", f + 30);
+	tf_put16(f + 24, 0);
+	tf_put16(f + 24, tf_finish(tf_sum(f + 14, 20, 0)));
+	feed_exact(f, len);
+	len = tf_echo_frame(f, 0, "2001:db8:1:2::10", "ff02::1", 77, 8);
+	feed_exact(f, len);
+
+	/* --no-icmp */
+	ctx.no_icmp = true;
+	len = tf_echo_frame(f, 1, "192.0.2.10", "198.51.100.7", 77, 8);
+	feed_exact(f, len);
+	len = tf_echo_frame(f, 0, "2001:db8:1:2::10", "2001:db8:9::7", 77, 8);
+	feed_exact(f, len);
+	ck_assert_uint_eq(net_stats.drop_unsupported, 7);
+
+	/* ICMP shorter than an echo header */
+	ctx.no_icmp = false;
+	len = tf_echo_frame(f, 1, "192.0.2.10", "198.51.100.7", 77, 0);
+	tf_put16(f + 14 + 2, 20 + 7);
+	tf_put16(f + 24, 0);
+	tf_put16(f + 24, tf_finish(tf_sum(f + 14, 20, 0)));
+	feed_exact(f, len - 1);
+	ck_assert_uint_eq(net_stats.drop_malformed, 1);
+
+	ck_assert_uint_eq(icmp_call.n, 0);
+	ck_assert_uint_eq(accounted(), 0);
+}
+END_TEST
+
+START_TEST(test_input_done)
+{
+	net_input_done(&ctx);
+	ck_assert_uint_eq(input_done_calls, 1);
+}
+END_TEST
+
 /* Fuzzing */
 
 /**
@@ -874,10 +1375,12 @@ static void fuzz_one(const uint8_t *base, size_t len)
 	feed_exact(g, glen);
 }
 
+#define FUZZ_KINDS	12
+
 START_TEST(test_fuzz)
 {
-	uint8_t frames[6][TF_FRAME_MAX];
-	size_t lens[6];
+	uint8_t frames[FUZZ_KINDS][TF_FRAME_MAX];
+	size_t lens[FUZZ_KINDS];
 	long i;
 
 	srandom(42);
@@ -888,23 +1391,40 @@ START_TEST(test_fuzz)
 			      1);
 	lens[4] = tf_rs_frame(frames[4], "fe80::5054:ff:fe12:3456");
 	lens[5] = tf_ns_frame(frames[5], "::", "fe80::9855:9aff:fe55:9a55", 0);
+	lens[6] = tf_udp_frame(frames[6], 1, "192.0.2.10", "198.51.100.7",
+			       40000, 53, 20);
+	lens[7] = tf_udp_frame(frames[7], 0, "2001:db8:1:2::10",
+			       "2001:db8:9::7", 40000, 53, 20);
+	lens[8] = tf_udp_frame(frames[8], 1, "0.0.0.0", "255.255.255.255", 68,
+			       67, 30);
+	lens[9] = tf_udp_frame(frames[9], 0, "fe80::5054:ff:fe12:3456",
+			       "ff02::1:2", 546, 547, 30);
+	lens[10] = tf_echo_frame(frames[10], 1, "192.0.2.10", "198.51.100.7",
+				 7, 16);
+	lens[11] = tf_echo_frame(frames[11], 0, "2001:db8:1:2::10",
+				 "2001:db8:9::7", 7, 16);
 
 	for (i = 0; i < 150000; i++) {
-		int k = (int)(random() % 6);
+		int k = (int)(random() % FUZZ_KINDS);
 
+		/* DHCP servers take or decline what they are given */
+		dhcp_call.consume = random() % 2;
 		fuzz_one(frames[k], lens[k]);
 		ck_assert_int_eq(accounted(), 0);
 		sent.n = 0;
 	}
+	ck_assert_uint_gt(udp_call.n, 0);
+	ck_assert_uint_gt(icmp_call.n, 0);
+	ck_assert_uint_gt(dhcp_call.consumed, 0);
 
 	/* Each kind still works after all that */
-	for (i = 0; i < 6; i++) {
+	for (i = 0; i < FUZZ_KINDS; i++) {
 		setup();
 		if (i < 2)
 			feed(frames[i], lens[i]);
 		else
 			feed_exact(frames[i], lens[i]);
-		ck_assert_uint_eq(sent.n + tcp_call.n, 1);
+		ck_assert_uint_eq(sent.n + delivered(), 1);
 	}
 }
 END_TEST
@@ -937,6 +1457,13 @@ static Suite *net_io_suite(void)
 	tcase_add_test(tc, test_tcp6_delivered);
 	tcase_add_test(tc, test_tcp6_ext_headers);
 	tcase_add_test(tc, test_tcp_options_doff);
+	tcase_add_test(tc, test_udp_delivered);
+	tcase_add_test(tc, test_udp_dropped);
+	tcase_add_test(tc, test_dhcp_dispatch);
+	tcase_add_test(tc, test_dhcpv6_dispatch);
+	tcase_add_test(tc, test_icmp_echo);
+	tcase_add_test(tc, test_icmp_dropped);
+	tcase_add_test(tc, test_input_done);
 	suite_add_tcase(s, tc);
 
 	tcase_add_checked_fixture(fz, setup, NULL);

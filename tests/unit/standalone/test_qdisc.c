@@ -2,8 +2,8 @@
 /* test_qdisc.c - the output scheduler against a sink that pushes back
  *
  * Build (not linked against the other modules: it defines its own
- * tap_send_frames() and flow_type_of()): see the Makefile's test_qdisc
- * rule; sources: this file, qdisc/qdisc.c.
+ * tap_send_frames_vnet() and flow_type_of()): see the Makefile's
+ * test_qdisc rule; sources: this file, qdisc/qdisc.c.
  *
  * Theory of operation: model flows produce numbered frames through the
  * pull interface of qdisc/; a model backend accepts all, none or part of
@@ -14,7 +14,8 @@
  * fair sharing: every frame leaves exactly once and in order per flow,
  * pending output always has an armed wake-up or a non-blocking next
  * iteration, backlogged flows get equal shares, and a lone frame leaves in
- * the iteration that made it.
+ * the iteration that made it. Every frame reaches the backend behind its
+ * virtio-net header: zero unless it was committed with an offload one.
  */
 
 #include <check.h>
@@ -38,6 +39,8 @@ static uint64_t sink_bytes[T_FLOWS];
 static uint32_t sink_next[T_FLOWS];	/* next sequence expected per flow */
 static unsigned int sink_errors;
 static uint32_t sink_first_flow;	/* flow of the first frame of a batch */
+static unsigned int sink_vnet_set;	/* frames with a non-zero vnet header */
+static struct virtio_net_hdr sink_vnet_last;	/* last non-zero one */
 
 /* Model flows */
 static uint32_t flow_backlog[T_FLOWS];	/* frames still to produce */
@@ -57,21 +60,26 @@ enum flow_type flow_type_of(uint32_t idx)
 }
 
 /**
- * tap_send_frames() - double: a backend that may refuse part of a batch
- * @c:			execution context (unused)
- * @iov:		frames
- * @bufs_per_frame:	always 1 here
- * @nframes:		number of frames
+ * tap_send_frames_vnet() - double: a backend that may refuse part of a
+ *			    batch
+ * @c:		execution context (unused)
+ * @iov:	two buffers a frame: virtio-net header, then the frame
+ * @nframes:	number of frames
  *
  * Return: frames accepted
  */
-size_t tap_send_frames(struct ctx *c, const struct iovec *iov,
-		       size_t bufs_per_frame, size_t nframes)
+size_t tap_send_frames_vnet(struct ctx *c, const struct iovec *iov,
+			    size_t nframes)
 {
+	static const struct virtio_net_hdr zero;
 	size_t n = nframes, i;
 
 	(void)c;
-	ck_assert_uint_eq(bufs_per_frame, 1);
+	ck_assert_uint_le(nframes, TAP_SEND_MAX);
+	for (i = 0; i < nframes; i++) {
+		ck_assert_uint_eq(iov[i * 2].iov_len, sizeof(zero));
+		ck_assert_uint_ge(iov[i * 2 + 1].iov_len, 8);
+	}
 	sink_calls++;
 
 	if (sink_mode == 1) {
@@ -88,8 +96,14 @@ size_t tap_send_frames(struct ctx *c, const struct iovec *iov,
 	}
 
 	for (i = 0; i < n; i++) {
-		const uint8_t *f = iov[i].iov_base;
+		const uint8_t *f = iov[i * 2 + 1].iov_base;
 		uint32_t flow, seq;
+
+		if (memcmp(iov[i * 2].iov_base, &zero, sizeof(zero)) != 0) {
+			memcpy(&sink_vnet_last, iov[i * 2].iov_base,
+			       sizeof(sink_vnet_last));
+			sink_vnet_set++;
+		}
 
 		memcpy(&flow, f, sizeof(flow));
 		memcpy(&seq, f + 4, sizeof(seq));
@@ -105,7 +119,7 @@ size_t tap_send_frames(struct ctx *c, const struct iovec *iov,
 		else
 			sink_next[flow]++;
 		if (flow < T_FLOWS)
-			sink_bytes[flow] += iov[i].iov_len;
+			sink_bytes[flow] += iov[i * 2 + 1].iov_len;
 	}
 
 	if (n < nframes)
@@ -177,6 +191,8 @@ static void reset(void)
 	sink_armed = false;
 	sink_calls = 0;
 	sink_errors = 0;
+	sink_vnet_set = 0;
+	memset(&sink_vnet_last, 0, sizeof(sink_vnet_last));
 	memset(sink_bytes, 0, sizeof(sink_bytes));
 	memset(sink_next, 0, sizeof(sink_next));
 	memset(flow_backlog, 0, sizeof(flow_backlog));
@@ -248,6 +264,7 @@ START_TEST(random_pushback_exactly_once_in_order)
 	}
 
 	ck_assert_uint_eq(sink_errors, 0);
+	ck_assert_uint_eq(sink_vnet_set, 0);
 	for (f = 0; f < T_FLOWS; f++) {
 		total[f] = flow_seq[f];
 		ck_assert_uint_eq(flow_backlog[f], 0);
@@ -328,6 +345,46 @@ START_TEST(forgotten_flow_is_not_served)
 }
 END_TEST
 
+START_TEST(offload_header_travels_with_frame)
+{
+	struct virtio_net_hdr vh;
+	uint32_t flow = 4, seq;
+	struct ctx c;
+	uint8_t *f;
+
+	reset();
+	memset(&vh, 0, sizeof(vh));
+	vh.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
+	vh.gso_type = VIRTIO_NET_HDR_GSO_TCPV4;
+	vh.hdr_len = 54;
+	vh.gso_size = 1448;
+	vh.csum_start = 34;
+	vh.csum_offset = 16;
+
+	/* An offloaded frame between two plain ones, refused once */
+	for (seq = 0; seq < 3; seq++) {
+		f = qdisc_frame_buf(0);
+		memcpy(f, &flow, sizeof(flow));
+		memcpy(f + 4, &seq, sizeof(seq));
+		if (seq == 1)
+			qdisc_frame_commit_offload(9000, &vh);
+		else
+			qdisc_frame_commit(60);
+	}
+	sink_mode = 1;
+	while (sink_next[4] < 3) {
+		qdisc_flush(&c);
+		ck_assert_uint_lt(sink_calls, 1000);
+	}
+
+	ck_assert_uint_eq(sink_errors, 0);
+	ck_assert_uint_eq(sink_vnet_set, 1);
+	ck_assert(memcmp(&sink_vnet_last, &vh, sizeof(vh)) == 0);
+	ck_assert_uint_eq(sink_bytes[4], 60 + 9000 + 60);
+	ck_assert(!qdisc_has_queued());
+}
+END_TEST
+
 /**
  * main() - run the suite
  *
@@ -346,6 +403,7 @@ int main(void)
 	tcase_add_test(tc, backlogged_flows_share_equally);
 	tcase_add_test(tc, control_frames_go_first);
 	tcase_add_test(tc, forgotten_flow_is_not_served);
+	tcase_add_test(tc, offload_header_travels_with_frame);
 	suite_add_tcase(s, tc);
 
 	sr = srunner_create(s);
