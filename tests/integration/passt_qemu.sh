@@ -27,7 +27,8 @@
 # well under a minute once the kernel is cached in build/vm.
 #
 # Environment: PASST_OPTS, more passt options (e.g. "-p FILE" for a
-# capture); see also tests/vm/host.sh.
+# capture); RIG_KEEP also keeps what the host received (up4.bin, up6.bin,
+# fwd.bin next to data.bin); see also tests/vm/host.sh.
 
 # shellcheck source=tests/lib/rig.sh disable=SC2317 # tests run via rig_run
 . "$(dirname "$0")/../lib/rig.sh"
@@ -101,17 +102,39 @@ serve_file() {
 	rig_defer "rig_kill $!"
 }
 
+# recv_file() - start a one-shot receiver hashing what it gets; with
+# RIG_KEEP, it also keeps the data (NAME.bin) to compare with $DATA
+# $1: socat listen address
+# $2: name: the hash goes to NAME.sha
+recv_file() {
+	local keep=/dev/null
+
+	[ -n "$RIG_KEEP" ] && keep=$RIG_TMP/$2.bin
+	ip netns exec "$RIG_HOSTNS" timeout -k 5 "$VM_TIMEOUT" \
+		bash -o pipefail -c "socat -u '$1,reuseaddr' STDOUT |
+				     tee '$keep' | sha256sum |
+				     cut -d' ' -f1" >"$RIG_TMP/$2.sha" &
+	SERVER_PIDS[$(rig_port_of "$1")]=$!
+	rig_defer "rig_kill $!"
+}
+
+# first_diff() - with RIG_KEEP, where received data first differs from $DATA
+# $1: name of the received file (RIG_TMP/NAME.bin)
+first_diff() {
+	local f=$RIG_TMP/$1.bin
+
+	[ -s "$f" ] || return 0
+	echo "($(stat -c %s "$f") bytes received;" \
+	     "$(cmp "$DATA" "$f" 2>&1 | head -n 1))"
+}
+
 # servers() - test: the servers the guest will reach through the gateway
 servers() {
 	rig_persist
 	serve_file "TCP4-LISTEN:$PORT_DOWN4,bind=127.0.0.1"
 	serve_file "TCP6-LISTEN:$PORT_DOWN6,bind=[::1]"
-	rig_tcp_recv_sha "$RIG_HOSTNS" "TCP4-LISTEN:$PORT_UP4,bind=127.0.0.1" \
-		"$RIG_TMP/up4.sha" "$VM_TIMEOUT"
-	SERVER_PIDS[PORT_UP4]=$RIG_BG_PID
-	rig_tcp_recv_sha "$RIG_HOSTNS" "TCP6-LISTEN:$PORT_UP6,bind=[::1]" \
-		"$RIG_TMP/up6.sha" "$VM_TIMEOUT"
-	SERVER_PIDS[PORT_UP6]=$RIG_BG_PID
+	recv_file "TCP4-LISTEN:$PORT_UP4,bind=127.0.0.1" up4
+	recv_file "TCP6-LISTEN:$PORT_UP6,bind=[::1]" up6
 	for p in $PORT_DOWN4 $PORT_UP4 $PORT_DOWN6 $PORT_UP6; do
 		rig_wait_listen "$RIG_HOSTNS" "$p" || return 1
 	done
@@ -220,6 +243,7 @@ download() {
 # $1: result name
 # $2: port of the host's receiver
 # $3: file with the receiver's hash
+# $4: name of the receiver (for first_diff)
 upload() {
 	local sha got
 
@@ -232,23 +256,29 @@ upload() {
 	[ "$got" = "$sha" ] ||
 		rig_fail "sha256 mismatch: guest sent" \
 			 "$(vm_word 1 | cut -c 1-12)..., host got" \
-			 "${got:0:12}... (expected ${sha:0:12}...)"
+			 "${got:0:12}... (expected ${sha:0:12}...)" \
+			 "$(first_diff "$4")"
 }
 
 # forwarded() - test: host -> guest through the -t port
 forwarded() {
-	local sha got start ms
+	local sha got start ms keep=/dev/null
 
 	vm_result fwd_ready 60 || return 1
 	sha=$(vm_word 1)
 	start=$(rig_now_ms)
+	[ -n "$RIG_KEEP" ] && keep=$RIG_TMP/fwd.bin
 	got=$(rig_h timeout -k 5 "$LIMIT" \
 		socat -u "TCP4:127.0.0.1:$FWD,connect-timeout=5" STDOUT \
-		2>"$RIG_TMP/fwd.err" | sha256sum | cut -d' ' -f1)
+		2>"$RIG_TMP/fwd.err" | tee "$keep" | sha256sum | cut -d' ' -f1)
 	ms=$(( $(rig_now_ms) - start ))
+	[ "$got" != "$(sha256sum </dev/null | cut -d' ' -f1)" ] ||
+		rig_fail "the host received nothing from the guest through" \
+			 "port $FWD: $(tr '\n' ' ' <"$RIG_TMP/fwd.err")" ||
+		return 1
 	[ "$got" = "$sha" ] ||
 		rig_fail "sha256 mismatch: guest served ${sha:0:12}...," \
-			 "host got ${got:0:12}...:" \
+			 "host got ${got:0:12}... $(first_diff fwd):" \
 			 "$(tr '\n' ' ' <"$RIG_TMP/fwd.err")" || return 1
 	[ "$ms" -gt 0 ] || ms=1
 	rig_log "$(vm_word 2) bytes in $(rig_secs "$ms") s"
@@ -275,11 +305,11 @@ if [ -n "$VM_PID" ]; then
 	rig_run "passt VM: TCP IPv4 host -> guest, $SIZE, sha256" \
 		download down4 "$PORT_DOWN4"
 	rig_run "passt VM: TCP IPv4 guest -> host, $SIZE, sha256" \
-		upload up4 "$PORT_UP4" "$RIG_TMP/up4.sha"
+		upload up4 "$PORT_UP4" "$RIG_TMP/up4.sha" up4
 	rig_run "passt VM: TCP IPv6 host -> guest, $SIZE, sha256" \
 		download down6 "$PORT_DOWN6"
 	rig_run "passt VM: TCP IPv6 guest -> host, $SIZE, sha256" \
-		upload up6 "$PORT_UP6" "$RIG_TMP/up6.sha"
+		upload up6 "$PORT_UP6" "$RIG_TMP/up6.sha" up6
 	rig_run "passt VM: forwarded port (-t $FWD) host -> guest, sha256" \
 		forwarded
 	rig_run "passt VM: guest powers off, QEMU exits" finish
