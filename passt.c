@@ -39,6 +39,7 @@
 
 #include "passt.h"
 #include "conf/conf.h"
+#include "conf/fwd_auto.h"
 #include "flow/flow.h"
 #include "isolation/pasta.h"
 #include "net/icmp.h"
@@ -96,6 +97,8 @@ static void passt_stats_timer_fn(struct ctx *c, struct wheel_timer *t,
 	timer_arm(t, now_ms + (uint64_t)c->stats_delay * 1000);
 }
 
+static int passt_sigfd = -1;	/* signalfd of termination signals */
+
 /**
  * passt_signals_init() - ignore SIGPIPE, route SIGTERM/SIGINT/SIGUSR1 to epoll
  * @c:		execution context
@@ -120,10 +123,31 @@ static void passt_signals_init(struct ctx *c)
 	fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (fd < 0)
 		die_perror("Can't create a signalfd");
+	passt_sigfd = fd;
 
 	ref.fd = fd;
 	ev.data.u64 = ref.u64;
 	if (epoll_ctl(c->epollfd, EPOLL_CTL_ADD, fd, &ev))
+		die_perror("Can't add the signalfd to the epoll set");
+}
+
+/**
+ * passt_signals_rearm() - register the signalfd again, after fork()
+ * @c:		execution context
+ *
+ * epoll reports a signalfd ready only for signals sent to the process that
+ * added it to the set (see signalfd(2)): once in the background, the child
+ * must add it again, or SIGTERM would never be noticed.
+ */
+static void passt_signals_rearm(const struct ctx *c)
+{
+	union epoll_ref ref = { .type = EPOLL_TYPE_SIGNAL };
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	ref.fd = (uint32_t)passt_sigfd;
+	ev.data.u64 = ref.u64;
+	epoll_ctl(c->epollfd, EPOLL_CTL_DEL, passt_sigfd, NULL);
+	if (epoll_ctl(c->epollfd, EPOLL_CTL_ADD, passt_sigfd, &ev))
 		die_perror("Can't add the signalfd to the epoll set");
 }
 
@@ -302,6 +326,8 @@ int main(int argc, char **argv)
 
 	if (tap_init(c))
 		die("Can't set up the guest interface");
+	if (c->mode == MODE_PASTA)
+		pasta_guest_mac_init(c);
 
 	if (tcp_init(c))
 		die("Can't set up TCP forwarding");
@@ -311,6 +337,8 @@ int main(int argc, char **argv)
 		die("Can't set up UDP forwarding");
 	if (icmp_init(c))
 		die("Can't set up ICMP echo");
+	if (fwd_auto_init(c))
+		die("Can't follow listening ports (auto forwarding)");
 
 	pidfile_fd = daemon_pidfile_open(c->pidfile);
 	conf_print(c);
@@ -326,6 +354,7 @@ int main(int argc, char **argv)
 		if (!*c->log_file)
 			log_to_syslog();
 		daemon_go_background(pidfile_fd);
+		passt_signals_rearm(c);
 	} else {
 		daemon_pidfile_write(pidfile_fd, getpid());
 	}
@@ -335,6 +364,10 @@ int main(int argc, char **argv)
 		timer_arm(&passt_stats_timer, timer_now_ms() +
 			  (uint64_t)c->stats_delay * 1000);
 	}
+
+	/* Before dropping privileges: they are needed to enter the netns */
+	if (c->mode == MODE_PASTA && pasta_ns_worker_start())
+		die("Can't keep a thread in the target namespace");
 
 	passt_drop_privileges(c);
 	prctl(PR_SET_DUMPABLE, 0);

@@ -29,6 +29,16 @@
  * and needs a single-threaded caller, which we are again once the thread
  * is joined.
  *
+ * At run time, sockets still have to be created in the namespace (ports
+ * found by "auto" forwarding, spliced connections from the host's
+ * loopback), but by then we may have dropped the privileges setns()
+ * needs, and a thread per call is costly. So, once start-up is over (after
+ * going to the background, as threads don't survive fork()), and before
+ * dropping privileges, pasta_ns_worker_start() leaves one thread inside
+ * the namespace for good: pasta_run_in_ns() then hands it the function
+ * and waits until it ran, which costs two context switches. The worker
+ * blocks every signal, so that they all reach the main thread.
+ *
  * pasta_watch_init() ends the relay with the namespace: an inotify watch
  * on the directory of a --netns file (deletion of the file) or a pidfd for
  * a target PID end it with status 0, unless --no-netns-quit; a pidfd for
@@ -49,10 +59,12 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/nsfs.h>
+#include <net/if.h>
 #include <sys/epoll.h>
 #include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -95,6 +107,13 @@ static char pasta_watch_name[NAME_MAX + 1];	/* netns file, in its dir */
 static char pasta_child_stack[PASTA_CHILD_STACK_SIZE]
 	__attribute__((aligned(16)));
 
+/* Thread left in the namespace for run-time calls, see pasta_ns_call() */
+static pthread_t pasta_worker;
+static pid_t pasta_worker_pid;		/* process it runs in, 0 if none */
+static pthread_mutex_t pasta_worker_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t pasta_worker_cond = PTHREAD_COND_INITIALIZER;
+static struct pasta_ns_call *pasta_worker_req;	/* call to run, or NULL */
+
 /**
  * struct pasta_ns_call - a function to run in the target namespace
  * @fn:		the function
@@ -130,8 +149,107 @@ static void *pasta_ns_thread(void *arg)
 }
 
 /**
+ * pasta_worker_main() - the thread left in the namespace: run calls
+ * @arg:	struct pasta_ns_call of the start-up call (no function)
+ *
+ * Return: NULL, only if setns() failed
+ */
+static void *pasta_worker_main(void *arg)
+{
+	struct pasta_ns_call *call = arg;
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+
+	pasta_ns_thread(call);
+
+	pthread_mutex_lock(&pasta_worker_lock);
+	pasta_worker_req = NULL;
+	pthread_cond_broadcast(&pasta_worker_cond);
+	if (call->setns_err) {
+		pthread_mutex_unlock(&pasta_worker_lock);
+		return NULL;
+	}
+
+	for (;;) {
+		while (!pasta_worker_req)
+			pthread_cond_wait(&pasta_worker_cond,
+					  &pasta_worker_lock);
+
+		call = pasta_worker_req;
+		call->ret = call->fn ? call->fn(call->arg) : 0;
+		pasta_worker_req = NULL;
+		pthread_cond_broadcast(&pasta_worker_cond);
+	}
+}
+
+/**
+ * pasta_worker_call() - run a function in the worker thread, wait for it
+ * @call:	function and argument; return value set here
+ *
+ * Return: the function's return value
+ */
+static int pasta_worker_call(struct pasta_ns_call *call)
+{
+	pthread_mutex_lock(&pasta_worker_lock);
+	pasta_worker_req = call;
+	pthread_cond_broadcast(&pasta_worker_cond);
+	while (pasta_worker_req)
+		pthread_cond_wait(&pasta_worker_cond, &pasta_worker_lock);
+	pthread_mutex_unlock(&pasta_worker_lock);
+
+	return call->ret;
+}
+
+/**
+ * pasta_ns_worker_start() - leave a thread in the namespace for run time
+ *
+ * Call once start-up is over: after going to the background (fork()
+ * doesn't copy threads) and before dropping privileges (setns() needs
+ * them). Without the worker, pasta_run_in_ns() starts a thread per call.
+ *
+ * Return: 0 on success, negative errno (logged) on failure
+ */
+int pasta_ns_worker_start(void)
+{
+	struct pasta_ns_call call = { 0 };
+	int ret;
+
+	if (pasta_netns < 0 || pasta_worker_pid == getpid())
+		return 0;
+
+	pthread_mutex_lock(&pasta_worker_lock);
+	pasta_worker_req = &call;
+	ret = pthread_create(&pasta_worker, NULL, pasta_worker_main, &call);
+	if (ret) {
+		pasta_worker_req = NULL;
+		pthread_mutex_unlock(&pasta_worker_lock);
+		err("can't start a thread in the namespace: %s",
+		    strerror(ret));
+		return -ret;
+	}
+	while (pasta_worker_req)
+		pthread_cond_wait(&pasta_worker_cond, &pasta_worker_lock);
+	pthread_mutex_unlock(&pasta_worker_lock);
+
+	if (call.setns_err) {
+		pthread_join(pasta_worker, NULL);
+		err("can't enter the target network namespace: %s",
+		    strerror(call.setns_err));
+		return -call.setns_err;
+	}
+
+	pasta_worker_pid = getpid();
+	return 0;
+}
+
+/**
  * pasta_ns_call() - run a function in a thread inside the target namespace
  * @call:	function, argument; return value and setns() error set here
+ *
+ * The worker thread runs it if there is one in this process, otherwise a
+ * new thread.
  *
  * Return: the function's return value, or negative errno
  */
@@ -142,6 +260,9 @@ static int pasta_ns_call(struct pasta_ns_call *call)
 
 	if (pasta_netns < 0)
 		return -EBADF;
+
+	if (pasta_worker_pid && pasta_worker_pid == getpid())
+		return pasta_worker_call(call);
 
 	ret = pthread_create(&t, NULL, pasta_ns_thread, call);
 	if (ret) {
@@ -161,7 +282,8 @@ static int pasta_ns_call(struct pasta_ns_call *call)
  *
  * The function runs in a thread of ours that entered the namespace: it
  * shares our memory and descriptors, and sockets or devices it opens stay
- * in the namespace. Start-up only (before seccomp forbids threads).
+ * in the namespace. The calling thread waits meanwhile. At run time, the
+ * thread is the worker left there by pasta_ns_worker_start().
  *
  * Return: return value of @fn, or negative errno if we couldn't enter the
  *	   namespace (logged)
@@ -857,6 +979,72 @@ void pasta_sigchld(struct ctx *c)
 		if (pasta_child && pid == pasta_child)
 			pasta_exit_child(status);
 	}
+}
+
+/**
+ * struct pasta_mac_req - the tap device's MAC address, read in the netns
+ * @ifname:	device name
+ * @mac:	its address, on success
+ */
+struct pasta_mac_req {
+	const char *ifname;
+	unsigned char mac[ETH_ALEN_];
+};
+
+/**
+ * pasta_mac_fn() - read a device's MAC address, run inside the namespace
+ * @arg:	struct pasta_mac_req
+ *
+ * Return: 0 on success, negative errno on failure
+ */
+static int pasta_mac_fn(void *arg)
+{
+	struct pasta_mac_req *req = arg;
+	struct ifreq ifr;
+	int s, ret = 0;
+
+	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return -errno;
+
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", req->ifname);
+	if (ioctl(s, SIOCGIFHWADDR, &ifr))
+		ret = -errno;
+	else
+		memcpy(req->mac, ifr.ifr_hwaddr.sa_data, sizeof(req->mac));
+
+	close(s);
+	return ret;
+}
+
+/**
+ * pasta_guest_mac_init() - learn the guest's MAC address from the tap device
+ * @c:		execution context, after the tap device was created
+ *
+ * The tap device is the guest's interface, and its address is known from
+ * the start: frames for the guest must not wait for it to send one first.
+ * Otherwise, a namespace that hasn't sent anything yet (IPv4 only: no
+ * neighbour or router solicitations) would get a connection's first SYN
+ * sent to the broadcast address, which its TCP drops. Frames from the
+ * guest still update the address later (see net/).
+ */
+void pasta_guest_mac_init(struct ctx *c)
+{
+	static const unsigned char zero[ETH_ALEN_];
+	struct pasta_mac_req req = { .ifname = c->pasta_ifname };
+	int ret;
+
+	if (memcmp(c->guest_mac, zero, sizeof(zero)) != 0)
+		return;
+
+	ret = pasta_run_in_ns(pasta_mac_fn, &req);
+	if (ret) {
+		debug("can't read the MAC address of %s: %s", c->pasta_ifname,
+		      strerror(-ret));
+		return;
+	}
+	memcpy(c->guest_mac, req.mac, sizeof(c->guest_mac));
 }
 
 /**

@@ -30,5 +30,7 @@ int pasta_watch_init(struct ctx *c);
 void pasta_watch_handler(struct ctx *c, union epoll_ref ref, uint32_t events);
 void pasta_sigchld(struct ctx *c);
 bool pasta_userns_joined(void);
+int pasta_ns_worker_start(void);
+void pasta_guest_mac_init(struct ctx *c);
 
 #endif /* ISOLATION_PASTA_H */

@@ -6,6 +6,7 @@
 #ifndef UDP_UDP_H
 #define UDP_UDP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,5 +21,7 @@ void udp_tap_input(struct ctx *c, const union inany_addr *saddr,
 		   size_t l4len, uint64_t now_ms);
 void udp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
 		      uint64_t now_ms);
+int udp_fwd_auto_open(struct ctx *c, uint16_t port, bool in_ns, int idx[2]);
+void udp_fwd_auto_close(struct ctx *c, uint32_t i);
 
 #endif /* UDP_UDP_H */

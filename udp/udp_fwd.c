@@ -25,8 +25,15 @@
  * 127.0.0.1 and ::1 (or the rule's address), and their datagrams go to the
  * host's loopback without touching the guest interface (udp_splice.c).
  *
- * "auto" (follow listening ports) is not implemented yet: it forwards
- * nothing.
+ * "auto" (pasta): conf/fwd_auto.c follows the ports bound on the other
+ * side and opens or closes the listening sockets of single ports at run
+ * time (udp_fwd_auto_open(), udp_fwd_auto_close()). Room for them is
+ * reserved at start-up, UDP_FWD_AUTO_LSN slots per "auto" specification,
+ * and slots of closed sockets are reused. Closing a socket closes the
+ * flows that reply through it. A rule-less port maps to itself.
+ *
+ * --splice-only: -u datagrams would reach the guest through the tap
+ * device, so no -u socket is opened.
  */
 
 #include <errno.h>
@@ -48,9 +55,16 @@
 #include "../util/log.h"
 #include "../util/util.h"
 
+/* Listening socket slots reserved per "auto" specification (-u, -U) */
+#define UDP_FWD_AUTO_LSN	4096
+
 static struct udp_lsn *udp_lsns;
-static unsigned int udp_lsn_count;
+static unsigned int udp_lsn_count;	/* slots ever used (high mark) */
 static unsigned int udp_lsn_cap;
+
+/* Slots below udp_lsn_count freed by udp_fwd_auto_close(): a stack */
+static uint32_t *udp_lsn_free;
+static unsigned int udp_lsn_free_count;
 
 /* Listening sockets (-u) with datagrams to read: ring of indices */
 static uint32_t *udp_lsn_ring;
@@ -64,11 +78,13 @@ static uint32_t udp_proxy = FLOW_IDX_NONE;
  * udp_lsn_at() - a listening socket by index
  * @i:		index
  *
- * Return: the socket's state, NULL if @i is out of range
+ * Return: the socket's state, NULL if @i is out of range or closed
  */
 struct udp_lsn *udp_lsn_at(uint32_t i)
 {
-	return i < udp_lsn_count ? &udp_lsns[i] : NULL;
+	if (i >= udp_lsn_count || udp_lsns[i].fd < 0)
+		return NULL;
+	return &udp_lsns[i];
 }
 
 /**
@@ -98,7 +114,7 @@ static bool udp_peer_eq(const union sockaddr_inany *a,
  * @port:	port
  * @in_ns:	-U: we run inside the namespace, the socket stays there
  *
- * Return: 0 on success, -errno on failure
+ * Return: index of the socket's slot on success, -errno on failure
  */
 static int udp_lsn_open(const struct ctx *c, const union inany_addr *addr,
 			const char *ifname, uint16_t port, bool in_ns)
@@ -107,9 +123,14 @@ static int udp_lsn_open(const struct ctx *c, const union inany_addr *addr,
 	union sockaddr_inany sa;
 	struct udp_lsn *l;
 	int s, one = 1, ret;
+	uint32_t li;
 	socklen_t sl;
 
-	if (udp_lsn_count >= udp_lsn_cap)
+	if (udp_lsn_free_count)
+		li = udp_lsn_free[udp_lsn_free_count - 1];
+	else if (udp_lsn_count < udp_lsn_cap)
+		li = udp_lsn_count;
+	else
 		return -ENOSPC;
 
 	s = socket(v4 ? AF_INET : AF_INET6,
@@ -140,18 +161,23 @@ static int udp_lsn_open(const struct ctx *c, const union inany_addr *addr,
 		goto fail;
 	}
 
-	ret = udp_epoll_add(c, s, UDP_REF_LSN | udp_lsn_count, !in_ns);
+	ret = udp_epoll_add(c, s, UDP_REF_LSN | li, !in_ns);
 	if (ret)
 		goto fail;
 
-	l = &udp_lsns[udp_lsn_count++];
+	if (li == udp_lsn_count)
+		udp_lsn_count++;
+	else
+		udp_lsn_free_count--;
+
+	/* A reused slot may still be on the proxy's list: @queued stays */
+	l = &udp_lsns[li];
 	l->addr = *addr;
 	l->fd = s;
 	l->port = port;
 	l->v4 = v4;
 	l->in_ns = in_ns;
-	l->queued = false;
-	return 0;
+	return (int)li;
 
 fail:
 	close(s);
@@ -178,17 +204,19 @@ static int udp_fwd_port(const struct ctx *c, const struct fwd_rule *r,
 	union inany_addr a4, a6;
 	int ret4 = 0, ret6 = 0;
 
-	if (!r->bind_any)
-		return udp_lsn_open(c, &r->bind_addr, r->ifname, port, in_ns);
+	if (!r->bind_any) {
+		ret4 = udp_lsn_open(c, &r->bind_addr, r->ifname, port, in_ns);
+		return ret4 < 0 ? ret4 : 0;
+	}
 
 	inany_from_v4(&a4, (struct in_addr){ htonl(in_ns ? INADDR_LOOPBACK
 							 : INADDR_ANY) });
 	a6.a6 = in_ns ? in6addr_loopback : in6addr_any;
 
 	if (try4)
-		ret4 = udp_lsn_open(c, &a4, r->ifname, port, in_ns);
+		ret4 = MIN(udp_lsn_open(c, &a4, r->ifname, port, in_ns), 0);
 	if (try6)
-		ret6 = udp_lsn_open(c, &a6, r->ifname, port, in_ns);
+		ret6 = MIN(udp_lsn_open(c, &a6, r->ifname, port, in_ns), 0);
 
 	if (try4 && try6 && !ret4 &&
 	    (ret6 == -EADDRNOTAVAIL || ret6 == -EAFNOSUPPORT))
@@ -295,26 +323,36 @@ static unsigned int udp_fwd_ports(const struct fwd_spec *spec)
  */
 int udp_fwd_init(struct ctx *c)
 {
-	unsigned int n_in = udp_fwd_ports(&c->udp_in), n_out = 0;
+	unsigned int n_in = udp_fwd_ports(&c->udp_in), n_out = 0, n_auto = 0;
+	bool auto_in = false;
 	int ret;
 
-	if (c->mode == MODE_PASTA)
+	if (c->splice_only)
+		n_in = 0;
+	if (c->mode == MODE_PASTA) {
 		n_out = udp_fwd_ports(&c->udp_out);
-	if (!n_in && !n_out)
+		auto_in = c->udp_in.mode == FWD_AUTO && !c->splice_only;
+		n_auto = (auto_in ? UDP_FWD_AUTO_LSN : 0) +
+			 (c->udp_out.mode == FWD_AUTO ? UDP_FWD_AUTO_LSN : 0);
+	}
+	if (!n_in && !n_out && !n_auto)
 		return 0;
 
-	udp_lsn_cap = 2 * (n_in + n_out);
+	udp_lsn_cap = 2 * (n_in + n_out) + n_auto;
 	udp_lsns = calloc(udp_lsn_cap, sizeof(*udp_lsns));
 	udp_lsn_ring = calloc(udp_lsn_cap, sizeof(*udp_lsn_ring));
-	if (!udp_lsns || !udp_lsn_ring) {
+	udp_lsn_free = calloc(udp_lsn_cap, sizeof(*udp_lsn_free));
+	if (!udp_lsns || !udp_lsn_ring || !udp_lsn_free) {
 		err("UDP: can't allocate %u listening sockets", udp_lsn_cap);
 		return -ENOMEM;
 	}
 
-	if (n_in) {
-		ret = udp_fwd_spec(c, &c->udp_in, false);
-		if (ret)
-			return ret;
+	if (n_in || auto_in) {
+		if (n_in) {
+			ret = udp_fwd_spec(c, &c->udp_in, false);
+			if (ret)
+				return ret;
+		}
 
 		udp_proxy = udp_flow_new(c, UDP_KIND_PROXY, true, 0);
 		if (udp_proxy == FLOW_IDX_NONE) {
@@ -462,9 +500,11 @@ enum qdisc_pull_result udp_proxy_pull(struct ctx *c, size_t budget,
 	while (udp_lsn_ring_count) {
 		uint32_t li = udp_lsn_ring[udp_lsn_ring_head];
 		struct udp_lsn *l = &udp_lsns[li];
-		bool empty;
+		bool empty = true;
 
-		empty = udp_lsn_read(c, l, li, budget, &sent, now_ms);
+		/* Closed by "auto" since it was queued: nothing to read */
+		if (l->fd >= 0)
+			empty = udp_lsn_read(c, l, li, budget, &sent, now_ms);
 
 		udp_lsn_ring_head = (udp_lsn_ring_head + 1) % udp_lsn_cap;
 		udp_lsn_ring_count--;
@@ -522,4 +562,77 @@ void udp_lsn_handler(struct ctx *c, uint32_t i, uint32_t events,
 		l->queued = true;
 	}
 	qdisc_wake(udp_proxy);
+}
+
+/**
+ * udp_fwd_auto_open() - open the listening sockets of one "auto" port
+ * @c:		execution context
+ * @port:	port
+ * @in_ns:	-U: loopback addresses in the namespace (we run inside it,
+ *		see pasta_run_in_ns()); else -u: wildcard addresses on the host
+ * @idx:	slots of the sockets opened, -1 if none: [0] IPv4, [1] IPv6
+ *
+ * Return: 0 if at least one socket was opened, -errno otherwise
+ */
+int udp_fwd_auto_open(struct ctx *c, uint16_t port, bool in_ns, int idx[2])
+{
+	union inany_addr a4, a6;
+	int ret = -EAFNOSUPPORT;
+
+	idx[0] = idx[1] = -1;
+	if (!udp_lsns || (!in_ns && udp_proxy == FLOW_IDX_NONE))
+		return -ENOSPC;
+
+	inany_from_v4(&a4, (struct in_addr){ htonl(in_ns ? INADDR_LOOPBACK
+							 : INADDR_ANY) });
+	memset(&a6, 0, sizeof(a6));
+	a6.a6 = in_ns ? in6addr_loopback : in6addr_any;
+
+	if (c->ip4.enabled) {
+		idx[0] = udp_lsn_open(c, &a4, NULL, port, in_ns);
+		ret = idx[0];
+	}
+	if (c->ip6.enabled) {
+		idx[1] = udp_lsn_open(c, &a6, NULL, port, in_ns);
+		if (ret < 0)
+			ret = idx[1];
+	}
+
+	if (idx[0] < 0 && idx[1] < 0)
+		return ret;
+	if (idx[0] < 0)
+		idx[0] = -1;
+	if (idx[1] < 0)
+		idx[1] = -1;
+	return 0;
+}
+
+/**
+ * udp_fwd_auto_close() - close a listening socket opened for "auto"
+ * @c:		execution context
+ * @i:		its slot, from udp_fwd_auto_open()
+ *
+ * Flows replying through the socket (-u from host peers, -U from
+ * namespace peers) end with it. The slot is reused by a later open.
+ */
+void udp_fwd_auto_close(struct ctx *c, uint32_t i)
+{
+	unsigned int idx, cap = flow_capacity();
+	struct udp_lsn *l = udp_lsn_at(i);
+
+	if (!l)
+		return;
+
+	for (idx = 0; idx < cap; idx++) {
+		const struct udp_flow *uf = udp_flow_at(idx);
+
+		if (uf && uf->lsn == i &&
+		    (uf->kind == UDP_KIND_IN || uf->kind == UDP_KIND_SPLICE))
+			udp_flow_close(c, idx);
+	}
+
+	epoll_ctl(c->epollfd, EPOLL_CTL_DEL, l->fd, NULL);
+	close(l->fd);
+	l->fd = -1;
+	udp_lsn_free[udp_lsn_free_count++] = i;
 }

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* test_fwd_auto.c - unit tests for "auto" forwarding (conf/fwd_auto.c)
+ *
+ * Theory of operation: the scan reads the kernel's socket tables line by
+ * line with fwd_auto_parse_line(); these tests feed it lines in the
+ * formats of /proc/net/tcp, tcp6, udp and udp6 (as the kernel writes
+ * them), and malformed ones, and check which sockets count as listening.
+ * The last test parses the live tables of the test's own namespace after
+ * binding sockets, so that a change in the kernel's format shows up here.
+ */
+
+#include <check.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include "../../conf/fwd_auto.h"
+
+/* Lines as the kernel prints them */
+static const char tcp_hdr[] =
+	"  sl  local_address rem_address   st tx_queue rx_queue tr tm->when "
+	"retrnsmt   uid  timeout inode";
+static const char tcp_listen[] =
+	"   0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 "
+	"00000000     0        0 231081 1 000000002a34b24a 100 0 0 10 0";
+static const char tcp_estab[] =
+	"   3: 0200000A:0016 0100000A:C350 01 00000000:00000000 02:00000B1C "
+	"00000000     0        0 23108 4 0000000032a34b24 20 4 30 10 -1";
+static const char tcp6_listen[] =
+	"   1: 00000000000000000000000000000000:0050 "
+	"00000000000000000000000000000000:0000 0A 00000000:00000000 "
+	"00:00000000 00000000     0        0 885195 1 00000000c4e44423 100 0 "
+	"0 10 0";
+static const char udp_unconn[] =
+	"  412: 0100007F:0035 00000000:0000 07 00000000:00000000 00:00000000 "
+	"00000000     0        0 44521 2 000000009f1b3c1e 0";
+static const char udp_conn[] =
+	"  100: 0100007F:A3B2 0100007F:0035 01 00000000:00000000 00:00000000 "
+	"00000000     0        0 44522 2 000000009f1b3c1f 0";
+static const char udp6_unconn[] =
+	" 2080: 00000000000000000000000001000000:14E9 "
+	"00000000000000000000000000000000:0000 07 00000000:00000000 "
+	"00:00000000 00000000     0        0 44600 2 0000000011112222 0";
+
+START_TEST(test_tcp_lines)
+{
+	uint16_t port = 0;
+
+	ck_assert_int_eq(fwd_auto_parse_line(tcp_hdr, false, &port), -1);
+	ck_assert_int_eq(fwd_auto_parse_line(tcp_listen, false, &port), 1);
+	ck_assert_uint_eq(port, 8080);
+	ck_assert_int_eq(fwd_auto_parse_line(tcp6_listen, false, &port), 1);
+	ck_assert_uint_eq(port, 80);
+	port = 0;
+	ck_assert_int_eq(fwd_auto_parse_line(tcp_estab, false, &port), 0);
+	ck_assert_uint_eq(port, 0);
+}
+END_TEST
+
+START_TEST(test_udp_lines)
+{
+	uint16_t port = 0;
+
+	ck_assert_int_eq(fwd_auto_parse_line(udp_unconn, true, &port), 1);
+	ck_assert_uint_eq(port, 53);
+	ck_assert_int_eq(fwd_auto_parse_line(udp6_unconn, true, &port), 1);
+	ck_assert_uint_eq(port, 5353);
+	port = 0;
+	ck_assert_int_eq(fwd_auto_parse_line(udp_conn, true, &port), 0);
+	ck_assert_uint_eq(port, 0);
+	/* A listening TCP state is not a bound UDP socket, and back */
+	ck_assert_int_eq(fwd_auto_parse_line(tcp_listen, true, &port), 0);
+	ck_assert_int_eq(fwd_auto_parse_line(udp_unconn, false, &port), 0);
+}
+END_TEST
+
+START_TEST(test_port_zero)
+{
+	static const char line[] =
+		"   0: 00000000:0000 00000000:0000 07 00000000:00000000 "
+		"00:00000000 00000000     0        0 1 2 0000000000000000 0";
+	uint16_t port = 7;
+
+	ck_assert_int_eq(fwd_auto_parse_line(line, true, &port), 0);
+	ck_assert_uint_eq(port, 7);
+}
+END_TEST
+
+START_TEST(test_malformed)
+{
+	static const char *const bad[] = {
+		"",
+		"   ",
+		"garbage",
+		"   0:",
+		"   0: 0100007F",
+		"   0: 0100007F:1F9 00000000:0000 0A",	/* short port */
+		"   0: 0100007F:1F90 00000000:0000",	/* no state */
+		"   0: 0100007F:1F90 00000000:0000 A",	/* short state */
+		"   0: 0100007F:1F90x00000000:0000 0A",
+		"   0: :1F90 00000000:0000 0A",
+		"x0: 0100007F:1F90 00000000:0000 0A",
+	};
+	uint16_t port = 0;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_msg(fwd_auto_parse_line(bad[i], false, &port) < 0,
+			      "line %u accepted: '%s'", i, bad[i]);
+	}
+	ck_assert_uint_eq(port, 0);
+}
+END_TEST
+
+/**
+ * live_has() - tell if a live procfs table lists a listening port
+ * @path:	table, e.g. /proc/self/net/tcp
+ * @udp:	UDP table
+ * @want:	port
+ *
+ * Return: true if a line for @want parses as listening
+ */
+static bool live_has(const char *path, bool udp, uint16_t want)
+{
+	char line[512];
+	bool found = false;
+	FILE *f = fopen(path, "r");
+
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f)) {
+		uint16_t port;
+
+		line[strcspn(line, "\n")] = '\0';
+		if (fwd_auto_parse_line(line, udp, &port) == 1 && port == want)
+			found = true;
+	}
+	fclose(f);
+	return found;
+}
+
+START_TEST(test_live_tables)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t sl = sizeof(sa);
+	int t, u;
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	t = socket(AF_INET, SOCK_STREAM, 0);
+	u = socket(AF_INET, SOCK_DGRAM, 0);
+	ck_assert_int_ge(t, 0);
+	ck_assert_int_ge(u, 0);
+	ck_assert_int_eq(bind(t, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	ck_assert_int_eq(listen(t, 1), 0);
+	ck_assert_int_eq(getsockname(t, (struct sockaddr *)&sa, &sl), 0);
+	ck_assert(live_has("/proc/self/net/tcp", false, ntohs(sa.sin_port)));
+
+	sa.sin_port = 0;
+	ck_assert_int_eq(bind(u, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	sl = sizeof(sa);
+	ck_assert_int_eq(getsockname(u, (struct sockaddr *)&sa, &sl), 0);
+	ck_assert(live_has("/proc/self/net/udp", true, ntohs(sa.sin_port)));
+
+	close(t);
+	close(u);
+}
+END_TEST
+
+/**
+ * fwd_auto_suite() - the test suite
+ *
+ * Return: the suite
+ */
+static Suite *fwd_auto_suite(void)
+{
+	Suite *s = suite_create("fwd_auto");
+	TCase *tc = tcase_create("procfs");
+
+	tcase_add_test(tc, test_tcp_lines);
+	tcase_add_test(tc, test_udp_lines);
+	tcase_add_test(tc, test_port_zero);
+	tcase_add_test(tc, test_malformed);
+	tcase_add_test(tc, test_live_tables);
+	suite_add_tcase(s, tc);
+
+	return s;
+}
+
+/**
+ * main() - run the fwd_auto suite
+ *
+ * Return: 0 if every test passed
+ */
+int main(void)
+{
+	SRunner *sr = srunner_create(fwd_auto_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
