@@ -18,7 +18,7 @@ static const char *const usage_common_top[] = {
 	"Process and logging:",
 	"  -d, --debug              verbose messages, including debug ones",
 	"      --trace              also per-packet messages (implies --debug)",
-	"      --stats DELAY        print event counters every DELAY seconds (*)",
+	"      --stats DELAY        print event counters every DELAY seconds",
 	"  -q, --quiet              only warnings and errors",
 	"  -f, --foreground         stay in the foreground",
 	"  -e, --stderr             deprecated, no effect",
@@ -68,8 +68,8 @@ static const char *const usage_pasta_link[] = {
 	"      --no-copy-routes     deprecated, accepted for compatibility",
 	"      --no-copy-addrs      deprecated, accepted for compatibility",
 	"      --no-splice          no loopback shortcut between namespaces",
-	"      --splice-only        only the loopback shortcut, no tap traffic (*)",
-	"      --host-lo-to-ns-lo   host loopback reaches namespace loopback (*)",
+	"      --splice-only        only the loopback shortcut, no tap traffic",
+	"      --host-lo-to-ns-lo   host loopback reaches namespace loopback",
 	"",
 	NULL,
 };
@@ -97,8 +97,8 @@ static const char *const usage_addr[] = {
 	"                           (default: from /etc/resolv.conf)",
 	"  -S, --search LIST|none   space-separated search domains",
 	"      --dns-forward ADDR   guest address whose DNS queries go to the",
-	"                           host's resolver, once per family (*)",
-	"      --dns-host ADDR      where forwarded queries go (*)",
+	"                           host's resolver, once per family",
+	"      --dns-host ADDR      where forwarded queries go",
 	NULL,
 };
 
@@ -144,16 +144,16 @@ static const char *const usage_map[] = {
 static const char *const usage_passt_fwd[] = {
 	"  -t, --tcp-ports SPEC     host TCP ports forwarded to the guest",
 	"                           (default none)",
-	"  -u, --udp-ports SPEC     host UDP ports forwarded to the guest (*)",
+	"  -u, --udp-ports SPEC     host UDP ports forwarded to the guest",
 	"",
 	NULL,
 };
 
 static const char *const usage_pasta_fwd[] = {
 	"  -t, --tcp-ports SPEC     host TCP ports forwarded to the namespace",
-	"  -u, --udp-ports SPEC     host UDP ports forwarded to the namespace (*)",
+	"  -u, --udp-ports SPEC     host UDP ports forwarded to the namespace",
 	"  -T, --tcp-ns SPEC        namespace TCP ports forwarded to the host",
-	"  -U, --udp-ns SPEC        namespace UDP ports forwarded to the host (*)",
+	"  -U, --udp-ns SPEC        namespace UDP ports forwarded to the host",
 	"                           (default auto for all four)",
 	"",
 	NULL,
@@ -176,7 +176,7 @@ static const char *const usage_passt_tuning[] = {
 static const char *const usage_tail[] = {
 	"",
 	"(*) not implemented yet in this version: using it is an error, except",
-	"    'none' for -u/-U and --repair-path.",
+	"    'none' for --repair-path.",
 	NULL,
 };
 
