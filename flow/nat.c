@@ -332,3 +332,28 @@ void nat_guest_addr(const struct ctx *c, bool v4, union inany_addr *guest)
 	else
 		nat_v6_from(guest, &c->ip6.addr_ll_seen);
 }
+
+/**
+ * nat_outbound_src() - source address for a host socket toward a target
+ * @c:		execution context
+ * @dst:	host-side destination
+ * @src:	output: the -o/--outbound address of the family, or the
+ *		unspecified address for loopback, which it could not reach
+ */
+void nat_outbound_src(const struct ctx *c, const union inany_addr *dst,
+		      union inany_addr *src)
+{
+	const struct in_addr *d4 = inany_v4(dst);
+
+	if (d4) {
+		struct in_addr any = { .s_addr = htonl(INADDR_ANY) };
+		bool lo = (ntohl(d4->s_addr) >> IN_CLASSA_NSHIFT) ==
+			  IN_LOOPBACKNET;
+
+		inany_from_v4(src, lo ? any : c->ip4.outbound);
+	} else if (IN6_IS_ADDR_LOOPBACK(&dst->a6)) {
+		memset(src, 0, sizeof(*src));
+	} else {
+		src->a6 = c->ip6.outbound;
+	}
+}

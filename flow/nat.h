@@ -29,5 +29,7 @@ bool nat_outbound(const struct ctx *c, const union inany_addr *guest_dst,
 bool nat_inbound(const struct ctx *c, const union inany_addr *host_src,
 		 union inany_addr *guest_src);
 void nat_guest_addr(const struct ctx *c, bool v4, union inany_addr *guest);
+void nat_outbound_src(const struct ctx *c, const union inany_addr *dst,
+		      union inany_addr *src);
 
 #endif /* FLOW_NAT_H */

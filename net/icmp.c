@@ -171,18 +171,7 @@ static int icmp_sock_open(const struct ctx *c, const struct flow_key *key,
 	if (s < 0)
 		return -errno;
 
-	if (v4)
-		inany_from_v4(&src, c->ip4.outbound);
-	else
-		src.a6 = c->ip6.outbound;
-	if ((v4 && (ntohl(dst->v4mapped.a4.s_addr) >> IN_CLASSA_NSHIFT) ==
-		   IN_LOOPBACKNET) ||
-	    (!v4 && IN6_IS_ADDR_LOOPBACK(&dst->a6))) {
-		if (v4)
-			inany_from_v4(&src, (struct in_addr){ INADDR_ANY });
-		else
-			memset(&src, 0, sizeof(src));
-	}
+	nat_outbound_src(c, dst, &src);
 
 	/* Ask for the guest's identifier; any other one will do too */
 	sl = sockaddr_from_inany(&sa, &src, key->guest_port, 0);

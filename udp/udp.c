@@ -257,20 +257,7 @@ static int udp_sock_out(const struct ctx *c, const struct flow_key *key,
 		goto fail;
 	}
 
-	if (v4)
-		inany_from_v4(&src, c->ip4.outbound);
-	else
-		src.a6 = c->ip6.outbound;
-
-	/* The outbound address can't reach the host's loopback */
-	if ((v4 && (ntohl(dst->v4mapped.a4.s_addr) >> IN_CLASSA_NSHIFT) ==
-		   IN_LOOPBACKNET) ||
-	    (!v4 && IN6_IS_ADDR_LOOPBACK(&dst->a6))) {
-		if (v4)
-			inany_from_v4(&src, (struct in_addr){ INADDR_ANY });
-		else
-			memset(&src, 0, sizeof(src));
-	}
+	nat_outbound_src(c, dst, &src);
 
 	sl = sockaddr_from_inany(&sa, &src, key->guest_port, 0);
 	if (bind(s, &sa.sa, sl)) {
