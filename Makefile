@@ -44,6 +44,9 @@ SRCS_test_qdisc := qdisc/qdisc.c util/log.c
 UNIT_BINS += $(STANDALONE:%=$(BUILD)/tests/%)
 TOOL_SRCS := $(sort $(wildcard tests/tools/*.c))
 TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tools/%)
+# Kernel probes (tests/probes/): check kernel behaviour tcp/ relies on
+PROBE_SRCS := $(sort $(wildcard tests/probes/*.c))
+PROBE_BINS := $(PROBE_SRCS:tests/probes/%.c=$(BUILD)/probes/%)
 
 .PHONY: all unit check sanitize cppcheck clang-tidy install clean tools
 
@@ -66,7 +69,7 @@ passt: $(BUILD)/passt
 pasta: passt
 	ln -sf passt pasta
 
-tools: $(TOOL_BINS)
+tools: $(TOOL_BINS) $(PROBE_BINS)
 
 $(BUILD)/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
@@ -89,6 +92,10 @@ $(BUILD)/tools/%: tests/tools/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
 
+$(BUILD)/probes/%: tests/probes/%.c tests/probes/probe.h tcp/tcp_window.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -I. -o $@ $<
+
 unit: $(UNIT_BINS)
 	@tests/unit/run $(UNIT_BINS)
 
@@ -108,15 +115,15 @@ cppcheck:
 	cppcheck --std=c11 --error-exitcode=1 --enable=warning,performance,portability \
 		--inline-suppr --quiet -D_GNU_SOURCE -D__linux__ \
 		--suppress=missingIncludeSystem \
-		passt.c $(LIB_SRCS) $(UNIT_SRCS) $(TOOL_SRCS) \
-		$(wildcard tests/unit/standalone/*.c)
+		-I. passt.c $(LIB_SRCS) $(UNIT_SRCS) $(TOOL_SRCS) \
+		$(PROBE_SRCS) $(wildcard tests/unit/standalone/*.c)
 
 # One file per clang-tidy run: clang-tidy 14's va_list checker reports an
 # uninitialised va_list in every file after the first one that uses
 # va_start() in the same run (LLVM bug 41311)
 clang-tidy:
-	@rc=0; for f in passt.c $(LIB_SRCS) $(TOOL_SRCS); do \
-		clang-tidy --quiet --warnings-as-errors='*' $$f -- \
+	@rc=0; for f in passt.c $(LIB_SRCS) $(TOOL_SRCS) $(PROBE_SRCS); do \
+		clang-tidy --quiet --warnings-as-errors='*' $$f -- -I. \
 			$(filter-out -fstack-protector-strong,$(CFLAGS)) \
 			|| rc=1; \
 	done; exit $$rc

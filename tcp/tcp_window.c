@@ -35,6 +35,7 @@
 #include <sys/socket.h>
 
 #include "tcp_internal.h"
+#include "tcp_window.h"
 #include "../passt.h"
 #include "../util/log.h"
 #include "../util/util.h"
@@ -42,17 +43,6 @@
 #ifndef SO_MEMINFO
 #define SO_MEMINFO		55
 #endif
-
-/* Below this fraction of the send buffer free, wait for EPOLLOUT to update
- * the guest's window
- */
-#define TCP_WND_LOW_FRACTION	4
-
-/* Share of free send buffer memory not offered to the guest (1/8): the
- * kernel charges buffer overhead (struct sk_buff, page rounding) to the
- * same budget as the payload
- */
-#define TCP_WND_OVERHEAD_DIV	8
 
 static bool tcp_peek_off_ok;
 

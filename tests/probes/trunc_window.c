@@ -18,16 +18,14 @@
  */
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <netinet/in.h>
 #include <linux/tcp.h>
 #include <sys/ioctl.h>
-#include <sys/socket.h>
 #include <linux/sockios.h>
+
+#include "probe.h"
 
 #define PROBE_CHUNK		(1 << 16)
 #define PROBE_ROUNDS		100000
@@ -58,44 +56,29 @@ static unsigned int snd_wnd(int s)
  */
 int main(int argc, char **argv)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET,
-				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	static char buf[PROBE_CHUNK];
-	int l, s, r, one = 1, zero = 0, rcvbuf = 0, i;
+	int s, r, one = 1, zero = 0, rcvbuf = 0, i;
 	int before = 0, after = 0;
 	long long held = 0;
-	socklen_t sl = sizeof(a);
 	ssize_t n;
 
 	if (argc > 1)
 		rcvbuf = atoi(argv[1]);
 
-	l = socket(AF_INET, SOCK_STREAM, 0);
-	s = socket(AF_INET, SOCK_STREAM, 0);
-	if (l < 0 || s < 0 || bind(l, (struct sockaddr *)&a, sizeof(a)) ||
-	    getsockname(l, (struct sockaddr *)&a, &sl))
-		return 2;
-	if (rcvbuf)
-		setsockopt(l, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
-	if (listen(l, 1) || connect(s, (struct sockaddr *)&a, sizeof(a)))
-		return 2;
-	r = accept(l, NULL, NULL);
-	if (r < 0 || setsockopt(r, SOL_SOCKET, SO_PEEK_OFF, &zero,
-				sizeof(zero)))
-		return 2;
-	fcntl(s, F_SETFL, O_NONBLOCK);
-	fcntl(r, F_SETFL, O_NONBLOCK);
+	if (probe_pair(&s, &r, 0, rcvbuf) ||
+	    setsockopt(r, SOL_SOCKET, SO_PEEK_OFF, &zero, sizeof(zero)))
+		return PROBE_SETUP;
 
 	/* Fill until the sender sees a closed window, peeking everything */
 	for (i = 0; i < PROBE_ROUNDS && (i < 2 || snd_wnd(s)); i++) {
 		if (send(s, buf, sizeof(buf), 0) < 0 && errno != EAGAIN)
-			return 2;
+			return PROBE_SETUP;
 		while ((n = recv(r, buf, sizeof(buf), MSG_PEEK)) > 0)
 			held += n;
 	}
 	if (snd_wnd(s)) {
 		printf("window never closed: nothing to probe\n");
-		return 2;
+		return PROBE_SETUP;
 	}
 
 	n = recv(r, NULL, argc > 2 ? (size_t)atoi(argv[2]) : (size_t)held,
@@ -116,5 +99,5 @@ int main(int argc, char **argv)
 	if (!before)
 		printf("new data after TCP_QUICKACK: %d bytes\n", after);
 
-	return (before || after) ? 0 : 1;
+	return (before || after) ? PROBE_OK : PROBE_FAILED;
 }
