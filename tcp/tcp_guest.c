@@ -479,7 +479,11 @@ static void tcp_guest_data(struct ctx *c, struct tcp_conn *conn,
 		uint32_t skip = expected - seq;
 
 		if (skip > plen || (skip == plen && !fin)) {
-			/* Old data or a keepalive: acknowledge */
+			/* Old data, a window probe or a keepalive: answer
+			 * with our current sequence and window
+			 */
+			if (!plen && skip == 1)
+				tcp_stats.probes_acked++;
 			conn->flags |= TCP_F_ACK_PENDING;
 			tcp_conn_dirty(conn);
 			return;

@@ -158,6 +158,7 @@ struct tcp_stats {
 	uint64_t overrun;
 	uint64_t wnd_updates;
 	uint64_t rst_unknown;
+	uint64_t probes_acked;	/* window probes, keepalives answered */
 };
 
 extern struct tcp_stats tcp_stats;

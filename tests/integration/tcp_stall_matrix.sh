@@ -45,23 +45,6 @@ rig_target_ns || exit 1
 
 GUEST=		# namespace the iperf3 guest side runs in
 
-# relay_retrans() - the relay's retransmissions toward the guest so far
-relay_retrans() {
-	kill -USR1 "$RIG_RELAY_PID" 2>/dev/null || return 1
-	rig_poll 2 grep -q "tcp: .*retrans=" "$RIG_RELAY_LOG" || return 1
-	sleep 0.2
-	grep -o "tcp: .* retrans=[0-9]*" "$RIG_RELAY_LOG" | tail -1 |
-		sed 's/.* retrans=//'
-}
-
-# nstat_get() - absolute TCP counter in a namespace
-# $1: namespace
-# $2: counter name
-nstat_get() {
-	ip netns exec "$1" nstat -asz "$2" 2>/dev/null |
-		awk -v k="$2" '$1 == k { print $2 }'
-}
-
 # start_relay() - (re)start the relay of a matrix row, guest ready
 # $1: pasta or passt
 # $2: default or small
@@ -117,12 +100,12 @@ cell() {
 		port=$PORT
 	fi
 
-	rr0=$(relay_retrans) || rig_fail "no counters from the relay" ||
-		return 1
-	rb0=$(nstat_get "$RIG_HOSTNS" TcpRetransSegs)
-	ob0=$(nstat_get "$RIG_HOSTNS" TcpOutSegs)
-	rg0=$(nstat_get "$GUEST" TcpRetransSegs)
-	og0=$(nstat_get "$GUEST" TcpOutSegs)
+	rr0=$(rig_relay_counter tcp retrans) ||
+		rig_fail "no counters from the relay" || return 1
+	rb0=$(rig_nstat "$RIG_HOSTNS" TcpRetransSegs)
+	ob0=$(rig_nstat "$RIG_HOSTNS" TcpOutSegs)
+	rg0=$(rig_nstat "$GUEST" TcpRetransSegs)
+	og0=$(rig_nstat "$GUEST" TcpOutSegs)
 
 	ip netns exec "$cli_ns" timeout -k 5 $((SECS + 20)) \
 		iperf3 -c "$addr" -p "$port" -t "$SECS" -i 1 -J \
@@ -130,12 +113,12 @@ cell() {
 	out=$(jq -r '.error // empty' "$json" 2>/dev/null)
 	[ -z "$out" ] || rig_fail "iperf3: $out" || return 1
 
-	rr1=$(relay_retrans) || rig_fail "no counters from the relay" ||
-		return 1
-	rb1=$(nstat_get "$RIG_HOSTNS" TcpRetransSegs)
-	ob1=$(nstat_get "$RIG_HOSTNS" TcpOutSegs)
-	rg1=$(nstat_get "$GUEST" TcpRetransSegs)
-	og1=$(nstat_get "$GUEST" TcpOutSegs)
+	rr1=$(rig_relay_counter tcp retrans) ||
+		rig_fail "no counters from the relay" || return 1
+	rb1=$(rig_nstat "$RIG_HOSTNS" TcpRetransSegs)
+	ob1=$(rig_nstat "$RIG_HOSTNS" TcpOutSegs)
+	rg1=$(rig_nstat "$GUEST" TcpRetransSegs)
+	og1=$(rig_nstat "$GUEST" TcpOutSegs)
 
 	# Per-second rates of the whole run (all streams), full seconds only
 	jq -r '.intervals[].sum | select(.seconds >= 0.5) |

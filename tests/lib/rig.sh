@@ -563,6 +563,37 @@ rig_no_san() {
 			 "$(grep -Em 1 "$RIG_SAN_RE" "$1")"
 }
 
+# rig_relay_counter() - one of the relay's counters, fresh (SIGUSR1)
+# $1: module as the log line starts (e.g. "tcp")
+# $2: key (e.g. "retrans")
+# Prints the value; the relay must log to $RIG_RELAY_LOG.
+rig_relay_counter() {
+	local before
+
+	before=$(grep -c "$1: .*$2=" "$RIG_RELAY_LOG" 2>/dev/null)
+	kill -USR1 "$RIG_RELAY_PID" 2>/dev/null || return 1
+	rig_poll 2 rig_log_grew "$RIG_RELAY_LOG" "$1: .*$2=" "${before:-0}" ||
+		return 1
+	grep -o "$1: .* $2=[0-9]*" "$RIG_RELAY_LOG" | tail -1 |
+		sed "s/.* $2=//"
+}
+
+# rig_log_grew() - does a file hold more lines matching a pattern than before?
+# $1: file
+# $2: grep pattern
+# $3: matching lines before
+rig_log_grew() {
+	[ "$(grep -c "$2" "$1" 2>/dev/null)" -gt "$3" ]
+}
+
+# rig_nstat() - absolute value of a kernel SNMP counter in a namespace
+# $1: namespace
+# $2: counter (e.g. TcpRetransSegs, TcpExtTCPWinProbe)
+rig_nstat() {
+	ip netns exec "$1" nstat -asz "$2" 2>/dev/null |
+		awk -v k="$2" '$1 == k { print $2 }'
+}
+
 # rig_random_file() - create a file of random bytes
 # $1: path
 # $2: size for head -c (e.g. 200M, 1M)
