@@ -84,11 +84,12 @@ class Peers:
         self.ours = ours                # path of this project's pasta
         self._veth_seq = 0
 
-    def start(self, peer, mtu, fwd_port=None, max_flows=None):
+    def start(self, peer, mtu, fwd_port=None, max_flows=None, extra=None):
         """Start peer for a new target namespace; return its Instance.
 
         fwd_port: port to forward host->namespace, or None.
         max_flows: --max-flows for this project's pasta (None: default).
+        extra: more options for this project's pasta (list), or None.
         Raises RigError if the peer doesn't come up.
         """
         tag = {"pasta": "p", "pasta-upstream": "u", "slirp4netns": "s",
@@ -100,7 +101,7 @@ class Peers:
         elif peer == "slirp4netns":
             self._slirp(inst, fwd_port)
         else:
-            self._pasta(inst, fwd_port, max_flows)
+            self._pasta(inst, fwd_port, max_flows, extra)
         with open(os.path.join(self.rig.outdir, f"ns-{ns}.txt"), "w",
                   encoding="utf-8") as f:
             f.write(f"# {peer}, MTU {mtu}\n")
@@ -133,7 +134,7 @@ class Peers:
             raise RigError(f"{what}: port {inst.fwd_port} not forwarded "
                            f"after {READY_SECS} s, see {inst.proc.log}")
 
-    def _pasta(self, inst, fwd_port, max_flows):
+    def _pasta(self, inst, fwd_port, max_flows, extra=None):
         """This project's pasta or upstream pasta, in the foreground."""
         binary = self.ours if inst.peer == "pasta" else UPSTREAM_PASTA
         argv = [binary, "-f", "--runas", "0", "--config-net",
@@ -141,6 +142,8 @@ class Peers:
                 "-U", "none", "-t", str(fwd_port) if fwd_port else "none"]
         if max_flows:
             argv += ["--max-flows", str(max_flows)]
+        if extra and inst.peer == "pasta":
+            argv += extra
         argv += ["--netns", inst.ns]
         inst.proc = self.rig.spawn(self.rig.host_ns, argv,
                                    f"relay-{inst.ns}.log")
