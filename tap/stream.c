@@ -62,6 +62,7 @@
 #include "../net/net.h"
 #include "../qdisc/qdisc.h"
 #include "../util/log.h"
+#include "../util/sockbuf.h"
 #include "../util/util.h"
 
 /* Default socket paths: STREAM_SOCK_FMT with N from 1 to STREAM_SOCK_NMAX */
@@ -313,40 +314,6 @@ static int stream_listen_auto(char *path)
 }
 
 /**
- * stream_set_buf() - set a socket buffer size, report kernel clamping
- * @fd:		socket
- * @opt:	SO_RCVBUF or SO_SNDBUF
- * @want:	requested size, bytes; 0 leaves the default
- * @reported:	set once the clamping was reported
- */
-static void stream_set_buf(int fd, int opt, int want, bool *reported)
-{
-	const char *name = opt == SO_RCVBUF ? "--tap-rmem" : "--tap-wmem";
-	socklen_t sl = sizeof(int);
-	int got;
-
-	if (want <= 0)
-		return;
-
-	if (setsockopt(fd, SOL_SOCKET, opt, &want, sizeof(want))) {
-		warn_perror("can't set %s %i on the guest socket", name, want);
-		return;
-	}
-
-	/* The kernel reports double the size: it counts its overhead */
-	if (getsockopt(fd, SOL_SOCKET, opt, &got, &sl))
-		return;
-	got /= 2;
-
-	if (got < want && !*reported) {
-		*reported = true;
-		info("%s %i: the kernel limited the guest socket's buffer to "
-		     "%i bytes (raise net.core.%s to allow more)", name, want,
-		     got, opt == SO_RCVBUF ? "rmem_max" : "wmem_max");
-	}
-}
-
-/**
  * stream_guest_attach() - start serving a connected guest socket
  * @c:		execution context
  * @fd:		connected stream socket
@@ -368,8 +335,10 @@ static int stream_guest_attach(struct ctx *c, int fd)
 		return ret;
 	}
 
-	stream_set_buf(fd, SO_RCVBUF, c->tap_rmem, &stream_rmem_reported);
-	stream_set_buf(fd, SO_SNDBUF, c->tap_wmem, &stream_wmem_reported);
+	sockbuf_set(fd, SO_RCVBUF, c->tap_rmem, "--tap-rmem",
+		    &stream_rmem_reported);
+	sockbuf_set(fd, SO_SNDBUF, c->tap_wmem, "--tap-wmem",
+		    &stream_wmem_reported);
 
 	stream_fd = fd;
 	stream_gen++;

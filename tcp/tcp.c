@@ -45,6 +45,7 @@
 #include "../passt.h"
 #include "../qdisc/qdisc.h"
 #include "../util/log.h"
+#include "../util/sockbuf.h"
 #include "../util/util.h"
 
 struct tcp_stats tcp_stats;
@@ -188,14 +189,23 @@ void tcp_sock_opts(const struct ctx *c, int s)
 	    setsockopt(s, SOL_SOCKET, SO_PEEK_OFF, &zero, sizeof(zero)))
 		warn_perror("TCP: can't set SO_PEEK_OFF");
 
-	if (c->tcp_rmem &&
-	    setsockopt(s, SOL_SOCKET, SO_RCVBUF, &c->tcp_rmem,
-		       sizeof(c->tcp_rmem)))
-		debug_perror("SO_RCVBUF");
-	if (c->tcp_wmem &&
-	    setsockopt(s, SOL_SOCKET, SO_SNDBUF, &c->tcp_wmem,
-		       sizeof(c->tcp_wmem)))
-		debug_perror("SO_SNDBUF");
+	tcp_sock_bufs(c, s);
+}
+
+/**
+ * tcp_sock_bufs() - apply --tcp-rmem and --tcp-wmem to a host socket
+ * @c:		execution context
+ * @s:		socket
+ *
+ * The first time the kernel caps a size (net.core.rmem_max/wmem_max), the
+ * effective size is logged.
+ */
+void tcp_sock_bufs(const struct ctx *c, int s)
+{
+	static bool rmem_reported, wmem_reported;
+
+	sockbuf_set(s, SO_RCVBUF, c->tcp_rmem, "--tcp-rmem", &rmem_reported);
+	sockbuf_set(s, SO_SNDBUF, c->tcp_wmem, "--tcp-wmem", &wmem_reported);
 }
 
 /**

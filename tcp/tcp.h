@@ -27,5 +27,6 @@ void tcp_defer_handler(struct ctx *c, uint64_t now_ms);
 int tcp_listen_auto(const struct ctx *c, uint16_t port, int fds[2]);
 void tcp_stats_log(void);
 void tcp_input_done(struct ctx *c);
+void tcp_sock_bufs(const struct ctx *c, int s);
 
 #endif /* TCP_TCP_H */

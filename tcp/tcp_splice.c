@@ -81,6 +81,7 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 
+#include "tcp.h"
 #include "tcp_splice.h"
 #include "../conf/fwd.h"
 #include "../flow/flow.h"
@@ -644,23 +645,6 @@ static int tcp_splice_pipe(struct tcp_splice_conn *conn, unsigned int d)
 }
 
 /**
- * tcp_splice_bufs() - apply --tcp-rmem and --tcp-wmem to a host socket
- * @c:		execution context
- * @s:		socket
- */
-static void tcp_splice_bufs(const struct ctx *c, int s)
-{
-	if (c->tcp_rmem > 0 &&
-	    setsockopt(s, SOL_SOCKET, SO_RCVBUF, &c->tcp_rmem,
-		       sizeof(c->tcp_rmem)))
-		debug_perror("TCP splice: can't set SO_RCVBUF");
-	if (c->tcp_wmem > 0 &&
-	    setsockopt(s, SOL_SOCKET, SO_SNDBUF, &c->tcp_wmem,
-		       sizeof(c->tcp_wmem)))
-		debug_perror("TCP splice: can't set SO_SNDBUF");
-}
-
-/**
  * tcp_splice_conn_new() - splice an accepted socket to a new connection
  * @c:		execution context
  * @s:		accepted, non-blocking socket; owned by this function
@@ -713,7 +697,7 @@ int tcp_splice_conn_new(struct ctx *c, int s,
 			   sizeof(one));
 	}
 	if (!t->in_ns)
-		tcp_splice_bufs(c, conn->sock[1]);
+		tcp_sock_bufs(c, conn->sock[1]);
 
 	sl = sockaddr_from_inany(&sa, &t->addr, t->port, 0);
 	if (connect(conn->sock[1], &sa.sa, sl)) {

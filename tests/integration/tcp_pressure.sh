@@ -256,6 +256,34 @@ wmem_pacing() {
 			 "$((o1 - o0)) segments" || return 1
 }
 
+# clamp_reported() - test: sizes beyond net.core.*mem_max are reported once
+clamp_reported() {
+	local rmax wmax n msg
+
+	rmax=$(sysctl -n net.core.rmem_max) &&
+	wmax=$(sysctl -n net.core.wmem_max) || return 1
+	[ -n "$RIG_RELAY_PID" ] && rig_kill "$RIG_RELAY_PID"
+	rig_relay_start fg --tcp-rmem $((rmax * 2)) \
+		--tcp-wmem $((wmax * 2)) || return 1
+	for n in 1 2 3; do
+		rig_transfer "$RIG_NS" "TCP4:$RIG_GW4:$PORT" "$RIG_HOSTNS" \
+			"TCP4-LISTEN:$PORT,bind=127.0.0.1" "$SMALLDATA" 20 ||
+			return 1
+	done
+	for msg in "--tcp-rmem $((rmax * 2)): the kernel limits socket" \
+		   "buffers to $rmax bytes (raise net.core.rmem_max" \
+		   "--tcp-wmem $((wmax * 2)): the kernel limits socket" \
+		   "buffers to $wmax bytes (raise net.core.wmem_max"; do
+		n=$(grep -cF -- "$msg" "$RIG_RELAY_LOG")
+		[ "$n" = 1 ] ||
+			rig_fail "\"$msg\" $n times in the log, expected" \
+				 "once" || return 1
+	done
+}
+
+SMALLDATA=$RIG_TMP/small
+rig_random_file "$SMALLDATA" 1M || exit 1
+
 for mode in pasta passt; do
 	for buf in default small; do
 		row="$mode, $buf buffers"
@@ -267,4 +295,6 @@ for mode in pasta passt; do
 			wmem_pacing
 	done
 done
+rig_run "sizes beyond net.core.rmem_max/wmem_max reported once" \
+	clamp_reported
 rig_summary

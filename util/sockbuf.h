@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* sockbuf.h - socket buffer sizes asked for by options */
+
+#ifndef SOCKBUF_H
+#define SOCKBUF_H
+
+#include <stdbool.h>
+
+void sockbuf_set(int fd, int opt, int want, const char *option,
+		 bool *reported);
+
+#endif /* SOCKBUF_H */
