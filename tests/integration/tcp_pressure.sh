@@ -106,6 +106,17 @@ slow_server() {
 	rig_defer "rig_kill $RIG_BG_PID"
 }
 
+# start_sender() - start sending $DATA in the background
+# $1: namespace
+# $2: socat connect address
+# Sets RIG_BG_PID.
+start_sender() {
+	ip netns exec "$1" timeout -k 5 $((LIMIT + HOLD + 10)) \
+		socat -u "FILE:$DATA" "$2" &
+	RIG_BG_PID=$!
+	rig_defer "rig_kill $RIG_BG_PID"
+}
+
 # sock_field() - a field of ss -tni for the connection to a port
 # $1: namespace
 # $2: destination port
@@ -155,10 +166,8 @@ trunc_window() {
 	recv=$RIG_BG_PID
 	rig_wait_listen "$GUEST" "$FWD" || return 1
 
-	ip netns exec "$RIG_HOSTNS" timeout -k 5 $((LIMIT + HOLD + 10)) \
-		socat -u "FILE:$DATA" "TCP4:$RIG_ADDR4:$FWD" &
-	snd=$!
-	rig_defer "rig_kill $snd"
+	start_sender "$RIG_HOSTNS" "TCP4:$RIG_ADDR4:$FWD"
+	snd=$RIG_BG_PID
 
 	# The sender's socket: data queued, the window closed (below one
 	# segment); loopback segments in the host namespace are 64 KiB
@@ -187,6 +196,19 @@ trunc_window() {
 		return 1
 }
 
+# pacing_counters() - print the relay's overrun and probes_acked counters,
+# then the guest's retransmitted and sent segments and window probes, on
+# one line; nothing if the relay gives no counters
+pacing_counters() {
+	local ov a
+
+	ov=$(rig_relay_counter tcp overrun) &&
+	a=$(rig_relay_counter tcp probes_acked) || return 1
+	echo "$ov $a $(rig_nstat "$GUEST" TcpRetransSegs)" \
+	     "$(rig_nstat "$GUEST" TcpOutSegs)" \
+	     "$(rig_nstat "$GUEST" TcpExtTCPWinProbe)"
+}
+
 # wmem_pacing() - test: guest writes paced by the host socket's free buffer
 wmem_pacing() {
 	local go=$RIG_TMP/go.$RANDOM sum=$RIG_TMP/sum.$RANDOM recv snd
@@ -197,17 +219,11 @@ wmem_pacing() {
 	recv=$RIG_BG_PID
 	rig_wait_listen "$RIG_HOSTNS" "$PORT" || return 1
 
-	ov0=$(rig_relay_counter tcp overrun) &&
-	a0=$(rig_relay_counter tcp probes_acked) ||
-		rig_fail "no counters from the relay" || return 1
-	r0=$(rig_nstat "$GUEST" TcpRetransSegs)
-	o0=$(rig_nstat "$GUEST" TcpOutSegs)
-	w0=$(rig_nstat "$GUEST" TcpExtTCPWinProbe)
+	read -r ov0 a0 r0 o0 w0 <<<"$(pacing_counters)"
+	[ -n "$w0" ] || rig_fail "no counters from the relay" || return 1
 
-	ip netns exec "$GUEST" timeout -k 5 $((LIMIT + HOLD + 10)) \
-		socat -u "FILE:$DATA" "TCP4:$RIG_GW4:$PORT" &
-	snd=$!
-	rig_defer "rig_kill $snd"
+	start_sender "$GUEST" "TCP4:$RIG_GW4:$PORT"
+	snd=$RIG_BG_PID
 
 	# Window seen by the guest against the relay's send buffer (skmem
 	# tb of the relay's socket, the one connected to the port)
@@ -232,12 +248,8 @@ wmem_pacing() {
 	touch "$go"
 	wait_sender "$snd" "$recv" "$sum" || return 1
 
-	ov1=$(rig_relay_counter tcp overrun) &&
-	a1=$(rig_relay_counter tcp probes_acked) ||
-		rig_fail "no counters from the relay" || return 1
-	r1=$(rig_nstat "$GUEST" TcpRetransSegs)
-	o1=$(rig_nstat "$GUEST" TcpOutSegs)
-	w1=$(rig_nstat "$GUEST" TcpExtTCPWinProbe)
+	read -r ov1 a1 r1 o1 w1 <<<"$(pacing_counters)"
+	[ -n "$w1" ] || rig_fail "no counters from the relay" || return 1
 	rig_log "guest: $((w1 - w0)) window probes, relay answered" \
 		"$((a1 - a0)); guest retransmitted $((r1 - r0)) of" \
 		"$((o1 - o0)) segments; relay overrun $((ov1 - ov0)) bytes"

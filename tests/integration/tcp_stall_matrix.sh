@@ -72,6 +72,19 @@ start_relay() {
 	PASST_MTU=$mtu passt_guest_static "$GUEST" || return 1
 }
 
+# retrans_counters() - print the relay's retransmissions toward the guest,
+# then retransmitted and sent segments of the host namespace and of the
+# guest, on one line; nothing if the relay gives no counters
+retrans_counters() {
+	local rr
+
+	rr=$(rig_relay_counter tcp retrans) || return 1
+	echo "$rr $(rig_nstat "$RIG_HOSTNS" TcpRetransSegs)" \
+	     "$(rig_nstat "$RIG_HOSTNS" TcpOutSegs)" \
+	     "$(rig_nstat "$GUEST" TcpRetransSegs)" \
+	     "$(rig_nstat "$GUEST" TcpOutSegs)"
+}
+
 # cell() - test: one iperf3 run, no stall, few retransmissions
 # $1: "" (namespace->host) or -R (host->namespace)
 # $2: parallel streams
@@ -100,12 +113,8 @@ cell() {
 		port=$PORT
 	fi
 
-	rr0=$(rig_relay_counter tcp retrans) ||
-		rig_fail "no counters from the relay" || return 1
-	rb0=$(rig_nstat "$RIG_HOSTNS" TcpRetransSegs)
-	ob0=$(rig_nstat "$RIG_HOSTNS" TcpOutSegs)
-	rg0=$(rig_nstat "$GUEST" TcpRetransSegs)
-	og0=$(rig_nstat "$GUEST" TcpOutSegs)
+	read -r rr0 rb0 ob0 rg0 og0 <<<"$(retrans_counters)"
+	[ -n "$og0" ] || rig_fail "no counters from the relay" || return 1
 
 	ip netns exec "$cli_ns" timeout -k 5 $((SECS + 20)) \
 		iperf3 -c "$addr" -p "$port" -t "$SECS" -i 1 -J \
@@ -113,12 +122,8 @@ cell() {
 	out=$(jq -r '.error // empty' "$json" 2>/dev/null)
 	[ -z "$out" ] || rig_fail "iperf3: $out" || return 1
 
-	rr1=$(rig_relay_counter tcp retrans) ||
-		rig_fail "no counters from the relay" || return 1
-	rb1=$(rig_nstat "$RIG_HOSTNS" TcpRetransSegs)
-	ob1=$(rig_nstat "$RIG_HOSTNS" TcpOutSegs)
-	rg1=$(rig_nstat "$GUEST" TcpRetransSegs)
-	og1=$(rig_nstat "$GUEST" TcpOutSegs)
+	read -r rr1 rb1 ob1 rg1 og1 <<<"$(retrans_counters)"
+	[ -n "$og1" ] || rig_fail "no counters from the relay" || return 1
 
 	# Per-second rates of the whole run (all streams), full seconds only
 	jq -r '.intervals[].sum | select(.seconds >= 0.5) |
