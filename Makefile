@@ -38,8 +38,8 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 # Standalone tests (tests/unit/standalone/) define doubles for other
 # modules: each is linked with its own short list of sources only
 STANDALONE := test_net_io test_dhcp test_qdisc
-SRCS_test_net_io := net/net.c net/arp.c net/ndp.c net/checksum.c util/log.c
-SRCS_test_dhcp := net/dhcp.c net/dhcpv6.c net/checksum.c util/log.c
+SRCS_test_net_io := net/net.c net/arp.c net/ndp.c net/dns_name.c net/checksum.c util/log.c
+SRCS_test_dhcp := net/dhcp.c net/dhcpv6.c net/dns_name.c net/checksum.c util/log.c
 SRCS_test_qdisc := qdisc/qdisc.c util/log.c
 UNIT_BINS += $(STANDALONE:%=$(BUILD)/tests/%)
 TOOL_SRCS := $(sort $(wildcard tests/tools/*.c))

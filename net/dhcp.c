@@ -61,6 +61,7 @@
 #include "../util/util.h"
 #include "checksum.h"
 #include "dhcp.h"
+#include "dns_name.h"
 #include "inany.h"
 #include "ip.h"
 #include "net.h"
@@ -151,10 +152,6 @@ static const uint8_t dhcp_cookie[DHCP_COOKIE_LEN] = { 99, 130, 83, 99 };
 #define DHCP_MTU_MAX		65535
 
 #define DHCP_DNS_NAME_MAX	255
-#define DHCP_DNS_LABEL_MAX	63
-
-/* Encoded search list: every name at its longest, with length bytes */
-#define DHCP_SEARCH_BUF		(SEARCH_MAX * (SEARCH_LEN_MAX + 2))
 
 /**
  * struct dhcp_req - what a request says, after validation
@@ -195,46 +192,6 @@ struct dhcp_out {
 	size_t len;
 	size_t room;
 };
-
-/**
- * dhcp_dns_name() - encode a domain name in DNS wire format (RFC 1035)
- * @out:	output buffer
- * @size:	room in @out
- * @name:	dotted domain name, NUL-terminated, a trailing dot allowed
- *
- * Return: bytes written, root label included, 0 if @name is empty,
- *	   invalid (empty or long label, longer than 255 bytes) or does not
- *	   fit
- */
-size_t dhcp_dns_name(uint8_t *out, size_t size, const char *name)
-{
-	size_t n = 0;
-
-	if (!*name || *name == '.')
-		return 0;
-
-	while (*name) {
-		const char *dot = strchr(name, '.');
-		size_t llen = dot ? (size_t)(dot - name) : strlen(name);
-
-		if (!llen || llen > DHCP_DNS_LABEL_MAX)
-			return 0;
-		/* Length byte, label, and the final root label */
-		if (n + 1 + llen + 1 > MIN(size, DHCP_DNS_NAME_MAX))
-			return 0;
-
-		out[n++] = (uint8_t)llen;
-		memcpy(out + n, name, llen);
-		n += llen;
-
-		name += llen;
-		if (*name == '.')
-			name++;
-	}
-
-	out[n++] = 0;
-	return n;
-}
 
 /**
  * dhcp_mask() - netmask of the guest's prefix
@@ -582,26 +539,13 @@ static void dhcp_put_domain(const struct ctx *c, struct dhcp_out *o)
  */
 static void dhcp_put_search(const struct ctx *c, struct dhcp_out *o)
 {
-	uint8_t buf[DHCP_SEARCH_BUF];
-	size_t end[SEARCH_MAX];
-	size_t len = 0, n = 0;
-	int i;
+	uint8_t buf[DNS_SEARCH_BUF];
+	size_t end[SEARCH_MAX], n;
 
 	if (c->no_search || c->no_dhcp_search)
 		return;
 
-	for (i = 0; i < c->search_count && i < SEARCH_MAX; i++) {
-		size_t l;
-
-		if (!memchr(c->search[i], '\0', sizeof(c->search[i])))
-			continue;
-		l = dhcp_dns_name(buf + len, sizeof(buf) - len, c->search[i]);
-		if (!l)
-			continue;
-		len += l;
-		end[n++] = len;
-	}
-
+	n = dns_search_encode(c, buf, sizeof(buf), end);
 	while (n) {
 		if (dhcp_put(o, DHCP_OPT_SEARCH, buf, end[n - 1]))
 			return;
@@ -639,7 +583,7 @@ static void dhcp_put_fqdn(const struct ctx *c, const struct dhcp_req *r,
 
 	if (memchr(c->fqdn, '\0', sizeof(c->fqdn))) {
 		if (wire) {
-			len += dhcp_dns_name(v + len, sizeof(v) - len,
+			len += dns_name_encode(v + len, sizeof(v) - len,
 					     c->fqdn);
 		} else {
 			size_t l = strlen(c->fqdn);

@@ -16,6 +16,5 @@ struct ctx;
 #define DHCP_CLIENT_PORT	68
 
 bool dhcp_input(struct ctx *c, const uint8_t *payload, size_t len);
-size_t dhcp_dns_name(uint8_t *out, size_t size, const char *name);
 
 #endif /* NET_DHCP_H */

@@ -44,7 +44,7 @@
 #include "../util/log.h"
 #include "../util/util.h"
 #include "checksum.h"
-#include "dhcp.h"
+#include "dns_name.h"
 #include "dhcpv6.h"
 #include "inany.h"
 #include "ip.h"
@@ -119,7 +119,6 @@
 /* Foreign addresses returned with zero lifetimes per IA_NA */
 #define DHCPV6_IAADDR_MAX	4
 
-#define DHCPV6_SEARCH_BUF	(SEARCH_MAX * (SEARCH_LEN_MAX + 2))
 #define DHCPV6_NAME_MAX		255
 
 /**
@@ -525,26 +524,13 @@ static void dhcpv6_put_dns(const struct ctx *c, struct dhcpv6_out *o)
  */
 static void dhcpv6_put_search(const struct ctx *c, struct dhcpv6_out *o)
 {
-	uint8_t buf[DHCPV6_SEARCH_BUF];
-	size_t end[SEARCH_MAX];
-	size_t len = 0, n = 0;
-	int i;
+	uint8_t buf[DNS_SEARCH_BUF];
+	size_t end[SEARCH_MAX], n;
 
 	if (c->no_search || c->no_dhcp_search)
 		return;
 
-	for (i = 0; i < c->search_count && i < SEARCH_MAX; i++) {
-		size_t l;
-
-		if (!memchr(c->search[i], '\0', sizeof(c->search[i])))
-			continue;
-		l = dhcp_dns_name(buf + len, sizeof(buf) - len, c->search[i]);
-		if (!l)
-			continue;
-		len += l;
-		end[n++] = len;
-	}
-
+	n = dns_search_encode(c, buf, sizeof(buf), end);
 	while (n) {
 		if (dhcpv6_put(o, DHCPV6_OPT_DOMAINS, buf, end[n - 1]))
 			return;
@@ -574,7 +560,7 @@ static void dhcpv6_put_fqdn(const struct ctx *c, const struct dhcpv6_req *r,
 		v[0] |= DHCPV6_FQDN_O;
 
 	if (memchr(c->fqdn, '\0', sizeof(c->fqdn)))
-		len += dhcp_dns_name(v + 1, sizeof(v) - 1, c->fqdn);
+		len += dns_name_encode(v + 1, sizeof(v) - 1, c->fqdn);
 
 	(void)dhcpv6_put(o, DHCPV6_OPT_FQDN, v, len);
 }

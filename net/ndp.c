@@ -38,6 +38,7 @@
 #include "../util/log.h"
 #include "../util/util.h"
 #include "checksum.h"
+#include "dns_name.h"
 #include "inany.h"
 #include "ip.h"
 #include "ndp.h"
@@ -78,8 +79,6 @@
 /* Prefix, RDNSS, DNSSL lifetimes: infinite, the relay's setup is static */
 #define NDP_LIFETIME_INFINITE	0xffffffffU
 #define NDP_PREFIX_LEN		64
-#define NDP_DNS_NAME_MAX	255
-#define NDP_DNS_LABEL_MAX	63
 
 /* Keep advertisements within the IPv6 minimum MTU: options that do not
  * fit (search domains) are left out
@@ -262,44 +261,6 @@ static void ndp_na_send(struct ctx *c, const uint8_t *eth_src,
 }
 
 /**
- * ndp_dnssl_name() - encode a domain name in DNS wire format
- * @out:	output buffer
- * @size:	room in @out
- * @name:	dotted domain name, a trailing dot is allowed
- *
- * Return: bytes written, 0 if @name is empty, invalid or does not fit
- */
-static size_t ndp_dnssl_name(uint8_t *out, size_t size, const char *name)
-{
-	size_t n = 0;
-
-	if (!*name || *name == '.')
-		return 0;
-
-	while (*name) {
-		const char *dot = strchr(name, '.');
-		size_t llen = dot ? (size_t)(dot - name) : strlen(name);
-
-		if (!llen || llen > NDP_DNS_LABEL_MAX)
-			return 0;
-		/* Length byte, label, and the final root label */
-		if (n + 1 + llen + 1 > MIN(size, NDP_DNS_NAME_MAX))
-			return 0;
-
-		out[n++] = (uint8_t)llen;
-		memcpy(out + n, name, llen);
-		n += llen;
-
-		name += llen;
-		if (*name == '.')
-			name++;
-	}
-
-	out[n++] = 0;
-	return n;
-}
-
-/**
  * ndp_ra_opt_dnssl() - write the DNS Search List option (RFC 8106)
  * @c:		execution context
  * @opt:	where the option goes
@@ -310,8 +271,7 @@ static size_t ndp_dnssl_name(uint8_t *out, size_t size, const char *name)
 static size_t ndp_ra_opt_dnssl(const struct ctx *c, uint8_t *opt,
 			       size_t room)
 {
-	size_t len = NDP_OPT_DNS_HDR_LEN, padded;
-	int i;
+	size_t len = NDP_OPT_DNS_HDR_LEN, padded, ends[SEARCH_MAX], n;
 
 	if (room < NDP_OPT_DNS_HDR_LEN + NDP_OPT_UNIT)
 		return 0;
@@ -319,13 +279,9 @@ static size_t ndp_ra_opt_dnssl(const struct ctx *c, uint8_t *opt,
 	/* Keep room for padding to a multiple of 8 bytes */
 	room -= NDP_OPT_UNIT - 1;
 
-	for (i = 0; i < c->search_count && i < SEARCH_MAX; i++) {
-		const char *name = c->search[i];
-
-		if (!memchr(name, '\0', sizeof(c->search[i])))
-			continue;
-		len += ndp_dnssl_name(opt + len, room - len, name);
-	}
+	n = dns_search_encode(c, opt + len, room - len, ends);
+	if (n)
+		len += ends[n - 1];
 
 	if (len == NDP_OPT_DNS_HDR_LEN)
 		return 0;
