@@ -143,6 +143,7 @@ static void tcp_timer_fn(struct ctx *c, struct wheel_timer *t,
 		}
 		tcp_stats.rto++;
 		conn->rto_ms = MIN(conn->rto_ms * 2, TCP_RTO_MAX_MS);
+		conn->flags &= ~(TCP_F_RECOVERY | TCP_F_RETX_ONE);
 		tcp_rewind(conn);
 		qdisc_wake(conn->flow);
 		tcp_timer_arm(conn, now_ms, conn->rto_ms);
@@ -486,7 +487,7 @@ void tcp_stats_log(void)
 
 	info("tcp: conns_out=%llu conns_in=%llu refused=%llu retrans=%llu "
 	     "fast_retrans=%llu rto=%llu overrun=%llu wnd_updates=%llu "
-	     "rst_unknown=%llu probes_acked=%llu active=%u",
+	     "rst_unknown=%llu probes_acked=%llu ooo_held=%llu active=%u",
 	     (unsigned long long)t->conns_out, (unsigned long long)t->conns_in,
 	     (unsigned long long)t->conns_refused,
 	     (unsigned long long)t->retrans,
@@ -494,7 +495,8 @@ void tcp_stats_log(void)
 	     (unsigned long long)t->overrun,
 	     (unsigned long long)t->wnd_updates,
 	     (unsigned long long)t->rst_unknown,
-	     (unsigned long long)t->probes_acked, tcp_conns_active());
+	     (unsigned long long)t->probes_acked,
+	     (unsigned long long)t->ooo_held, tcp_conns_active());
 }
 
 /**
@@ -517,6 +519,8 @@ int tcp_init(struct ctx *c)
 	for (i = 0; i < tcp_conns_cap; i++)
 		tcp_conns[i].sock = -1;
 
+	if (tcp_ooo_init())
+		return -ENOMEM;
 	if (tcp_window_init())
 		return -EINVAL;
 

@@ -259,6 +259,31 @@ void tcp_rewind(struct tcp_conn *conn)
 }
 
 /**
+ * tcp_retransmit_first() - fast retransmission: resend the first segment
+ * @conn:	connection
+ *
+ * The guest keeps what it received after the hole (Linux always does), so
+ * only the segment at the hole is sent again, then sending resumes where
+ * it was; fast recovery lasts until everything sent so far is
+ * acknowledged, and an acknowledgement short of that (another hole)
+ * resends the segment it points at (RFC 6582, NewReno). Once our FIN is
+ * out, a plain rewind is simpler and as good.
+ */
+void tcp_retransmit_first(struct tcp_conn *conn)
+{
+	if (conn->flags & TCP_F_FIN_SENT) {
+		conn->flags &= ~TCP_F_RECOVERY;
+		tcp_rewind(conn);
+		return;
+	}
+
+	conn->seq_resume = conn->seq_to_guest;
+	conn->seq_recover = conn->seq_max_sent;
+	conn->flags |= TCP_F_RETX_ONE | TCP_F_RECOVERY;
+	tcp_rewind(conn);
+}
+
+/**
  * tcp_send_fin() - the host peer closed and all its data was sent: FIN
  * @c:		execution context
  * @conn:	connection
@@ -335,6 +360,8 @@ enum qdisc_pull_result tcp_pull(struct ctx *c, uint32_t flow, size_t budget,
 	seg = offload ? tcp_gso_payload(conn) : conn->mss;
 
 	want = MIN(room, budget);
+	if (conn->flags & TCP_F_RETX_ONE)
+		want = MIN(want, seg);
 	frames = MIN(DIV_ROUND_UP(want, seg), qdisc_frames_avail());
 	frames = MIN(frames, (size_t)TCP_FRAMES_PER_PULL);
 	if (!frames)
@@ -418,6 +445,16 @@ enum qdisc_pull_result tcp_pull(struct ctx *c, uint32_t flow, size_t budget,
 	}
 	if (!timer_armed(&conn->timer))
 		tcp_timer_arm(conn, now_ms, conn->rto_ms);
+
+	if (conn->flags & TCP_F_RETX_ONE) {
+		/* The hole is resent: continue after what was in flight */
+		conn->flags &= ~TCP_F_RETX_ONE;
+		if (SEQ_GT(conn->seq_resume, conn->seq_to_guest)) {
+			conn->seq_to_guest = conn->seq_resume;
+			tcp_peek_off_reset(conn);
+		}
+		return QDISC_MORE;
+	}
 
 	if ((size_t)n < want) {
 		/* Drained: if the peer already closed, the FIN follows */

@@ -15,7 +15,8 @@
  * - its ACK moves the left edge of what the guest has: acknowledged bytes
  *   are counted for dropping from the socket at the end of the batch,
  *   and the flow is woken in qdisc/ if its window opened; three duplicate
- *   ACKs rewind to the first unacknowledged byte (fast retransmission);
+ *   ACKs resend the first unacknowledged segment (fast retransmission,
+ *   then NewReno recovery: tcp_retransmit_first());
  * - its payload, if in order, is written to the socket; what the socket
  *   does not take is not acknowledged, and the guest sends it again;
  * - its FIN shuts down the socket's writing side.
@@ -305,11 +306,22 @@ static void tcp_guest_ack(struct tcp_conn *conn, const struct tcphdr *th,
 			tcp_rtt_sample(conn, now_ms);
 		progress = true;
 		tcp_conn_dirty(conn);
+
+		if ((conn->flags & TCP_F_RECOVERY) &&
+		    SEQ_LT(ack, conn->seq_recover) &&
+		    SEQ_LT(ack, conn->seq_to_guest)) {
+			/* Partial acknowledgement: the next hole */
+			tcp_stats.fast_retrans++;
+			tcp_retransmit_first(conn);
+		} else {
+			conn->flags &= ~TCP_F_RECOVERY;
+		}
 	} else if (ack == conn->seq_acked && !plen && wnd == old_wnd &&
 		   !th->fin && conn->seq_to_guest != conn->seq_acked) {
-		if (++conn->dup_acks == TCP_DUP_ACK_THRESHOLD) {
+		if (++conn->dup_acks == TCP_DUP_ACK_THRESHOLD &&
+		    !(conn->flags & TCP_F_RECOVERY)) {
 			tcp_stats.fast_retrans++;
-			tcp_rewind(conn);
+			tcp_retransmit_first(conn);
 			qdisc_wake(conn->flow);
 		}
 	}
@@ -336,6 +348,7 @@ void tcp_wq_purge(struct tcp_conn *conn)
 {
 	unsigned int i;
 
+	tcp_ooo_release(conn);
 	if (!conn->wq_segs)
 		return;
 
@@ -393,6 +406,7 @@ static void tcp_wq_flush_conn(struct ctx *c, struct tcp_conn *conn)
 		}
 	}
 
+	tcp_ooo_flushed(conn);
 	conn->seq_from_guest += (uint32_t)sent;
 	if ((size_t)sent < conn->wq_bytes) {
 		/* Not acknowledged: the guest sends it again */
@@ -447,6 +461,24 @@ void tcp_input_done(struct ctx *c)
 }
 
 /**
+ * tcp_wq_add() - queue payload for the connection's next sendmsg()
+ * @conn:	connection
+ * @data:	payload, valid until tcp_input_done()
+ * @len:	its length
+ *
+ * The caller checked there is room in the queue.
+ */
+static void tcp_wq_add(struct tcp_conn *conn, const void *data, size_t len)
+{
+	tcp_wq[tcp_wq_count].flow = conn->flow;
+	tcp_wq[tcp_wq_count].iov.iov_base = (void *)data;
+	tcp_wq[tcp_wq_count].iov.iov_len = len;
+	tcp_wq_count++;
+	conn->wq_segs++;
+	conn->wq_bytes += (uint32_t)len;
+}
+
+/**
  * tcp_guest_data() - queue in-order payload for the socket, handle FIN
  * @c:		execution context
  * @conn:	connection
@@ -464,6 +496,7 @@ static void tcp_guest_data(struct ctx *c, struct tcp_conn *conn,
 {
 	uint32_t expected = conn->seq_from_guest + conn->wq_bytes;
 	uint32_t seq = ntohl(th->seq);
+	struct iovec held;
 	bool fin = th->fin;
 
 	if (conn->flags & (TCP_F_GUEST_FIN | TCP_F_WQ_FIN)) {
@@ -494,11 +527,14 @@ static void tcp_guest_data(struct ctx *c, struct tcp_conn *conn,
 	}
 
 	if (seq != expected) {
-		/* Out of order: something was lost. One duplicate ACK per
-		 * segment, right now (RFC 5681, 4.2), so that the guest's
-		 * fast retransmission starts after three of them instead of
-		 * a timeout
+		/* Out of order: something was lost. Keep what follows the
+		 * hole (tcp_ooo.c), and send one duplicate ACK per segment,
+		 * right now (RFC 5681, 4.2), so that the guest's fast
+		 * retransmission starts after three of them instead of a
+		 * timeout
 		 */
+		if (!fin)
+			tcp_ooo_hold(conn, expected, seq, payload, plen);
 		if (plen || fin)
 			tcp_guest_ack_now(c, conn, true);
 		return;
@@ -510,12 +546,12 @@ static void tcp_guest_data(struct ctx *c, struct tcp_conn *conn,
 		if (conn->state == CONN_CLOSED)
 			return;
 
-		tcp_wq[tcp_wq_count].flow = conn->flow;
-		tcp_wq[tcp_wq_count].iov.iov_base = (void *)payload;
-		tcp_wq[tcp_wq_count].iov.iov_len = plen;
-		tcp_wq_count++;
-		conn->wq_segs++;
-		conn->wq_bytes += (uint32_t)plen;
+		tcp_wq_add(conn, payload, plen);
+
+		/* A hole filled: what was held after it goes out too */
+		if (!fin && tcp_wq_count < TCP_WQ_MAX &&
+		    tcp_ooo_take(conn, seq + (uint32_t)plen, &held))
+			tcp_wq_add(conn, held.iov_base, held.iov_len);
 
 		/* Large batches: don't let the guest wait for the end of the
 		 * batch, its sending is clocked by our ACKs

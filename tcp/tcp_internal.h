@@ -7,6 +7,7 @@
 #define TCP_TCP_INTERNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <netinet/tcp.h>
 
@@ -31,6 +32,12 @@ struct ctx;
 #define TCP_PERSIST_MS		500
 #define TCP_CONNECT_TIMEOUT_MS	30000
 #define TCP_FRAMES_PER_PULL	64
+/* Guest data held after holes (tcp_ooo.c): connections at once, bytes of
+ * sequence space each, and runs of held bytes each
+ */
+#define TCP_OOO_BUFS		16
+#define TCP_OOO_BUF_SIZE	(4 * 1024 * 1024)
+#define TCP_OOO_RANGES		32
 #define TCP_LISTEN_BACKLOG	128
 #define TCP_LISTEN_MAX		1024
 
@@ -63,6 +70,8 @@ enum tcp_conn_state {
 #define TCP_F_INBOUND		(1U << 9)	/* host side started it */
 #define TCP_F_WND_UPDATE	(1U << 10)	/* ACK wanted for window only */
 #define TCP_F_WQ_FIN		(1U << 11)	/* FIN queued after wq data */
+#define TCP_F_RETX_ONE		(1U << 12)	/* resend one segment, resume */
+#define TCP_F_RECOVERY		(1U << 13)	/* fast recovery until recover */
 
 /**
  * struct tcp_conn - one TCP connection: guest segments <-> host socket
@@ -84,6 +93,8 @@ enum tcp_conn_state {
  * @seq_to_guest:	next sequence number we send (snd_nxt)
  * @seq_acked:		oldest unacknowledged sequence (snd_una)
  * @seq_max_sent:	highest sequence sent, for RTT and recovery
+ * @seq_resume:		where sending resumes after a fast retransmission
+ * @seq_recover:	fast recovery ends when the guest acknowledges this
  * @wnd_from_guest:	guest's receive window, bytes
  * @seq_from_guest:	next sequence expected from the guest (rcv_nxt)
  * @seq_ack_sent:	last acknowledgement number sent to the guest
@@ -118,6 +129,8 @@ struct tcp_conn {
 	uint32_t seq_to_guest;
 	uint32_t seq_acked;
 	uint32_t seq_max_sent;
+	uint32_t seq_resume;
+	uint32_t seq_recover;
 	uint32_t wnd_from_guest;
 
 	uint32_t seq_from_guest;
@@ -159,6 +172,7 @@ struct tcp_stats {
 	uint64_t wnd_updates;
 	uint64_t rst_unknown;
 	uint64_t probes_acked;	/* window probes, keepalives answered */
+	uint64_t ooo_held;	/* guest bytes held after a hole */
 };
 
 extern struct tcp_stats tcp_stats;
@@ -181,6 +195,17 @@ void tcp_send_rst_unknown(struct ctx *c, const union inany_addr *saddr,
 enum qdisc_pull_result tcp_pull(struct ctx *c, uint32_t flow, size_t budget,
 				uint64_t now_ms);
 void tcp_rewind(struct tcp_conn *conn);
+void tcp_retransmit_first(struct tcp_conn *conn);
+
+/* tcp_ooo.c */
+struct iovec;
+int tcp_ooo_init(void);
+void tcp_ooo_hold(const struct tcp_conn *conn, uint32_t expected,
+		  uint32_t seq, const uint8_t *payload, size_t len);
+size_t tcp_ooo_take(const struct tcp_conn *conn, uint32_t next,
+		    struct iovec *iov);
+void tcp_ooo_flushed(const struct tcp_conn *conn);
+void tcp_ooo_release(const struct tcp_conn *conn);
 
 /* tcp_window.c */
 int tcp_window_init(void);

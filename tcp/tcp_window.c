@@ -81,16 +81,17 @@ bool tcp_peek_off_supported(void)
 }
 
 /**
- * tcp_peek_off_reset() - point the peek offset at the first unacked byte
+ * tcp_peek_off_reset() - point the peek offset at the next byte to send
  * @conn:	connection
  *
- * Acknowledged bytes not dropped yet (@conn->discard) still precede it.
+ * Acknowledged bytes not dropped yet (@conn->discard) precede the first
+ * unacknowledged one, and the bytes in flight follow it.
  *
  * Return: 0 on success, -errno on failure
  */
 int tcp_peek_off_reset(const struct tcp_conn *conn)
 {
-	int off = (int)conn->discard;
+	int off = (int)(conn->discard + (conn->seq_to_guest - conn->seq_acked));
 
 	if (!tcp_peek_off_ok || conn->sock < 0)
 		return 0;

@@ -23,7 +23,10 @@
  * write to it cannot deadlock us both.
  *
  * For backpressure tests, --stall-after-bytes B --stall-seconds S stop
- * reading the socket for S seconds once B bytes came from it (once).
+ * reading the socket for S seconds once B bytes came from it (once). For
+ * loss tests, --drop-every N discards every Nth frame of at least
+ * BRIDGE_DROP_MIN_LEN bytes in each direction, as a lossy link would: the
+ * sender's TCP never learns of it, so it must recover by retransmission.
  *
  * Exit status: 0 when the relay closes the connection, 1 on errors.
  */
@@ -52,6 +55,10 @@
 #define BRIDGE_BUF_SIZE		(4 * 1024 * 1024)
 /* Frames read from the tap device per loop iteration, at most */
 #define BRIDGE_TAP_BATCH	64
+/* Frames shorter than this are never dropped by --drop-every (ARP, NDP,
+ * bare ACKs and SYNs), so that set-up does not wait for timeouts
+ */
+#define BRIDGE_DROP_MIN_LEN	256
 /* Default time to wait for the relay's socket to accept us, seconds */
 #define BRIDGE_WAIT_DEFAULT	5
 
@@ -76,15 +83,34 @@ static struct bridge_buf to_tap;	/* socket -> tap, framed */
  * @frames_to_tap:	frames written to the tap device
  * @tap_drops:		frames the tap device refused
  * @bytes_from_sock:	bytes read from the socket
+ * @seen_to_sock:	frames toward the socket --drop-every could drop
+ * @seen_to_tap:	frames toward the tap device --drop-every could drop
  */
 static struct bridge_counters {
 	unsigned long long frames_to_sock;
 	unsigned long long frames_to_tap;
 	unsigned long long tap_drops;
 	unsigned long long bytes_from_sock;
+	unsigned long long seen_to_sock;
+	unsigned long long seen_to_tap;
 } cnt;
 
 static int quiet;
+static long long drop_every;	/* --drop-every, 0: none */
+
+/**
+ * drop_now() - should this frame be lost (--drop-every)?
+ * @seen:	frames of droppable size seen so far in this direction
+ * @len:	length of the frame
+ *
+ * Return: 1 to drop the frame
+ */
+static int drop_now(unsigned long long *seen, size_t len)
+{
+	if (!drop_every || len < BRIDGE_DROP_MIN_LEN)
+		return 0;
+	return ++*seen % (unsigned long long)drop_every == 0;
+}
 
 /**
  * fail() - print what failed with the errno text, exit with status 1
@@ -248,7 +274,8 @@ static void tap_read(int fd)
 				return;
 			fail("read from tap device", NULL);
 		}
-		if (n < BRIDGE_FRAME_MIN)
+		if (n < BRIDGE_FRAME_MIN ||
+		    drop_now(&cnt.seen_to_sock, (size_t)n))
 			continue;
 
 		be = htonl((uint32_t)n);
@@ -338,6 +365,10 @@ static int tap_write(int fd)
 		}
 		if (b->tail - b->head - BRIDGE_LEN_SIZE < len)
 			break;
+		if (drop_now(&cnt.seen_to_tap, len)) {
+			b->head += BRIDGE_LEN_SIZE + len;
+			continue;
+		}
 
 		n = write(fd, b->data + b->head + BRIDGE_LEN_SIZE, len);
 		if (n < 0) {
@@ -371,11 +402,13 @@ static void __attribute__((noreturn)) usage(const char *name, int status)
 		"  --stall-after-bytes B  stop reading the socket once B bytes "
 		"came from it...\n"
 		"  --stall-seconds S      ...for S seconds (once)\n"
+		"  --drop-every N         lose every Nth frame (of at least "
+		"%d bytes) each way\n"
 		"  --wait S               retry connecting for S seconds "
 		"(default %d)\n"
 		"  --quiet                no counters at exit\n"
 		"  --help                 this text\n",
-		name, BRIDGE_WAIT_DEFAULT);
+		name, BRIDGE_DROP_MIN_LEN, BRIDGE_WAIT_DEFAULT);
 	exit(status);
 }
 
@@ -413,6 +446,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "stall-after-bytes",	required_argument, NULL, 'b' },
 		{ "stall-seconds",	required_argument, NULL, 's' },
+		{ "drop-every",		required_argument, NULL, 'd' },
 		{ "wait",		required_argument, NULL, 'w' },
 		{ "quiet",		no_argument,	   NULL, 'q' },
 		{ "help",		no_argument,	   NULL, 'h' },
@@ -429,6 +463,9 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			stall_s = parse_num("stall-seconds", optarg);
+			break;
+		case 'd':
+			drop_every = parse_num("drop-every", optarg);
 			break;
 		case 'w':
 			wait_s = (int)parse_num("wait", optarg);
