@@ -148,12 +148,14 @@ static uint64_t storm_rand(void)
 
 /**
  * storm_below() - pseudo-random number below a bound
- * @n:		bound, not zero
+ * @n:		bound
  *
- * Return: value in [0, @n)
+ * Return: value in [0, @n), 0 if @n is 0
  */
 static unsigned int storm_below(unsigned int n)
 {
+	if (!n)
+		return 0;
 	return (unsigned int)((storm_rand() >> 16) % n);
 }
 
