@@ -476,14 +476,15 @@ void tcp_stats_log(void)
 
 	info("tcp: conns_out=%llu conns_in=%llu refused=%llu retrans=%llu "
 	     "fast_retrans=%llu rto=%llu overrun=%llu wnd_updates=%llu "
-	     "rst_unknown=%llu active=%u",
+	     "rst_unknown=%llu evicted=%llu active=%u",
 	     (unsigned long long)t->conns_out, (unsigned long long)t->conns_in,
 	     (unsigned long long)t->conns_refused,
 	     (unsigned long long)t->retrans,
 	     (unsigned long long)t->fast_retrans, (unsigned long long)t->rto,
 	     (unsigned long long)t->overrun,
 	     (unsigned long long)t->wnd_updates,
-	     (unsigned long long)t->rst_unknown, tcp_conns_active());
+	     (unsigned long long)t->rst_unknown,
+	     (unsigned long long)t->evicted, tcp_conns_active());
 }
 
 /**
@@ -508,6 +509,9 @@ int tcp_init(struct ctx *c)
 
 	if (tcp_window_init())
 		return -EINVAL;
+
+	if (tcp_limits_init(c))
+		return -ENOMEM;
 
 	qdisc_register(FLOW_TYPE_TCP, tcp_pull);
 
