@@ -179,17 +179,17 @@ void tcp_limit_warn(const struct ctx *c, enum tcp_limit why, uint64_t now_ms)
 		return;
 
 	if (why == TCP_LIMIT_FLOWS) {
-		warn("TCP: flow table full (%u entries): refused %llu "
-		     "connection(s) since the last message; raise "
-		     "--max-flows", c->flow_max,
+		warn("TCP: flow table full (%u entries), refusing new "
+		     "connections (%llu since the last such warning): "
+		     "raise --max-flows", c->flow_max,
 		     (unsigned long long)w->count);
 	} else {
 		if (getrlimit(RLIMIT_NOFILE, &rl))
 			rl.rlim_cur = 0;
-		warn("TCP: out of file descriptors (open files limit %llu):"
-		     " refused %llu connection(s) since the last message;"
-		     " raise the limit (ulimit -n, prlimit --nofile, or"
-		     " LimitNOFILE=) or lower --max-flows",
+		warn("TCP: out of file descriptors (open files limit %llu),"
+		     " refusing new connections (%llu since the last such"
+		     " warning): raise the limit (ulimit -n, prlimit"
+		     " --nofile, LimitNOFILE=) or lower --max-flows",
 		     (unsigned long long)rl.rlim_cur,
 		     (unsigned long long)w->count);
 	}
