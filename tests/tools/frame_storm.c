@@ -839,7 +839,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	memset(&ifr, 0, sizeof(ifr));
-	strcpy(ifr.ifr_name, argv[optind]);
+	memcpy(ifr.ifr_name, argv[optind], strlen(argv[optind]) + 1);
 	if (ioctl(s, SIOCGIFINDEX, &ifr)) {
 		perror("frame_storm: interface index");
 		return 1;

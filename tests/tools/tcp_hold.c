@@ -263,7 +263,7 @@ int main(int argc, char **argv)
 	if (argc < 2)
 		goto usage;
 	listen_mode = !strcmp(argv[1], "listen");
-	if (!listen_mode && strcmp(argv[1], "connect"))
+	if (!listen_mode && strcmp(argv[1], "connect") != 0)
 		goto usage;
 
 	optind = 2;
