@@ -257,7 +257,7 @@ nofile() {
 
 	servers_start || return 1
 	multi_start || return 1
-	base=$(ls "/proc/$RIG_RELAY_PID/fd" | wc -l)
+	base=$(find "/proc/$RIG_RELAY_PID/fd" -mindepth 1 | wc -l)
 	try=$((NOFILE - base + 20))
 	rig_log "relay has $base descriptors open, limit $NOFILE:" \
 		"trying $try more connections"

@@ -217,6 +217,7 @@ pasta_up() {
 
 # passt_up() - test: passt, a guest namespace through tap_bridge
 passt_up() {
+	# shellcheck disable=SC2153 # set by rig_ns_new
 	RIG_NS=$NS_PASST
 	passt_start fg "$SOCK" -t "$FWD" || return 1
 	passt_guest_start "$NS_PASST" || return 1
