@@ -19,7 +19,8 @@
 #     idle ones close, a new connection works again.
 #
 #   out of descriptors (hard RLIMIT_NOFILE NOFILE, set with prlimit): new
-#     guest connections are refused at once; a connection from the host to
+#     guest connections are refused at once (TCP: RST; UDP: ICMP
+#     administratively prohibited, no socket); a connection from the host to
 #     a forwarded port, which accept() can't take, is reset and doesn't
 #     make the relay spin (CPU time checked); the relay warns once
 #     (rate-limited) telling the user to raise the limit; the existing
@@ -271,6 +272,8 @@ nofile() {
 		rig_fail "a refusal took $(field "$HOLD_OUT" max_refuse_ms)" \
 			 "ms" || return 1
 	refused_now "$RIG_GW4" || return 1
+	refused_now "$RIG_GW6" || return 1
+	udp_refused_now "$RIG_GW4" || return 1
 
 	# From the host: accept() fails; the relay must not spin on it
 	before=$(grep -c "refused=" "$RIG_RELAY_LOG")
