@@ -23,7 +23,8 @@
  * requests to net/dhcp.c and net/dhcpv6.c, other UDP datagrams (with a
  * valid length, between unicast addresses) to udp/, ICMP and ICMPv6 echo
  * requests to net/icmp.c. Each drop increments exactly one counter of
- * net_stats.
+ * net_stats, and each frame handed on one to_ counter, so that every
+ * frame is accounted for once (frames = drops + to_ counters).
  *
  * net_fill_l2l3() writes the Ethernet and IP headers of frames going to
  * the guest: 34 or 54 bytes written field by field, nothing else touched.
@@ -80,6 +81,16 @@ static void net_drop_unsupported(const char *what)
 }
 
 /**
+ * net_drops() - total of the drop counters
+ *
+ * Return: drop_malformed + drop_unsupported
+ */
+static uint64_t net_drops(void)
+{
+	return net_stats.drop_malformed + net_stats.drop_unsupported;
+}
+
+/**
  * net_learn_mac() - remember the guest's MAC address from a valid frame
  * @c:		execution context
  * @frame:	Ethernet frame, at least ETH_HDR_LEN bytes
@@ -126,6 +137,7 @@ static void net_tcp_input(struct ctx *c, const union inany_addr *saddr,
 		return;
 	}
 
+	net_stats.to_tcp++;
 	tcp_tap_input(c, saddr, daddr, (const struct tcphdr *)(const void *)l4,
 		      l4len, now_ms);
 }
@@ -164,12 +176,13 @@ static void net_udp_input(struct ctx *c, bool v4,
 	}
 	dport = net_get16(l4 + UDP_OFF_DPORT);
 
-	if (v4 && dport == DHCP_SERVER_PORT && !c->no_dhcp &&
-	    dhcp_input(c, payload, ulen - UDP_HDR_LEN_))
+	if ((v4 && dport == DHCP_SERVER_PORT && !c->no_dhcp &&
+	     dhcp_input(c, payload, ulen - UDP_HDR_LEN_)) ||
+	    (!v4 && dport == DHCPV6_SERVER_PORT && !c->no_dhcpv6 &&
+	     dhcpv6_input(c, &saddr->a6, payload, ulen - UDP_HDR_LEN_))) {
+		net_stats.to_dhcp++;
 		return;
-	if (!v4 && dport == DHCPV6_SERVER_PORT && !c->no_dhcpv6 &&
-	    dhcpv6_input(c, &saddr->a6, payload, ulen - UDP_HDR_LEN_))
-		return;
+	}
 
 	if (c->no_udp) {
 		net_drop_unsupported("UDP disabled (--no-udp)");
@@ -184,6 +197,7 @@ static void net_udp_input(struct ctx *c, bool v4,
 		return;
 	}
 
+	net_stats.to_udp++;
 	udp_tap_input(c, saddr, daddr, l4, l4len, now_ms);
 }
 
@@ -272,6 +286,7 @@ static void net_ip4_input(struct ctx *c, const uint8_t *frame, size_t len,
 			net_drop_unsupported("ICMP echo, non-unicast address");
 			return;
 		}
+		net_stats.to_icmp++;
 		icmp_tap_input(c, &saddr, &daddr, ip + ihl, tot_len - ihl,
 			       now_ms);
 		return;
@@ -304,10 +319,16 @@ static void net_icmp6_input(struct ctx *c, const uint8_t *frame,
 
 	switch (l4[ICMP6_OFF_TYPE]) {
 	case ICMP6_ROUTER_SOL:
-	case ICMP6_NEIGH_SOL:
+	case ICMP6_NEIGH_SOL: {
+		uint64_t drops = net_drops();
+
+		/* ndp_input() counts its own drops */
 		ndp_input(c, frame + ETH_OFF_SRC, saddr, daddr, hop_limit,
 			  l4, l4len);
+		if (net_drops() == drops)
+			net_stats.to_ndp++;
 		return;
+	}
 	case ICMP6_ECHO_REQUEST: {
 		union inany_addr s, d;
 
@@ -318,6 +339,7 @@ static void net_icmp6_input(struct ctx *c, const uint8_t *frame,
 		}
 		s.a6 = *saddr;
 		d.a6 = *daddr;
+		net_stats.to_icmp++;
 		icmp_tap_input(c, &s, &d, l4, l4len, now_ms);
 		return;
 	}
@@ -452,14 +474,20 @@ void net_input(struct ctx *c, const uint8_t *frame, size_t len,
 	}
 
 	switch (net_get16(frame + ETH_OFF_TYPE)) {
-	case ETH_TYPE_ARP:
+	case ETH_TYPE_ARP: {
+		uint64_t drops = net_drops();
+
 		if (!c->ip4.enabled) {
 			net_drop_unsupported("ARP, IPv4 disabled");
 			return;
 		}
+		/* arp_input() counts its own drops */
 		if (arp_input(c, frame, len))
 			net_learn_mac(c, frame);
+		if (net_drops() == drops)
+			net_stats.to_arp++;
 		return;
+	}
 	case ETH_TYPE_IP4:
 		if (!c->ip4.enabled) {
 			net_drop_unsupported("IPv4 disabled");
@@ -564,12 +592,17 @@ void net_stats_log(void)
 	const struct net_stats *n = &net_stats;
 
 	info("net: frames=%llu bytes=%llu drop_malformed=%llu "
-	     "drop_unsupported=%llu arp_replies=%llu ndp_replies=%llu",
+	     "drop_unsupported=%llu arp_replies=%llu ndp_replies=%llu "
+	     "to_arp=%llu to_ndp=%llu to_dhcp=%llu to_tcp=%llu to_udp=%llu "
+	     "to_icmp=%llu",
 	     (unsigned long long)n->frames, (unsigned long long)n->bytes,
 	     (unsigned long long)n->drop_malformed,
 	     (unsigned long long)n->drop_unsupported,
 	     (unsigned long long)n->arp_replies,
-	     (unsigned long long)n->ndp_replies);
+	     (unsigned long long)n->ndp_replies,
+	     (unsigned long long)n->to_arp, (unsigned long long)n->to_ndp,
+	     (unsigned long long)n->to_dhcp, (unsigned long long)n->to_tcp,
+	     (unsigned long long)n->to_udp, (unsigned long long)n->to_icmp);
 }
 
 /**

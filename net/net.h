@@ -38,6 +38,16 @@ struct ctx;
  * @drop_unsupported:	frames dropped as not handled (protocol, type)
  * @arp_replies:	ARP replies sent
  * @ndp_replies:	NDP messages sent
+ * @to_arp:		ARP packets handled (answered or learnt from)
+ * @to_ndp:		NDP solicitations handled
+ * @to_dhcp:		DHCP and DHCPv6 messages consumed by our servers
+ * @to_tcp:		TCP segments passed to tcp/
+ * @to_udp:		UDP datagrams passed to udp/
+ * @to_icmp:		ICMP and ICMPv6 echo requests passed to net/icmp.c
+ *
+ * Every frame counted in @frames is counted once more, in exactly one of
+ * the drop_ or to_ counters: frames equals their sum whenever the
+ * counters are read between two frames.
  */
 struct net_stats {
 	uint64_t frames;
@@ -46,6 +56,12 @@ struct net_stats {
 	uint64_t drop_unsupported;
 	uint64_t arp_replies;
 	uint64_t ndp_replies;
+	uint64_t to_arp;
+	uint64_t to_ndp;
+	uint64_t to_dhcp;
+	uint64_t to_tcp;
+	uint64_t to_udp;
+	uint64_t to_icmp;
 };
 
 extern struct net_stats net_stats;

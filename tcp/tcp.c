@@ -487,7 +487,8 @@ void tcp_stats_log(void)
 
 	info("tcp: conns_out=%llu conns_in=%llu refused=%llu retrans=%llu "
 	     "fast_retrans=%llu rto=%llu overrun=%llu wnd_updates=%llu "
-	     "rst_unknown=%llu probes_acked=%llu ooo_held=%llu active=%u",
+	     "rst_unknown=%llu probes_acked=%llu ooo_held=%llu evicted=%llu "
+	     "active=%u",
 	     (unsigned long long)t->conns_out, (unsigned long long)t->conns_in,
 	     (unsigned long long)t->conns_refused,
 	     (unsigned long long)t->retrans,
@@ -496,7 +497,8 @@ void tcp_stats_log(void)
 	     (unsigned long long)t->wnd_updates,
 	     (unsigned long long)t->rst_unknown,
 	     (unsigned long long)t->probes_acked,
-	     (unsigned long long)t->ooo_held, tcp_conns_active());
+	     (unsigned long long)t->ooo_held,
+	     (unsigned long long)t->evicted, tcp_conns_active());
 }
 
 /**
@@ -523,6 +525,9 @@ int tcp_init(struct ctx *c)
 		return -ENOMEM;
 	if (tcp_window_init())
 		return -EINVAL;
+
+	if (tcp_limits_init(c))
+		return -ENOMEM;
 
 	qdisc_register(FLOW_TYPE_TCP, tcp_pull);
 

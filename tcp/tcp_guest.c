@@ -189,11 +189,19 @@ static void tcp_conn_from_guest(struct ctx *c, const struct flow_key *key,
 
 	nat_outbound(c, &key->remote_addr, key->remote_port, &host_dst);
 
-	s = socket(v4 ? AF_INET : AF_INET6,
-		   SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP);
+	do {
+		s = socket(v4 ? AF_INET : AF_INET6,
+			   SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			   IPPROTO_TCP);
+		/* Out of descriptors: a half-open connection may give one */
+	} while (s < 0 && (errno == EMFILE || errno == ENFILE) &&
+		 tcp_halfopen_evict(c));
 	if (s < 0) {
-		warn_perror("TCP: can't open a socket for a guest connection"
-			    " (raise the open files limit?)");
+		if (errno == EMFILE || errno == ENFILE)
+			tcp_limit_warn(c, TCP_LIMIT_NOFILE, now_ms);
+		else
+			warn_perror("TCP: can't open a socket for a guest"
+				    " connection");
 		tcp_stats.conns_refused++;
 		tcp_send_rst_unknown(c, &key->guest_addr, &key->remote_addr,
 				     th, 0);
@@ -223,8 +231,10 @@ static void tcp_conn_from_guest(struct ctx *c, const struct flow_key *key,
 	}
 
 	conn = tcp_conn_new(c, s, false);
+	if (!conn && tcp_halfopen_evict(c))
+		conn = tcp_conn_new(c, s, false);
 	if (!conn) {
-		debug("TCP: flow table full, refusing guest connection");
+		tcp_limit_warn(c, TCP_LIMIT_FLOWS, now_ms);
 		close(s);
 		tcp_stats.conns_refused++;
 		tcp_send_rst_unknown(c, &key->guest_addr, &key->remote_addr,
@@ -270,6 +280,7 @@ static void tcp_conn_from_guest(struct ctx *c, const struct flow_key *key,
 	}
 
 	tcp_stats.conns_out++;
+	tcp_halfopen_add(conn);
 	tcp_timer_arm(conn, now_ms, TCP_CONNECT_TIMEOUT_MS);
 }
 

@@ -107,6 +107,8 @@ enum tcp_conn_state {
  * @rttvar_ms:		round trip time variance, 1/4 ms units
  * @rtt_seq:		sequence being timed, valid if @rtt_ts
  * @rtt_ts:		when @rtt_seq was sent, 0 if none
+ * @ho_seq:		sequence number in the half-open ring (tcp_limits.c),
+ *			0 if not there
  */
 struct tcp_conn {
 	struct wheel_timer timer;
@@ -146,6 +148,7 @@ struct tcp_conn {
 	uint32_t rttvar_ms;
 	uint32_t rtt_seq;
 	uint64_t rtt_ts;
+	uint32_t ho_seq;
 };
 
 /**
@@ -160,6 +163,9 @@ struct tcp_conn {
  * @overrun:		guest bytes the host socket did not take
  * @wnd_updates:	window updates sent because socket space freed
  * @rst_unknown:	RSTs sent for segments of unknown connections
+ * @probes_acked:	guest window probes and keepalives answered
+ * @ooo_held:		guest bytes held after a hole (tcp_ooo.c)
+ * @evicted:		half-open guest connections reset to make room
  */
 struct tcp_stats {
 	uint64_t conns_out;
@@ -171,8 +177,21 @@ struct tcp_stats {
 	uint64_t overrun;
 	uint64_t wnd_updates;
 	uint64_t rst_unknown;
-	uint64_t probes_acked;	/* window probes, keepalives answered */
-	uint64_t ooo_held;	/* guest bytes held after a hole */
+	uint64_t probes_acked;
+	uint64_t ooo_held;
+	uint64_t evicted;
+};
+
+/**
+ * enum tcp_limit - resources whose exhaustion refuses connections
+ * @TCP_LIMIT_FLOWS:	flow table entries (--max-flows)
+ * @TCP_LIMIT_NOFILE:	file descriptors (RLIMIT_NOFILE)
+ * @TCP_LIMIT_MAX:	number of causes
+ */
+enum tcp_limit {
+	TCP_LIMIT_FLOWS,
+	TCP_LIMIT_NOFILE,
+	TCP_LIMIT_MAX,
 };
 
 extern struct tcp_stats tcp_stats;
@@ -221,5 +240,13 @@ void tcp_wq_purge(struct tcp_conn *conn);
 
 /* tcp_listen.c */
 int tcp_listen_init(struct ctx *c);
+
+/* tcp_limits.c */
+int tcp_limits_init(const struct ctx *c);
+void tcp_halfopen_add(struct tcp_conn *conn);
+bool tcp_halfopen_evict(struct ctx *c);
+void tcp_limit_warn(const struct ctx *c, enum tcp_limit why, uint64_t now_ms);
+bool tcp_accept_refuse(int lfd);
+void tcp_sock_reset(int s);
 
 #endif /* TCP_TCP_INTERNAL_H */

@@ -342,9 +342,10 @@ static void tcp_conn_from_host(struct ctx *c, int s,
 	tcp_sock_opts(c, s);
 	conn = tcp_conn_new(c, s, true);
 	if (!conn) {
-		debug("TCP: flow table full, dropping connection to port %u",
-		      port);
-		close(s);
+		/* The host peer sees the connection refused (reset) */
+		tcp_limit_warn(c, TCP_LIMIT_FLOWS, now_ms);
+		tcp_stats.conns_refused++;
+		tcp_sock_reset(s);
 		return;
 	}
 
@@ -392,6 +393,19 @@ void tcp_listen_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
 
 		s = accept4((int)ref.fd, &peer.sa, &sl,
 			    SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (s < 0 && (errno == EMFILE || errno == ENFILE)) {
+			/* A half-open guest connection can give up its
+			 * descriptor; if none, reset the pending connection,
+			 * or the listening socket stays readable for ever
+			 */
+			if (tcp_halfopen_evict(c))
+				continue;
+			tcp_limit_warn(c, TCP_LIMIT_NOFILE, now_ms);
+			tcp_stats.conns_refused++;
+			if (tcp_accept_refuse((int)ref.fd))
+				continue;
+			return;
+		}
 		if (s < 0) {
 			/* EBADF, EINVAL, ENOTSOCK: "auto" closed the socket
 			 * earlier in this batch of events

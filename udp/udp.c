@@ -401,8 +401,15 @@ void udp_tap_input(struct ctx *c, const union inany_addr *saddr,
 		return;
 
 	idx = flow_lookup(&key);
-	if (idx == FLOW_IDX_NONE)
+	if (idx == FLOW_IDX_NONE) {
 		idx = udp_flow_out(c, &key, now_ms);
+		if (idx == FLOW_IDX_NONE) {
+			/* Flow table full, or no socket: refuse it */
+			udp_err_refuse(c, &key, udp + UDP_HDR_LEN,
+				       ulen - UDP_HDR_LEN);
+			return;
+		}
+	}
 	uf = udp_flow_at(idx);
 	if (!uf)
 		return;

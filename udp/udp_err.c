@@ -18,6 +18,13 @@
  * port, as the guest sent it) and the start of the payload. The error
  * comes from the flow's remote address as the guest knows it, unless a
  * router on the way reported it: then from that router's address.
+ *
+ * udp_err_refuse() uses the same quoting for datagrams the relay itself
+ * cannot carry, because the flow table is full or no socket can be
+ * opened (out of file descriptors): the guest gets "communication
+ * administratively prohibited" (ICMP type 3 code 13, ICMPv6 type 1 code
+ * 1), so that a connected socket fails at once (EHOSTUNREACH, EACCES)
+ * rather than waiting for an answer.
  */
 
 #include <errno.h>
@@ -123,26 +130,25 @@ static void udp_err_source(const struct ctx *c, int s,
 }
 
 /**
- * udp_err_reflect() - send the guest an ICMP error for one of its datagrams
+ * udp_err_send() - send the guest an ICMP error quoting one of its datagrams
  * @c:		execution context
- * @s:		flow socket
- * @key:	flow
- * @ee:		extended error
- * @data:	start of the payload of the datagram that caused it
+ * @key:	flow of the datagram
+ * @src:	source of the error, as the guest sees it
+ * @type:	ICMP or ICMPv6 type
+ * @code:	code
+ * @data:	start of the payload of the datagram
  * @dlen:	length of @data
  */
-static void udp_err_reflect(struct ctx *c, int s, const struct flow_key *key,
-			    const struct sock_extended_err *ee,
-			    const uint8_t *data, size_t dlen)
+static void udp_err_send(struct ctx *c, const struct flow_key *key,
+			 const union inany_addr *src, uint8_t type,
+			 uint8_t code, const uint8_t *data, size_t dlen)
 {
 	uint8_t pkt[L2L3_HDR_MAX + UDP_HDR_LEN + UDP_ERR_DATA_MAX];
 	size_t l4len, l4off;
-	union inany_addr src;
 	struct iovec iov;
 	uint16_t v, sum;
 
 	dlen = MIN(dlen, UDP_ERR_DATA_MAX);
-	udp_err_source(c, s, key, ee, &src);
 
 	/* The guest's datagram as it left the guest, Ethernet header aside */
 	l4len = UDP_HDR_LEN + dlen;
@@ -163,9 +169,46 @@ static void udp_err_reflect(struct ctx *c, int s, const struct flow_key *key,
 		      1, l4len);
 	memcpy(pkt + l4off + 6, &sum, sizeof(sum));
 
-	icmp_tap_error(c, &src, &key->guest_addr, ee->ee_type, ee->ee_code,
+	icmp_tap_error(c, src, &key->guest_addr, type, code,
 		       pkt + ETH_HDR_LEN, l4off - ETH_HDR_LEN + l4len);
 	udp_stats.icmp_errors++;
+}
+
+/**
+ * udp_err_reflect() - send the guest an ICMP error for one of its datagrams
+ * @c:		execution context
+ * @s:		flow socket
+ * @key:	flow
+ * @ee:		extended error
+ * @data:	start of the payload of the datagram that caused it
+ * @dlen:	length of @data
+ */
+static void udp_err_reflect(struct ctx *c, int s, const struct flow_key *key,
+			    const struct sock_extended_err *ee,
+			    const uint8_t *data, size_t dlen)
+{
+	union inany_addr src;
+
+	udp_err_source(c, s, key, ee, &src);
+	udp_err_send(c, key, &src, ee->ee_type, ee->ee_code, data, dlen);
+}
+
+/**
+ * udp_err_refuse() - tell the guest a datagram was not sent: no flow for it
+ * @c:		execution context
+ * @key:	flow the datagram would have started
+ * @data:	its payload
+ * @dlen:	length of @data
+ */
+void udp_err_refuse(struct ctx *c, const struct flow_key *key,
+		    const uint8_t *data, size_t dlen)
+{
+	if (inany_v4(&key->guest_addr))
+		udp_err_send(c, key, &key->remote_addr, ICMP_DEST_UNREACH,
+			     ICMP_PKT_FILTERED, data, dlen);
+	else
+		udp_err_send(c, key, &key->remote_addr, ICMP6_DST_UNREACH,
+			     ICMP6_DST_UNREACH_ADMIN, data, dlen);
 }
 
 /**

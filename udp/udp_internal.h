@@ -146,6 +146,8 @@ enum qdisc_pull_result udp_pull(struct ctx *c, uint32_t idx, size_t budget,
 /* udp_err.c */
 int udp_sock_recverr(int s, bool v4);
 void udp_err_drain(struct ctx *c, uint32_t idx);
+void udp_err_refuse(struct ctx *c, const struct flow_key *key,
+		    const uint8_t *data, size_t dlen);
 
 /* udp_fwd.c */
 int udp_fwd_init(struct ctx *c);

@@ -402,6 +402,21 @@ static long long accounted(void)
 }
 
 /**
+ * balance() - frames minus the drop_ and to_ counters of net_stats
+ *
+ * Return: 0 if net_stats alone accounts for every frame exactly once
+ */
+static long long balance(void)
+{
+	const struct net_stats *n = &net_stats;
+
+	return (long long)n->frames -
+	       (long long)(n->drop_malformed + n->drop_unsupported +
+			   n->to_arp + n->to_ndp + n->to_dhcp + n->to_tcp +
+			   n->to_udp + n->to_icmp);
+}
+
+/**
  * icmp6_csum_ok() - check the ICMPv6 checksum of a captured frame
  * @f:		frame: Ethernet, IPv6 without extension headers, ICMPv6
  * @len:	frame length
@@ -1411,8 +1426,14 @@ START_TEST(test_fuzz)
 		dhcp_call.consume = random() % 2;
 		fuzz_one(frames[k], lens[k]);
 		ck_assert_int_eq(accounted(), 0);
+		ck_assert_int_eq(balance(), 0);
 		sent.n = 0;
 	}
+	ck_assert_uint_eq(net_stats.to_tcp, tcp_call.n);
+	ck_assert_uint_eq(net_stats.to_udp, udp_call.n);
+	ck_assert_uint_eq(net_stats.to_icmp, icmp_call.n);
+	ck_assert_uint_eq(net_stats.to_dhcp, dhcp_call.consumed);
+	ck_assert_uint_eq(net_stats.to_arp, net_stats.arp_replies);
 	ck_assert_uint_gt(udp_call.n, 0);
 	ck_assert_uint_gt(icmp_call.n, 0);
 	ck_assert_uint_gt(dhcp_call.consumed, 0);
