@@ -46,6 +46,12 @@
 #include "../qdisc/qdisc.h"
 #include "../util/log.h"
 #include "../util/util.h"
+#include "../isolation/syscalls.h"
+
+/* System calls after start-up: Socket state, buffer sizes (SO_MEMINFO,
+ * TCP_INFO), closing
+ */
+SYSCALLS(SYSCALLS_BOTH, "getsockopt", "setsockopt", "close", "epoll_ctl");
 
 struct tcp_stats tcp_stats;
 
