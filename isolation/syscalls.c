@@ -151,6 +151,39 @@ int syscalls_count(enum passt_mode mode)
 }
 
 /**
+ * syscalls_unknown_one() - count a name libseccomp doesn't know
+ * @name:	libseccomp name of the call
+ * @l:		list it comes from, for messages
+ * @arg:	counter
+ *
+ * Return: 0
+ */
+static int syscalls_unknown_one(const char *name,
+				const struct syscalls_list *l, void *arg)
+{
+	if (seccomp_syscall_resolve_name(name) == __NR_SCMP_ERROR) {
+		err("seccomp: unknown system call \"%s\" listed in %s", name,
+		    l->file);
+		(*(int *)arg)++;
+	}
+	return 0;
+}
+
+/**
+ * syscalls_unknown() - count names of a mode's lists libseccomp doesn't know
+ * @mode:	mode
+ *
+ * Return: the count (each logged), 0 if all are valid
+ */
+int syscalls_unknown(enum passt_mode mode)
+{
+	int n = 0;
+
+	syscalls_each(mode, syscalls_unknown_one, &n);
+	return n;
+}
+
+/**
  * syscalls_filter_load() - build the filter for a mode, load it for all
  *			    threads
  * @mode:	running mode

@@ -65,5 +65,6 @@ struct syscalls_list {
 
 int syscalls_filter_load(enum passt_mode mode);
 int syscalls_count(enum passt_mode mode);
+int syscalls_unknown(enum passt_mode mode);
 
 #endif /* ISOLATION_SYSCALLS_H */
