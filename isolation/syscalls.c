@@ -22,6 +22,7 @@
 
 #include <errno.h>
 #include <seccomp.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "syscalls.h"
@@ -62,14 +63,19 @@ static int syscalls_each(enum passt_mode mode,
 				   const struct syscalls_list *l, void *arg),
 			 void *arg)
 {
-	const struct syscalls_list *const *p;
 	unsigned int bit = 1U << mode;
+	size_t n, k;
 
 	if (!__start_relay_syscalls || !__stop_relay_syscalls)
 		return 0;
 
-	for (p = __start_relay_syscalls; p < __stop_relay_syscalls; p++) {
-		const struct syscalls_list *l = *p;
+	/* Linker symbols, not C objects: count entries from the addresses */
+	n = ((uintptr_t)__stop_relay_syscalls -
+	     (uintptr_t)__start_relay_syscalls) /
+	    sizeof(const struct syscalls_list *);
+
+	for (k = 0; k < n; k++) {
+		const struct syscalls_list *l = __start_relay_syscalls[k];
 		unsigned int i;
 		int ret;
 
