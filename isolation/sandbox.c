@@ -75,6 +75,8 @@
 
 /* Capabilities each mode keeps at run time, see the theory of operation */
 static const unsigned int sandbox_keep_pasta[] = { CAP_NET_BIND_SERVICE };
+_Static_assert(ARRAY_SIZE(sandbox_keep_pasta) <= SANDBOX_KEEP_MAX,
+	       "SANDBOX_KEEP_MAX too small for pasta's capabilities");
 
 /**
  * enum sandbox_thread_step - what pasta's worker thread does, in order
@@ -153,9 +155,9 @@ static int sandbox_userns(void)
 
 /**
  * sandbox_pivot() - make an empty read-only tmpfs our root
- *
- * Return: 0 on success, -1 with errno set on failure (message in @what)
  * @what:	set to the step that failed
+ *
+ * Return: 0 on success, -1 with errno set on failure (step in @what)
  */
 static int sandbox_pivot(const char **what)
 {
