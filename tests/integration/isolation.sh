@@ -115,7 +115,7 @@ start_fg() {
 	ip netns exec "$RIG_HOSTNS" "$bin" -f "$@" >>"$RIG_RELAY_LOG" 2>&1 &
 	RIG_RELAY_PID=$!
 	# shellcheck disable=SC2034 # read by rig_relay_stop_check
-	RIG_RELAY_MODE=fg
+	RIG_RELAY_MODE="fg"
 	rig_defer "rig_kill '$RIG_RELAY_PID'"
 }
 
@@ -140,6 +140,8 @@ passt_sandbox() {
 
 # pasta_sandbox() - test: pasta as nobody, CAP_NET_BIND_SERVICE only
 pasta_sandbox() {
+	local tasks
+
 	start_fg "$RELAY" --config-net -u none -T none -U none \
 		-t "$FWD" --netns "$RIG_NS" || return 1
 	rig_poll 5 sandboxed "$RIG_RELAY_PID" ||
@@ -147,7 +149,8 @@ pasta_sandbox() {
 	rig_poll 5 rig_has_addr "$RIG_NS" "$RIG_ADDR4" ||
 		rig_fail "$RIG_ADDR4 not configured in the namespace" ||
 		return 1
-	[ "$(ls /proc/"$RIG_RELAY_PID"/task | wc -l)" -ge 2 ] ||
+	tasks=(/proc/"$RIG_RELAY_PID"/task/*)
+	[ "${#tasks[@]}" -ge 2 ] ||
 		rig_fail "pasta has no worker thread in the namespace" ||
 		return 1
 	check_status "$RIG_RELAY_PID" "$CAP_NBS_MASK" || return 1
