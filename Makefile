@@ -5,6 +5,8 @@
 # make check		unit tests (Check) and integration tests, as root
 # make unit		unit tests only
 # make sanitize		ASan+UBSan build, then unit and integration tests
+# make hook		test build in build-hook/: SIGUSR2 makes a forbidden
+#			system call (the seccomp filter must kill it)
 # make cppcheck		static analysis
 # make clang-tidy	static analysis
 # make install		install to $(DESTDIR)$(PREFIX)
@@ -48,7 +50,7 @@ TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tools/%)
 PROBE_SRCS := $(sort $(wildcard tests/probes/*.c))
 PROBE_BINS := $(PROBE_SRCS:tests/probes/%.c=$(BUILD)/probes/%)
 
-.PHONY: all unit check sanitize cppcheck clang-tidy install clean tools
+.PHONY: all unit check sanitize cppcheck clang-tidy install clean tools hook
 
 all: $(BUILD)/passt $(BUILD)/pasta tools
 
@@ -99,15 +101,23 @@ $(BUILD)/probes/%: tests/probes/%.c tests/probes/probe.h tcp/tcp_window.h
 unit: $(UNIT_BINS)
 	@tests/unit/run $(UNIT_BINS)
 
-check: all $(UNIT_BINS)
+check: all hook $(UNIT_BINS)
 	@tests/run
+
+# Same sources, plus the SIGUSR2 trigger of isolation/sandbox.c, for
+# tests/integration/isolation.sh; the normal build never has it
+hook:
+	$(MAKE) BUILD=build-hook CFLAGS="-O2 -g -DSANDBOX_TEST_HOOK" \
+		build-hook/passt build-hook/pasta
 
 sanitize:
 	$(MAKE) BUILD=build-san CFLAGS="-O1 -g -fsanitize=address,undefined \
-		-fno-omit-frame-pointer -fno-sanitize-recover=all" \
+		-fno-omit-frame-pointer -fno-sanitize-recover=all \
+		-DSANDBOX_SANITIZER" \
 		LDFLAGS="-fsanitize=address,undefined" all \
 		$(UNIT_SRCS:tests/unit/%.c=build-san/tests/%) \
 		$(STANDALONE:%=build-san/tests/%)
+	$(MAKE) hook
 	RELAY=build-san/pasta UNIT_DIR=build-san/tests \
 		ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 tests/run
 
@@ -136,4 +146,4 @@ install: all
 	ln -sf passt.1 $(DESTDIR)$(MANDIR)/man1/pasta.1
 
 clean:
-	rm -rf $(BUILD) build-san passt pasta
+	rm -rf $(BUILD) build-san build-hook passt pasta

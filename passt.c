@@ -12,7 +12,9 @@
  * timers); set up the guest side (pasta: spawn or join the namespace, open
  * and configure the tap device; passt: bind the socket); open the
  * forwarded ports; release the spawned command; go to the background if
- * asked, write the PID file, and drop privileges.
+ * asked, write the PID file; then the sandbox (isolation/sandbox.c): new
+ * namespaces with an empty root, pasta's worker thread in the target
+ * namespace, the --runas user, capabilities, and the seccomp filter.
  *
  * The main loop is one epoll set. Every descriptor carries a typed
  * reference (util/epoll_ref.h), so events go straight to their handler.
@@ -25,7 +27,6 @@
  */
 
 #include <errno.h>
-#include <grp.h>
 #include <libgen.h>
 #include <signal.h>
 #include <stdio.h>
@@ -33,7 +34,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/epoll.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 
@@ -42,6 +42,8 @@
 #include "conf/fwd_auto.h"
 #include "flow/flow.h"
 #include "isolation/pasta.h"
+#include "isolation/sandbox.h"
+#include "isolation/syscalls.h"
 #include "net/icmp.h"
 #include "net/net.h"
 #include "qdisc/qdisc.h"
@@ -56,6 +58,9 @@
 #include "util/util.h"
 
 #define EPOLL_EVENTS_MAX	128
+
+/* Main loop and signalfd (read); SIGUSR1 statistics only log */
+SYSCALLS(SYSCALLS_BOTH, "epoll_wait", "epoll_pwait", "read");
 
 static struct ctx passt_ctx;
 static struct wheel_timer passt_stats_timer;
@@ -169,27 +174,6 @@ static void passt_signal_handler(union epoll_ref ref)
 
 	info("Got signal %u, exiting", si.ssi_signo);
 	exit(EXIT_SUCCESS);
-}
-
-/**
- * passt_drop_privileges() - switch to the --runas user if we are root
- * @c:		execution context
- */
-static void passt_drop_privileges(const struct ctx *c)
-{
-	if (geteuid() != 0 || c->uid == 0)
-		return;
-
-	/* Inside a user namespace we joined, only our own IDs are mapped */
-	if (c->mode == MODE_PASTA && pasta_userns_joined())
-		return;
-
-	if (setgroups(0, NULL) && errno != EPERM)
-		die_perror("Can't drop supplementary groups");
-	if (setgid(c->gid))
-		die_perror("Can't switch to group %u (--runas)", c->gid);
-	if (setuid(c->uid))
-		die_perror("Can't switch to user %u (--runas)", c->uid);
 }
 
 /**
@@ -365,12 +349,14 @@ int main(int argc, char **argv)
 			  (uint64_t)c->stats_delay * 1000);
 	}
 
+	/* Namespaces first: unshare() needs a single-threaded process */
+	sandbox_detach(c);
+
 	/* Before dropping privileges: they are needed to enter the netns */
 	if (c->mode == MODE_PASTA && pasta_ns_worker_start())
 		die("Can't keep a thread in the target namespace");
 
-	passt_drop_privileges(c);
-	prctl(PR_SET_DUMPABLE, 0);
+	sandbox_lockdown(c);
 
 	passt_loop(c);
 }

@@ -56,6 +56,12 @@
 #include "../util/log.h"
 #include "../util/timer.h"
 #include "../util/util.h"
+#include "../isolation/syscalls.h"
+
+/* System calls after start-up: Re-reading the procfs tables through
+ * descriptors opened at start
+ */
+SYSCALLS(SYSCALLS_PASTA, "lseek", "read", "close");
 
 /* Scans between two attempts at a port that could not be opened */
 #define FWD_AUTO_RETRY_SCANS	10

@@ -73,6 +73,13 @@
 #include "../passt.h"
 #include "../util/log.h"
 #include "../util/util.h"
+#include "../isolation/syscalls.h"
+
+/* System calls after start-up: Worker thread hand-off (futex), namespace
+ * watch (inotify read, pidfd), reaping the command
+ */
+SYSCALLS(SYSCALLS_PASTA, "futex", "getpid", "read", "wait4", "waitid",
+	 "epoll_ctl", "close");
 
 /* Stack of the spawned child until it calls exec */
 #define PASTA_CHILD_STACK_SIZE	(256 * 1024)

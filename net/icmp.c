@@ -44,6 +44,11 @@
 #include "../util/log.h"
 #include "../util/timer.h"
 #include "../util/util.h"
+#include "../isolation/syscalls.h"
+
+/* System calls after start-up: Ping sockets, one per echo flow */
+SYSCALLS(SYSCALLS_BOTH, "socket", "bind", "connect", "sendto", "recvfrom",
+	 "getsockopt", "close", "epoll_ctl");
 
 #define ICMP_ECHO_HDR_LEN	8
 #define ICMP4_ECHO_REQUEST	8

@@ -64,6 +64,13 @@
 #include "../util/log.h"
 #include "../util/sockbuf.h"
 #include "../util/util.h"
+#include "../isolation/syscalls.h"
+
+/* System calls after start-up: Accepting a guest, reading frames, sending
+ * batches of them
+ */
+SYSCALLS(SYSCALLS_PASST, "accept4", "read", "sendto", "sendmsg", "setsockopt",
+	 "getsockopt", "fcntl", "close", "epoll_ctl");
 
 /* Default socket paths: STREAM_SOCK_FMT with N from 1 to STREAM_SOCK_NMAX */
 #define STREAM_SOCK_FMT		"/tmp/passt_%u.socket"

@@ -44,6 +44,10 @@
 #include "../qdisc/qdisc.h"
 #include "../util/log.h"
 #include "../util/util.h"
+#include "../isolation/syscalls.h"
+
+/* System calls after start-up: Frames from and to the tap device */
+SYSCALLS(SYSCALLS_PASTA, "read", "writev", "epoll_ctl");
 
 /* The tuntap character device */
 #define TUNTAP_DEV		"/dev/net/tun"

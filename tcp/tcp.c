@@ -47,6 +47,12 @@
 #include "../util/log.h"
 #include "../util/sockbuf.h"
 #include "../util/util.h"
+#include "../isolation/syscalls.h"
+
+/* System calls after start-up: Socket state, buffer sizes (SO_MEMINFO,
+ * TCP_INFO), closing
+ */
+SYSCALLS(SYSCALLS_BOTH, "getsockopt", "setsockopt", "close", "epoll_ctl");
 
 struct tcp_stats tcp_stats;
 

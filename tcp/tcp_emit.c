@@ -35,6 +35,10 @@
 #include "../tap/tap.h"
 #include "../util/log.h"
 #include "../util/util.h"
+#include "../isolation/syscalls.h"
+
+/* System calls after start-up: Peeking socket data into frames (MSG_PEEK) */
+SYSCALLS(SYSCALLS_BOTH, "recvmsg");
 
 /* Largest IP payloads: IPv4 total length, IPv6 payload length fields */
 #define TCP_IP4_PAYLOAD_MAX	(65535 - 20)

@@ -41,6 +41,13 @@
 #include "../qdisc/qdisc.h"
 #include "../util/log.h"
 #include "../util/util.h"
+#include "../isolation/syscalls.h"
+
+/* System calls after start-up: Connections the guest opens, its data, its
+ * FIN; initial sequence secret
+ */
+SYSCALLS(SYSCALLS_BOTH, "socket", "bind", "connect", "sendmsg", "setsockopt",
+	 "shutdown", "close", "getrandom");
 
 /* Guest segments queued for one sendmsg() per connection per batch */
 #define TCP_WQ_MAX		1024

@@ -46,6 +46,13 @@
 #include "../passt.h"
 #include "../util/log.h"
 #include "../util/util.h"
+#include "../isolation/syscalls.h"
+
+/* System calls after start-up: Accepting connections; listening sockets
+ * opened by "auto" forwarding
+ */
+SYSCALLS(SYSCALLS_BOTH, "accept4", "socket", "bind", "listen", "setsockopt",
+	 "close", "epoll_ctl");
 
 #define TCP_ACCEPT_BATCH	32
 

@@ -66,9 +66,8 @@
  * the listening sockets of one -T port at run time, from a thread inside
  * the namespace; they are closed with close() when the port goes away.
  *
- * System calls used after start-up (for the seccomp filter): accept4,
- * socket, connect, getsockopt, getpeername, setsockopt, pipe2, fcntl,
- * splice, shutdown, epoll_ctl, close.
+ * System calls used after start-up: listed with SYSCALLS() below,
+ * for the seccomp filter (isolation/syscalls.h).
  */
 
 #include <errno.h>
@@ -89,6 +88,12 @@
 #include "../passt.h"
 #include "../util/log.h"
 #include "../util/util.h"
+#include "../isolation/syscalls.h"
+
+/* System calls after start-up: splicing, the socket pool, -T listeners */
+SYSCALLS(SYSCALLS_PASTA, "accept4", "socket", "bind", "listen", "connect",
+	 "getsockopt", "getpeername", "setsockopt", "pipe2", "fcntl", "splice",
+	 "shutdown", "epoll_ctl", "close");
 
 /* Backlog of the listening sockets in the namespace */
 #define TCP_SPLICE_BACKLOG		128

@@ -39,6 +39,12 @@
 #include "../passt.h"
 #include "../util/log.h"
 #include "../util/util.h"
+#include "../isolation/syscalls.h"
+
+/* System calls after start-up: Dropping acknowledged data (recv MSG_TRUNC),
+ * window queries
+ */
+SYSCALLS(SYSCALLS_BOTH, "recvfrom", "getsockopt", "setsockopt");
 
 #ifndef SO_MEMINFO
 #define SO_MEMINFO		55

@@ -56,6 +56,11 @@
 #include "../qdisc/qdisc.h"
 #include "../util/log.h"
 #include "../util/util.h"
+#include "../isolation/syscalls.h"
+
+/* System calls after start-up: Flow sockets for guest datagrams */
+SYSCALLS(SYSCALLS_BOTH, "socket", "bind", "connect", "sendto", "setsockopt",
+	 "close", "epoll_ctl");
 
 struct udp_counters udp_stats;
 

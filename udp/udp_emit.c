@@ -38,6 +38,10 @@
 #include "../qdisc/qdisc.h"
 #include "../util/log.h"
 #include "../util/util.h"
+#include "../isolation/syscalls.h"
+
+/* System calls after start-up: Batches of datagrams for the guest */
+SYSCALLS(SYSCALLS_BOTH, "recvmmsg");
 
 /* recvmmsg() errors to skip in one turn: each reports one ICMP error */
 #define UDP_RECV_ERRORS_MAX	4

@@ -47,6 +47,12 @@
 #include "../passt.h"
 #include "../util/log.h"
 #include "../util/util.h"
+#include "../isolation/syscalls.h"
+
+/* System calls after start-up: ICMP errors from the error queue
+ * (MSG_ERRQUEUE)
+ */
+SYSCALLS(SYSCALLS_BOTH, "recvmsg", "getpeername", "setsockopt");
 
 /* Errors read from one socket per event */
 #define UDP_ERR_BATCH		16

@@ -54,6 +54,13 @@
 #include "../qdisc/qdisc.h"
 #include "../util/log.h"
 #include "../util/util.h"
+#include "../isolation/syscalls.h"
+
+/* System calls after start-up: Forwarded ports, opened at run time by "auto"
+ * forwarding
+ */
+SYSCALLS(SYSCALLS_BOTH, "socket", "bind", "setsockopt", "getsockopt", "close",
+	 "epoll_ctl");
 
 /* Listening socket slots reserved per "auto" specification (-u, -U) */
 #define UDP_FWD_AUTO_LSN	4096

@@ -37,6 +37,10 @@
 #include "../passt.h"
 #include "../util/log.h"
 #include "../util/util.h"
+#include "../isolation/syscalls.h"
+
+/* System calls after start-up: Loopback datagrams between host and namespace */
+SYSCALLS(SYSCALLS_PASTA, "recvmmsg", "sendmmsg", "socket", "connect", "close");
 
 static uint8_t udp_splice_buf[UDP_SPLICE_BATCH][UDP_DGRAM_MAX];
 static struct iovec udp_splice_iov[UDP_SPLICE_BATCH];

@@ -44,6 +44,13 @@
 
 #include "log.h"
 #include "util.h"
+#include "../isolation/syscalls.h"
+
+/* System calls after start-up: Lines to stderr, the log file (rotation:
+ * pread, pwrite, ftruncate, fcntl, fstat) or syslog (send)
+ */
+SYSCALLS(SYSCALLS_BOTH, "write", "writev", "sendto", "clock_gettime", "getpid",
+	 "pread64", "pwrite64", "ftruncate", "fstat", "newfstatat", "fcntl");
 
 #define LOG_MSG_MAX		1024	/* message text, without prefixes */
 #define LOG_PREFIX_MAX		128	/* timestamp, level, ident, pid */

@@ -31,6 +31,10 @@
 #include "pcap.h"
 #include "log.h"
 #include "util.h"
+#include "../isolation/syscalls.h"
+
+/* System calls after start-up: Frames appended to the capture file */
+SYSCALLS(SYSCALLS_BOTH, "write", "writev", "clock_gettime");
 
 #define PCAP_MAGIC		0xa1b2c3d4	/* microsecond timestamps */
 #define PCAP_VERSION_MAJOR	2

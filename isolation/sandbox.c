@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* sandbox.c - confine the relay once set-up is over
+ *
+ * Theory of operation
+ *
+ * After set-up, nothing the relay does needs the file system, other
+ * users' privileges or most system calls, so it gives them up, in this
+ * order (doc/design.md, "Isolation"):
+ *
+ * 1. sandbox_detach(): new mount, IPC and UTS namespaces. The root becomes
+ *    an empty read-only tmpfs: mount it over /proc (a directory that
+ *    exists everywhere we run), make it the root with pivot_root(".", ".")
+ *    and detach the old root, which was stacked on top of it. Descriptors
+ *    opened before (log and pcap files, procfs tables of "auto"
+ *    forwarding, sockets) keep working; paths no longer resolve.
+ *    unshare(CLONE_NEWNS) fails in a multi-threaded process, so this runs
+ *    before pasta starts its namespace worker thread. It needs
+ *    CAP_SYS_ADMIN in our user namespace: without it, passt first creates
+ *    a user namespace of its own (mapping only its own IDs). pasta can't:
+ *    its worker thread has to setns() into the target network namespace
+ *    afterwards, which a nested user namespace forbids. Where the
+ *    namespaces can't be had, we warn once and go on without them.
+ *
+ * 2. sandbox_lockdown(), once pasta's worker is in the target namespace:
+ *    switch to the --runas user if we are root (not in a user namespace
+ *    pasta joined, where only our own IDs are mapped), then drop every
+ *    capability but those listed for the mode (passt: none; pasta:
+ *    CAP_NET_BIND_SERVICE, to bind ports below 1024 found by "auto"
+ *    forwarding, on either side). Capabilities are per thread, so pasta's
+ *    worker drops its own: it keeps its permitted set across the ID change
+ *    (PR_SET_KEEPCAPS), then reduces it like the main thread.
+ *
+ * 3. no-new-privs, not dumpable, and the seccomp filter built from the
+ *    modules' lists (syscalls.c), synchronised to all threads, killing the
+ *    process on any other call.
+ *
+ * A test build (SANDBOX_TEST_HOOK, "make hook") makes a call outside the
+ * lists on SIGUSR2, to check that the filter kills us.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <cap-ng.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <linux/capability.h>
+
+#include "sandbox.h"
+#include "pasta.h"
+#include "syscalls.h"
+#include "../passt.h"
+#include "../util/log.h"
+#include "../util/util.h"
+
+/* Directory we mount the new root over: it exists wherever we run */
+#define SANDBOX_NEWROOT		"/proc"
+/* The new root: empty, read-only, nothing to execute or open */
+#define SANDBOX_ROOT_FLAGS	(MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
+#define SANDBOX_ROOT_OPTS	"size=4k,mode=0555"
+/* Namespaces we detach into */
+#define SANDBOX_NS_FLAGS	(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS)
+/* Longest line written to /proc/self/{uid,gid}_map */
+#define SANDBOX_MAP_LEN		64
+
+/* Most capabilities a mode keeps */
+#define SANDBOX_KEEP_MAX	4
+
+/* Capabilities each mode keeps at run time, see the theory of operation */
+static const unsigned int sandbox_keep_pasta[] = { CAP_NET_BIND_SERVICE };
+_Static_assert(ARRAY_SIZE(sandbox_keep_pasta) <= SANDBOX_KEEP_MAX,
+	       "SANDBOX_KEEP_MAX too small for pasta's capabilities");
+
+/**
+ * enum sandbox_thread_step - what pasta's worker thread does, in order
+ * @SANDBOX_THREAD_PREPARE:	keep capabilities across an ID change, reduce
+ *				the bounding set
+ * @SANDBOX_THREAD_DROP:	drop capabilities after the ID change
+ */
+enum sandbox_thread_step {
+	SANDBOX_THREAD_PREPARE,
+	SANDBOX_THREAD_DROP,
+};
+
+/**
+ * struct sandbox_caps - capabilities to keep, for the worker thread
+ * @keep:	capabilities
+ * @n:		how many
+ * @step:	step to run
+ */
+struct sandbox_caps {
+	const unsigned int *keep;
+	size_t n;
+	enum sandbox_thread_step step;
+};
+
+/**
+ * sandbox_write_file() - write a string to a procfs file
+ * @path:	file
+ * @s:		string
+ *
+ * Return: 0 on success, -1 with errno set on failure
+ */
+static int sandbox_write_file(const char *path, const char *s)
+{
+	size_t len = strlen(s);
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = write(fd, s, len);
+	close(fd);
+	if (n < 0)
+		return -1;
+	if ((size_t)n != len) {
+		errno = EIO;
+		return -1;
+	}
+
+	return 0;
+}
+
+/**
+ * sandbox_userns() - create a user namespace mapping only our own IDs
+ *
+ * Return: 0 on success, -1 with errno set on failure
+ */
+static int sandbox_userns(void)
+{
+	char map[SANDBOX_MAP_LEN];
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+
+	if (unshare(CLONE_NEWUSER))
+		return -1;
+
+	snprintf(map, sizeof(map), "%u %u 1", uid, uid);
+	if (sandbox_write_file("/proc/self/uid_map", map))
+		return -1;
+	if (sandbox_write_file("/proc/self/setgroups", "deny") &&
+	    errno != ENOENT)
+		return -1;
+	snprintf(map, sizeof(map), "%u %u 1", gid, gid);
+	return sandbox_write_file("/proc/self/gid_map", map);
+}
+
+/**
+ * sandbox_pivot() - make an empty read-only tmpfs our root
+ * @what:	set to the step that failed
+ *
+ * Return: 0 on success, -1 with errno set on failure (step in @what)
+ */
+static int sandbox_pivot(const char **what)
+{
+	/* Nothing we do from now on propagates to the namespace we left */
+	*what = "make mounts private";
+	if (mount("", "/", "", MS_REC | MS_PRIVATE, NULL))
+		return -1;
+
+	*what = "mount a tmpfs on " SANDBOX_NEWROOT;
+	if (mount("", SANDBOX_NEWROOT, "tmpfs", SANDBOX_ROOT_FLAGS,
+		  SANDBOX_ROOT_OPTS))
+		return -1;
+
+	*what = "change directory to the new root";
+	if (chdir(SANDBOX_NEWROOT))
+		return -1;
+
+	/* The old root ends up stacked on the new one, at "." */
+	*what = "pivot_root() to the new root";
+	if (syscall(SYS_pivot_root, ".", "."))
+		return -1;
+
+	*what = "detach the old root";
+	if (umount2(".", MNT_DETACH))
+		return -1;
+
+	*what = "change directory to /";
+	return chdir("/");
+}
+
+/**
+ * sandbox_detach() - new mount, IPC and UTS namespaces, empty root
+ * @c:		execution context
+ *
+ * Call while single-threaded, after everything that needs paths: the log,
+ * pcap and PID files, /dev/log, the tap device, namespace files, procfs
+ * tables. Failures to get the namespaces are logged once and tolerated;
+ * once in them, failing to empty the root is fatal.
+ */
+void sandbox_detach(const struct ctx *c)
+{
+	const char *what = "";
+
+	if (unshare(SANDBOX_NS_FLAGS)) {
+		int e = errno;
+
+		if (e != EPERM || c->mode == MODE_PASTA) {
+			warn("Can't detach into new mount, IPC and UTS "
+			     "namespaces: %s. Going on with the file system "
+			     "visible (seccomp still applies)%s", strerror(e),
+			     e == EPERM ? ": run pasta as root, or let it "
+			     "spawn or join a user namespace" : "");
+			return;
+		}
+
+		if (sandbox_userns() || unshare(SANDBOX_NS_FLAGS)) {
+			warn("Can't create user, mount, IPC and UTS "
+			     "namespaces: %s. Going on with the file system "
+			     "visible (seccomp still applies): allow "
+			     "unprivileged user namespaces to avoid this",
+			     strerror(errno));
+			return;
+		}
+	}
+
+	if (sandbox_pivot(&what))
+		die_perror("Can't %s for the sandbox", what);
+
+	debug("sandbox: new mount, IPC and UTS namespaces, empty root");
+}
+
+/**
+ * sandbox_id_change() - will we switch to the --runas user?
+ * @c:		execution context
+ *
+ * Return: true if we run as root in a namespace where that user exists
+ */
+static bool sandbox_id_change(const struct ctx *c)
+{
+	if (geteuid() != 0 || c->uid == 0)
+		return false;
+
+	/* Inside a user namespace we joined, only our own IDs are mapped */
+	if (c->mode == MODE_PASTA && pasta_userns_joined())
+		return false;
+
+	return true;
+}
+
+/**
+ * sandbox_caps_set() - reduce this thread's capability sets to a list
+ * @keep:	capabilities to keep, if we have them
+ * @n:		number of entries
+ * @select:	CAPNG_SELECT_CAPS (effective, permitted), CAPNG_SELECT_BOUNDS
+ *		(bounding set) or both
+ *
+ * The bounding set can only be reduced with CAP_SETPCAP: without it, it's
+ * left as it is (an unprivileged process gains nothing from it anyway,
+ * with no-new-privs).
+ *
+ * Return: 0 on success, -1 on failure
+ */
+static int sandbox_caps_set(const unsigned int *keep, size_t n,
+			    capng_select_t select)
+{
+	bool perm[SANDBOX_KEEP_MAX], bnd[SANDBOX_KEEP_MAX];
+	size_t i;
+
+	if (capng_get_caps_process())
+		return -1;
+
+	if (!capng_have_capability(CAPNG_EFFECTIVE, CAP_SETPCAP))
+		select &= ~CAPNG_SELECT_BOUNDS;
+	if (!select)
+		return 0;
+
+	/* Only what we have can be kept: note it before clearing */
+	for (i = 0; i < n && i < SANDBOX_KEEP_MAX; i++) {
+		perm[i] = capng_have_capability(CAPNG_PERMITTED, keep[i]);
+		bnd[i] = capng_have_capability(CAPNG_BOUNDING_SET, keep[i]);
+	}
+
+	capng_clear(select);
+	for (i = 0; i < n && i < SANDBOX_KEEP_MAX; i++) {
+		if ((select & CAPNG_SELECT_CAPS) && perm[i])
+			capng_update(CAPNG_ADD, CAPNG_EFFECTIVE |
+				     CAPNG_PERMITTED, keep[i]);
+		if ((select & CAPNG_SELECT_BOUNDS) && bnd[i])
+			capng_update(CAPNG_ADD, CAPNG_BOUNDING_SET, keep[i]);
+	}
+
+	return capng_apply(select);
+}
+
+/**
+ * sandbox_thread_caps() - capability steps of pasta's worker thread
+ * @arg:	struct sandbox_caps
+ *
+ * Return: 0 on success, -EPERM on failure
+ */
+static int sandbox_thread_caps(void *arg)
+{
+	const struct sandbox_caps *sc = arg;
+
+	if (sc->step == SANDBOX_THREAD_PREPARE) {
+		if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0))
+			return -errno;
+		return sandbox_caps_set(sc->keep, sc->n, CAPNG_SELECT_BOUNDS)
+			? -EPERM : 0;
+	}
+
+	if (sandbox_caps_set(sc->keep, sc->n, CAPNG_SELECT_CAPS))
+		return -EPERM;
+	return prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) ? -errno : 0;
+}
+
+/**
+ * sandbox_runas() - switch to the --runas user and group
+ * @c:		execution context
+ *
+ * glibc changes the IDs of every thread. Capabilities survive in the
+ * permitted set of threads that asked for it (PR_SET_KEEPCAPS).
+ */
+static void sandbox_runas(const struct ctx *c)
+{
+	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0))
+		die_perror("Can't keep capabilities across the user change");
+	if (setgroups(0, NULL) && errno != EPERM)
+		die_perror("Can't drop supplementary groups");
+	if (setgid(c->gid))
+		die_perror("Can't switch to group %u (--runas)", c->gid);
+	if (setuid(c->uid))
+		die_perror("Can't switch to user %u (--runas)", c->uid);
+	if (prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0))
+		die_perror("Can't reset the keep-capabilities flag");
+}
+
+#ifdef SANDBOX_TEST_HOOK
+/**
+ * sandbox_test_forbidden() - SIGUSR2 in test builds: make a forbidden call
+ * @sig:	unused
+ *
+ * syslog(2) with SYSLOG_ACTION_SIZE_BUFFER only reads a size, and no
+ * module lists it: the filter must kill the process with SIGSYS.
+ */
+static void sandbox_test_forbidden(int sig)
+{
+	(void)sig;
+	syscall(SYS_syslog, 10, NULL, 0);
+}
+
+/**
+ * sandbox_test_hook() - route SIGUSR2 to sandbox_test_forbidden()
+ */
+static void sandbox_test_hook(void)
+{
+	struct sigaction sa = { .sa_handler = sandbox_test_forbidden };
+
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGUSR2, &sa, NULL))
+		die_perror("Can't set the SIGUSR2 test hook");
+	warn("Test build: SIGUSR2 makes a forbidden system call");
+}
+#endif
+
+/**
+ * sandbox_lockdown() - user, capabilities, no-new-privs, seccomp filter
+ * @c:		execution context
+ *
+ * Call after sandbox_detach() and, for pasta, pasta_ns_worker_start().
+ * Exits on failure.
+ */
+void sandbox_lockdown(const struct ctx *c)
+{
+	struct sandbox_caps sc = { .keep = NULL, .n = 0 };	/* passt */
+	bool worker = c->mode == MODE_PASTA && pasta_netns_fd() >= 0;
+
+	if (c->mode == MODE_PASTA) {
+		sc.keep = sandbox_keep_pasta;
+		sc.n = ARRAY_SIZE(sandbox_keep_pasta);
+	}
+
+	if (worker) {
+		sc.step = SANDBOX_THREAD_PREPARE;
+		if (pasta_run_in_ns(sandbox_thread_caps, &sc))
+			die("Can't prepare the namespace thread's capabilities");
+	}
+
+	if (sandbox_caps_set(sc.keep, sc.n, CAPNG_SELECT_BOUNDS))
+		die("Can't reduce the capability bounding set");
+
+	if (sandbox_id_change(c))
+		sandbox_runas(c);
+
+	if (sandbox_caps_set(sc.keep, sc.n, CAPNG_SELECT_CAPS))
+		die("Can't drop capabilities");
+
+	if (worker) {
+		sc.step = SANDBOX_THREAD_DROP;
+		if (pasta_run_in_ns(sandbox_thread_caps, &sc))
+			die("Can't drop the namespace thread's capabilities");
+	}
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		die_perror("Can't set no-new-privs");
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
+		die_perror("Can't make the process not dumpable");
+
+#ifdef SANDBOX_TEST_HOOK
+	sandbox_test_hook();
+#endif
+
+	if (syscalls_filter_load(c->mode))
+		die("Can't install the seccomp filter");
+}

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* test_syscalls.c - unit tests for the seccomp filter (isolation/syscalls.c)
+ *
+ * Theory of operation: linked with every module object, so the section of
+ * SYSCALLS() lists holds all of them, as in the relay. The lists of both
+ * modes must be there and name only calls libseccomp knows. The filter is
+ * then loaded in a forked child: an allowed call (write() on a pipe) must
+ * work, and a call no module lists (syslog(2), reading the kernel log
+ * size) must kill the child with SIGSYS.
+ */
+
+#include <check.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "../../passt.h"
+#include "../../isolation/syscalls.h"
+
+/* Fewest calls a mode can need: loop, timer, tap, sockets, exit */
+#define TEST_SYSCALLS_MIN	20
+/* SYSLOG_ACTION_SIZE_BUFFER of syslog(2): only reads a size */
+#define TEST_SYSLOG_SIZE	10
+
+/**
+ * test_child() - fork a child that loads the filter, then runs a function
+ * @mode:	mode whose filter to load
+ * @fn:		function run under the filter, its return value the exit
+ *		status
+ * @arg:	argument for @fn
+ *
+ * Return: wait status of the child
+ */
+static int test_child(enum passt_mode mode, int (*fn)(int arg), int arg)
+{
+	int status = 0;
+	pid_t pid;
+
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+			_exit(100);
+		if (syscalls_filter_load(mode))
+			_exit(101);
+		_exit(fn(arg));
+	}
+
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	return status;
+}
+
+/**
+ * test_write_byte() - write one byte to a descriptor
+ * @fd:		descriptor
+ *
+ * Return: 0 on success, 1 otherwise
+ */
+static int test_write_byte(int fd)
+{
+	return write(fd, "x", 1) == 1 ? 0 : 1;
+}
+
+/**
+ * test_forbidden() - make a call no module lists
+ * @arg:	unused
+ *
+ * Return: 0, if the filter let it through
+ */
+static int test_forbidden(int arg)
+{
+	(void)arg;
+	syscall(SYS_syslog, TEST_SYSLOG_SIZE, NULL, 0);
+	return 0;
+}
+
+START_TEST(test_lists_present)
+{
+	ck_assert_int_ge(syscalls_count(MODE_PASST), TEST_SYSCALLS_MIN);
+	ck_assert_int_ge(syscalls_count(MODE_PASTA), TEST_SYSCALLS_MIN);
+}
+END_TEST
+
+START_TEST(test_names_known)
+{
+	ck_assert_int_eq(syscalls_unknown(MODE_PASST), 0);
+	ck_assert_int_eq(syscalls_unknown(MODE_PASTA), 0);
+}
+END_TEST
+
+START_TEST(test_allowed_call)
+{
+	enum passt_mode mode = _i ? MODE_PASTA : MODE_PASST;
+	int p[2], status;
+	char b = 0;
+
+	ck_assert_int_eq(pipe(p), 0);
+	status = test_child(mode, test_write_byte, p[1]);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "child status 0x%x", status);
+	ck_assert_int_eq(read(p[0], &b, 1), 1);
+	ck_assert_int_eq(b, 'x');
+	close(p[0]);
+	close(p[1]);
+}
+END_TEST
+
+START_TEST(test_forbidden_call)
+{
+	enum passt_mode mode = _i ? MODE_PASTA : MODE_PASST;
+	int status;
+
+	status = test_child(mode, test_forbidden, 0);
+	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS,
+		      "child status 0x%x, expected death by SIGSYS", status);
+}
+END_TEST
+
+/**
+ * syscalls_suite() - the seccomp filter suite
+ *
+ * Return: the suite
+ */
+static Suite *syscalls_suite(void)
+{
+	Suite *s = suite_create("syscalls");
+	TCase *tc = tcase_create("filter");
+
+	tcase_add_test(tc, test_lists_present);
+	tcase_add_test(tc, test_names_known);
+	tcase_add_loop_test(tc, test_allowed_call, 0, 2);
+	tcase_add_loop_test(tc, test_forbidden_call, 0, 2);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+/**
+ * main() - run the seccomp filter suite
+ *
+ * Return: 0 if every test passed
+ */
+int main(void)
+{
+	SRunner *sr = srunner_create(syscalls_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
