@@ -30,8 +30,9 @@
  * warning at most once every TCP_LIMIT_WARN_MS per cause, with the number
  * of refusals since the last message and what the user can change.
  *
- * System calls used after start-up (for the seccomp filter): socket (the
- * reserve descriptor), close, accept4, setsockopt (SO_LINGER), getrlimit.
+ * System calls used after start-up: listed with SYSCALLS() below (socket
+ * for the reserve descriptor, accept4 and setsockopt for SO_LINGER, and
+ * getrlimit, which glibc makes with prlimit64).
  */
 
 #include <errno.h>
@@ -43,9 +44,13 @@
 #include "tcp.h"
 #include "tcp_internal.h"
 #include "../flow/flow.h"
+#include "../isolation/syscalls.h"
 #include "../passt.h"
 #include "../util/log.h"
 #include "../util/util.h"
+
+SYSCALLS(SYSCALLS_BOTH, "socket", "close", "accept4", "setsockopt",
+	 "getrlimit", "prlimit64");
 
 /* At most one warning per cause in this interval */
 #define TCP_LIMIT_WARN_MS	10000

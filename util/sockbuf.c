@@ -14,6 +14,9 @@
 
 #include "sockbuf.h"
 #include "log.h"
+#include "../isolation/syscalls.h"
+
+SYSCALLS(SYSCALLS_BOTH, "setsockopt", "getsockopt");
 
 /**
  * sockbuf_set() - set a socket buffer size, report kernel clamping once
