@@ -5,8 +5,11 @@
  * behaviour that tcp/ relies on (doc/tcp.md lists them). Each needs a
  * connected TCP pair on loopback, non-blocking, with optional buffer
  * sizes set before the connection exists (so that the window scale
- * matches them). Exit status of every probe: 0 the behaviour holds,
- * 1 it does not, 2 the probe could not set itself up.
+ * matches them). The sender uses Reno congestion control: pacing (BBR,
+ * the default on some systems) would delay transmissions to timers, and
+ * the probes rely on loopback delivering data and ACKs within the system
+ * call that causes them. Exit status of every probe: 0 the behaviour
+ * holds, 1 it does not, 2 the probe could not set itself up.
  */
 
 #ifndef PROBE_H
@@ -14,7 +17,9 @@
 
 #include <fcntl.h>
 #include <unistd.h>
+#include <string.h>
 #include <netinet/in.h>
+#include <linux/tcp.h>
 #include <sys/socket.h>
 #include <linux/sock_diag.h>
 
@@ -50,6 +55,7 @@ static inline int probe_pair(int *snd, int *rcv, int sndbuf, int rcvbuf)
 		setsockopt(l, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
 	if (sndbuf)
 		setsockopt(s, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
+	setsockopt(s, IPPROTO_TCP, TCP_CONGESTION, "reno", strlen("reno"));
 	if (bind(l, (struct sockaddr *)&a, sizeof(a)) ||
 	    getsockname(l, (struct sockaddr *)&a, &sl) || listen(l, 1) ||
 	    connect(s, (struct sockaddr *)&a, sizeof(a)))

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <linux/tcp.h>
 #include <sys/ioctl.h>
 #include <linux/sockios.h>
@@ -28,7 +29,8 @@
 #include "probe.h"
 
 #define PROBE_CHUNK		(1 << 16)
-#define PROBE_ROUNDS		100000
+#define PROBE_ROUNDS		10000
+#define PROBE_WAIT_US		100	/* after a full send buffer */
 
 /**
  * snd_wnd() - the window a socket's peer advertised, as it sees it
@@ -71,8 +73,11 @@ int main(int argc, char **argv)
 
 	/* Fill until the sender sees a closed window, peeking everything */
 	for (i = 0; i < PROBE_ROUNDS && (i < 2 || snd_wnd(s)); i++) {
-		if (send(s, buf, sizeof(buf), 0) < 0 && errno != EAGAIN)
-			return PROBE_SETUP;
+		if (send(s, buf, sizeof(buf), 0) < 0) {
+			if (errno != EAGAIN)
+				return PROBE_SETUP;
+			usleep(PROBE_WAIT_US);	/* a busy machine */
+		}
 		while ((n = recv(r, buf, sizeof(buf), MSG_PEEK)) > 0)
 			held += n;
 	}
