@@ -440,6 +440,16 @@ static bool tuntap_connected(void)
 }
 
 /**
+ * tuntap_output_armed() - tell if EPOLLOUT is armed on the device
+ *
+ * Return: true if it is in the epoll set with EPOLLOUT
+ */
+static bool tuntap_output_armed(void)
+{
+	return tuntap_out_armed;
+}
+
+/**
  * tuntap_get_stats() - counters of the tuntap backend
  *
  * Return: the counters
@@ -467,6 +477,7 @@ const struct tap_backend tap_tuntap_backend = {
 	.send_frames	= tuntap_send_frames,
 	.connected	= tuntap_connected,
 	.want_output	= tuntap_want_output,
+	.output_armed	= tuntap_output_armed,
 	.stats		= tuntap_get_stats,
 	.offload	= tuntap_offload,
 };
