@@ -142,10 +142,10 @@ passt_guest_stalls() {
 	qbp1=$(relay_counter "qdisc: frames=" backpressure)
 	rig_log "tap tx_backpressure $bp0 -> $bp1," \
 		"qdisc backpressure $qbp0 -> $qbp1"
-	[ -n "$bp1" ] && [ "$bp1" -gt "${bp0:-0}" ] ||
+	[ "${bp1:-0}" -gt "${bp0:-0}" ] ||
 		rig_fail "tap tx_backpressure did not go up ($bp0 -> $bp1):" \
 			 "the guest's stall was not seen" || return 1
-	[ -n "$qbp1" ] && [ "$qbp1" -gt "${qbp0:-0}" ] ||
+	[ "${qbp1:-0}" -gt "${qbp0:-0}" ] ||
 		rig_fail "qdisc backpressure did not go up ($qbp0 -> $qbp1)"
 }
 
