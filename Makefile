@@ -4,7 +4,8 @@
 # make			build passt and pasta
 # make check		unit tests (Check) and integration tests, as root
 # make unit		unit tests only
-# make sanitize		ASan+UBSan build, then unit and integration tests
+# make sanitize		ASan+UBSan build (with DEBUG=1), then unit and
+#			integration tests
 # make hook		test build in build-hook/: SIGUSR2 makes a forbidden
 #			system call (the seccomp filter must kill it)
 # make cppcheck		static analysis
@@ -28,6 +29,11 @@ override LDLIBS	+= -lseccomp -lcap-ng
 
 ifneq ($(CI),)
 override CFLAGS	+= -Werror
+endif
+
+# DEBUG=1: run-time checks of invariants (e.g. after every loop iteration)
+ifneq ($(DEBUG),)
+override CFLAGS	+= -DPASST_DEBUG
 endif
 
 MODULE_DIRS := util conf net flow tap tcp udp qdisc isolation
@@ -111,7 +117,8 @@ hook:
 		build-hook/passt build-hook/pasta
 
 sanitize:
-	$(MAKE) BUILD=build-san CFLAGS="-O1 -g -fsanitize=address,undefined \
+	$(MAKE) BUILD=build-san DEBUG=1 \
+		CFLAGS="-O1 -g -fsanitize=address,undefined \
 		-fno-omit-frame-pointer -fno-sanitize-recover=all \
 		-DSANDBOX_SANITIZER" \
 		LDFLAGS="-fsanitize=address,undefined" all \

@@ -268,6 +268,13 @@ static void __attribute__((noreturn)) passt_loop(struct ctx *c)
 
 		tcp_defer_handler(c, now_ms);
 		qdisc_run(c, now_ms);
+
+#ifdef PASST_DEBUG
+		/* design.md invariant 2, checked in debug builds */
+		if (!qdisc_wakeup_ok(c))
+			die("BUG: output pending toward the guest, but no "
+			    "wake-up armed: the relay would stall");
+#endif
 	}
 }
 

@@ -25,12 +25,24 @@
  * queued into an empty ring leaves in the same iteration it was made
  * (design.md invariant 1). If the ready list is not empty when the run's
  * budget is spent, qdisc_has_ready() tells the main loop not to sleep
- * (invariant 2: pending output always has a wake-up).
+ * (invariant 2: pending output always has a wake-up). qdisc_wakeup_ok()
+ * checks that invariant; debug builds (make DEBUG=1, make sanitize) call
+ * it after every loop iteration, and the unit model test after every
+ * simulated one.
+ *
+ * Counters: global ones (struct qdisc_stats), and a few per flow (struct
+ * qdisc_flow_stats). Each queued frame remembers the flow whose turn made
+ * it, so that the flush can charge frames, bytes and backpressure to that
+ * flow. qdisc_stats_log() prints the QDISC_STATS_TOP flows with the most
+ * bytes, with their addresses and ports, so that the log stays short with
+ * many flows.
  */
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <sys/uio.h>
 
 #include "qdisc.h"
@@ -47,6 +59,7 @@
 static uint8_t qdisc_ctrl[QDISC_CTRL_FRAMES][QDISC_CTRL_SIZE]
 	__attribute__((aligned(64)));
 static size_t qdisc_ctrl_len[QDISC_CTRL_FRAMES];
+static uint32_t qdisc_ctrl_flow[QDISC_CTRL_FRAMES];	/* for counters */
 static const struct virtio_net_hdr qdisc_vnet_none;	/* no offload */
 static size_t qdisc_ctrl_head;		/* oldest queued control frame */
 static size_t qdisc_ctrl_count;		/* control frames queued */
@@ -55,6 +68,7 @@ static uint8_t qdisc_frames[QDISC_FRAMES][QDISC_FRAME_SIZE]
 	__attribute__((aligned(64)));
 static size_t qdisc_frame_len[QDISC_FRAMES];
 static struct virtio_net_hdr qdisc_frame_vnet[QDISC_FRAMES];
+static uint32_t qdisc_frame_flow[QDISC_FRAMES];	/* for counters */
 static size_t qdisc_head;		/* oldest queued frame */
 static size_t qdisc_count;		/* frames queued, not yet written */
 static uint64_t qdisc_committed_bytes;
@@ -68,6 +82,8 @@ static unsigned int qdisc_ready_count;
 
 static qdisc_pull_fn qdisc_pull[FLOW_TYPE_MAX];
 static struct qdisc_stats qdisc_counters;
+static struct qdisc_flow_stats *qdisc_flow_counters;	/* per flow */
+static uint32_t qdisc_cur_flow = FLOW_IDX_NONE;	/* whose turn it is */
 
 /**
  * qdisc_init() - allocate the ready list for the flow table's capacity
@@ -80,7 +96,9 @@ int qdisc_init(unsigned int flow_max)
 	qdisc_ready = calloc(flow_max, sizeof(*qdisc_ready));
 	qdisc_ready_state = calloc(flow_max, sizeof(*qdisc_ready_state));
 	qdisc_deficit = calloc(flow_max, sizeof(*qdisc_deficit));
-	if (!qdisc_ready || !qdisc_ready_state || !qdisc_deficit)
+	qdisc_flow_counters = calloc(flow_max, sizeof(*qdisc_flow_counters));
+	if (!qdisc_ready || !qdisc_ready_state || !qdisc_deficit ||
+	    !qdisc_flow_counters)
 		return -ENOMEM;
 
 	qdisc_ready_cap = flow_max;
@@ -140,8 +158,34 @@ void qdisc_frame_commit_offload(size_t len, const struct virtio_net_hdr *vh)
 
 	qdisc_frame_len[slot] = len;
 	qdisc_frame_vnet[slot] = *vh;
+	qdisc_frame_flow[slot] = qdisc_cur_flow;
 	qdisc_count++;
 	qdisc_committed_bytes += len;
+}
+
+/**
+ * qdisc_flow_st() - counters of a flow
+ * @flow:	flow index, FLOW_IDX_NONE for frames of no flow
+ *
+ * Return: pointer to the flow's counters, NULL if none
+ */
+static struct qdisc_flow_stats *qdisc_flow_st(uint32_t flow)
+{
+	if (flow >= qdisc_ready_cap || !qdisc_flow_counters)
+		return NULL;
+	return &qdisc_flow_counters[flow];
+}
+
+/**
+ * qdisc_drop() - count a frame dropped because the queue was full
+ */
+static void qdisc_drop(void)
+{
+	struct qdisc_flow_stats *fs = qdisc_flow_st(qdisc_cur_flow);
+
+	qdisc_counters.drops++;
+	if (fs)
+		fs->drops++;
 }
 
 /**
@@ -154,6 +198,7 @@ void qdisc_frame_commit_offload(size_t len, const struct virtio_net_hdr *vh)
 void qdisc_flush(struct ctx *c)
 {
 	struct iovec iov[(QDISC_CTRL_FRAMES + QDISC_FRAMES) * 2];
+	uint32_t owner[QDISC_CTRL_FRAMES + QDISC_FRAMES];
 	size_t i, n = 0, sent, sent_ctrl;
 
 	/* Two buffers a frame: its virtio-net header, then the frame */
@@ -164,6 +209,7 @@ void qdisc_flush(struct ctx *c)
 		iov[n * 2].iov_len = sizeof(qdisc_vnet_none);
 		iov[n * 2 + 1].iov_base = qdisc_ctrl[slot];
 		iov[n * 2 + 1].iov_len = qdisc_ctrl_len[slot];
+		owner[n] = qdisc_ctrl_flow[slot];
 	}
 	for (i = 0; i < qdisc_count; i++, n++) {
 		size_t slot = (qdisc_head + i) % QDISC_FRAMES;
@@ -172,6 +218,7 @@ void qdisc_flush(struct ctx *c)
 		iov[n * 2].iov_len = sizeof(qdisc_frame_vnet[slot]);
 		iov[n * 2 + 1].iov_base = qdisc_frames[slot];
 		iov[n * 2 + 1].iov_len = qdisc_frame_len[slot];
+		owner[n] = qdisc_frame_flow[slot];
 	}
 
 	if (!n)
@@ -182,11 +229,22 @@ void qdisc_flush(struct ctx *c)
 	qdisc_counters.flushes++;
 
 	for (i = 0; i < sent; i++) {
+		struct qdisc_flow_stats *fs = qdisc_flow_st(owner[i]);
+
 		qdisc_counters.frames++;
 		qdisc_counters.bytes += iov[i * 2 + 1].iov_len;
+		if (fs) {
+			fs->frames++;
+			fs->bytes += iov[i * 2 + 1].iov_len;
+		}
 	}
-	if (sent < n)
+	if (sent < n) {
+		struct qdisc_flow_stats *fs = qdisc_flow_st(owner[sent]);
+
 		qdisc_counters.backpressure++;
+		if (fs)
+			fs->backpressure++;
+	}
 
 	sent_ctrl = MIN(sent, qdisc_ctrl_count);
 	qdisc_ctrl_head = (qdisc_ctrl_head + sent_ctrl) % QDISC_CTRL_FRAMES;
@@ -209,7 +267,7 @@ void qdisc_flush(struct ctx *c)
 void qdisc_send_ordered(struct ctx *c, const void *frame, size_t len)
 {
 	if (len > QDISC_FRAME_SIZE) {
-		qdisc_counters.drops++;
+		qdisc_drop();
 		return;
 	}
 
@@ -217,7 +275,7 @@ void qdisc_send_ordered(struct ctx *c, const void *frame, size_t len)
 		qdisc_flush(c);
 
 	if (!qdisc_frames_avail()) {
-		qdisc_counters.drops++;
+		qdisc_drop();
 		return;
 	}
 
@@ -245,13 +303,14 @@ void qdisc_send(struct ctx *c, const void *frame, size_t len)
 		qdisc_flush(c);
 
 	if (qdisc_ctrl_count == QDISC_CTRL_FRAMES) {
-		qdisc_counters.drops++;
+		qdisc_drop();
 		return;
 	}
 
 	slot = (qdisc_ctrl_head + qdisc_ctrl_count) % QDISC_CTRL_FRAMES;
 	memcpy(qdisc_ctrl[slot], frame, len);
 	qdisc_ctrl_len[slot] = len;
+	qdisc_ctrl_flow[slot] = qdisc_cur_flow;
 	qdisc_ctrl_count++;
 }
 
@@ -281,11 +340,15 @@ void qdisc_wake(uint32_t flow)
 /**
  * qdisc_forget() - take a flow off the ready list (it is being closed)
  * @flow:	flow index
+ *
+ * Its counters start again from zero: the index will be another flow.
  */
 void qdisc_forget(uint32_t flow)
 {
 	if (flow >= qdisc_ready_cap)
 		return;
+
+	memset(&qdisc_flow_counters[flow], 0, sizeof(qdisc_flow_counters[flow]));
 
 	if (qdisc_ready_state[flow] == QDISC_QUEUED)
 		qdisc_ready_state[flow] = QDISC_CANCELLED;
@@ -358,9 +421,11 @@ void qdisc_run(struct ctx *c, uint64_t now_ms)
 		qdisc_deficit[flow] += QDISC_QUANTUM;
 		before = qdisc_committed_bytes;
 
+		qdisc_cur_flow = flow;
 		if (type < FLOW_TYPE_MAX && qdisc_pull[type])
 			res = qdisc_pull[type](c, flow, qdisc_deficit[flow],
 					       now_ms);
+		qdisc_cur_flow = FLOW_IDX_NONE;
 
 		if (qdisc_ready_state[flow] != QDISC_QUEUED) {
 			/* Closed or forgotten during its turn */
@@ -421,11 +486,120 @@ const struct qdisc_stats *qdisc_stats(void)
 }
 
 /**
- * qdisc_stats_log() - log the output counters, one line of key=value pairs
+ * qdisc_flow_stats() - output counters of one flow
+ * @flow:	flow index
+ *
+ * Return: pointer to the counters, NULL if @flow is out of range
+ */
+const struct qdisc_flow_stats *qdisc_flow_stats(uint32_t flow)
+{
+	return qdisc_flow_st(flow);
+}
+
+/**
+ * qdisc_wakeup_ok() - check design.md invariant 2 at the end of a loop
+ *		       iteration: pending output implies an armed wake-up
+ * @c:		execution context
+ *
+ * Output is pending if frames wait in the rings, or if the backend holds
+ * the rest of a frame of its own: then the backend's output wake-up must
+ * be armed. Flows on the ready list must either find free buffers (the
+ * main loop does not sleep then: qdisc_has_ready()) or wait for that same
+ * wake-up.
+ *
+ * Return: true if the invariant holds
+ */
+bool qdisc_wakeup_ok(const struct ctx *c)
+{
+	bool pending = qdisc_has_queued() || tap_output_held(c);
+
+	if (pending && !tap_output_armed(c))
+		return false;
+
+	if (qdisc_ready_count && !qdisc_has_ready() && !tap_output_armed(c))
+		return false;
+
+	return true;
+}
+
+/**
+ * qdisc_stats_top() - pick the flows with the most bytes
+ * @top:	output, QDISC_STATS_TOP flow indices, most bytes first
+ *
+ * Return: number of flows picked (flows with no bytes are skipped)
+ */
+static unsigned int qdisc_stats_top(uint32_t *top)
+{
+	unsigned int n = 0, i, j;
+	uint32_t f;
+
+	for (f = 0; f < qdisc_ready_cap; f++) {
+		uint64_t b = qdisc_flow_counters[f].bytes;
+
+		if (!b)
+			continue;
+		if (n == QDISC_STATS_TOP &&
+		    b <= qdisc_flow_counters[top[n - 1]].bytes)
+			continue;
+
+		/* Insertion into the sorted list, dropping its last entry
+		 * when full
+		 */
+		i = n < QDISC_STATS_TOP ? n++ : n - 1;
+		for (j = i; j && qdisc_flow_counters[top[j - 1]].bytes < b;
+		     j--)
+			top[j] = top[j - 1];
+		top[j] = f;
+	}
+
+	return n;
+}
+
+/**
+ * qdisc_flow_name() - describe a flow for the log: protocol, addresses,
+ *		       ports as the guest sees them
+ * @flow:	flow index
+ * @buf:	output
+ * @size:	its size
+ */
+static void qdisc_flow_name(uint32_t flow, char *buf, size_t size)
+{
+	const struct flow_key *k = flow_key_of(flow);
+	char ga[INANY_STRLEN], ra[INANY_STRLEN];
+	const char *proto;
+
+	if (!k) {
+		snprintf(buf, size, "flow %u", flow);
+		return;
+	}
+
+	switch (k->proto) {
+	case IPPROTO_TCP:
+		proto = "tcp";
+		break;
+	case IPPROTO_UDP:
+		proto = "udp";
+		break;
+	default:
+		proto = "icmp";
+		break;
+	}
+
+	snprintf(buf, size, "flow %u %s [%s]:%u <-> [%s]:%u", flow, proto,
+		 inany_ntop(&k->guest_addr, ga), k->guest_port,
+		 inany_ntop(&k->remote_addr, ra), k->remote_port);
+}
+
+/**
+ * qdisc_stats_log() - log the output counters, one line of key=value
+ *		       pairs, then one line for each of the QDISC_STATS_TOP
+ *		       flows with the most bytes
  */
 void qdisc_stats_log(void)
 {
 	const struct qdisc_stats *q = &qdisc_counters;
+	uint32_t top[QDISC_STATS_TOP];
+	unsigned int n, i;
 
 	info("qdisc: frames=%llu bytes=%llu flushes=%llu backpressure=%llu "
 	     "drops=%llu queued=%zu ready=%u",
@@ -434,4 +608,20 @@ void qdisc_stats_log(void)
 	     (unsigned long long)q->backpressure,
 	     (unsigned long long)q->drops, qdisc_count + qdisc_ctrl_count,
 	     qdisc_ready_count);
+
+	if (!qdisc_flow_counters)
+		return;
+
+	n = qdisc_stats_top(top);
+	for (i = 0; i < n; i++) {
+		const struct qdisc_flow_stats *fs = &qdisc_flow_counters[top[i]];
+		char name[32 + 2 * INANY_STRLEN];
+
+		qdisc_flow_name(top[i], name, sizeof(name));
+		info("qdisc: %s: frames=%llu bytes=%llu drops=%u "
+		     "backpressure=%u", name,
+		     (unsigned long long)fs->frames,
+		     (unsigned long long)fs->bytes, fs->drops,
+		     fs->backpressure);
+	}
 }

@@ -21,6 +21,8 @@
 #define QDISC_CTRL_FRAMES	128
 #define QDISC_QUANTUM		(64 * 1024)
 #define QDISC_RUN_FRAMES	(QDISC_FRAMES * 4)
+/* Flows listed by qdisc_stats_log(), the ones with the most bytes */
+#define QDISC_STATS_TOP		8
 
 /**
  * enum qdisc_pull_result - what a flow says after its turn
@@ -62,6 +64,25 @@ struct qdisc_stats {
 	uint64_t flushes;
 };
 
+/**
+ * struct qdisc_flow_stats - output counters of one flow
+ * @frames:		frames of the flow written to the backend
+ * @bytes:		their bytes
+ * @drops:		frames of the flow dropped because the queue was full
+ * @backpressure:	times a frame of the flow was the first one the
+ *			backend refused
+ *
+ * A frame belongs to the flow whose turn (pull function) queued it; frames
+ * queued outside any turn (ACKs sent from socket handlers, ARP, DHCP) are
+ * only in the global counters.
+ */
+struct qdisc_flow_stats {
+	uint64_t frames;
+	uint64_t bytes;
+	uint32_t drops;
+	uint32_t backpressure;
+};
+
 int qdisc_init(unsigned int flow_max);
 void qdisc_register(enum flow_type type, qdisc_pull_fn fn);
 size_t qdisc_frames_avail(void);
@@ -77,6 +98,8 @@ void qdisc_flush(struct ctx *c);
 bool qdisc_has_ready(void);
 bool qdisc_has_queued(void);
 const struct qdisc_stats *qdisc_stats(void);
+const struct qdisc_flow_stats *qdisc_flow_stats(uint32_t flow);
+bool qdisc_wakeup_ok(const struct ctx *c);
 void qdisc_stats_log(void);
 
 #endif /* QDISC_QDISC_H */

@@ -29,6 +29,9 @@ struct ctx;
  *			count, the wake-up (EPOLLOUT) must be armed
  * @connected:		a guest is there to receive frames
  * @want_output:	arm (true) or disarm (false) the output wake-up
+ * @output_armed:	the output wake-up is armed (for invariant checks)
+ * @output_held:	the backend keeps bytes of a frame it reported as
+ *			sent (NULL: never)
  * @stats:		the backend's counters
  * @offload:		frames carry a struct virtio_net_hdr (checksum and
  *			segmentation offload); NULL or false: plain frames
@@ -42,6 +45,8 @@ struct tap_backend {
 			      size_t bufs_per_frame, size_t nframes);
 	bool (*connected)(void);
 	void (*want_output)(struct ctx *c, bool on);
+	bool (*output_armed)(void);
+	bool (*output_held)(void);
 	const struct tap_stats *(*stats)(void);
 	bool (*offload)(void);
 };

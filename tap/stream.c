@@ -853,6 +853,26 @@ static bool stream_connected(void)
 }
 
 /**
+ * stream_output_armed() - tell if EPOLLOUT is armed on the guest socket
+ *
+ * Return: true if it is in the epoll set with EPOLLOUT
+ */
+static bool stream_output_armed(void)
+{
+	return stream_out_armed;
+}
+
+/**
+ * stream_output_held() - tell if the rest of a partly sent frame waits
+ *
+ * Return: true if bytes of a frame reported as sent are still to be written
+ */
+static bool stream_output_held(void)
+{
+	return stream_fd >= 0 && stream_tail_done < stream_tail_len;
+}
+
+/**
  * stream_get_stats() - counters of the stream backend
  *
  * Return: the counters
@@ -869,5 +889,7 @@ const struct tap_backend tap_stream_backend = {
 	.send_frames	= stream_send_frames,
 	.connected	= stream_connected,
 	.want_output	= stream_want_output,
+	.output_armed	= stream_output_armed,
+	.output_held	= stream_output_held,
 	.stats		= stream_get_stats,
 };

@@ -224,6 +224,33 @@ void tap_want_output(struct ctx *c, bool on)
 }
 
 /**
+ * tap_output_armed() - tell if the output wake-up is armed
+ * @c:		execution context
+ *
+ * Return: true if the backend will be woken up when the guest takes
+ *	   frames again (EPOLLOUT registered on its descriptor)
+ */
+bool tap_output_armed(const struct ctx *c)
+{
+	(void)c;
+
+	return tap_be && tap_be->output_armed && tap_be->output_armed();
+}
+
+/**
+ * tap_output_held() - tell if the backend keeps output of its own
+ * @c:		execution context
+ *
+ * Return: true if part of a frame reported as sent is still to be written
+ */
+bool tap_output_held(const struct ctx *c)
+{
+	(void)c;
+
+	return tap_be && tap_be->output_held && tap_be->output_held();
+}
+
+/**
  * tap_stats_get() - counters of the active backend
  *
  * Return: the counters, all zero before tap_init()

@@ -55,6 +55,8 @@ size_t tap_send_frames_vnet(struct ctx *c, const struct iovec *iov,
 bool tap_offload(const struct ctx *c);
 bool tap_connected(const struct ctx *c);
 void tap_want_output(struct ctx *c, bool on);
+bool tap_output_armed(const struct ctx *c);
+bool tap_output_held(const struct ctx *c);
 const struct tap_stats *tap_stats_get(void);
 
 #endif /* TAP_TAP_H */

@@ -51,7 +51,10 @@ SYSCALLS(SYSCALLS_PASTA, "read", "writev", "epoll_ctl");
 
 /* The tuntap character device */
 #define TUNTAP_DEV		"/dev/net/tun"
-/* Transmit queue of the device, frames (the kernel's default is 1000) */
+/* Transmit queue of the device, frames (the kernel's default is 1000): one
+ * full relay window (4 MiB) of 1514-byte frames, with room to spare, for a
+ * namespace without segmentation offloads; see doc/performance.md
+ */
 #define TUNTAP_TXQUEUELEN	5000
 /* Room beyond Ethernet header and MTU: VLAN tags, a virtio-net header */
 #define TUNTAP_FRAME_SLACK	64
@@ -444,6 +447,16 @@ static bool tuntap_connected(void)
 }
 
 /**
+ * tuntap_output_armed() - tell if EPOLLOUT is armed on the device
+ *
+ * Return: true if it is in the epoll set with EPOLLOUT
+ */
+static bool tuntap_output_armed(void)
+{
+	return tuntap_out_armed;
+}
+
+/**
  * tuntap_get_stats() - counters of the tuntap backend
  *
  * Return: the counters
@@ -471,6 +484,7 @@ const struct tap_backend tap_tuntap_backend = {
 	.send_frames	= tuntap_send_frames,
 	.connected	= tuntap_connected,
 	.want_output	= tuntap_want_output,
+	.output_armed	= tuntap_output_armed,
 	.stats		= tuntap_get_stats,
 	.offload	= tuntap_offload,
 };

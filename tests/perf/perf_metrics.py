@@ -19,6 +19,7 @@ No timing assertions: a measurement reports numbers, never judges them.
 import json
 import re
 import statistics
+import subprocess
 import time
 
 from perf_rig import CLK_TCK, RigError
@@ -26,6 +27,8 @@ from perf_rig import CLK_TCK, RigError
 IPERF_PORT = 5201
 UDP_PORT = 5202
 SOCKPERF_PORT = 11111
+LOAD_PORT = 5203        # the bulk flow of latency_load()
+LOAD_RAMP = 1.0         # seconds of bulk before the ping-pong starts
 CONNRATE_PORT = 12001
 CONNHOLD_PORT = 12002
 
@@ -221,6 +224,135 @@ def latency(rig, inst, secs, rep):
             return Result(error=f"no {name} in sockperf's output")
         values[f"{key}:{name}"] = float(m.group(1))
     return Result(values, None, _dead(inst))
+
+
+# sockperf's percentile lines, e.g. "---> percentile 99.990 =   52.4"
+_SOCKPERF_PCT = {"p50": "50.000", "p99": "99.000", "p99.9": "99.900",
+                 "p99.99": "99.990"}
+
+
+def _sockperf_stats(out):
+    """Round-trip statistics from sockperf ping-pong --full-rtt output.
+
+    Returns {"mean", "max", "p50", "p99", "p99.9", "p99.99": usec} or
+    (None, error).
+    """
+    st = {}
+    m = re.search(r"avg-rtt=([\d.]+)", out)
+    if not m:
+        return None, "no avg-rtt in sockperf's output"
+    st["mean"] = float(m.group(1))
+    m = re.search(r"<MAX> observation =\s*([\d.]+)", out)
+    if m:
+        st["max"] = float(m.group(1))
+    for name, pct in _SOCKPERF_PCT.items():
+        m = re.search(r"percentile " + re.escape(pct) + r" =\s*([\d.]+)",
+                      out)
+        if not m:
+            return None, f"no {name} in sockperf's output"
+        st[name] = float(m.group(1))
+    return st, None
+
+
+def _pingpong(rig, inst, secs, tag):
+    """sockperf TCP ping-pong, 64 bytes, ns client to a host server.
+
+    Returns (statistics as _sockperf_stats(), error or None).
+    """
+    srv = ["sockperf", "server", "--tcp", "-i", inst.srv_bind,
+           "-p", str(SOCKPERF_PORT)]
+    cli = ["sockperf", "ping-pong", "--tcp", "-i", inst.gw4,
+           "-p", str(SOCKPERF_PORT), "-m", "64", "-t", str(secs),
+           "--full-rtt"]
+    try:
+        rc, out, _ = _server_client(rig, inst, rig.host_ns, srv,
+                                    SOCKPERF_PORT, inst.ns, cli, tag, secs)
+    except RigError as e:
+        return None, str(e)
+    if rc != 0:
+        return None, (f"sockperf exited with status {rc}: "
+                      + out.strip()[-200:])
+    return _sockperf_stats(out)
+
+
+def latency_idle(rig, inst, secs, rep):
+    """Unloaded ping-pong: mean, p99.99 and maximum round trip.
+
+    The mean compares the relay's per-message cost with the veth pair;
+    the p99.99 and the maximum show a delayed-ACK tail (about 40 ms) if
+    a frame ever waits for company. Rows: lati:MTU:mean, lati:MTU:p99.99,
+    lati:MTU:max (microseconds, full round trip).
+    """
+    key = f"lati:{inst.mtu}"
+    err = _dead(inst)
+    if err:
+        return Result(error=err)
+    st, err = _pingpong(rig, inst, secs, _tag(key, inst, rep))
+    if err:
+        return Result(error=err)
+    values = {f"{key}:{k}": st[k] for k in ("mean", "p99.99", "max")
+              if k in st}
+    return Result(values, None, _dead(inst))
+
+
+def latency_load(rig, inst, secs, rep):
+    """Ping-pong while a bulk TCP flow fills the same path.
+
+    iperf3 -R from the namespace (the host side sends: the bulk flow goes
+    host->ns, as the ping-pong's answers do) runs for the whole
+    measurement; after LOAD_RAMP seconds, sockperf ping-pong measures the
+    round trip of 64-byte messages for secs seconds. Rows: latl:MTU:p50,
+    latl:MTU:p99, latl:MTU:p99.9 (microseconds) and latl:MTU:bulk (the
+    bulk flow's rate meanwhile, Gbit/s: a relay that moves less bulk data
+    queues less of it).
+    """
+    key = f"latl:{inst.mtu}"
+    tag = _tag(key, inst, rep)
+    err = _dead(inst)
+    if err:
+        return Result(error=err)
+    bulk_secs = secs + 2 * LOAD_RAMP + 1
+    srv = rig.spawn(rig.host_ns, ["iperf3", "-s", "-1", "-B", inst.srv_bind,
+                                  "-p", str(LOAD_PORT)],
+                    f"{tag}.bulk-server.log")
+    bulk = None
+    try:
+        rig.wait_listen(rig.host_ns, LOAD_PORT)
+        bulk = rig.spawn(inst.ns, ["iperf3", "-c", inst.gw4, "-p",
+                                   str(LOAD_PORT), "-R", "-t",
+                                   str(int(bulk_secs)), "-J",
+                                   "--connect-timeout", "5000"],
+                         f"{tag}.bulk-client.log")
+        time.sleep(LOAD_RAMP)
+        if bulk.poll() is not None:
+            return Result(error=f"iperf3 (bulk) exited with status "
+                                f"{bulk.returncode}, see {bulk.log}")
+        st, err = _pingpong(rig, inst, secs, tag)
+        try:
+            bulk.wait(timeout=bulk_secs + SLACK)
+        except subprocess.TimeoutExpired:
+            pass
+    except RigError as e:
+        return Result(error=str(e))
+    finally:
+        if bulk:
+            rig.end(bulk)
+        rig.end(srv)
+    if err:
+        return Result(error=err)
+    values = {f"{key}:{k}": st[k] for k in ("p50", "p99", "p99.9")}
+    with open(bulk.log, encoding="utf-8", errors="replace") as f:
+        data, berr = _iperf_json(f.read())
+    flag = None
+    if berr:
+        flag = "bulk failed"
+        berr = f"bulk flow: {berr}"
+    else:
+        values[f"{key}:bulk"] = \
+            data["end"]["sum_received"]["bits_per_second"] / 1e9
+        if _stalled(data):
+            flag = f"bulk: {_stalled(data)} s near 0"
+    return Result(values, flag, berr or _dead(inst))
 
 
 def connrate(rig, inst, tool, secs, rep):

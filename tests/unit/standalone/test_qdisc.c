@@ -2,7 +2,8 @@
 /* test_qdisc.c - the output scheduler against a sink that pushes back
  *
  * Build (not linked against the other modules: it defines its own
- * tap_send_frames_vnet() and flow_type_of()): see the Makefile's
+ * tap_send_frames_vnet(), tap_output_armed(), flow_type_of() ...): see
+ * the Makefile's
  * test_qdisc rule; sources: this file, qdisc/qdisc.c.
  *
  * Theory of operation: model flows produce numbered frames through the
@@ -13,8 +14,11 @@
  * passt.c. The checks are the ones of design.md invariants 1 and 2 and of
  * fair sharing: every frame leaves exactly once and in order per flow,
  * pending output always has an armed wake-up or a non-blocking next
- * iteration, backlogged flows get equal shares, and a lone frame leaves in
- * the iteration that made it. Every frame reaches the backend behind its
+ * iteration (qdisc_wakeup_ok(), the check debug builds of the relay run
+ * after every loop iteration, called here after every simulated one),
+ * backlogged flows get equal shares, also while the sink pushes back, and
+ * a lone frame leaves in the iteration that made it. Per-flow counters
+ * must match what the sink saw. Every frame reaches the backend behind its
  * virtio-net header: zero unless it was committed with an offload one.
  */
 
@@ -32,7 +36,7 @@
 #define T_FRAME_MAX	9000
 
 /* Model backend */
-static int sink_mode;		/* 0: accept all, 1: random */
+static int sink_mode;		/* 0: accept all, 1: random, 2: refuse all */
 static bool sink_armed;		/* "EPOLLOUT" armed by the backend */
 static unsigned int sink_calls;
 static uint64_t sink_bytes[T_FLOWS];
@@ -41,6 +45,8 @@ static unsigned int sink_errors;
 static uint32_t sink_first_flow;	/* flow of the first frame of a batch */
 static unsigned int sink_vnet_set;	/* frames with a non-zero vnet header */
 static struct virtio_net_hdr sink_vnet_last;	/* last non-zero one */
+static uint32_t sink_watch = UINT32_MAX;	/* flow to watch for */
+static uint64_t sink_watch_before;	/* flow 10's bytes before its frame */
 
 /* Model flows */
 static uint32_t flow_backlog[T_FLOWS];	/* frames still to produce */
@@ -57,6 +63,42 @@ enum flow_type flow_type_of(uint32_t idx)
 {
 	(void)idx;
 	return FLOW_TYPE_TCP;
+}
+
+/**
+ * flow_key_of() - double: model flows have no addresses
+ * @idx:	flow index
+ *
+ * Return: NULL
+ */
+const struct flow_key *flow_key_of(uint32_t idx)
+{
+	(void)idx;
+	return NULL;
+}
+
+/**
+ * tap_output_armed() - double: the wake-up the model backend armed
+ * @c:		execution context (unused)
+ *
+ * Return: true if armed
+ */
+bool tap_output_armed(const struct ctx *c)
+{
+	(void)c;
+	return sink_armed;
+}
+
+/**
+ * tap_output_held() - double: the model backend keeps no partial frames
+ * @c:		execution context (unused)
+ *
+ * Return: false
+ */
+bool tap_output_held(const struct ctx *c)
+{
+	(void)c;
+	return false;
 }
 
 /**
@@ -82,6 +124,8 @@ size_t tap_send_frames_vnet(struct ctx *c, const struct iovec *iov,
 	}
 	sink_calls++;
 
+	if (sink_mode == 2)
+		n = 0;
 	if (sink_mode == 1) {
 		switch (random() % 3) {
 		case 0:
@@ -118,6 +162,8 @@ size_t tap_send_frames_vnet(struct ctx *c, const struct iovec *iov,
 		}
 		else
 			sink_next[flow]++;
+		if (flow == sink_watch)
+			sink_watch_before = sink_bytes[10];
 		if (flow < T_FLOWS)
 			sink_bytes[flow] += iov[i * 2 + 1].iov_len;
 	}
@@ -171,6 +217,7 @@ static enum qdisc_pull_result model_pull(struct ctx *c, uint32_t flow,
 static void reset(void)
 {
 	static bool inited;
+	uint32_t f;
 
 	if (!inited) {
 		ck_assert_int_eq(qdisc_init(T_FLOWS), 0);
@@ -186,6 +233,9 @@ static void reset(void)
 
 		qdisc_run(&c, 0);
 	}
+
+	for (f = 0; f < T_FLOWS; f++)
+		qdisc_forget(f);	/* counters start from zero */
 
 	sink_mode = 0;
 	sink_armed = false;
@@ -242,8 +292,10 @@ START_TEST(random_pushback_exactly_once_in_order)
 		qdisc_run(&c, 0);
 
 		/* Invariant 2: pending output has a wake-up, or the loop
-		 * will not sleep
+		 * will not sleep: the relay's own check, then the model's
 		 */
+		ck_assert_msg(qdisc_wakeup_ok(&c),
+			      "iteration %u: wake-up check fired", iter);
 		if (qdisc_has_queued())
 			ck_assert_msg(sink_armed, "frames queued, no wake-up");
 		if (!sink_armed) {
@@ -265,10 +317,16 @@ START_TEST(random_pushback_exactly_once_in_order)
 
 	ck_assert_uint_eq(sink_errors, 0);
 	ck_assert_uint_eq(sink_vnet_set, 0);
+	ck_assert(qdisc_wakeup_ok(&c));
+	ck_assert_uint_gt(qdisc_stats()->backpressure, 0);
 	for (f = 0; f < T_FLOWS; f++) {
+		const struct qdisc_flow_stats *fs = qdisc_flow_stats(f);
+
 		total[f] = flow_seq[f];
 		ck_assert_uint_eq(flow_backlog[f], 0);
 		ck_assert_uint_eq(sink_next[f], total[f]);
+		ck_assert_uint_eq(fs->frames, total[f]);
+		ck_assert_uint_eq(fs->bytes, sink_bytes[f]);
 	}
 }
 END_TEST
@@ -298,6 +356,112 @@ START_TEST(backlogged_flows_share_equally)
 }
 END_TEST
 
+START_TEST(backlogged_flows_share_equally_under_pushback)
+{
+	struct ctx c;
+	double ratio;
+	int i;
+
+	reset();
+	srandom(7);
+	flow_backlog[1] = flow_backlog[2] = 100000000;
+	flow_size[1] = 65000;
+	flow_size[2] = 1500;
+	qdisc_wake(1);
+	qdisc_wake(2);
+	sink_mode = 1;
+
+	for (i = 0; i < 2000; i++) {
+		if (sink_armed && random() % 2) {
+			sink_armed = false;
+			qdisc_flush(&c);
+		}
+		qdisc_run(&c, 0);
+		ck_assert(qdisc_wakeup_ok(&c));
+	}
+
+	ratio = (double)sink_bytes[1] / (double)sink_bytes[2];
+	ck_assert_msg(ratio > 0.9 && ratio < 1.1,
+		      "shares %llu vs %llu bytes",
+		      (unsigned long long)sink_bytes[1],
+		      (unsigned long long)sink_bytes[2]);
+	ck_assert_uint_eq(sink_errors, 0);
+	ck_assert_uint_gt(qdisc_flow_stats(1)->backpressure +
+			  qdisc_flow_stats(2)->backpressure, 0);
+
+	/* Leave nothing backlogged for the next test */
+	flow_backlog[1] = flow_backlog[2] = 0;
+}
+END_TEST
+
+START_TEST(lone_data_frame_leaves_at_once)
+{
+	struct ctx c;
+
+	reset();
+	flow_backlog[6] = 1;
+	flow_size[6] = 1500;
+	qdisc_wake(6);
+	qdisc_run(&c, 0);
+
+	ck_assert_uint_eq(sink_calls, 1);
+	ck_assert_uint_eq(sink_next[6], 1);
+	ck_assert(!qdisc_has_queued());
+	ck_assert(!qdisc_has_ready());
+	ck_assert(qdisc_wakeup_ok(&c));
+	ck_assert_uint_eq(qdisc_flow_stats(6)->frames, 1);
+	ck_assert_uint_eq(qdisc_flow_stats(6)->bytes, 1500);
+}
+END_TEST
+
+START_TEST(interactive_frame_waits_one_quantum)
+{
+	uint64_t before;
+	struct ctx c;
+
+	reset();
+	flow_backlog[10] = 100000000;
+	flow_size[10] = 65000;
+	qdisc_wake(10);
+	qdisc_run(&c, 0);
+	ck_assert(qdisc_has_ready());	/* the bulk flow is not done */
+
+	/* A frame of another flow leaves in the next run, behind at most
+	 * one quantum of the bulk flow (the sink sees frames in order)
+	 */
+	flow_backlog[11] = 1;
+	flow_size[11] = 100;
+	qdisc_wake(11);
+	before = sink_bytes[10];
+	sink_watch = 11;
+	qdisc_run(&c, 0);
+	ck_assert_uint_eq(sink_next[11], 1);
+	ck_assert_uint_le(sink_watch_before - before, 2 * QDISC_QUANTUM);
+	sink_watch = UINT32_MAX;
+	ck_assert_uint_eq(sink_errors, 0);
+	flow_backlog[10] = 0;
+}
+END_TEST
+
+START_TEST(wakeup_check_catches_a_lost_wakeup)
+{
+	struct ctx c;
+
+	reset();
+	flow_backlog[8] = 10;
+	qdisc_wake(8);
+	sink_mode = 2;
+	qdisc_run(&c, 0);
+	ck_assert(qdisc_has_queued());
+	ck_assert(qdisc_wakeup_ok(&c));
+
+	/* A backend that forgot to arm its wake-up: the check must say so */
+	sink_armed = false;
+	ck_assert(!qdisc_wakeup_ok(&c));
+	sink_mode = 0;
+}
+END_TEST
+
 START_TEST(control_frames_go_first)
 {
 	uint8_t ctrl[64];
@@ -307,9 +471,9 @@ START_TEST(control_frames_go_first)
 	reset();
 	flow_backlog[2] = 100;
 	qdisc_wake(2);
-	sink_mode = 1;
-	while (!qdisc_has_queued())
-		qdisc_run(&c, 0);	/* until the sink pushes back */
+	sink_mode = 2;
+	qdisc_run(&c, 0);		/* the sink pushes back */
+	ck_assert(qdisc_has_queued());
 
 	/* A control frame queued behind data leaves before it */
 	memcpy(ctrl, &flow, sizeof(flow));
@@ -401,6 +565,10 @@ int main(void)
 	tcase_add_test(tc, lone_frame_leaves_at_once);
 	tcase_add_test(tc, random_pushback_exactly_once_in_order);
 	tcase_add_test(tc, backlogged_flows_share_equally);
+	tcase_add_test(tc, backlogged_flows_share_equally_under_pushback);
+	tcase_add_test(tc, lone_data_frame_leaves_at_once);
+	tcase_add_test(tc, interactive_frame_waits_one_quantum);
+	tcase_add_test(tc, wakeup_check_catches_a_lost_wakeup);
 	tcase_add_test(tc, control_frames_go_first);
 	tcase_add_test(tc, forgotten_flow_is_not_served);
 	tcase_add_test(tc, offload_header_travels_with_frame);
