@@ -34,6 +34,7 @@
 #include <sys/uio.h>
 
 #include "icmp.h"
+#include "sock.h"
 #include "checksum.h"
 #include "ip.h"
 #include "net.h"
@@ -166,9 +167,7 @@ static int icmp_sock_open(const struct ctx *c, const struct flow_key *key,
 {
 	bool v4 = inany_v4(dst) != NULL;
 	union inany_addr src;
-	union sockaddr_inany sa;
-	socklen_t sl;
-	int s, ret;
+	int s;
 
 	s = socket(v4 ? AF_INET : AF_INET6,
 		   SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
@@ -178,27 +177,11 @@ static int icmp_sock_open(const struct ctx *c, const struct flow_key *key,
 
 	nat_outbound_src(c, dst, &src);
 
-	/* Ask for the guest's identifier; any other one will do too */
-	sl = sockaddr_from_inany(&sa, &src, key->guest_port, 0);
-	if (bind(s, &sa.sa, sl)) {
-		sl = sockaddr_from_inany(&sa, &src, 0, 0);
-		if (bind(s, &sa.sa, sl)) {
-			ret = -errno;
-			goto fail;
-		}
-	}
-
-	sl = sockaddr_from_inany(&sa, dst, 0, 0);
-	if (connect(s, &sa.sa, sl)) {
-		ret = -errno;
-		goto fail;
-	}
-
-	return s;
-
-fail:
-	close(s);
-	return ret;
+	/* Ask for the guest's identifier; any other one will do too. No
+	 * SO_REUSEADDR (sock_open()): replies are matched to ping sockets by
+	 * identifier alone
+	 */
+	return sock_bind_connect(s, &src, key->guest_port, dst, 0);
 }
 
 /**

@@ -43,6 +43,7 @@
 #include "../conf/fwd.h"
 #include "../flow/flow.h"
 #include "../flow/nat.h"
+#include "../net/sock.h"
 #include "../passt.h"
 #include "../util/log.h"
 #include "../util/util.h"
@@ -72,10 +73,8 @@ static int tcp_listen_one(const struct ctx *c, bool v4,
 {
 	union epoll_ref ref = { .type = EPOLL_TYPE_TCP_LISTEN, .data = port };
 	union inany_addr any;
-	union sockaddr_inany sa;
 	struct epoll_event ev;
-	int s, one = 1, ret;
-	socklen_t sl;
+	int s, ret;
 
 	if (!addr) {
 		if (v4)
@@ -85,31 +84,15 @@ static int tcp_listen_one(const struct ctx *c, bool v4,
 		addr = &any;
 	}
 
-	s = socket(v4 ? AF_INET : AF_INET6,
-		   SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP);
+	s = sock_open(SOCK_STREAM, IPPROTO_TCP, v4, ifname, c->freebind);
 	if (s < 0)
-		return -errno;
+		return s;
 
-	setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (!v4)
-		setsockopt(s, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
-	if (c->freebind) {
-		setsockopt(s, v4 ? IPPROTO_IP : IPPROTO_IPV6,
-			   v4 ? IP_FREEBIND : IPV6_FREEBIND, &one,
-			   sizeof(one));
-	}
-	if (ifname && *ifname &&
-	    setsockopt(s, SOL_SOCKET, SO_BINDTODEVICE, ifname,
-		       strlen(ifname))) {
+	ret = sock_bind(s, addr, port);
+	if (!ret && listen(s, TCP_LISTEN_BACKLOG))
 		ret = -errno;
+	if (ret)
 		goto fail;
-	}
-
-	sl = sockaddr_from_inany(&sa, addr, port, 0);
-	if (bind(s, &sa.sa, sl) || listen(s, TCP_LISTEN_BACKLOG)) {
-		ret = -errno;
-		goto fail;
-	}
 
 	ref.fd = s;
 	ev.events = EPOLLIN;
@@ -195,26 +178,12 @@ int tcp_listen_init(struct ctx *c)
  */
 int tcp_listen_auto(const struct ctx *c, uint16_t port, int fds[2])
 {
-	int ret = -EAFNOSUPPORT;
-
 	fds[0] = fds[1] = -1;
-	if (c->ip4.enabled) {
+	if (c->ip4.enabled)
 		fds[0] = tcp_listen_one(c, true, NULL, NULL, port);
-		ret = fds[0];
-	}
-	if (c->ip6.enabled) {
+	if (c->ip6.enabled)
 		fds[1] = tcp_listen_one(c, false, NULL, NULL, port);
-		if (ret < 0)
-			ret = fds[1];
-	}
-
-	if (fds[0] < 0 && fds[1] < 0)
-		return ret;
-	if (fds[0] < 0)
-		fds[0] = -1;
-	if (fds[1] < 0)
-		fds[1] = -1;
-	return 0;
+	return sock_pair_result(fds);
 }
 
 /**

@@ -85,6 +85,7 @@
 #include "../conf/fwd.h"
 #include "../flow/flow.h"
 #include "../isolation/pasta.h"
+#include "../net/sock.h"
 #include "../passt.h"
 #include "../util/log.h"
 #include "../util/util.h"
@@ -816,39 +817,18 @@ static int tcp_splice_listen_one(const struct ctx *c,
 	union epoll_ref ref = { .type = EPOLL_TYPE_TCP_SPLICE_LISTEN,
 				.data = port };
 	bool v4 = inany_v4(addr) != NULL;
-	union sockaddr_inany sa;
 	struct epoll_event ev;
-	int s, one = 1, ret;
-	socklen_t sl;
+	int s, ret;
 
-	s = socket(v4 ? AF_INET : AF_INET6,
-		   SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP);
+	s = sock_open(SOCK_STREAM, IPPROTO_TCP, v4, ifname, c->freebind);
 	if (s < 0)
-		return -errno;
+		return s;
 
-	setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (!v4 && setsockopt(s, IPPROTO_IPV6, IPV6_V6ONLY, &one,
-			      sizeof(one))) {
+	ret = sock_bind(s, addr, port);
+	if (!ret && listen(s, TCP_SPLICE_BACKLOG))
 		ret = -errno;
+	if (ret)
 		goto fail;
-	}
-	if (c->freebind) {
-		setsockopt(s, v4 ? IPPROTO_IP : IPPROTO_IPV6,
-			   v4 ? IP_FREEBIND : IPV6_FREEBIND, &one,
-			   sizeof(one));
-	}
-	if (ifname && *ifname &&
-	    setsockopt(s, SOL_SOCKET, SO_BINDTODEVICE, ifname,
-		       (socklen_t)strlen(ifname))) {
-		ret = -errno;
-		goto fail;
-	}
-
-	sl = sockaddr_from_inany(&sa, addr, port, 0);
-	if (bind(s, &sa.sa, sl) || listen(s, TCP_SPLICE_BACKLOG)) {
-		ret = -errno;
-		goto fail;
-	}
 
 	ref.fd = (uint32_t)s;
 	ev.events = EPOLLIN | EPOLLET;
@@ -1052,31 +1032,18 @@ int tcp_splice_init(struct ctx *c)
 int tcp_splice_listen_auto(const struct ctx *c, uint16_t port, int fds[2])
 {
 	union inany_addr lo4, lo6;
-	int ret = -EAFNOSUPPORT;
 
 	inany_from_v4(&lo4, (struct in_addr){ htonl(INADDR_LOOPBACK) });
 	lo6.a6 = in6addr_loopback;
 	fds[0] = fds[1] = -1;
 
-	if (c->ip4.enabled) {
+	if (c->ip4.enabled)
 		fds[0] = tcp_splice_listen_one(c, &lo4, NULL, port);
-		ret = fds[0];
-	}
-	if (c->ip6.enabled) {
+	if (c->ip6.enabled)
 		fds[1] = tcp_splice_listen_one(c, &lo6, NULL, port);
-		if (ret < 0)
-			ret = fds[1];
-	}
-
-	if (fds[0] < 0 && fds[1] < 0)
-		return ret;
 
 	/* One family missing in the namespace is fine, as at start-up */
-	if (fds[0] < 0)
-		fds[0] = -1;
-	if (fds[1] < 0)
-		fds[1] = -1;
-	return 0;
+	return sock_pair_result(fds);
 }
 
 /**

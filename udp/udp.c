@@ -52,6 +52,7 @@
 #include "udp_internal.h"
 #include "../flow/flow.h"
 #include "../flow/nat.h"
+#include "../net/sock.h"
 #include "../passt.h"
 #include "../qdisc/qdisc.h"
 #include "../util/log.h"
@@ -237,55 +238,21 @@ static int udp_sock_out(const struct ctx *c, const struct flow_key *key,
 	bool v4 = inany_v4(dst) != NULL;
 	const char *ifname = v4 ? c->ip4.outbound_if : c->ip6.outbound_if;
 	union inany_addr src;
-	union sockaddr_inany sa;
-	int s, one = 1, ret;
-	socklen_t sl;
+	int s;
 
-	s = socket(v4 ? AF_INET : AF_INET6,
-		   SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_UDP);
-	if (s < 0)
-		return -errno;
-
-	/* Flows of the same guest port to different remotes share the port:
-	 * connected sockets match their own peer first
+	/* SO_REUSEADDR: flows of the same guest port to different remotes
+	 * share the port, connected sockets match their own peer first
 	 */
-	setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (!v4)
-		setsockopt(s, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	s = sock_open(SOCK_DGRAM, IPPROTO_UDP, v4, ifname, false);
+	if (s < 0)
+		return s;
 	if (udp_sock_recverr(s, v4))
 		debug_perror("UDP: can't enable ICMP error reports");
 	udp_sock_rcvbuf(s);
 
-	if (*ifname && setsockopt(s, SOL_SOCKET, SO_BINDTODEVICE, ifname,
-				  strlen(ifname))) {
-		ret = -errno;
-		goto fail;
-	}
-
 	nat_outbound_src(c, dst, &src);
-
-	sl = sockaddr_from_inany(&sa, &src, key->guest_port, 0);
-	if (bind(s, &sa.sa, sl)) {
-		debug("UDP: port %u busy on the host (%s), using another",
-		      key->guest_port, strerror(errno));
-		sl = sockaddr_from_inany(&sa, &src, 0, 0);
-		if (bind(s, &sa.sa, sl)) {
-			ret = -errno;
-			goto fail;
-		}
-	}
-
-	sl = sockaddr_from_inany(&sa, dst, key->remote_port, 0);
-	if (connect(s, &sa.sa, sl)) {
-		ret = -errno;
-		goto fail;
-	}
-
-	return s;
-
-fail:
-	close(s);
-	return ret;
+	return sock_bind_connect(s, &src, key->guest_port, dst,
+				 key->remote_port);
 }
 
 /**

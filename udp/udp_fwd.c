@@ -50,6 +50,7 @@
 #include "../flow/flow.h"
 #include "../flow/nat.h"
 #include "../isolation/pasta.h"
+#include "../net/sock.h"
 #include "../passt.h"
 #include "../qdisc/qdisc.h"
 #include "../util/log.h"
@@ -127,11 +128,9 @@ static int udp_lsn_open(const struct ctx *c, const union inany_addr *addr,
 			const char *ifname, uint16_t port, bool in_ns)
 {
 	bool v4 = inany_v4(addr) != NULL;
-	union sockaddr_inany sa;
 	struct udp_lsn *l;
-	int s, one = 1, ret;
 	uint32_t li;
-	socklen_t sl;
+	int s, ret;
 
 	if (udp_lsn_free_count)
 		li = udp_lsn_free[udp_lsn_free_count - 1];
@@ -140,33 +139,18 @@ static int udp_lsn_open(const struct ctx *c, const union inany_addr *addr,
 	else
 		return -ENOSPC;
 
-	s = socket(v4 ? AF_INET : AF_INET6,
-		   SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_UDP);
+	/* SO_REUSEADDR: flow sockets of the guest may need the same port
+	 * (see udp.c)
+	 */
+	s = sock_open(SOCK_DGRAM, IPPROTO_UDP, v4, ifname,
+		      c->freebind && !in_ns);
 	if (s < 0)
-		return -errno;
-
-	/* Flow sockets of the guest may need the same port (see udp.c) */
-	setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (!v4)
-		setsockopt(s, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+		return s;
 	udp_sock_rcvbuf(s);
-	if (c->freebind && !in_ns) {
-		setsockopt(s, v4 ? IPPROTO_IP : IPPROTO_IPV6,
-			   v4 ? IP_FREEBIND : IPV6_FREEBIND, &one,
-			   sizeof(one));
-	}
-	if (ifname && *ifname &&
-	    setsockopt(s, SOL_SOCKET, SO_BINDTODEVICE, ifname,
-		       strlen(ifname))) {
-		ret = -errno;
-		goto fail;
-	}
 
-	sl = sockaddr_from_inany(&sa, addr, port, 0);
-	if (bind(s, &sa.sa, sl)) {
-		ret = -errno;
+	ret = sock_bind(s, addr, port);
+	if (ret)
 		goto fail;
-	}
 
 	ret = udp_epoll_add(c, s, UDP_REF_LSN | li, !in_ns);
 	if (ret)
@@ -584,7 +568,6 @@ void udp_lsn_handler(struct ctx *c, uint32_t i, uint32_t events,
 int udp_fwd_auto_open(struct ctx *c, uint16_t port, bool in_ns, int idx[2])
 {
 	union inany_addr a4, a6;
-	int ret = -EAFNOSUPPORT;
 
 	idx[0] = idx[1] = -1;
 	if (!udp_lsns || (!in_ns && udp_proxy == FLOW_IDX_NONE))
@@ -595,23 +578,11 @@ int udp_fwd_auto_open(struct ctx *c, uint16_t port, bool in_ns, int idx[2])
 	memset(&a6, 0, sizeof(a6));
 	a6.a6 = in_ns ? in6addr_loopback : in6addr_any;
 
-	if (c->ip4.enabled) {
+	if (c->ip4.enabled)
 		idx[0] = udp_lsn_open(c, &a4, NULL, port, in_ns);
-		ret = idx[0];
-	}
-	if (c->ip6.enabled) {
+	if (c->ip6.enabled)
 		idx[1] = udp_lsn_open(c, &a6, NULL, port, in_ns);
-		if (ret < 0)
-			ret = idx[1];
-	}
-
-	if (idx[0] < 0 && idx[1] < 0)
-		return ret;
-	if (idx[0] < 0)
-		idx[0] = -1;
-	if (idx[1] < 0)
-		idx[1] = -1;
-	return 0;
+	return sock_pair_result(idx);
 }
 
 /**

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* sock.c - host sockets: creation with the relay's usual options, binding
+ *
+ * Theory of operation: listening and forwarding sockets (TCP and UDP, on
+ * the host and in pasta's namespace) and the sockets of UDP and ping
+ * flows are all made the same way: non-blocking and close-on-exec,
+ * SO_REUSEADDR (a forwarded port and the flows of the guest's own port
+ * share numbers), IPv6 sockets v6-only (IPv4 has its own socket), and,
+ * as options ask, IP_FREEBIND (--freebind) and SO_BINDTODEVICE (an
+ * address given with %interface, or --outbound-if*). Flow sockets take
+ * the guest's source port if they can, any port otherwise. A port is
+ * opened for both IP versions where enabled, and one version failing
+ * is fine as long as the other works: sock_pair_result() says so.
+ */
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include "sock.h"
+#include "../isolation/syscalls.h"
+
+SYSCALLS(SYSCALLS_BOTH, "socket", "setsockopt", "bind", "connect", "close");
+
+/**
+ * sock_open() - a new socket with the usual options
+ * @type:	SOCK_STREAM or SOCK_DGRAM
+ * @proto:	protocol (IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMP...)
+ * @v4:		IPv4 (else IPv6, v6-only)
+ * @ifname:	interface to bind to, NULL or empty for none
+ * @freebind:	allow binding addresses not (yet) configured
+ *
+ * Return: the socket, or -errno
+ */
+int sock_open(int type, int proto, bool v4, const char *ifname,
+	      bool freebind)
+{
+	int s, one = 1, ret;
+
+	s = socket(v4 ? AF_INET : AF_INET6,
+		   type | SOCK_NONBLOCK | SOCK_CLOEXEC, proto);
+	if (s < 0)
+		return -errno;
+
+	setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (!v4 && setsockopt(s, IPPROTO_IPV6, IPV6_V6ONLY, &one,
+			      sizeof(one))) {
+		ret = -errno;
+		goto fail;
+	}
+	if (freebind) {
+		setsockopt(s, v4 ? IPPROTO_IP : IPPROTO_IPV6,
+			   v4 ? IP_FREEBIND : IPV6_FREEBIND, &one,
+			   sizeof(one));
+	}
+	if (ifname && *ifname &&
+	    setsockopt(s, SOL_SOCKET, SO_BINDTODEVICE, ifname,
+		       (socklen_t)strlen(ifname))) {
+		ret = -errno;
+		goto fail;
+	}
+	return s;
+
+fail:
+	close(s);
+	return ret;
+}
+
+/**
+ * sock_bind() - bind a socket to an address and port
+ * @s:		socket
+ * @addr:	address
+ * @port:	port
+ *
+ * Return: 0 on success, -errno on failure
+ */
+int sock_bind(int s, const union inany_addr *addr, uint16_t port)
+{
+	union sockaddr_inany sa;
+	socklen_t sl = sockaddr_from_inany(&sa, addr, port, 0);
+
+	return bind(s, &sa.sa, sl) ? -errno : 0;
+}
+
+/**
+ * sock_bind_connect() - bind a flow socket, connect it to its peer
+ * @s:		socket, closed on failure
+ * @src:	local address
+ * @sport:	local port wanted; if taken, any port
+ * @dst:	peer address
+ * @dport:	peer port
+ *
+ * Return: @s on success, -errno on failure
+ */
+int sock_bind_connect(int s, const union inany_addr *src, uint16_t sport,
+		      const union inany_addr *dst, uint16_t dport)
+{
+	union sockaddr_inany sa;
+	socklen_t sl;
+	int ret;
+
+	if (sock_bind(s, src, sport) && (ret = sock_bind(s, src, 0)))
+		goto fail;
+
+	sl = sockaddr_from_inany(&sa, dst, dport, 0);
+	if (connect(s, &sa.sa, sl)) {
+		ret = -errno;
+		goto fail;
+	}
+	return s;
+
+fail:
+	close(s);
+	return ret;
+}
+
+/**
+ * sock_pair_result() - outcome of opening a port for both IP versions
+ * @fds:	IPv4 and IPv6 results: socket or slot, -errno on failure,
+ *		-1 if that version is disabled; failures become -1
+ *
+ * Return: 0 if at least one version is open, else the first error
+ */
+int sock_pair_result(int fds[2])
+{
+	int ret = fds[0] != -1 ? fds[0] : fds[1];
+
+	if (fds[0] < 0 && fds[1] < 0)
+		return ret == -1 ? -EAFNOSUPPORT : ret;
+	if (fds[0] < 0)
+		fds[0] = -1;
+	if (fds[1] < 0)
+		fds[1] = -1;
+	return 0;
+}
