@@ -5,6 +5,7 @@
 # make check		unit tests (Check) and integration tests, as root
 # make unit		unit tests only
 # make sanitize		ASan+UBSan build, then unit and integration tests
+# make fuzz		libFuzzer targets (clang), each run FUZZ_SECS seconds
 # make cppcheck		static analysis
 # make clang-tidy	static analysis
 # make install		install to $(DESTDIR)$(PREFIX)
@@ -45,7 +46,8 @@ UNIT_BINS += $(STANDALONE:%=$(BUILD)/tests/%)
 TOOL_SRCS := $(sort $(wildcard tests/tools/*.c))
 TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tools/%)
 
-.PHONY: all unit check sanitize cppcheck clang-tidy install clean tools
+.PHONY: all unit check sanitize cppcheck clang-tidy install clean tools \
+	fuzz fuzz-build
 
 all: $(BUILD)/passt $(BUILD)/pasta tools
 
@@ -104,6 +106,34 @@ sanitize:
 	RELAY=build-san/pasta UNIT_DIR=build-san/tests \
 		ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 tests/run
 
+# Fuzzing (tests/fuzz/, doc/fuzzing.md): libFuzzer targets built with clang
+# into build-fuzz/, then each run for FUZZ_SECS seconds, FUZZ_JOBS at a
+# time, in a network namespace of its own (tests/fuzz/run.sh)
+FUZZ_TARGETS := fuzz_frame fuzz_tcp fuzz_udp_icmp fuzz_dhcp fuzz_ndp fuzz_conf
+FUZZ_SECS ?= 30
+FUZZ_JOBS ?= 2
+FUZZ_CC ?= clang
+FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra \
+	-Wno-missing-field-initializers -fno-strict-aliasing -g -O1 \
+	-fno-omit-frame-pointer -fsanitize=address,undefined \
+	-fno-sanitize-recover=all
+FUZZ_OBJS := $(LIB_SRCS:%.c=build-fuzz/%.o) build-fuzz/tests/fuzz/fuzz_common.o
+FUZZ_HDRS := $(HDRS) tests/fuzz/fuzz.h tests/fuzz/fuzz_build.h
+
+build-fuzz/%.o: %.c $(FUZZ_HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+build-fuzz/fuzz_%: build-fuzz/tests/fuzz/fuzz_%.o $(FUZZ_OBJS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Wl,--wrap=exit \
+		-o $@ $^ $(LDLIBS)
+
+fuzz-build: $(FUZZ_TARGETS:%=build-fuzz/%)
+
+fuzz: fuzz-build
+	FUZZ_DIR=build-fuzz tests/fuzz/run.sh -t $(FUZZ_SECS) -j $(FUZZ_JOBS) \
+		$(FUZZ_TARGETS)
+
 cppcheck:
 	cppcheck --std=c11 --error-exitcode=1 --enable=warning,performance,portability \
 		--inline-suppr --quiet -D_GNU_SOURCE -D__linux__ \
@@ -129,4 +159,4 @@ install: all
 	ln -sf passt.1 $(DESTDIR)$(MANDIR)/man1/pasta.1
 
 clean:
-	rm -rf $(BUILD) build-san passt pasta
+	rm -rf $(BUILD) build-san build-fuzz passt pasta
