@@ -139,13 +139,14 @@ cppcheck:
 		--inline-suppr --quiet -D_GNU_SOURCE -D__linux__ \
 		--suppress=missingIncludeSystem \
 		passt.c $(LIB_SRCS) $(UNIT_SRCS) $(TOOL_SRCS) \
-		$(wildcard tests/unit/standalone/*.c)
+		$(wildcard tests/unit/standalone/*.c) $(wildcard tests/fuzz/*.c)
 
 # One file per clang-tidy run: clang-tidy 14's va_list checker reports an
 # uninitialised va_list in every file after the first one that uses
 # va_start() in the same run (LLVM bug 41311)
 clang-tidy:
-	@rc=0; for f in passt.c $(LIB_SRCS) $(TOOL_SRCS); do \
+	@rc=0; for f in passt.c $(LIB_SRCS) $(TOOL_SRCS) \
+			$(wildcard tests/fuzz/*.c); do \
 		clang-tidy --quiet --warnings-as-errors='*' $$f -- \
 			$(filter-out -fstack-protector-strong,$(CFLAGS)) \
 			|| rc=1; \

@@ -48,6 +48,20 @@ static void gen_write(const char *target, const char *name,
 }
 
 /**
+ * gen_copy() - copy bytes given as a string literal, without its NUL
+ * @dst:	destination
+ * @src:	bytes
+ * @len:	how many
+ */
+static void gen_copy(uint8_t *dst, const char *src, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		dst[i] = (uint8_t)src[i];
+}
+
+/**
  * gen_dhcp4() - a DHCPv4 message with options
  * @buf:	output, at least 300 bytes
  * @type:	message type (1 DISCOVER, 3 REQUEST, 8 INFORM)
@@ -169,7 +183,7 @@ static size_t gen_dhcp6(uint8_t *buf, uint8_t type)
 	if (type == 3) {		/* client FQDN */
 		fz_put16(buf + n, 39);
 		fz_put16(buf + n + 2, 5);
-		memcpy(buf + n + 4, "\001\003vm1", 5);
+		gen_copy(buf + n + 4, "\001\003vm1", 5);
 		n += 9;
 	}
 	return n;
@@ -193,7 +207,7 @@ static void gen_frames(void)
 
 	/* ARP request for the gateway */
 	off = fz_eth(f, fz_bcast_mac, fz_guest_mac, FZ_ETH_ARP);
-	memcpy(msg, "\x00\x01\x08\x00\x06\x04\x00\x01", 8);
+	gen_copy(msg, "\x00\x01\x08\x00\x06\x04\x00\x01", 8);
 	memcpy(msg + 8, fz_guest_mac, 6);
 	memcpy(msg + 14, fz_guest4, 4);
 	memset(msg + 18, 0, 6);
@@ -219,7 +233,7 @@ static void gen_frames(void)
 		   (const uint8_t *)"ping", 4);
 	gen_write("fuzz_frame", "udp6_echo", f, n);
 
-	memcpy(msg, "\x12\x34\x00\x01" "abcdefgh", 12);
+	gen_copy(msg, "\x12\x34\x00\x01" "abcdefgh", 12);
 	n = fz_icmp(f, 0, fz_guest4, fz_gw4, 64, 8, 0, msg, 12);
 	gen_write("fuzz_frame", "icmp4_echo", f, n);
 	n = fz_icmp(f, 1, fz_guest6, fz_gw6, 64, 128, 0, msg, 12);
@@ -329,7 +343,7 @@ static void gen_udp_icmp(void)
 	uint8_t in[64];
 
 	/* Format (fuzz_udp_icmp.c): selector, 4 header bytes, payload */
-	memcpy(in, "\x40\xa0\x00\x00\x00" "echo me", 12);
+	gen_copy(in, "\x40\xa0\x00\x00\x00" "echo me", 12);
 	gen_write("fuzz_udp_icmp", "udp4_echo", in, 12);
 	in[0] = 0x41;
 	gen_write("fuzz_udp_icmp", "udp6_echo", in, 12);
@@ -337,11 +351,11 @@ static void gen_udp_icmp(void)
 	       "\x00\x00\x00\x00\x03www\x07" "example\x03org\x00\x00\x01\x00\x01",
 	       5 + 33);
 	gen_write("fuzz_udp_icmp", "udp4_dns", in, 5 + 33);
-	memcpy(in, "\x02\x08\x00\x12\x34" "\x00\x01" "abcdefgh", 15);
+	gen_copy(in, "\x02\x08\x00\x12\x34" "\x00\x01" "abcdefgh", 15);
 	gen_write("fuzz_udp_icmp", "icmp4_echo", in, 15);
-	memcpy(in, "\x03\x80\x00\x12\x34" "\x00\x01" "abcdefgh", 15);
+	gen_copy(in, "\x03\x80\x00\x12\x34" "\x00\x01" "abcdefgh", 15);
 	gen_write("fuzz_udp_icmp", "icmp6_echo", in, 15);
-	memcpy(in, "\x08\xa0\x00\x00\x35" "remote", 11);
+	gen_copy(in, "\x08\xa0\x00\x00\x35" "remote", 11);
 	gen_write("fuzz_udp_icmp", "udp4_unreachable", in, 11);
 }
 
