@@ -81,7 +81,7 @@ fuzz_one() {
 		     "status $rc, log and artefacts in $dir"
 		grep -E -A 30 'ERROR|runtime error|deadly signal' "$log" |
 			head -n 60 | sed 's/^/    /'
-		ls -l "$dir/artefacts" | sed 's/^/    /'
+		find "$dir/artefacts" -type f -printf '    %p (%s bytes)\n'
 		return 1
 	fi
 	echo "PASS: $t ($(( $(date +%s) - start )) s, $runs runs)"
