@@ -80,7 +80,7 @@ fuzz_one() {
 		echo "FAIL: $t ($(( $(date +%s) - start )) s): exit" \
 		     "status $rc, log and artefacts in $dir"
 		grep -E -A 30 'ERROR|runtime error|deadly signal' "$log" |
-			head -n 60 | sed 's/^/    /'
+			head -n 30 | sed 's/^/    /'
 		find "$dir/artefacts" -type f -printf '    %p (%s bytes)\n'
 		return 1
 	fi
