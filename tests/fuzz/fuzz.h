@@ -36,5 +36,6 @@ void fuzz_pump(unsigned int rounds);
 void fuzz_advance(uint64_t ms);
 void fuzz_tick(void);
 void fuzz_set_out(fuzz_out_fn fn);
+uint16_t fuzz_connect(bool v6, uint16_t port);
 
 #endif /* TESTS_FUZZ_FUZZ_H */

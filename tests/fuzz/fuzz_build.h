@@ -19,6 +19,8 @@
 /* The relay's fixed configuration in every harness (fuzz_common.c) */
 #define FZ_TCP_PORT		8000	/* harness TCP server on loopback */
 #define FZ_UDP_PORT		5300	/* harness UDP echo on loopback */
+#define FZ_TCP_FWD_PORT		8080	/* -t: forwarded to the guest */
+#define FZ_UDP_FWD_PORT		5353	/* -u: forwarded to the guest */
 #define FZ_FRAME_MAX		(14 + 4 + 65535)
 
 #define FZ_ETH_IP4		0x0800

@@ -71,6 +71,9 @@
 #define FUZZ_IDLE_MS		(600 * 1000)
 #define FUZZ_RX_SIZE		(4 * 1024 * 1024)
 
+#define FUZZ_STR_(x)		#x
+#define FUZZ_STR(x)		FUZZ_STR_(x)
+
 struct ctx fuzz_ctx;
 jmp_buf *fuzz_exit_jmp;
 bool fuzz_verbose;		/* FUZZ_LOG set: relay and harness log */
@@ -257,6 +260,54 @@ static void fuzz_servers_run(void)
 }
 
 /**
+ * fuzz_connect() - open a connection to a port the relay forwards
+ * @v6:		from and to ::1, else 127.0.0.1
+ * @port:	port the relay listens on
+ *
+ * The connection is then served like the accepted ones: what the relay
+ * writes to it is echoed back.
+ *
+ * Return: its local port, 0 on failure
+ */
+uint16_t fuzz_connect(bool v6, uint16_t port)
+{
+	struct sockaddr_in a4 = { .sin_family = AF_INET,
+				  .sin_port = htons(port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6,
+				   .sin6_port = htons(port),
+				   .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+	struct sockaddr_storage local = { 0 };
+	socklen_t sl = sizeof(local);
+	unsigned int k;
+	uint16_t lport;
+	int s, rc;
+
+	s = socket(v6 ? AF_INET6 : AF_INET,
+		   SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return 0;
+	if (v6)
+		rc = connect(s, (struct sockaddr *)&a6, sizeof(a6));
+	else
+		rc = connect(s, (struct sockaddr *)&a4, sizeof(a4));
+	if ((rc && errno != EINPROGRESS) ||
+	    getsockname(s, (struct sockaddr *)&local, &sl)) {
+		close(s);
+		return 0;
+	}
+	lport = v6 ? ntohs(((struct sockaddr_in6 *)&local)->sin6_port) :
+		     ntohs(((struct sockaddr_in *)&local)->sin_port);
+
+	k = fuzz_conn_next++ % FUZZ_CONNS_MAX;
+	if (fuzz_conns[k] >= 0)
+		close(fuzz_conns[k]);
+	fuzz_conns[k] = s;
+	fuzz_srv_add(s, FUZZ_SRV_CONN, k);
+	return lport;
+}
+
+/**
  * fuzz_guest_read() - read what the relay sent to the guest, check framing
  */
 static void fuzz_guest_read(void)
@@ -420,7 +471,8 @@ void fuzz_init(void)
 		"-a", "fd00::15/64", "-g", "fd00::2",
 		"-D", "10.0.2.3", "-D", "fd00::3", "-S", "example.org",
 		"-H", "fuzzguest", "--fqdn", "fuzzguest.example.org",
-		"-t", "8080", "-u", "5353", "--max-flows", "512",
+		"-t", FUZZ_STR(FZ_TCP_FWD_PORT), "-u", FUZZ_STR(FZ_UDP_FWD_PORT),
+		"--max-flows", "512",
 		NULL
 	};
 	struct rlimit lim;

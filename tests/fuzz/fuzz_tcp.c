@@ -3,17 +3,20 @@
  *
  * Theory of operation
  *
- * For every input the harness opens a new connection from the guest to
- * the harness's TCP server (the gateway address, mapped to the host's
- * loopback, port FZ_TCP_PORT): a SYN with the usual options, the relay's
- * SYN-ACK read back from the guest socket, the final ACK. The input then
+ * For every input the harness opens a new connection, in one of two
+ * directions. Outbound: from the guest to the harness's TCP server (the
+ * gateway address, mapped to the host's loopback, port FZ_TCP_PORT): a
+ * SYN with the usual options, the relay's SYN-ACK read back from the guest
+ * socket, the final ACK. Inbound: the harness connects on the loopback to
+ * the port the relay forwards (-t FZ_TCP_FWD_PORT), the relay's SYN to the
+ * guest is read back and the guest answers with a SYN-ACK. The input then
  * describes segments on that flow, each wrapped in valid IP and TCP
  * headers (lengths and checksums right), so the fuzzer works on the
  * established-state code (data, windows, SACK, FIN, RST, out-of-window
  * numbers) instead of the parsers. A final RST closes the flow, so that
  * the flow table does not fill up.
  *
- * Input: one byte (bit 0: IPv6), then records:
+ * Input: one byte (bit 0: IPv6, bit 1: inbound), then records:
  *
  *   flags	TCP flags; bit 7 (CWR) also moves virtual time 200 ms on
  *		first, so that retransmission and ACK timers fire
@@ -33,6 +36,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "fuzz.h"
 #include "fuzz_build.h"
@@ -47,18 +51,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /**
  * struct fuzz_tcp_state - the connection of the current input
  * @v6:		over IPv6
- * @port:	the guest's port
- * @synack:	the relay's SYN-ACK was seen
+ * @gport:	the guest's port
+ * @rport:	the remote port, as the guest sees it
+ * @raddr:	the remote address, as the guest sees it
+ * @open:	the relay's SYN or SYN-ACK was seen
  * @relay_nxt:	next sequence number the relay will send
  * @guest_nxt:	next sequence number of the guest
  */
 static struct fuzz_tcp_state {
 	bool v6;
-	uint16_t port;
-	bool synack;
+	uint16_t gport;
+	uint16_t rport;
+	uint8_t raddr[16];
+	bool open;
 	uint32_t relay_nxt;
 	uint32_t guest_nxt;
 } fuzz_tcp;
+
+static const uint8_t fuzz_tcp_syn_opts[] = {
+	2, 4, 0x05, 0xb4,		/* MSS 1460 */
+	1, 3, 3, 7,			/* window scale 7 */
+	4, 2, 1, 1,			/* SACK permitted */
+};
 
 /**
  * fuzz_tcp_out() - track the relay's sequence numbers on our connection
@@ -75,16 +89,17 @@ static void fuzz_tcp_out(const uint8_t *f, size_t len)
 	if (len < 14)
 		return;
 	type = fz_get16(f + 12);
-	if (type == FZ_ETH_IP4 && len >= 14 + 20 && f[l3 + 9] == FZ_PROTO_TCP)
+	if (!fuzz_tcp.v6 && type == FZ_ETH_IP4 && len >= 14 + 20 &&
+	    f[l3 + 9] == FZ_PROTO_TCP)
 		l4 = l3 + (size_t)(f[l3] & 0xf) * 4;
-	else if (type == FZ_ETH_IP6 && len >= 14 + 40 &&
+	else if (fuzz_tcp.v6 && type == FZ_ETH_IP6 && len >= 14 + 40 &&
 		 f[l3 + 6] == FZ_PROTO_TCP)
 		l4 = l3 + 40;
 	else
 		return;
 
-	if (len < l4 + 20 || fz_get16(f + l4 + 2) != fuzz_tcp.port ||
-	    fz_get16(f + l4) != FZ_TCP_PORT)
+	if (len < l4 + 20 || fz_get16(f + l4 + 2) != fuzz_tcp.gport ||
+	    fz_get16(f + l4) != fuzz_tcp.rport)
 		return;
 
 	hl = (size_t)(f[l4 + 12] >> 4) * 4;
@@ -97,9 +112,13 @@ static void fuzz_tcp_out(const uint8_t *f, size_t len)
 		fprintf(stderr, "out: flags %02x seq %u ack %u len %zu\n",
 			flags, seq, fz_get32(f + l4 + 8), dlen);
 
-	if ((flags & (FZ_TCP_SYN | FZ_TCP_ACK)) == (FZ_TCP_SYN | FZ_TCP_ACK)) {
-		fuzz_tcp.synack = true;
+	if (flags & FZ_TCP_SYN) {
+		fuzz_tcp.open = true;
 		fuzz_tcp.relay_nxt = seq + 1;
+		if (fuzz_tcp.v6)
+			memcpy(fuzz_tcp.raddr, f + l3 + 8, 16);
+		else
+			memcpy(fuzz_tcp.raddr, f + l3 + 12, 4);
 		return;
 	}
 	end = seq + (uint32_t)dlen + ((flags & FZ_TCP_FIN) ? 1 : 0);
@@ -116,47 +135,56 @@ static void fuzz_tcp_send(struct fz_tcp_seg *s)
 	static uint8_t frame[FZ_FRAME_MAX];
 	size_t n;
 
-	s->sport = fuzz_tcp.port;
-	s->dport = FZ_TCP_PORT;
-	if (fuzz_tcp.v6)
-		n = fz_tcp(frame, 1, fz_guest6, fz_gw6, s);
-	else
-		n = fz_tcp(frame, 0, fz_guest4, fz_gw4, s);
 	if (fuzz_verbose)
 		fprintf(stderr, "in:  flags %02x seq %u ack %u len %zu\n",
 			s->flags, s->seq, s->ack, s->len);
+	s->sport = fuzz_tcp.gport;
+	s->dport = fuzz_tcp.rport;
+	n = fz_tcp(frame, fuzz_tcp.v6, fuzz_tcp.v6 ? fz_guest6 : fz_guest4,
+		   fuzz_tcp.raddr, s);
 	fuzz_frame_in(frame, n);
 }
 
 /**
  * fuzz_tcp_open() - handshake of a new connection
  * @v6:		over IPv6
+ * @inbound:	from the host side to the guest (else from the guest)
  */
-static void fuzz_tcp_open(bool v6)
+static void fuzz_tcp_open(bool v6, bool inbound)
 {
-	static const uint8_t syn_opts[] = {
-		2, 4, 0x05, 0xb4,		/* MSS 1460 */
-		1, 3, 3, 7,			/* window scale 7 */
-		4, 2, 1, 1,			/* SACK permitted */
-	};
 	static unsigned int next;
 	struct fz_tcp_seg s = { 0 };
 	int i;
 
+	next++;
+	memset(&fuzz_tcp, 0, sizeof(fuzz_tcp));
 	fuzz_tcp.v6 = v6;
-	fuzz_tcp.port = (uint16_t)(FUZZ_TCP_PORT_BASE +
-				   next++ % FUZZ_TCP_PORTS);
-	fuzz_tcp.synack = false;
-	fuzz_tcp.relay_nxt = 0;
 	fuzz_tcp.guest_nxt = 0x10000000u + next * 7919u;
+
+	s.win = 65535;
+	s.opts = fuzz_tcp_syn_opts;
+	s.optlen = sizeof(fuzz_tcp_syn_opts);
+
+	if (inbound) {
+		fuzz_tcp.gport = FZ_TCP_FWD_PORT;
+		fuzz_tcp.rport = fuzz_connect(v6, FZ_TCP_FWD_PORT);
+		for (i = 0; i < 8 && !fuzz_tcp.open; i++)
+			fuzz_pump(1);
+		s.seq = fuzz_tcp.guest_nxt++;
+		s.ack = fuzz_tcp.relay_nxt;
+		s.flags = FZ_TCP_SYN | FZ_TCP_ACK;
+		fuzz_tcp_send(&s);
+		return;
+	}
+
+	fuzz_tcp.gport = (uint16_t)(FUZZ_TCP_PORT_BASE + next % FUZZ_TCP_PORTS);
+	fuzz_tcp.rport = FZ_TCP_PORT;
+	memcpy(fuzz_tcp.raddr, v6 ? fz_gw6 : fz_gw4, v6 ? 16 : 4);
 
 	s.seq = fuzz_tcp.guest_nxt++;
 	s.flags = FZ_TCP_SYN;
-	s.win = 65535;
-	s.opts = syn_opts;
-	s.optlen = sizeof(syn_opts);
 	fuzz_tcp_send(&s);
-	for (i = 0; i < 8 && !fuzz_tcp.synack; i++)
+	for (i = 0; i < 8 && !fuzz_tcp.open; i++)
 		fuzz_pump(1);
 
 	s.seq = fuzz_tcp.guest_nxt;
@@ -183,7 +211,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!size)
 		return 0;
 
-	fuzz_tcp_open(data[0] & 1);
+	fuzz_tcp_open(data[0] & 1, data[0] & 2);
 
 	while (off + FUZZ_TCP_REC_HDR <= size) {
 		const uint8_t *r = data + off;

@@ -277,9 +277,9 @@ static void gen_tcp(void)
 	uint8_t in[256];
 	size_t n;
 
-	/* Format (fuzz_tcp.c): family byte, then records of flags,
-	 * seq offset (2), ack offset (2), window (2), options length,
-	 * payload length (2), options, payload
+	/* Format (fuzz_tcp.c): family and direction byte, then records
+	 * of flags, seq offset (2), ack offset (2), window (2), options
+	 * length, payload length (2), options, payload
 	 */
 	n = 0;
 	in[n++] = 0;
@@ -304,6 +304,10 @@ static void gen_tcp(void)
 	gen_write("fuzz_tcp", "data_fin_v4", in, n);
 	in[0] = 1;
 	gen_write("fuzz_tcp", "data_fin_v6", in, n);
+	in[0] = 2;
+	gen_write("fuzz_tcp", "in_data_fin_v4", in, n);
+	in[0] = 3;
+	gen_write("fuzz_tcp", "in_data_fin_v6", in, n);
 
 	/* Out of order data, a duplicate ACK with SACK, a zero window */
 	n = 0;
