@@ -277,7 +277,11 @@ uint16_t fuzz_connect(bool v6, uint16_t port)
 	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6,
 				   .sin6_port = htons(port),
 				   .sin6_addr = IN6ADDR_LOOPBACK_INIT };
-	struct sockaddr_storage local = { 0 };
+	union {
+		struct sockaddr sa;
+		struct sockaddr_in a4;
+		struct sockaddr_in6 a6;
+	} local;
 	socklen_t sl = sizeof(local);
 	unsigned int k;
 	uint16_t lport;
@@ -291,13 +295,12 @@ uint16_t fuzz_connect(bool v6, uint16_t port)
 		rc = connect(s, (struct sockaddr *)&a6, sizeof(a6));
 	else
 		rc = connect(s, (struct sockaddr *)&a4, sizeof(a4));
-	if ((rc && errno != EINPROGRESS) ||
-	    getsockname(s, (struct sockaddr *)&local, &sl)) {
+	memset(&local, 0, sizeof(local));
+	if ((rc && errno != EINPROGRESS) || getsockname(s, &local.sa, &sl)) {
 		close(s);
 		return 0;
 	}
-	lport = v6 ? ntohs(((struct sockaddr_in6 *)&local)->sin6_port) :
-		     ntohs(((struct sockaddr_in *)&local)->sin_port);
+	lport = ntohs(v6 ? local.a6.sin6_port : local.a4.sin_port);
 
 	k = fuzz_conn_next++ % FUZZ_CONNS_MAX;
 	if (fuzz_conns[k] >= 0)
