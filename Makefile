@@ -8,6 +8,7 @@
 #			integration tests
 # make hook		test build in build-hook/: SIGUSR2 makes a forbidden
 #			system call (the seccomp filter must kill it)
+# make fuzz		libFuzzer targets (clang), each run FUZZ_SECS seconds
 # make cppcheck		static analysis
 # make clang-tidy	static analysis
 # make install		install to $(DESTDIR)$(PREFIX)
@@ -56,7 +57,8 @@ TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tools/%)
 PROBE_SRCS := $(sort $(wildcard tests/probes/*.c))
 PROBE_BINS := $(PROBE_SRCS:tests/probes/%.c=$(BUILD)/probes/%)
 
-.PHONY: all unit check sanitize cppcheck clang-tidy install clean tools hook
+.PHONY: all unit check sanitize cppcheck clang-tidy install clean tools \
+	hook fuzz fuzz-build
 
 all: $(BUILD)/passt $(BUILD)/pasta tools
 
@@ -128,18 +130,48 @@ sanitize:
 	RELAY=build-san/pasta UNIT_DIR=build-san/tests \
 		ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 tests/run
 
+# Fuzzing (tests/fuzz/, doc/fuzzing.md): libFuzzer targets built with clang
+# into build-fuzz/, then each run for FUZZ_SECS seconds, FUZZ_JOBS at a
+# time, in a network namespace of its own (tests/fuzz/run.sh)
+FUZZ_TARGETS := fuzz_frame fuzz_tcp fuzz_udp_icmp fuzz_dhcp fuzz_ndp fuzz_conf
+FUZZ_SECS ?= 30
+FUZZ_JOBS ?= 2
+FUZZ_CC ?= clang
+FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra \
+	-Wno-missing-field-initializers -fno-strict-aliasing -g -O1 \
+	-fno-omit-frame-pointer -fsanitize=address,undefined \
+	-fno-sanitize-recover=all
+FUZZ_OBJS := $(LIB_SRCS:%.c=build-fuzz/%.o) build-fuzz/tests/fuzz/fuzz_common.o
+FUZZ_HDRS := $(HDRS) tests/fuzz/fuzz.h tests/fuzz/fuzz_build.h
+
+build-fuzz/%.o: %.c $(FUZZ_HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+build-fuzz/fuzz_%: build-fuzz/tests/fuzz/fuzz_%.o $(FUZZ_OBJS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Wl,--wrap=exit \
+		-o $@ $^ $(LDLIBS)
+
+fuzz-build: $(FUZZ_TARGETS:%=build-fuzz/%)
+
+fuzz: fuzz-build
+	FUZZ_DIR=build-fuzz tests/fuzz/run.sh -t $(FUZZ_SECS) -j $(FUZZ_JOBS) \
+		$(FUZZ_TARGETS)
+
 cppcheck:
 	cppcheck --std=c11 --error-exitcode=1 --enable=warning,performance,portability \
 		--inline-suppr --quiet -D_GNU_SOURCE -D__linux__ \
 		--suppress=missingIncludeSystem \
 		-I. passt.c $(LIB_SRCS) $(UNIT_SRCS) $(TOOL_SRCS) \
-		$(PROBE_SRCS) $(wildcard tests/unit/standalone/*.c)
+		$(PROBE_SRCS) $(wildcard tests/unit/standalone/*.c) \
+		$(wildcard tests/fuzz/*.c)
 
 # One file per clang-tidy run: clang-tidy 14's va_list checker reports an
 # uninitialised va_list in every file after the first one that uses
 # va_start() in the same run (LLVM bug 41311)
 clang-tidy:
-	@rc=0; for f in passt.c $(LIB_SRCS) $(TOOL_SRCS) $(PROBE_SRCS); do \
+	@rc=0; for f in passt.c $(LIB_SRCS) $(TOOL_SRCS) $(PROBE_SRCS) \
+			$(wildcard tests/fuzz/*.c); do \
 		clang-tidy --quiet --warnings-as-errors='*' $$f -- -I. \
 			$(filter-out -fstack-protector-strong,$(CFLAGS)) \
 			|| rc=1; \
@@ -153,4 +185,4 @@ install: all
 	ln -sf passt.1 $(DESTDIR)$(MANDIR)/man1/pasta.1
 
 clean:
-	rm -rf $(BUILD) build-san build-hook passt pasta
+	rm -rf $(BUILD) build-san build-hook build-fuzz passt pasta

@@ -243,7 +243,7 @@ static int nl_exchange(int s, struct nl_req *req, nl_cb cb, void *arg)
 		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 		const struct nlmsghdr *nh;
 		ssize_t n;
-		int len;
+		unsigned int len;
 
 		n = recvmsg(s, &mh, 0);
 		if (n < 0) {
@@ -256,7 +256,7 @@ static int nl_exchange(int s, struct nl_req *req, nl_cb cb, void *arg)
 		if (mh.msg_flags & MSG_TRUNC)
 			return -EMSGSIZE;
 
-		len = (int)n;
+		len = (unsigned int)n;
 		nh = (const struct nlmsghdr *)nl_buf;
 		for (; NLMSG_OK(nh, len); nh = NLMSG_NEXT(nh, len)) {
 			if (nh->nlmsg_seq != seq)

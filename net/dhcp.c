@@ -429,10 +429,11 @@ static bool dhcp_put(struct dhcp_out *o, uint8_t code, const void *data,
 
 		o->p[o->len++] = code;
 		o->p[o->len++] = (uint8_t)l;
-		if (l)
+		if (l) {	/* no arithmetic on @data: NULL when empty */
 			memcpy(o->p + o->len, d, l);
+			d += l;
+		}
 		o->len += l;
-		d += l;
 		len -= l;
 	} while (len);
 
