@@ -188,6 +188,18 @@ udp_refused_now() {
 	rig_log "new UDP flow to $1: '$err' after $ms ms"
 }
 
+# refused_all() - the refusals of tcp_hold were prompt, and new TCP
+# connections (IPv4, IPv6) and UDP flows are refused right now
+# $1: 6 to check UDP over IPv6 too, 4 for IPv4 only
+refused_all() {
+	[ "$(field "$HOLD_OUT" max_refuse_ms)" -lt 1000 ] ||
+		rig_fail "a refusal took $(field "$HOLD_OUT" max_refuse_ms)" \
+			 "ms" || return 1
+	refused_now "$RIG_GW4" && refused_now "$RIG_GW6" &&
+		udp_refused_now "$RIG_GW4" || return 1
+	[ "$1" = 4 ] || udp_refused_now "$RIG_GW6"
+}
+
 # works_again() - a new connection from the namespace works (within 5 s)
 works_again() {
 	rig_poll 5 eval "ip netns exec '$RIG_NS' '$HOLD' connect -x -w 1000 \
@@ -219,13 +231,7 @@ flows_full() {
 		[ "$(field "$HOLD_OUT" refused)" = 4 ] ||
 		rig_fail "expected $want idle connections and 4 refused:" \
 			 "$HOLD_OUT" || return 1
-	[ "$(field "$HOLD_OUT" max_refuse_ms)" -lt 1000 ] ||
-		rig_fail "a refusal took $(field "$HOLD_OUT" max_refuse_ms)" \
-			 "ms" || return 1
-	refused_now "$RIG_GW4" || return 1
-	refused_now "$RIG_GW6" || return 1
-	udp_refused_now "$RIG_GW4" || return 1
-	udp_refused_now "$RIG_GW6" || return 1
+	refused_all 6 || return 1
 	grep -q "flow table full" "$RIG_RELAY_LOG" ||
 		rig_fail "no 'flow table full' warning in the log" || return 1
 	multi_check || return 1
@@ -268,12 +274,7 @@ nofile() {
 		[ "$(field "$HOLD_OUT" other)" = 0 ] ||
 		rig_fail "expected at least 10 refused, none hanging:" \
 			 "$HOLD_OUT" || return 1
-	[ "$(field "$HOLD_OUT" max_refuse_ms)" -lt 1000 ] ||
-		rig_fail "a refusal took $(field "$HOLD_OUT" max_refuse_ms)" \
-			 "ms" || return 1
-	refused_now "$RIG_GW4" || return 1
-	refused_now "$RIG_GW6" || return 1
-	udp_refused_now "$RIG_GW4" || return 1
+	refused_all 4 || return 1
 
 	# From the host: accept() fails; the relay must not spin on it
 	before=$(grep -c "refused=" "$RIG_RELAY_LOG")
