@@ -156,11 +156,7 @@ flood() {
 		rig_fail "sha256 mismatch after the flood" || return 1
 	rig_log "$SIZE transfer during the flood: sha256 ok"
 
-	rig_h tc qdisc del dev lo root 2>/dev/null
-	rig_random_file "$RIG_TMP/small.bin" 1M || return 1
-	rig_transfer "$RIG_NS" "TCP4:$RIG_GW4:7002" \
-		"$RIG_HOSTNS" "TCP4-LISTEN:7002,bind=127.0.0.1" \
-		"$RIG_TMP/small.bin" 10
+	rig_still_serving "$RIG_NS"
 }
 
 # drain() - test: the flood's half-open connections time out

@@ -594,6 +594,18 @@ rig_nstat() {
 		awk -v k="$2" '$1 == k { print $2 }'
 }
 
+# rig_still_serving() - after an attack: the relay still serves a new
+# connection (1 MiB namespace->host, sha256), with any shaping of the host
+# namespace's loopback removed
+# $1: namespace of the guest
+rig_still_serving() {
+	rig_h tc qdisc del dev lo root 2>/dev/null
+	rig_random_file "$RIG_TMP/small.bin" 1M || return 1
+	rig_transfer "$1" "TCP4:$RIG_GW4:7002" \
+		"$RIG_HOSTNS" "TCP4-LISTEN:7002,bind=127.0.0.1" \
+		"$RIG_TMP/small.bin" 10
+}
+
 # rig_random_file() - create a file of random bytes
 # $1: path
 # $2: size for head -c (e.g. 200M, 1M)
