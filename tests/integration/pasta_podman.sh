@@ -145,12 +145,8 @@ no_map_gw() {
 
 # dns() - test: --dns-forward 169.254.1.1, UDP and TCP
 dns() {
-	local out
-
-	out=$($N "$STUB" query -s 169.254.1.1 -p 53 -n test.example 2>&1)
-	[ "$out" = 198.51.100.7 ] || rig_fail "UDP query: $out" || return 1
-	out=$($N "$STUB" query -s 169.254.1.1 -p 53 -n test.example -t 2>&1)
-	[ "$out" = 198.51.100.7 ] || rig_fail "TCP query: $out"
+	# shellcheck disable=SC2086 # $N is a command with arguments
+	rig_dns_query_both 169.254.1.1 $N "$STUB"
 }
 
 # netns_removed() - test: podman removes the namespace file: pasta ends

@@ -155,12 +155,8 @@ published() {
 
 # dns() - --dns-forward=10.0.2.3, UDP and TCP
 dns() {
-	local out
-
-	out=$($N "$STUB" query -s 10.0.2.3 -p 53 -n test.example 2>&1)
-	[ "$out" = 198.51.100.7 ] || rig_fail "UDP query: $out" || return 1
-	out=$($N "$STUB" query -s 10.0.2.3 -p 53 -n test.example -t 2>&1)
-	[ "$out" = 198.51.100.7 ] || rig_fail "TCP query: $out"
+	# shellcheck disable=SC2086 # $N is a command with arguments
+	rig_dns_query_both 10.0.2.3 $N "$STUB"
 }
 
 # child_end() - the child ends: pasta exits within 2 s

@@ -606,6 +606,20 @@ rig_still_serving() {
 		"$RIG_TMP/small.bin" 10
 }
 
+# rig_dns_query_both() - a forwarded DNS server answers test.example with
+# 198.51.100.7 (tests/tools/dns_stub's answer) over UDP and over TCP
+# $1: server address the guest queries
+# $2...: command running dns_stub in the guest (e.g. ip netns exec NS STUB)
+rig_dns_query_both() {
+	local srv=$1 out
+	shift
+
+	out=$("$@" query -s "$srv" -p 53 -n test.example 2>&1)
+	[ "$out" = 198.51.100.7 ] || rig_fail "UDP query: $out" || return 1
+	out=$("$@" query -s "$srv" -p 53 -n test.example -t 2>&1)
+	[ "$out" = 198.51.100.7 ] || rig_fail "TCP query: $out"
+}
+
 # rig_random_file() - create a file of random bytes
 # $1: path
 # $2: size for head -c (e.g. 200M, 1M)
