@@ -19,7 +19,13 @@
  * qdisc_wake(), which puts them on a ready list, and qdisc_run() serves the
  * list by deficit round robin, calling each flow's pull function with its
  * byte budget. TCP data is thus read from the socket only when the flow's
- * turn comes, and a bulk flow cannot starve an interactive one.
+ * turn comes, and a bulk flow cannot starve an interactive one. A flow
+ * woken from idle goes to the head of the list (as the new-flow list of
+ * RFC 8290): a ping-pong reply leaves before the bulk flow's next quantum,
+ * and if it has more, it continues at the tail like everybody else.
+ * Frames leave every QDISC_FLUSH_BYTES during a run, not only at its end:
+ * the tap takes one frame per write anyway, and a frame written right
+ * after the socket read that filled it is still in the cache.
  *
  * qdisc_run() ends every main loop iteration with a flush, so a frame
  * queued into an empty ring leaves in the same iteration it was made
@@ -72,6 +78,7 @@ static uint32_t qdisc_frame_flow[QDISC_FRAMES];	/* for counters */
 static size_t qdisc_head;		/* oldest queued frame */
 static size_t qdisc_count;		/* frames queued, not yet written */
 static uint64_t qdisc_committed_bytes;
+static uint64_t qdisc_flushed_bytes;	/* committed bytes at the last flush */
 
 static uint32_t *qdisc_ready;		/* ring of flow indices */
 static uint8_t *qdisc_ready_state;	/* QDISC_IDLE/QUEUED/CANCELLED */
@@ -221,6 +228,7 @@ void qdisc_flush(struct ctx *c)
 		owner[n] = qdisc_frame_flow[slot];
 	}
 
+	qdisc_flushed_bytes = qdisc_committed_bytes;
 	if (!n)
 		return;
 
@@ -330,8 +338,10 @@ void qdisc_wake(uint32_t flow)
 	if (qdisc_ready_state[flow] == QDISC_QUEUED)
 		return;
 
-	qdisc_ready[(qdisc_ready_head + qdisc_ready_count) % qdisc_ready_cap] =
-		flow;
+	/* A flow that was idle goes first: one quantum, then the tail */
+	qdisc_ready_head = (qdisc_ready_head + qdisc_ready_cap - 1) %
+			   qdisc_ready_cap;
+	qdisc_ready[qdisc_ready_head] = flow;
 	qdisc_ready_count++;
 	qdisc_ready_state[flow] = QDISC_QUEUED;
 	qdisc_deficit[flow] = 0;
@@ -456,6 +466,10 @@ void qdisc_run(struct ctx *c, uint64_t now_ms)
 			qdisc_ready_state[flow] = QDISC_IDLE;
 			qdisc_deficit[flow] = 0;
 		}
+
+		if (qdisc_committed_bytes - qdisc_flushed_bytes >=
+		    QDISC_FLUSH_BYTES)
+			qdisc_flush(c);
 	}
 
 	qdisc_flush(c);

@@ -295,7 +295,7 @@ def latency_idle(rig, inst, secs, rep):
     return Result(values, None, _dead(inst))
 
 
-def latency_load(rig, inst, secs, rep):
+def latency_load(rig, inst, secs, rep, rate=None):
     """Ping-pong while a bulk TCP flow fills the same path.
 
     iperf3 -R from the namespace (the host side sends: the bulk flow goes
@@ -304,7 +304,9 @@ def latency_load(rig, inst, secs, rep):
     round trip of 64-byte messages for secs seconds. Rows: latl:MTU:p50,
     latl:MTU:p99, latl:MTU:p99.9 (microseconds) and latl:MTU:bulk (the
     bulk flow's rate meanwhile, Gbit/s: a relay that moves less bulk data
-    queues less of it).
+    queues less of it). With @rate (iperf3 -b), every peer carries the
+    same bulk rate, so that the round trip compares queueing rather than
+    how much CPU the bulk flow's two ends take from the ping-pong.
     """
     key = f"latl:{inst.mtu}"
     tag = _tag(key, inst, rep)
@@ -321,7 +323,8 @@ def latency_load(rig, inst, secs, rep):
         bulk = rig.spawn(inst.ns, ["iperf3", "-c", inst.gw4, "-p",
                                    str(LOAD_PORT), "-R", "-t",
                                    str(int(bulk_secs)), "-J",
-                                   "--connect-timeout", "5000"],
+                                   "--connect-timeout", "5000"] +
+                         (["-b", rate] if rate else []),
                          f"{tag}.bulk-client.log")
         time.sleep(LOAD_RAMP)
         if bulk.poll() is not None:
