@@ -19,7 +19,7 @@
 #define QDISC_FRAMES		256
 #define QDISC_CTRL_SIZE		2048
 #define QDISC_CTRL_FRAMES	128
-#define QDISC_QUANTUM		(64 * 1024)
+#define QDISC_QUANTUM		(256 * 1024)
 #define QDISC_RUN_FRAMES	(QDISC_FRAMES * 4)
 #define QDISC_RUN_BYTES		(1024 * 1024)	/* see qdisc_run() */
 #define QDISC_FLUSH_BYTES	(64 * 1024)	/* see qdisc_run() */
