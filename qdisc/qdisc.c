@@ -408,8 +408,14 @@ static void qdisc_push_back(uint32_t flow)
  * keep the loop away from epoll_wait() for milliseconds, and the reply
  * of an interactive flow waiting in a socket with it (measured with
  * tests/perf/run --metrics latency-load: p99 5.9 ms with no byte limit,
- * 1.8-3.5 ms with 1 MiB, the same throughput; 256 KiB made the median
- * worse). The main loop does not sleep while qdisc_has_ready().
+ * 1.8-3.5 ms with 1 MiB). A syscall trace of the relay under that load
+ * showed why 1 MiB was still too much: when the bulk flow never runs out
+ * of window, an iteration takes 0.8-0.9 ms, and a ping-pong request
+ * waited a median 555 us in the tap queue and its answer 407 us in its
+ * socket. With 256 KiB, 60 us and 258 us; what remains of a slow round
+ * trip is the namespace's process waiting for a CPU (see
+ * doc/performance.md). The main loop does not sleep while
+ * qdisc_has_ready().
  */
 void qdisc_run(struct ctx *c, uint64_t now_ms)
 {

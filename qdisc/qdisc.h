@@ -21,7 +21,7 @@
 #define QDISC_CTRL_FRAMES	128
 #define QDISC_QUANTUM		(256 * 1024)
 #define QDISC_RUN_FRAMES	(QDISC_FRAMES * 4)
-#define QDISC_RUN_BYTES		(1024 * 1024)	/* see qdisc_run() */
+#define QDISC_RUN_BYTES		(256 * 1024)	/* see qdisc_run() */
 #define QDISC_FLUSH_BYTES	(64 * 1024)	/* see qdisc_run() */
 /* Flows listed by qdisc_stats_log(), the ones with the most bytes */
 #define QDISC_STATS_TOP		8
