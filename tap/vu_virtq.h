@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* vu_virtq.h - guest memory and split virtqueues for the vhost-user backend
+ *
+ * Theory of operation: with vhost-user, the guest's memory is shared with
+ * us (file descriptors passed with VHOST_USER_SET_MEM_TABLE, mapped by
+ * vu_mem_map()), and frames travel through virtqueues in that memory
+ * (virtio 1.x split rings). This module only touches memory: it
+ * translates addresses, takes descriptor chains from the available ring,
+ * copies frames in and out, and fills the used ring. The protocol and the
+ * eventfds are tap/vhost_user.c's business.
+ *
+ * Everything in guest memory is hostile: every index, address, length and
+ * chain is checked, a bad chain is counted (struct vu_virtq_stats) and
+ * given back as used with length 0, and nothing is ever read or written
+ * outside the mapped regions.
+ */
+#ifndef TAP_VU_VIRTQ_H
+#define TAP_VU_VIRTQ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <linux/virtio_ring.h>
+
+#define VU_MEM_REGIONS_MAX	8	/* VHOST_MEMORY_BASELINE_NREGIONS */
+#define VU_QUEUE_SIZE_MAX	1024	/* virtio-net's largest queue */
+#define VU_CHAIN_MAX		VU_QUEUE_SIZE_MAX /* descriptors in a chain */
+
+/**
+ * struct vu_mem_region - one region of guest memory, mapped
+ * @gpa:	guest physical address of its start
+ * @size:	length, bytes
+ * @uva:	its address in QEMU's process (vring addresses use these)
+ * @map:	our mapping of the region's first byte
+ * @mmap_base:	what mmap() returned (the mapping starts at the file
+ *		offset rounded down), for munmap()
+ * @mmap_len:	length of that mapping
+ */
+struct vu_mem_region {
+	uint64_t gpa;
+	uint64_t size;
+	uint64_t uva;
+	uint8_t *map;
+	void *mmap_base;
+	size_t mmap_len;
+};
+
+/**
+ * struct vu_mem - the guest's memory table
+ * @r:		regions
+ * @n:		number of regions in use
+ */
+struct vu_mem {
+	struct vu_mem_region r[VU_MEM_REGIONS_MAX];
+	unsigned int n;
+};
+
+/**
+ * struct vu_mem_region_desc - a region as the front-end describes it
+ * @gpa:	guest physical address
+ * @size:	length, bytes
+ * @uva:	QEMU's virtual address
+ * @offset:	offset of the region in @fd
+ * @fd:		file descriptor of the memory (memfd, hugetlbfs file)
+ */
+struct vu_mem_region_desc {
+	uint64_t gpa;
+	uint64_t size;
+	uint64_t uva;
+	uint64_t offset;
+	int fd;
+};
+
+int vu_mem_map(struct vu_mem *m, const struct vu_mem_region_desc *d,
+	       unsigned int n);
+void vu_mem_unmap(struct vu_mem *m);
+void *vu_mem_gpa(const struct vu_mem *m, uint64_t gpa, uint64_t len);
+void *vu_mem_uva(const struct vu_mem *m, uint64_t uva, uint64_t len);
+
+/**
+ * struct vu_virtq_stats - what a queue saw
+ * @frames:	frames taken (TX) or given (RX)
+ * @bytes:	their bytes, virtio-net header excluded
+ * @bad_chain:	chains refused: index out of range, loop, too long,
+ *		address outside guest memory, wrong direction, frame too
+ *		short or too long
+ * @no_buffers:	RX frames that found too few available buffers
+ */
+struct vu_virtq_stats {
+	uint64_t frames;
+	uint64_t bytes;
+	uint64_t bad_chain;
+	uint64_t no_buffers;
+};
+
+/**
+ * struct vu_virtq - one split virtqueue
+ * @num:		queue size (power of two, at most VU_QUEUE_SIZE_MAX)
+ * @desc:		descriptor table, in our mapping
+ * @avail:		available ring, in our mapping
+ * @used:		used ring, in our mapping
+ * @last_avail:		next available-ring index to take
+ * @used_idx:		our copy of used->idx
+ * @event_idx:		VIRTIO_RING_F_EVENT_IDX was negotiated
+ * @signalled_used:	used->idx when we last signalled (event_idx)
+ * @signalled_valid:	@signalled_used is meaningful
+ * @started:		rings translated, the queue may be used
+ * @stats:		counters
+ */
+struct vu_virtq {
+	unsigned int num;
+	struct vring_desc *desc;
+	struct vring_avail *avail;
+	struct vring_used *used;
+	uint16_t last_avail;
+	uint16_t used_idx;
+	bool event_idx;
+	uint16_t signalled_used;
+	bool signalled_valid;
+	bool started;
+	struct vu_virtq_stats stats;
+};
+
+int vu_virtq_start(struct vu_virtq *vq, const struct vu_mem *m,
+		   unsigned int num, uint64_t desc_uva, uint64_t avail_uva,
+		   uint64_t used_uva, uint16_t base);
+void vu_virtq_stop(struct vu_virtq *vq);
+bool vu_virtq_has_avail(const struct vu_virtq *vq);
+ssize_t vu_virtq_pop_frame(struct vu_virtq *vq, const struct vu_mem *m,
+			   size_t hdrlen, uint8_t *buf, size_t size);
+int vu_virtq_push_frame(struct vu_virtq *vq, const struct vu_mem *m,
+			size_t hdrlen, const struct iovec *iov, size_t iovcnt);
+bool vu_virtq_need_notify(struct vu_virtq *vq);
+bool vu_virtq_kick_enable(struct vu_virtq *vq, bool on);
+
+#endif /* TAP_VU_VIRTQ_H */
