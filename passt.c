@@ -86,6 +86,7 @@ static void passt_stats_log(void)
 	}
 	net_stats_log();
 	tcp_stats_log();
+	udp_stats_log();
 	qdisc_stats_log();
 }
 

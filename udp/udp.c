@@ -34,7 +34,8 @@
  *   udp_splice.c.
  *
  * A flow is closed after UDP_FLOW_TIMEOUT_MS without a datagram in either
- * direction. Traffic only stores the time of the last datagram; the timer
+ * direction, or earlier if a new flow needs its place and it has been idle
+ * for a second (udp_evict.c). Traffic only stores the time of the last datagram; the timer
  * (util/timer.h) stays armed at its old deadline and, when it fires on a
  * flow that saw traffic since, moves itself to the new deadline. Keeping
  * a flow alive thus costs one store per datagram.
@@ -94,6 +95,29 @@ void udp_flow_touch(struct udp_flow *uf, uint64_t now_ms)
 }
 
 /**
+ * udp_stats_log() - log the module's counters (SIGUSR1, --stats)
+ */
+void udp_stats_log(void)
+{
+	const struct udp_counters *u = &udp_stats;
+
+	info("udp: flows_out=%llu flows_in=%llu flows_splice=%llu "
+	     "to_guest=%llu from_guest=%llu drop_mtu=%llu drop_send=%llu "
+	     "drop_no_flow=%llu drop_splice=%llu icmp_errors=%llu "
+	     "evicted=%llu",
+	     (unsigned long long)u->flows_out, (unsigned long long)u->flows_in,
+	     (unsigned long long)u->flows_splice,
+	     (unsigned long long)u->to_guest,
+	     (unsigned long long)u->from_guest,
+	     (unsigned long long)u->drop_mtu,
+	     (unsigned long long)u->drop_send,
+	     (unsigned long long)u->drop_no_flow,
+	     (unsigned long long)u->drop_splice,
+	     (unsigned long long)u->icmp_errors,
+	     (unsigned long long)u->evicted);
+}
+
+/**
  * udp_timer_fn() - idle timer of a flow expired
  * @c:		execution context
  * @t:		timer, embedded in a struct udp_flow
@@ -134,7 +158,9 @@ uint32_t udp_flow_new(struct ctx *c, enum udp_kind kind, bool v4,
 	uint32_t idx = flow_alloc(FLOW_TYPE_UDP);
 	struct udp_flow *uf;
 
-	(void)c;
+	if (idx == FLOW_IDX_NONE && kind != UDP_KIND_PROXY &&
+	    udp_evict(c, now_ms))
+		idx = flow_alloc(FLOW_TYPE_UDP);
 
 	if (idx == FLOW_IDX_NONE || idx >= udp_cap) {
 		if (idx != FLOW_IDX_NONE)
@@ -275,6 +301,8 @@ static uint32_t udp_flow_out(struct ctx *c, const struct flow_key *key,
 	nat_outbound(c, &key->remote_addr, key->remote_port, &dst);
 
 	s = udp_sock_out(c, key, &dst);
+	if ((s == -EMFILE || s == -ENFILE) && udp_evict(c, now_ms))
+		s = udp_sock_out(c, key, &dst);
 	if (s < 0) {
 		udp_stats.drop_no_flow++;
 		debug("UDP: can't open a socket toward %s port %u: %s",

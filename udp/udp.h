@@ -16,6 +16,7 @@
 struct ctx;
 
 int udp_init(struct ctx *c);
+void udp_stats_log(void);
 void udp_tap_input(struct ctx *c, const union inany_addr *saddr,
 		   const union inany_addr *daddr, const uint8_t *udp,
 		   size_t l4len, uint64_t now_ms);

@@ -107,6 +107,7 @@ struct udp_lsn {
  * @drop_no_flow:	datagrams dropped: no socket or flow table full
  * @drop_splice:	-U datagrams the destination socket refused
  * @icmp_errors:	ICMP errors reflected to the guest
+ * @evicted:		idle flows closed to make room (udp_evict.c)
  */
 struct udp_counters {
 	uint64_t flows_out;
@@ -119,6 +120,7 @@ struct udp_counters {
 	uint64_t drop_no_flow;
 	uint64_t drop_splice;
 	uint64_t icmp_errors;
+	uint64_t evicted;
 };
 
 extern struct udp_counters udp_stats;
@@ -131,6 +133,9 @@ void udp_flow_close(struct ctx *c, uint32_t idx);
 int udp_epoll_add(const struct ctx *c, int fd, uint32_t data, bool edge);
 void udp_sock_rcvbuf(int s);
 void udp_flow_touch(struct udp_flow *uf, uint64_t now_ms);
+
+/* udp_evict.c */
+bool udp_evict(struct ctx *c, uint64_t now_ms);
 
 /* udp_emit.c */
 struct flow_key;
