@@ -215,7 +215,7 @@ static void g_read_chain(unsigned int head, size_t len, uint8_t *dst)
 		memcpy(dst, g + (le64toh(gd(i)->addr) - T_GPA), n);
 		dst += n;
 		len -= n;
-		ck_assert(le16toh(gd(i)->flags) & VRING_DESC_F_NEXT || !len);
+		ck_assert((le16toh(gd(i)->flags) & VRING_DESC_F_NEXT) || !len);
 		i = le16toh(gd(i)->next);
 	}
 }
@@ -643,6 +643,7 @@ END_TEST
 
 START_TEST(tx_chain_limit)
 {
+	size_t s = T_HDR + 60;
 	unsigned int i;
 
 	/* Eight descriptors, all different, then the first again: the
@@ -662,7 +663,20 @@ START_TEST(tx_chain_limit)
 	g_avail(0);
 	ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, t_out,
 					    sizeof(t_out)), 8 * 64 - T_HDR);
-	ck_assert_uint_eq(vq.stats.bad_chain, 1);
+
+	/* Index num itself, as head or next, with a plausible descriptor
+	 * there (this queue is smaller than the table we write)
+	 */
+	g_desc(8, T_GPA + T_BUF, 100, 0, 0);
+	tx_bad(8, sizeof(t_out));
+	g_desc(0, T_GPA + T_BUF, 64, VRING_DESC_F_NEXT, 8);
+	g_desc_next = 1;
+	tx_bad(0, sizeof(t_out));
+
+	/* Ring slots are indices modulo the queue size */
+	for (i = 0; i < 20; i++)
+		tx_ok(&s, 1, 60, i);
+	ck_assert_uint_eq(vq.stats.bad_chain, 3);
 }
 END_TEST
 
@@ -832,6 +846,10 @@ END_TEST
 
 START_TEST(virtq_start_checks)
 {
+	struct vu_mem_region_desc d = {
+		.gpa = T_GPA, .size = T_MEM_SIZE - 4096, .uva = T_UVA,
+		.offset = 0, .fd = memfd,
+	};
 	unsigned int bad_num[] = { 0, 3, 12, VU_QUEUE_SIZE_MAX * 2 };
 	unsigned int i;
 
@@ -886,8 +904,37 @@ START_TEST(virtq_start_checks)
 	vu_virtq_stop(&vq);
 	ck_assert(!vq.started);
 	ck_assert_uint_eq(vq.last_avail, 0);
+
+	/* Front-end addresses aligned, but not our mapping of them */
+	d.uva = T_UVA + 4;
+	ck_assert_int_eq(vu_mem_map(&mem, &d, 1), 0);
+	ck_assert_int_eq(vu_virtq_start(&vq, &mem, 256, T_UVA + 16,
+					T_UVA + T_AVAIL, T_UVA + T_USED, 0),
+			 -EINVAL);
+	ck_assert(!vq.started);
 }
 END_TEST
+
+/**
+ * memfd_mapped() - bytes of the test's memfd mapped in this process
+ *
+ * Return: sum of the lengths of its mappings in /proc/self/maps
+ */
+static unsigned long memfd_mapped(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	unsigned long sum = 0, a, b;
+	char line[512];
+
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (strstr(line, "memfd:test_vu_virtq") &&
+		    sscanf(line, "%lx-%lx", &a, &b) == 2)
+			sum += b - a;
+	}
+	fclose(f);
+	return sum;
+}
 
 START_TEST(mem_regions)
 {
@@ -900,11 +947,17 @@ START_TEST(mem_regions)
 	};
 	struct vu_mem_region_desc bad[2];
 	uint64_t end1 = 0x300000 + 0x5000;
-	uint8_t *p;
+	unsigned long r1;	/* mapped for d[1]: from a page start */
 	unsigned int i;
+	uint8_t *p;
 
+	r1 = ((0x5000 + 0x123) + page - 1) / page * page;
+
+	ck_assert_uint_eq(memfd_mapped(), 2 * T_MEM_SIZE);
 	ck_assert_int_eq(vu_mem_map(&mem, d, 2), 0);
 	ck_assert_uint_eq(mem.n, 2);
+	/* The old table is gone */
+	ck_assert_uint_eq(memfd_mapped(), T_MEM_SIZE + 0x10000 + r1);
 
 	/* Unaligned offset: the region starts where the offset says */
 	g[d[1].offset] = 0xab;
@@ -972,6 +1025,8 @@ START_TEST(mem_regions)
 	p = vu_mem_gpa(&mem, 0x300000, 1);
 	ck_assert_ptr_nonnull(p);
 	ck_assert_uint_eq(*p, 0x12);
+	/* Nothing of the failed tables stays mapped */
+	ck_assert_uint_eq(memfd_mapped(), T_MEM_SIZE + 0x10000 + r1);
 
 	/* The largest table is fine; the fd stays open */
 	ck_assert_int_eq(vu_mem_map(&mem, d, VU_MEM_REGIONS_MAX), 0);
@@ -987,9 +1042,13 @@ START_TEST(mem_regions)
 	ck_assert_ptr_null(vu_mem_gpa(&mem, d[2].gpa + 0x4fff, 2));
 	ck_assert_ptr_null(vu_mem_gpa(&mem, d[2].gpa, 0x5001));
 
+	ck_assert_uint_eq(memfd_mapped(), T_MEM_SIZE + 0x10000 +
+			  (VU_MEM_REGIONS_MAX - 1) * r1);
+
 	vu_mem_unmap(&mem);
 	ck_assert_uint_eq(mem.n, 0);
 	ck_assert_ptr_null(vu_mem_gpa(&mem, d[2].gpa, 1));
+	ck_assert_uint_eq(memfd_mapped(), T_MEM_SIZE);
 }
 END_TEST
 
