@@ -38,6 +38,9 @@
 #define T_NUM		256
 #define T_HDR		12			/* virtio-net, mergeable */
 #define T_BIG		65536
+#define T_FILL		0xa5			/* fresh buffers */
+#define T_CANARY	0x5a			/* after each buffer */
+#define T_GAP		16			/* canary bytes, at least */
 
 static int memfd = -1;
 static uint8_t *g;			/* the guest's view of its memory */
@@ -122,20 +125,36 @@ static void pattern(uint8_t *p, size_t len, unsigned int seed)
 }
 
 /**
- * g_alloc() - take guest buffer space
+ * g_alloc() - take guest buffer space, filled, followed by canary bytes
  * @len:	bytes
  *
  * Return: offset in guest memory, 16-byte aligned
  */
 static size_t g_alloc(size_t len)
 {
-	size_t off;
+	size_t off, end;
 
-	if (g_buf + len > T_MEM_SIZE)
+	if (g_buf + len + 15 + T_GAP > T_MEM_SIZE)
 		g_buf = T_BUF;
 	off = g_buf;
-	g_buf += (len + 15) & ~(size_t)15;
+	end = off + ((len + 15) & ~(size_t)15) + T_GAP;
+	memset(g + off, T_FILL, len);
+	memset(g + off + len, T_CANARY, end - off - len);
+	g_buf = end;
 	return off;
+}
+
+/**
+ * g_canary_ok() - check that nothing was written just past a buffer
+ * @gpa:	buffer address
+ * @len:	buffer length
+ */
+static void g_canary_ok(uint64_t gpa, size_t len)
+{
+	size_t off = gpa - T_GPA + len, i;
+
+	for (i = 0; i < T_GAP && off + i < T_MEM_SIZE; i++)
+		ck_assert_uint_eq(g[off + i], T_CANARY);
 }
 
 /**
@@ -210,6 +229,7 @@ static void g_read_chain(unsigned int head, size_t len, uint8_t *dst)
 	while (len) {
 		size_t n = le32toh(gd(i)->len);
 
+		g_canary_ok(le64toh(gd(i)->addr), n);
 		if (n > len)
 			n = len;
 		memcpy(dst, g + (le64toh(gd(i)->addr) - T_GPA), n);
@@ -498,8 +518,9 @@ START_TEST(rx_small_and_big_frames)
 {
 	uint8_t a[20], b[40];
 	struct iovec small[] = { { a, sizeof(a) }, { b, sizeof(b) } };
-	struct iovec big[3];
+	struct iovec big[3], many[10];
 	static uint8_t frame[T_BIG];
+	unsigned int i;
 
 	q_start(T_NUM, 0, false);
 	pattern(a, sizeof(a), 1);
@@ -517,6 +538,12 @@ START_TEST(rx_small_and_big_frames)
 	g_rx_bufs(14, 4096);
 	rx_ok(big, 3, 17);
 	ck_assert(!vu_virtq_has_avail(&vq));
+
+	/* Pieces smaller than a buffer, crossing buffer ends */
+	for (i = 0; i < 10; i++)
+		many[i] = (struct iovec){ frame + i * 1000, 1000 };
+	g_rx_bufs(3, 4096);
+	rx_ok(many, 10, 3);
 }
 END_TEST
 
