@@ -1,0 +1,624 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* vu_virtq.c - virtio 1.x split virtqueues in guest memory (vhost-user)
+ *
+ * Theory of operation
+ *
+ * A split virtqueue is three areas in guest memory: the descriptor table
+ * (num entries: buffer address, length, flags, next), the available ring
+ * (the guest's: flags, idx, num descriptor-chain heads, used_event) and
+ * the used ring (ours: flags, idx, num {id, len} entries, avail_event).
+ * Indices are free-running 16-bit counters, a ring slot is the counter
+ * modulo num (a power of two). Everything is little-endian.
+ *
+ * Ordering: the guest fills descriptors and ring entries, then bumps
+ * avail->idx; we read avail->idx, then an acquire fence, then the entries.
+ * We write buffers and used entries, then store used->idx with release
+ * semantics. Notification decisions (vu_virtq_need_notify(),
+ * vu_virtq_kick_enable()) need a full fence between our store and the
+ * read of the guest's field, or both sides could decide not to notify.
+ *
+ * The guest is hostile: every field is read once into a local variable
+ * (relaxed atomic loads, so the compiler can't read it twice) and checked
+ * before use. A chain is walked by vu_chain_next(): an index must be below
+ * num, a chain has at most min(num, VU_CHAIN_MAX) descriptors (which also
+ * ends loops), indirect descriptors are refused (never offered), the
+ * direction must be the queue's (device-readable for TX, device-writable
+ * for RX), and every buffer must lie in one mapped region. A bad chain is
+ * counted and given back as used with length 0, so the guest can reuse
+ * its descriptors.
+ *
+ * TX (guest to us, vu_virtq_pop_frame()): one chain is one frame behind a
+ * virtio-net header, which we skip. Each chain is given back at once.
+ *
+ * RX (us to guest, vu_virtq_push_frame()), mergeable receive buffers: the
+ * header and frame are written across as many chains as needed, and the
+ * header's num_buffers tells the guest how many. Chains are filled as they
+ * are walked, but nothing is published (no used entry, no used->idx, no
+ * last_avail change) until the whole frame is in: if the guest gave too
+ * few buffers, the frame is refused with -EAGAIN and the ring is as it
+ * was. A bad chain found while filling drops the frame: it and the chains
+ * before it (already taken in ring order, so they can't be skipped) are
+ * given back with length 0.
+ */
+
+#include <endian.h>
+#include <errno.h>
+#include <string.h>
+
+#include "vu_virtq.h"
+
+/* Chains (receive buffers) one RX frame may use: 64 KiB frames in
+ * buffers of at least ~1.5 KiB, as guests post, fit comfortably
+ */
+#define VU_RX_CHAINS_MAX	64
+
+/* Offset of num_buffers in the virtio-net header (mergeable buffers) */
+#define VU_HDR_NUM_BUFFERS	10
+
+/* Ethernet header: the shortest frame a guest may send */
+#define VU_FRAME_MIN		14
+
+/**
+ * struct vu_chain - position while walking a descriptor chain
+ * @next:	index of the next descriptor to read
+ * @left:	descriptors we may still read
+ * @end:	the last descriptor was read
+ */
+struct vu_chain {
+	unsigned int next;
+	unsigned int left;
+	bool end;
+};
+
+/**
+ * vu_load16() - read a 16-bit little-endian field the guest may change
+ * @p:		field in guest memory
+ *
+ * Return: value, host order
+ */
+static uint16_t vu_load16(const uint16_t *p)
+{
+	return le16toh(__atomic_load_n(p, __ATOMIC_RELAXED));
+}
+
+/**
+ * vu_avail_idx() - read avail->idx, then order the reads of entries after
+ * @vq:		queue, started
+ *
+ * Return: the guest's available index
+ */
+static uint16_t vu_avail_idx(const struct vu_virtq *vq)
+{
+	uint16_t idx = vu_load16(&vq->avail->idx);
+
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return idx;
+}
+
+/**
+ * vu_avail_head() - read a chain head from the available ring
+ * @vq:		queue, started
+ * @i:		available-ring counter (not reduced modulo num)
+ *
+ * Return: descriptor index as the guest wrote it, not checked
+ */
+static unsigned int vu_avail_head(const struct vu_virtq *vq, uint16_t i)
+{
+	return vu_load16(&vq->avail->ring[i & (vq->num - 1)]);
+}
+
+/**
+ * vu_used_put() - fill the next used-ring entry, without publishing it
+ * @vq:		queue, started
+ * @k:		entry after the last published one (0 for the next)
+ * @head:	head of the chain given back
+ * @len:	bytes written into the chain
+ */
+static void vu_used_put(struct vu_virtq *vq, uint16_t k, unsigned int head,
+			uint32_t len)
+{
+	struct vring_used_elem *e;
+
+	e = &vq->used->ring[(uint16_t)(vq->used_idx + k) & (vq->num - 1)];
+	e->id = htole32(head);
+	e->len = htole32(len);
+}
+
+/**
+ * vu_used_publish() - publish used entries and take their chains
+ * @vq:		queue, started
+ * @k:		entries filled by vu_used_put()
+ *
+ * The chains came from the available ring in order, so last_avail moves
+ * on by as many.
+ */
+static void vu_used_publish(struct vu_virtq *vq, uint16_t k)
+{
+	vq->used_idx += k;
+	vq->last_avail += k;
+	__atomic_store_n(&vq->used->idx, htole16(vq->used_idx),
+			 __ATOMIC_RELEASE);
+}
+
+/**
+ * vu_chain_start() - start walking a chain
+ * @vq:		queue, started
+ * @c:		walk state to initialise
+ * @head:	head index as the guest gave it (checked by vu_chain_next())
+ */
+static void vu_chain_start(const struct vu_virtq *vq, struct vu_chain *c,
+			   unsigned int head)
+{
+	c->next = head;
+	c->left = vq->num < VU_CHAIN_MAX ? vq->num : VU_CHAIN_MAX;
+	c->end = false;
+}
+
+/**
+ * vu_chain_next() - take the next buffer of a chain, checked
+ * @vq:		queue, started
+ * @m:		guest memory
+ * @c:		walk state
+ * @write:	buffers must be device-writable (RX), not readable (TX)
+ * @p:		set to the buffer, in our mapping
+ * @len:	set to its length
+ *
+ * Return: 1 with a buffer, 0 at the end of the chain, -1 if the chain is
+ *	   bad (index out of range, too long, indirect, wrong direction,
+ *	   buffer outside guest memory)
+ */
+static int vu_chain_next(const struct vu_virtq *vq, const struct vu_mem *m,
+			 struct vu_chain *c, bool write, uint8_t **p,
+			 uint32_t *len)
+{
+	const struct vring_desc *d;
+	uint16_t flags;
+	uint64_t addr;
+
+	if (c->end)
+		return 0;
+
+	if (c->next >= vq->num || !c->left)
+		return -1;
+	c->left--;
+
+	d = &vq->desc[c->next];
+	addr = le64toh(__atomic_load_n(&d->addr, __ATOMIC_RELAXED));
+	*len = le32toh(__atomic_load_n(&d->len, __ATOMIC_RELAXED));
+	flags = vu_load16(&d->flags);
+	c->next = vu_load16(&d->next);
+
+	if (flags & VRING_DESC_F_INDIRECT)
+		return -1;
+	if (!!(flags & VRING_DESC_F_WRITE) != write)
+		return -1;
+
+	*p = vu_mem_gpa(m, addr, *len);
+	if (!*p)
+		return -1;
+
+	if (!(flags & VRING_DESC_F_NEXT))
+		c->end = true;
+
+	return 1;
+}
+
+/**
+ * vu_virtq_start() - translate the rings of a queue and start it
+ * @vq:		queue (event_idx as negotiated, other fields set here)
+ * @m:		guest memory
+ * @num:	queue size, a power of two up to VU_QUEUE_SIZE_MAX
+ * @desc_uva:	descriptor table, front-end address
+ * @avail_uva:	available ring, front-end address
+ * @used_uva:	used ring, front-end address
+ * @base:	first available-ring index to take (VHOST_USER_SET_VRING_BASE)
+ *
+ * Return: 0 on success, -EINVAL (and the queue is stopped) if the size is
+ *	   bad or a ring is misaligned or not entirely in one region
+ */
+int vu_virtq_start(struct vu_virtq *vq, const struct vu_mem *m,
+		   unsigned int num, uint64_t desc_uva, uint64_t avail_uva,
+		   uint64_t used_uva, uint16_t base)
+{
+	void *desc, *avail, *used;
+
+	vq->started = false;
+
+	if (!num || num > VU_QUEUE_SIZE_MAX || (num & (num - 1)))
+		return -EINVAL;
+
+	if (desc_uva % VRING_DESC_ALIGN_SIZE ||
+	    avail_uva % VRING_AVAIL_ALIGN_SIZE ||
+	    used_uva % VRING_USED_ALIGN_SIZE)
+		return -EINVAL;
+
+	desc = vu_mem_uva(m, desc_uva, sizeof(struct vring_desc) * num);
+	avail = vu_mem_uva(m, avail_uva, 4 + 2 * num + 2);
+	used = vu_mem_uva(m, used_uva,
+			  4 + sizeof(struct vring_used_elem) * num + 2);
+	if (!desc || !avail || !used)
+		return -EINVAL;
+
+	/* Our mapping could shift the alignment if the front-end's offsets
+	 * and addresses disagree: we access these fields atomically
+	 */
+	if ((uintptr_t)desc % VRING_DESC_ALIGN_SIZE ||
+	    (uintptr_t)avail % VRING_AVAIL_ALIGN_SIZE ||
+	    (uintptr_t)used % VRING_USED_ALIGN_SIZE)
+		return -EINVAL;
+
+	vq->num = num;
+	vq->desc = desc;
+	vq->avail = avail;
+	vq->used = used;
+	vq->last_avail = base;
+	vq->used_idx = base;
+	vq->signalled_valid = false;
+	vq->started = true;
+	return 0;
+}
+
+/**
+ * vu_virtq_stop() - stop using a queue
+ * @vq:		queue, last_avail is kept for VHOST_USER_GET_VRING_BASE
+ */
+void vu_virtq_stop(struct vu_virtq *vq)
+{
+	vq->started = false;
+}
+
+/**
+ * vu_virtq_has_avail() - check whether the guest made chains available
+ * @vq:		queue
+ *
+ * Return: true if the queue is started and has chains we did not take
+ */
+bool vu_virtq_has_avail(const struct vu_virtq *vq)
+{
+	if (!vq->started)
+		return false;
+
+	return vu_avail_idx(vq) != vq->last_avail;
+}
+
+/**
+ * vu_virtq_pop_frame() - take one frame the guest sent (TX queue)
+ * @vq:		queue
+ * @m:		guest memory
+ * @hdrlen:	virtio-net header length, skipped
+ * @buf:	buffer for the frame
+ * @size:	size of @buf
+ *
+ * The chain is given back as used (length 0) in any case.
+ *
+ * Return: frame length (at least an Ethernet header), 0 if nothing is
+ *	   available or the queue is stopped, -1 for a bad chain (counted
+ *	   in stats.bad_chain)
+ */
+ssize_t vu_virtq_pop_frame(struct vu_virtq *vq, const struct vu_mem *m,
+			   size_t hdrlen, uint8_t *buf, size_t size)
+{
+	size_t skip = hdrlen, n = 0;
+	struct vu_chain c;
+	unsigned int head;
+	uint32_t len;
+	uint8_t *p;
+	int rc;
+
+	if (!vq->started || vu_avail_idx(vq) == vq->last_avail)
+		return 0;
+
+	head = vu_avail_head(vq, vq->last_avail);
+	vu_chain_start(vq, &c, head);
+
+	while ((rc = vu_chain_next(vq, m, &c, false, &p, &len)) > 0) {
+		if (skip >= len) {
+			skip -= len;
+			continue;
+		}
+
+		p += skip;
+		len -= skip;
+		skip = 0;
+
+		if (len > size - n) {
+			rc = -1;
+			break;
+		}
+
+		memcpy(buf + n, p, len);
+		n += len;
+	}
+
+	vu_used_put(vq, 0, head, 0);
+	vu_used_publish(vq, 1);
+
+	if (rc < 0 || n < VU_FRAME_MIN) {
+		vq->stats.bad_chain++;
+		return -1;
+	}
+
+	vq->stats.frames++;
+	vq->stats.bytes += n;
+	return (ssize_t)n;
+}
+
+/**
+ * struct vu_rx_src - what is left to write of an RX header and frame
+ * @iov:	frame buffers
+ * @iovcnt:	number of entries in @iov
+ * @i:		current entry
+ * @off:	offset in the current entry
+ * @hdrlen:	virtio-net header length
+ * @pos:	bytes of header and frame written so far
+ * @total:	header and frame length
+ * @nb:		the two bytes of num_buffers in guest memory, once written
+ */
+struct vu_rx_src {
+	const struct iovec *iov;
+	size_t iovcnt;
+	size_t i;
+	size_t off;
+	size_t hdrlen;
+	size_t pos;
+	size_t total;
+	uint8_t *nb[2];
+};
+
+/**
+ * vu_rx_hdr() - write part of the virtio-net header into a buffer
+ * @s:		source state, @pos below @hdrlen
+ * @p:		buffer in guest memory
+ * @len:	room in @p
+ *
+ * Return: bytes written
+ */
+static size_t vu_rx_hdr(struct vu_rx_src *s, uint8_t *p, size_t len)
+{
+	size_t n = s->hdrlen - s->pos, b;
+
+	if (n > len)
+		n = len;
+
+	memset(p, 0, n);
+
+	if (s->hdrlen >= VU_HDR_NUM_BUFFERS + 2) {
+		for (b = 0; b < 2; b++) {
+			size_t at = VU_HDR_NUM_BUFFERS + b;
+
+			if (at >= s->pos && at < s->pos + n)
+				s->nb[b] = p + (at - s->pos);
+		}
+	}
+
+	return n;
+}
+
+/**
+ * vu_rx_data() - copy part of the frame into a buffer
+ * @s:		source state, @pos at or past @hdrlen
+ * @p:		buffer in guest memory
+ * @len:	room in @p
+ *
+ * Return: bytes written
+ */
+static size_t vu_rx_data(struct vu_rx_src *s, uint8_t *p, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len && s->i < s->iovcnt) {
+		const struct iovec *v = &s->iov[s->i];
+		size_t n = v->iov_len - s->off;
+
+		if (n > len - done)
+			n = len - done;
+
+		memcpy(p + done, (const uint8_t *)v->iov_base + s->off, n);
+		done += n;
+		s->off += n;
+
+		if (s->off == v->iov_len) {
+			s->i++;
+			s->off = 0;
+		}
+	}
+
+	return done;
+}
+
+/**
+ * vu_rx_fill() - write as much of the header and frame as fits a chain
+ * @vq:		queue, started
+ * @m:		guest memory
+ * @head:	chain head as the guest gave it
+ * @s:		source state, advanced
+ *
+ * Return: bytes written into the chain, -1 if the chain is bad
+ */
+static int64_t vu_rx_fill(const struct vu_virtq *vq, const struct vu_mem *m,
+			  unsigned int head, struct vu_rx_src *s)
+{
+	int64_t written = 0;
+	struct vu_chain c;
+	uint32_t len;
+	uint8_t *p;
+	int rc;
+
+	vu_chain_start(vq, &c, head);
+
+	while ((rc = vu_chain_next(vq, m, &c, true, &p, &len)) > 0) {
+		while (len && s->pos < s->total) {
+			size_t n;
+
+			if (s->pos < s->hdrlen)
+				n = vu_rx_hdr(s, p, len);
+			else
+				n = vu_rx_data(s, p, len);
+			if (!n)
+				return -1;	/* iov shorter than counted */
+
+			p += n;
+			len -= n;
+			s->pos += n;
+			written += n;
+		}
+
+		if (s->pos == s->total)
+			break;
+	}
+
+	if (rc < 0)
+		return -1;
+
+	return written;
+}
+
+/**
+ * vu_virtq_push_frame() - give a frame to the guest (RX queue)
+ * @vq:		queue
+ * @m:		guest memory
+ * @hdrlen:	virtio-net header length (num_buffers set if at least 12)
+ * @iov:	frame, in pieces
+ * @iovcnt:	number of pieces
+ *
+ * Return: 0 on success, -EAGAIN if the guest gave too few buffers (or the
+ *	   queue is stopped): nothing was published, try again after a
+ *	   kick; -EINVAL if the frame was dropped: a bad chain (given back
+ *	   with length 0, with the chains taken before it), an empty frame,
+ *	   or one needing more than VU_RX_CHAINS_MAX chains
+ */
+int vu_virtq_push_frame(struct vu_virtq *vq, const struct vu_mem *m,
+			size_t hdrlen, const struct iovec *iov, size_t iovcnt)
+{
+	struct vu_rx_src s = { .iov = iov, .iovcnt = iovcnt, .hdrlen = hdrlen };
+	unsigned int heads[VU_RX_CHAINS_MAX];
+	uint32_t lens[VU_RX_CHAINS_MAX];
+	uint16_t avail, k, j;
+	size_t frame = 0, i;
+
+	for (i = 0; i < iovcnt; i++) {
+		if (iov[i].iov_len > SIZE_MAX - hdrlen - frame)
+			return -EINVAL;
+		frame += iov[i].iov_len;
+	}
+	if (!frame)
+		return -EINVAL;
+	s.total = hdrlen + frame;
+
+	if (!vq->started) {
+		vq->stats.no_buffers++;
+		return -EAGAIN;
+	}
+
+	avail = vu_avail_idx(vq) - vq->last_avail;
+
+	for (k = 0; s.pos < s.total; k++) {
+		int64_t n;
+
+		if (k == VU_RX_CHAINS_MAX || k == avail) {
+			vq->stats.no_buffers++;
+			return k == avail ? -EAGAIN : -EINVAL;
+		}
+
+		heads[k] = vu_avail_head(vq, vq->last_avail + k);
+		n = vu_rx_fill(vq, m, heads[k], &s);
+		if (n < 0) {
+			for (j = 0; j <= k; j++)
+				vu_used_put(vq, j, heads[j], 0);
+			vu_used_publish(vq, k + 1);
+			vq->stats.bad_chain++;
+			return -EINVAL;
+		}
+		lens[k] = (uint32_t)n;
+	}
+
+	if (s.nb[0] && s.nb[1]) {
+		*s.nb[0] = k & 0xff;
+		*s.nb[1] = k >> 8;
+	}
+
+	for (j = 0; j < k; j++)
+		vu_used_put(vq, j, heads[j], lens[j]);
+	vu_used_publish(vq, k);
+
+	vq->stats.frames++;
+	vq->stats.bytes += frame;
+	return 0;
+}
+
+/**
+ * vu_virtq_need_notify() - check whether the guest wants an interrupt now
+ * @vq:		queue, after a batch of pushes or pops
+ *
+ * Return: true if the caller should signal the call eventfd
+ */
+bool vu_virtq_need_notify(struct vu_virtq *vq)
+{
+	bool notify;
+
+	if (!vq->started)
+		return false;
+
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+
+	if (!vq->event_idx) {
+		uint16_t flags = vu_load16(&vq->avail->flags);
+
+		notify = !(flags & VRING_AVAIL_F_NO_INTERRUPT);
+	} else if (!vq->signalled_valid) {
+		notify = true;
+	} else {
+		uint16_t event = vu_load16(&vq->avail->ring[vq->num]);
+		uint16_t new = vq->used_idx, old = vq->signalled_used;
+
+		notify = (uint16_t)(new - event - 1) < (uint16_t)(new - old);
+	}
+
+	if (notify) {
+		vq->signalled_used = vq->used_idx;
+		vq->signalled_valid = true;
+	}
+
+	return notify;
+}
+
+/**
+ * vu_virtq_kick_enable() - ask the guest for kicks, or to stop sending them
+ * @vq:		queue
+ * @on:		true to ask for kicks, false to suppress them
+ *
+ * Return: with @on, true if chains are available already (they may have
+ *	   arrived before the guest saw our request: the caller takes them
+ *	   instead of waiting); false otherwise
+ */
+bool vu_virtq_kick_enable(struct vu_virtq *vq, bool on)
+{
+	uint16_t *avail_event;
+	uint16_t flags;
+
+	if (!vq->started)
+		return false;
+
+	flags = le16toh(vq->used->flags);
+
+	if (!on) {
+		if (!vq->event_idx) {
+			flags |= VRING_USED_F_NO_NOTIFY;
+			__atomic_store_n(&vq->used->flags, htole16(flags),
+					 __ATOMIC_RELAXED);
+		}
+		return false;
+	}
+
+	flags &= ~VRING_USED_F_NO_NOTIFY;
+	__atomic_store_n(&vq->used->flags, htole16(flags), __ATOMIC_RELAXED);
+
+	if (vq->event_idx) {
+		avail_event = (uint16_t *)&vq->used->ring[vq->num];
+		__atomic_store_n(avail_event, htole16(vq->last_avail),
+				 __ATOMIC_RELAXED);
+	}
+
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	return vu_virtq_has_avail(vq);
+}

@@ -1,0 +1,1034 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* test_vu_virtq.c - guest memory and split virtqueues, against a model guest
+ *
+ * Build: see the Makefile's standalone rule; sources: this file,
+ * tap/vu_mem.c, tap/vu_virtq.c.
+ *
+ * Theory of operation: guest memory is a memfd, mapped by vu_mem_map() as
+ * the vhost-user back-end would (guest physical address T_GPA, a made-up
+ * front-end address T_UVA), and mapped a second time here: through that
+ * second view the test plays the guest driver, writing descriptors and the
+ * available ring and reading the used ring and the buffers. The queue
+ * under test only ever sees guest addresses. Hostile chains (indices out
+ * of range, loops, addresses outside the memory, wrong directions, bad
+ * lengths) must be refused, counted and given back, and the queue must
+ * keep working for the next good chain. Built with sanitizers, any access
+ * outside the mappings is reported.
+ */
+
+#include <check.h>
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+
+#include "../../../tap/vu_virtq.h"
+
+#define T_GPA		0x100000ULL		/* guest physical base */
+#define T_UVA		0x7f5a00000000ULL	/* front-end address base */
+#define T_MEM_SIZE	(4UL << 20)
+#define T_DESC		0x0000			/* offsets in guest memory */
+#define T_AVAIL		0x1000
+#define T_USED		0x2000
+#define T_BUF		0x10000			/* buffers from here */
+#define T_NUM		256
+#define T_HDR		12			/* virtio-net, mergeable */
+#define T_BIG		65536
+
+static int memfd = -1;
+static uint8_t *g;			/* the guest's view of its memory */
+static struct vu_mem mem;
+static struct vu_virtq vq;
+
+static unsigned int g_num;		/* queue size */
+static uint16_t g_aidx;			/* guest's avail->idx */
+static unsigned int g_desc_next;	/* next free descriptor */
+static size_t g_buf;			/* next free buffer offset */
+
+static uint8_t t_in[T_BIG + 4096];	/* frames as sent */
+static uint8_t t_out[T_BIG + 4096];	/* frames as received */
+
+/**
+ * gd() - guest view of a descriptor
+ * @i:		index
+ *
+ * Return: pointer to descriptor @i
+ */
+static struct vring_desc *gd(unsigned int i)
+{
+	return (struct vring_desc *)(g + T_DESC) + i;
+}
+
+/**
+ * ga() - guest view of the available ring
+ *
+ * Return: pointer to it
+ */
+static struct vring_avail *ga(void)
+{
+	return (struct vring_avail *)(g + T_AVAIL);
+}
+
+/**
+ * gu() - guest view of the used ring
+ *
+ * Return: pointer to it
+ */
+static struct vring_used *gu(void)
+{
+	return (struct vring_used *)(g + T_USED);
+}
+
+/**
+ * g_used_idx() - used->idx as the guest reads it
+ *
+ * Return: index, host order
+ */
+static uint16_t g_used_idx(void)
+{
+	return le16toh(gu()->idx);
+}
+
+/**
+ * g_used() - a used-ring entry as the guest reads it
+ * @i:		used-ring counter
+ * @id:		set to the chain head
+ * @len:	set to the length written
+ */
+static void g_used(uint16_t i, uint32_t *id, uint32_t *len)
+{
+	const struct vring_used_elem *e = &gu()->ring[i & (g_num - 1)];
+
+	*id = le32toh(e->id);
+	*len = le32toh(e->len);
+}
+
+/**
+ * pattern() - fill a buffer with bytes that depend on position and seed
+ * @p:		buffer
+ * @len:	length
+ * @seed:	seed
+ */
+static void pattern(uint8_t *p, size_t len, unsigned int seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = (uint8_t)(i * 7 + seed * 13 + (i >> 8));
+}
+
+/**
+ * g_alloc() - take guest buffer space
+ * @len:	bytes
+ *
+ * Return: offset in guest memory, 16-byte aligned
+ */
+static size_t g_alloc(size_t len)
+{
+	size_t off;
+
+	if (g_buf + len > T_MEM_SIZE)
+		g_buf = T_BUF;
+	off = g_buf;
+	g_buf += (len + 15) & ~(size_t)15;
+	return off;
+}
+
+/**
+ * g_desc() - write a descriptor, as the guest
+ * @i:		index
+ * @gpa:	buffer address
+ * @len:	buffer length
+ * @flags:	VRING_DESC_F_*
+ * @next:	next index
+ */
+static void g_desc(unsigned int i, uint64_t gpa, uint32_t len, uint16_t flags,
+		   uint16_t next)
+{
+	gd(i)->addr = htole64(gpa);
+	gd(i)->len = htole32(len);
+	gd(i)->flags = htole16(flags);
+	gd(i)->next = htole16(next);
+}
+
+/**
+ * g_avail() - make a chain available, as the guest
+ * @head:	head index, not necessarily valid
+ */
+static void g_avail(unsigned int head)
+{
+	ga()->ring[g_aidx & (g_num - 1)] = htole16(head);
+	g_aidx++;
+	__atomic_store_n(&ga()->idx, htole16(g_aidx), __ATOMIC_RELEASE);
+}
+
+/**
+ * g_chain() - build a chain over fresh buffers, not yet available
+ * @segs:	buffer lengths
+ * @nseg:	number of buffers
+ * @flags:	flags for every descriptor (NEXT is added as needed)
+ * @data:	bytes to put in the buffers, NULL to leave them
+ *
+ * Return: head index
+ */
+static unsigned int g_chain(const size_t *segs, unsigned int nseg,
+			    uint16_t flags, const uint8_t *data)
+{
+	unsigned int k, head = g_desc_next % g_num;
+
+	for (k = 0; k < nseg; k++) {
+		unsigned int i = g_desc_next++ % g_num;
+		size_t off = g_alloc(segs[k]);
+		uint16_t f = flags;
+
+		if (k + 1 < nseg)
+			f |= VRING_DESC_F_NEXT;
+		g_desc(i, T_GPA + off, segs[k], f, g_desc_next % g_num);
+		if (data) {
+			memcpy(g + off, data, segs[k]);
+			data += segs[k];
+		}
+	}
+
+	return head;
+}
+
+/**
+ * g_read_chain() - read what the device wrote into a chain, as the guest
+ * @head:	head index
+ * @len:	bytes written, from the used entry
+ * @dst:	copy here
+ */
+static void g_read_chain(unsigned int head, size_t len, uint8_t *dst)
+{
+	unsigned int i = head;
+
+	while (len) {
+		size_t n = le32toh(gd(i)->len);
+
+		if (n > len)
+			n = len;
+		memcpy(dst, g + (le64toh(gd(i)->addr) - T_GPA), n);
+		dst += n;
+		len -= n;
+		ck_assert(le16toh(gd(i)->flags) & VRING_DESC_F_NEXT || !len);
+		i = le16toh(gd(i)->next);
+	}
+}
+
+/**
+ * setup() - fixture: create and map guest memory
+ */
+static void setup(void)
+{
+	struct vu_mem_region_desc d = {
+		.gpa = T_GPA, .size = T_MEM_SIZE, .uva = T_UVA, .offset = 0,
+	};
+
+	memfd = memfd_create("test_vu_virtq", 0);
+	ck_assert_int_ge(memfd, 0);
+	ck_assert_int_eq(ftruncate(memfd, T_MEM_SIZE), 0);
+	g = mmap(NULL, T_MEM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 memfd, 0);
+	ck_assert(g != MAP_FAILED);
+
+	d.fd = memfd;
+	memset(&mem, 0, sizeof(mem));
+	ck_assert_int_eq(vu_mem_map(&mem, &d, 1), 0);
+	memset(&vq, 0, sizeof(vq));
+	g_buf = T_BUF;
+	g_desc_next = 0;
+}
+
+/**
+ * teardown() - fixture: unmap and close guest memory
+ */
+static void teardown(void)
+{
+	vu_mem_unmap(&mem);
+	munmap(g, T_MEM_SIZE);
+	close(memfd);
+	memfd = -1;
+}
+
+/**
+ * q_start() - start the queue under test, rings zeroed
+ * @num:	queue size
+ * @base:	first index
+ * @event_idx:	VIRTIO_RING_F_EVENT_IDX negotiated
+ */
+static void q_start(unsigned int num, uint16_t base, bool event_idx)
+{
+	memset(g, 0, T_BUF);
+	g_num = num;
+	g_aidx = base;
+	g_desc_next = 0;
+	ga()->idx = htole16(base);
+	gu()->idx = htole16(base);
+	vq.event_idx = event_idx;
+	ck_assert_int_eq(vu_virtq_start(&vq, &mem, num, T_UVA + T_DESC,
+					T_UVA + T_AVAIL, T_UVA + T_USED,
+					base), 0);
+	ck_assert(vq.started);
+}
+
+/**
+ * tx_ok() - the guest sends a frame in given pieces, check what we take
+ * @segs:	descriptor lengths, summing to T_HDR + @flen
+ * @nseg:	number of descriptors
+ * @flen:	frame length
+ * @seed:	pattern seed
+ */
+static void tx_ok(const size_t *segs, unsigned int nseg, size_t flen,
+		  unsigned int seed)
+{
+	uint16_t used0 = g_used_idx(), last0 = vq.last_avail;
+	uint64_t frames0 = vq.stats.frames, bytes0 = vq.stats.bytes;
+	size_t sum = 0;
+	unsigned int k, head;
+	uint32_t id, len;
+
+	for (k = 0; k < nseg; k++)
+		sum += segs[k];
+	ck_assert_uint_eq(sum, T_HDR + flen);
+
+	pattern(t_in, sum, seed);
+	head = g_chain(segs, nseg, 0, t_in);
+	g_avail(head);
+	ck_assert(vu_virtq_has_avail(&vq));
+
+	memset(t_out, 0, flen);
+	ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, t_out,
+					    sizeof(t_out)), flen);
+	ck_assert(!memcmp(t_out, t_in + T_HDR, flen));
+
+	ck_assert_uint_eq(g_used_idx(), (uint16_t)(used0 + 1));
+	g_used(used0, &id, &len);
+	ck_assert_uint_eq(id, head);
+	ck_assert_uint_eq(len, 0);
+	ck_assert_uint_eq(vq.last_avail, (uint16_t)(last0 + 1));
+	ck_assert_uint_eq(vq.used_idx, (uint16_t)(used0 + 1));
+	ck_assert_uint_eq(vq.stats.frames, frames0 + 1);
+	ck_assert_uint_eq(vq.stats.bytes, bytes0 + flen);
+}
+
+/**
+ * tx_bad() - make a chain available, check that it is refused and given
+ *	      back, then that a good frame still goes through
+ * @head:	head of the bad chain
+ * @size:	room for the frame
+ */
+static void tx_bad(unsigned int head, size_t size)
+{
+	uint64_t bad0 = vq.stats.bad_chain, frames0 = vq.stats.frames;
+	uint16_t used0 = g_used_idx(), last0 = vq.last_avail;
+	size_t seg = T_HDR + 60;
+	uint32_t id, len;
+
+	g_avail(head);
+	ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, t_out, size),
+			 -1);
+	ck_assert_uint_eq(vq.stats.bad_chain, bad0 + 1);
+	ck_assert_uint_eq(vq.stats.frames, frames0);
+	ck_assert_uint_eq(g_used_idx(), (uint16_t)(used0 + 1));
+	g_used(used0, &id, &len);
+	ck_assert_uint_eq(id, head);
+	ck_assert_uint_eq(len, 0);
+	ck_assert_uint_eq(vq.last_avail, (uint16_t)(last0 + 1));
+	ck_assert(!vu_virtq_has_avail(&vq));
+
+	tx_ok(&seg, 1, 60, head);
+}
+
+/**
+ * g_rx_bufs() - post receive buffers, one descriptor each, as the guest
+ * @n:		number of buffers
+ * @size:	size of each
+ */
+static void g_rx_bufs(unsigned int n, size_t size)
+{
+	while (n--)
+		g_avail(g_chain(&size, 1, VRING_DESC_F_WRITE, NULL));
+}
+
+/**
+ * rx_ok() - push a frame, check that the guest reads it back exactly
+ * @iov:	frame pieces
+ * @iovcnt:	number of pieces
+ * @nbuf:	chains the frame must take
+ */
+static void rx_ok(const struct iovec *iov, size_t iovcnt, unsigned int nbuf)
+{
+	uint16_t used0 = g_used_idx(), last0 = vq.last_avail;
+	uint64_t frames0 = vq.stats.frames, bytes0 = vq.stats.bytes;
+	size_t flen = 0, got = 0, i;
+	uint32_t id, len;
+	unsigned int k;
+
+	for (i = 0; i < iovcnt; i++) {
+		memcpy(t_in + flen, iov[i].iov_base, iov[i].iov_len);
+		flen += iov[i].iov_len;
+	}
+
+	ck_assert_int_eq(vu_virtq_push_frame(&vq, &mem, T_HDR, iov, iovcnt),
+			 0);
+	ck_assert_uint_eq(g_used_idx(), (uint16_t)(used0 + nbuf));
+	ck_assert_uint_eq(vq.last_avail, (uint16_t)(last0 + nbuf));
+
+	memset(t_out, 0xee, sizeof(t_out));
+	for (k = 0; k < nbuf; k++) {
+		g_used(used0 + k, &id, &len);
+		ck_assert_uint_lt(id, g_num);
+		ck_assert_uint_le(got + len, sizeof(t_out));
+		g_read_chain(id, len, t_out + got);
+		got += len;
+	}
+
+	ck_assert_uint_eq(got, T_HDR + flen);
+	for (i = 0; i < 10; i++)
+		ck_assert_uint_eq(t_out[i], 0);
+	ck_assert_uint_eq(t_out[10] | t_out[11] << 8, nbuf);
+	ck_assert(!memcmp(t_out + T_HDR, t_in, flen));
+	ck_assert_uint_eq(vq.stats.frames, frames0 + 1);
+	ck_assert_uint_eq(vq.stats.bytes, bytes0 + flen);
+}
+
+/**
+ * rx_bad() - push a frame into a bad chain (after @good good ones)
+ * @head:	head of the bad chain, already built
+ * @good:	good chains available before it
+ */
+static void rx_bad(unsigned int head, unsigned int good)
+{
+	uint64_t bad0 = vq.stats.bad_chain, frames0 = vq.stats.frames;
+	uint16_t used0 = g_used_idx(), last0 = vq.last_avail;
+	uint8_t frame[3000];
+	struct iovec iov = { frame, sizeof(frame) };
+	uint32_t id, len;
+	unsigned int k;
+
+	g_rx_bufs(good, 1024);
+	g_avail(head);
+	pattern(frame, sizeof(frame), 5);
+
+	ck_assert_int_eq(vu_virtq_push_frame(&vq, &mem, T_HDR, &iov, 1),
+			 -EINVAL);
+	ck_assert_uint_eq(vq.stats.bad_chain, bad0 + 1);
+	ck_assert_uint_eq(vq.stats.frames, frames0);
+	ck_assert_uint_eq(g_used_idx(), (uint16_t)(used0 + good + 1));
+	ck_assert_uint_eq(vq.last_avail, (uint16_t)(last0 + good + 1));
+	for (k = 0; k <= good; k++) {
+		g_used(used0 + k, &id, &len);
+		ck_assert_uint_eq(len, 0);
+	}
+	ck_assert_uint_eq(id, head);
+
+	/* The queue still works */
+	g_rx_bufs(1, 4096);
+	rx_ok(&iov, 1, 1);
+}
+
+START_TEST(tx_descriptor_layouts)
+{
+	size_t one[] = { T_HDR + 100 };
+	size_t two[] = { 5, T_HDR + 100 - 5 };
+	size_t five[] = { 3, 4, 6, 50, T_HDR + 100 - 63 };
+	size_t split[] = { T_HDR, 1, 1, 20, 38 };
+
+	q_start(T_NUM, 0, false);
+	ck_assert(!vu_virtq_has_avail(&vq));
+	ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, t_out,
+					    sizeof(t_out)), 0);
+
+	tx_ok(one, 1, 100, 1);
+	tx_ok(two, 2, 100, 2);
+	tx_ok(five, 5, 100, 3);
+	tx_ok(split, 5, 60, 4);
+	ck_assert(!vu_virtq_has_avail(&vq));
+	ck_assert_uint_eq(vq.stats.bad_chain, 0);
+}
+END_TEST
+
+START_TEST(tx_index_wraps)
+{
+	size_t seg[] = { 30, T_HDR + 1500 - 30 };
+	unsigned int i;
+
+	q_start(T_NUM, 65533, false);
+	for (i = 0; i < 6; i++)
+		tx_ok(seg, 2, 1500, i);
+	ck_assert_uint_eq(vq.last_avail, 3);
+	ck_assert_uint_eq(g_used_idx(), 3);
+
+	/* Several available at once */
+	for (i = 0; i < 5; i++) {
+		size_t s = T_HDR + 64;
+
+		g_avail(g_chain(&s, 1, 0, NULL));
+	}
+	for (i = 0; i < 5; i++)
+		ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, t_out,
+						    sizeof(t_out)), 64);
+	ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, t_out,
+					    sizeof(t_out)), 0);
+	ck_assert_uint_eq(g_used_idx(), 8);
+}
+END_TEST
+
+START_TEST(tx_stopped_queue)
+{
+	size_t s = T_HDR + 64;
+
+	q_start(T_NUM, 10, false);
+	g_avail(g_chain(&s, 1, 0, NULL));
+	vu_virtq_stop(&vq);
+	ck_assert(!vu_virtq_has_avail(&vq));
+	ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, t_out,
+					    sizeof(t_out)), 0);
+	ck_assert_uint_eq(vq.last_avail, 10);
+	ck_assert_uint_eq(g_used_idx(), 10);
+}
+END_TEST
+
+START_TEST(rx_small_and_big_frames)
+{
+	uint8_t a[20], b[40];
+	struct iovec small[] = { { a, sizeof(a) }, { b, sizeof(b) } };
+	struct iovec big[3];
+	static uint8_t frame[T_BIG];
+
+	q_start(T_NUM, 0, false);
+	pattern(a, sizeof(a), 1);
+	pattern(b, sizeof(b), 2);
+
+	g_rx_bufs(4, 4096);
+	rx_ok(small, 2, 1);
+	ck_assert(vu_virtq_has_avail(&vq));
+
+	/* 12 + 65536 bytes in 4 KiB buffers: 17 chains */
+	pattern(frame, sizeof(frame), 3);
+	big[0] = (struct iovec){ frame, 1 };
+	big[1] = (struct iovec){ frame + 1, 40000 };
+	big[2] = (struct iovec){ frame + 40001, T_BIG - 40001 };
+	g_rx_bufs(14, 4096);
+	rx_ok(big, 3, 17);
+	ck_assert(!vu_virtq_has_avail(&vq));
+}
+END_TEST
+
+START_TEST(rx_header_split_across_descriptors)
+{
+	size_t segs[] = { 8, 100 };
+	uint8_t frame[200];
+	struct iovec iov = { frame, sizeof(frame) };
+
+	q_start(T_NUM, 65535, false);
+	g_avail(g_chain(segs, 2, VRING_DESC_F_WRITE, NULL));
+	g_rx_bufs(1, 4096);
+	pattern(frame, sizeof(frame), 9);
+	rx_ok(&iov, 1, 2);
+	ck_assert_uint_eq(vq.last_avail, 1);
+}
+END_TEST
+
+START_TEST(rx_too_few_buffers)
+{
+	static uint8_t frame[T_BIG];
+	struct iovec iov = { frame, sizeof(frame) };
+	uint16_t used0;
+
+	q_start(T_NUM, 100, false);
+	pattern(frame, sizeof(frame), 4);
+
+	ck_assert_int_eq(vu_virtq_push_frame(&vq, &mem, T_HDR, &iov, 1),
+			 -EAGAIN);
+	g_rx_bufs(3, 4096);
+	used0 = g_used_idx();
+	ck_assert_int_eq(vu_virtq_push_frame(&vq, &mem, T_HDR, &iov, 1),
+			 -EAGAIN);
+	ck_assert_uint_eq(vq.stats.no_buffers, 2);
+	ck_assert_uint_eq(g_used_idx(), used0);
+	ck_assert_uint_eq(vq.used_idx, used0);
+	ck_assert_uint_eq(vq.last_avail, 100);
+	ck_assert_uint_eq(vq.stats.frames, 0);
+	ck_assert_uint_eq(vq.stats.bad_chain, 0);
+
+	g_rx_bufs(14, 4096);
+	rx_ok(&iov, 1, 17);
+}
+END_TEST
+
+START_TEST(rx_too_many_chains)
+{
+	static uint8_t frame[T_BIG];
+	struct iovec iov = { frame, sizeof(frame) };
+
+	q_start(T_NUM, 0, false);
+	g_rx_bufs(200, 256);
+	ck_assert_int_eq(vu_virtq_push_frame(&vq, &mem, T_HDR, &iov, 1),
+			 -EINVAL);
+	ck_assert_uint_eq(g_used_idx(), 0);
+	ck_assert_uint_eq(vq.last_avail, 0);
+
+	ck_assert_uint_eq(vq.stats.no_buffers, 1);
+
+	iov.iov_len = 1000;
+	rx_ok(&iov, 1, 4);
+}
+END_TEST
+
+START_TEST(tx_hostile)
+{
+	size_t s = T_HDR + 60, big = T_HDR + 200, tiny = T_HDR + 10;
+	unsigned int i, h;
+
+	q_start(T_NUM, 0, false);
+
+	/* Head index out of range */
+	tx_bad(T_NUM, sizeof(t_out));
+	tx_bad(0xffff, sizeof(t_out));
+
+	/* Next index out of range */
+	h = g_chain(&s, 1, VRING_DESC_F_NEXT, NULL);
+	gd(h)->next = htole16(T_NUM + 3);
+	tx_bad(h, sizeof(t_out));
+
+	/* Loop of two descriptors */
+	g_desc(200, T_GPA + T_BUF, 16, VRING_DESC_F_NEXT, 201);
+	g_desc(201, T_GPA + T_BUF, 16, VRING_DESC_F_NEXT, 200);
+	tx_bad(200, sizeof(t_out));
+
+	/* Outside guest memory: below, across the end, at the end */
+	g_desc(210, 0x1000, 100, 0, 0);
+	tx_bad(210, sizeof(t_out));
+	g_desc(210, T_GPA + T_MEM_SIZE - 50, 100, 0, 0);
+	tx_bad(210, sizeof(t_out));
+	g_desc(210, T_GPA + T_MEM_SIZE, 0, 0, 0);
+	tx_bad(210, sizeof(t_out));
+
+	/* Address + length overflowing */
+	g_desc(211, 0xfffffffffffffff0ULL, 0x100, 0, 0);
+	tx_bad(211, sizeof(t_out));
+	g_desc(211, T_GPA + 0x1000, 0xffffffff, 0, 0);
+	tx_bad(211, sizeof(t_out));
+
+	/* Device-writable descriptor in a TX chain, first or later */
+	tx_bad(g_chain(&s, 1, VRING_DESC_F_WRITE, NULL), sizeof(t_out));
+	h = g_chain(&s, 1, VRING_DESC_F_NEXT, NULL);
+	g_desc(220, T_GPA + T_BUF, 100, VRING_DESC_F_WRITE, 0);
+	gd(h)->next = htole16(220);
+	tx_bad(h, sizeof(t_out));
+
+	/* Indirect, even pointing to a plausible table */
+	for (i = 0; i < 4; i++)
+		g_desc(230 + i, T_GPA + T_BUF, 100, 0, 0);
+	g_desc(225, T_GPA + T_DESC + 230 * 16, 4 * 16, VRING_DESC_F_INDIRECT,
+	       0);
+	tx_bad(225, sizeof(t_out));
+
+	/* Frame too long for the buffer, too short, shorter than header */
+	tx_bad(g_chain(&big, 1, 0, NULL), 199);
+	tx_bad(g_chain(&tiny, 1, 0, NULL), sizeof(t_out));
+	tiny = 8;
+	tx_bad(g_chain(&tiny, 1, 0, NULL), sizeof(t_out));
+
+	ck_assert_uint_eq(vq.stats.bad_chain, 15);
+	ck_assert_uint_eq(vq.stats.frames, 15);
+}
+END_TEST
+
+START_TEST(tx_chain_limit)
+{
+	unsigned int i;
+
+	/* Eight descriptors, all different, then the first again: the
+	 * ninth read is one more than the queue can hold
+	 */
+	q_start(8, 0, false);
+	for (i = 0; i < 8; i++)
+		g_desc(i, T_GPA + T_BUF + i * 64, 64, VRING_DESC_F_NEXT,
+		       (i + 1) % 8);
+	g_desc_next = 0;
+	tx_bad(0, sizeof(t_out));
+
+	/* A chain of exactly eight is fine */
+	for (i = 0; i < 8; i++)
+		g_desc(i, T_GPA + T_BUF + i * 64, 64,
+		       i < 7 ? VRING_DESC_F_NEXT : 0, i + 1);
+	g_avail(0);
+	ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, t_out,
+					    sizeof(t_out)), 8 * 64 - T_HDR);
+	ck_assert_uint_eq(vq.stats.bad_chain, 1);
+}
+END_TEST
+
+START_TEST(rx_hostile)
+{
+	size_t s = 4096, part = 1000;
+	unsigned int h;
+
+	q_start(T_NUM, 0, false);
+
+	/* Read-only descriptor, alone or after a good one, in the first
+	 * or a later chain
+	 */
+	rx_bad(g_chain(&s, 1, 0, NULL), 0);
+	h = g_chain(&part, 1, VRING_DESC_F_WRITE | VRING_DESC_F_NEXT, NULL);
+	g_desc(100, T_GPA + T_BUF, 100, 0, 0);
+	gd(h)->next = htole16(100);
+	rx_bad(h, 0);
+	rx_bad(g_chain(&s, 1, 0, NULL), 2);
+
+	/* Indirect */
+	rx_bad(g_chain(&s, 1, VRING_DESC_F_WRITE | VRING_DESC_F_INDIRECT,
+		       NULL), 0);
+
+	/* Indices out of range, loop */
+	rx_bad(T_NUM + 1, 0);
+	h = g_chain(&part, 1, VRING_DESC_F_WRITE | VRING_DESC_F_NEXT, NULL);
+	gd(h)->next = htole16(0xffff);
+	rx_bad(h, 1);
+	g_desc(101, T_GPA + T_BUF, 8, VRING_DESC_F_WRITE | VRING_DESC_F_NEXT,
+	       101);
+	rx_bad(101, 0);
+
+	/* Outside guest memory, overflowing */
+	g_desc(102, T_GPA - 4096, 4096, VRING_DESC_F_WRITE, 0);
+	rx_bad(102, 0);
+	g_desc(102, 0xffffffffffffff00ULL, 0x200, VRING_DESC_F_WRITE, 0);
+	rx_bad(102, 1);
+
+	ck_assert_uint_eq(vq.stats.bad_chain, 9);
+	ck_assert_uint_eq(vq.stats.frames, 9);
+}
+END_TEST
+
+START_TEST(notify_without_event_idx)
+{
+	size_t s = T_HDR + 64;
+
+	q_start(T_NUM, 0, false);
+	g_avail(g_chain(&s, 1, 0, NULL));
+	ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, t_out,
+					    sizeof(t_out)), 64);
+	ck_assert(vu_virtq_need_notify(&vq));
+
+	ga()->flags = htole16(VRING_AVAIL_F_NO_INTERRUPT);
+	ck_assert(!vu_virtq_need_notify(&vq));
+	ga()->flags = 0;
+	ck_assert(vu_virtq_need_notify(&vq));
+}
+END_TEST
+
+START_TEST(notify_with_event_idx)
+{
+	uint16_t *used_event;
+	size_t s = T_HDR + 64;
+	unsigned int i;
+
+	q_start(T_NUM, 0, true);
+	used_event = &ga()->ring[T_NUM];
+
+	/* First time: always */
+	ck_assert(vu_virtq_need_notify(&vq));
+	ck_assert(vq.signalled_valid);
+	/* Nothing used since */
+	ck_assert(!vu_virtq_need_notify(&vq));
+
+	/* The flag is ignored with event_idx */
+	ga()->flags = htole16(VRING_AVAIL_F_NO_INTERRUPT);
+	*used_event = htole16(0);
+	g_avail(g_chain(&s, 1, 0, NULL));
+	ck_assert_int_gt(vu_virtq_pop_frame(&vq, &mem, T_HDR, t_out,
+					    sizeof(t_out)), 0);
+	ck_assert(vu_virtq_need_notify(&vq));	/* used 0 -> 1 crosses 0 */
+	ck_assert_uint_eq(vq.signalled_used, 1);
+
+	/* The guest wants to hear at 5: used 1 -> 3 doesn't cross */
+	*used_event = htole16(5);
+	for (i = 0; i < 2; i++) {
+		g_avail(g_chain(&s, 1, 0, NULL));
+		ck_assert_int_gt(vu_virtq_pop_frame(&vq, &mem, T_HDR, t_out,
+						    sizeof(t_out)), 0);
+	}
+	ck_assert(!vu_virtq_need_notify(&vq));
+	ck_assert_uint_eq(vq.signalled_used, 1);
+
+	/* 3 -> 7 crosses 5 */
+	for (i = 0; i < 4; i++) {
+		g_avail(g_chain(&s, 1, 0, NULL));
+		ck_assert_int_gt(vu_virtq_pop_frame(&vq, &mem, T_HDR, t_out,
+						    sizeof(t_out)), 0);
+	}
+	ck_assert(vu_virtq_need_notify(&vq));
+	ck_assert_uint_eq(vq.signalled_used, 7);
+
+	/* An event index already passed (guest lagging) doesn't fire... */
+	*used_event = htole16(6);
+	g_avail(g_chain(&s, 1, 0, NULL));
+	ck_assert_int_gt(vu_virtq_pop_frame(&vq, &mem, T_HDR, t_out,
+					    sizeof(t_out)), 0);
+	ck_assert(!vu_virtq_need_notify(&vq));
+	/* ...but exactly the one before the new index does: 7 -> 8 */
+	*used_event = htole16(7);
+	ck_assert(vu_virtq_need_notify(&vq));
+
+	/* Restart: the first one after start fires again */
+	q_start(T_NUM, 8, true);
+	*used_event = htole16(100);
+	ck_assert(vu_virtq_need_notify(&vq));
+}
+END_TEST
+
+START_TEST(kick_enable_flags)
+{
+	size_t s = T_HDR + 64;
+
+	q_start(T_NUM, 0, false);
+	ck_assert(!vu_virtq_kick_enable(&vq, false));
+	ck_assert(le16toh(gu()->flags) & VRING_USED_F_NO_NOTIFY);
+	ck_assert(!vu_virtq_kick_enable(&vq, true));
+	ck_assert(!(le16toh(gu()->flags) & VRING_USED_F_NO_NOTIFY));
+
+	/* A chain arrived while kicks were off */
+	ck_assert(!vu_virtq_kick_enable(&vq, false));
+	g_avail(g_chain(&s, 1, 0, NULL));
+	ck_assert(vu_virtq_kick_enable(&vq, true));
+	ck_assert(!(le16toh(gu()->flags) & VRING_USED_F_NO_NOTIFY));
+	ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, t_out,
+					    sizeof(t_out)), 64);
+	ck_assert(!vu_virtq_kick_enable(&vq, true));
+}
+END_TEST
+
+START_TEST(kick_enable_event_idx)
+{
+	uint16_t *avail_event;
+	size_t s = T_HDR + 64;
+
+	q_start(T_NUM, 7, true);
+	avail_event = (uint16_t *)&gu()->ring[T_NUM];
+	*avail_event = htole16(0x5555);
+
+	ck_assert(!vu_virtq_kick_enable(&vq, false));
+	ck_assert_uint_eq(le16toh(*avail_event), 0x5555);
+	ck_assert(!(le16toh(gu()->flags) & VRING_USED_F_NO_NOTIFY));
+
+	ck_assert(!vu_virtq_kick_enable(&vq, true));
+	ck_assert_uint_eq(le16toh(*avail_event), 7);
+
+	g_avail(g_chain(&s, 1, 0, NULL));
+	ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, t_out,
+					    sizeof(t_out)), 64);
+	g_avail(g_chain(&s, 1, 0, NULL));
+	ck_assert(vu_virtq_kick_enable(&vq, true));
+	ck_assert_uint_eq(le16toh(*avail_event), 8);
+}
+END_TEST
+
+START_TEST(virtq_start_checks)
+{
+	unsigned int bad_num[] = { 0, 3, 12, VU_QUEUE_SIZE_MAX * 2 };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bad_num) / sizeof(bad_num[0]); i++) {
+		vq.started = true;
+		ck_assert_int_eq(vu_virtq_start(&vq, &mem, bad_num[i],
+						T_UVA + T_DESC,
+						T_UVA + T_AVAIL,
+						T_UVA + T_USED, 0), -EINVAL);
+		ck_assert(!vq.started);
+	}
+
+	/* Misaligned rings */
+	ck_assert_int_eq(vu_virtq_start(&vq, &mem, 256, T_UVA + 8,
+					T_UVA + T_AVAIL, T_UVA + T_USED, 0),
+			 -EINVAL);
+	ck_assert_int_eq(vu_virtq_start(&vq, &mem, 256, T_UVA,
+					T_UVA + T_AVAIL + 1, T_UVA + T_USED,
+					0), -EINVAL);
+	ck_assert_int_eq(vu_virtq_start(&vq, &mem, 256, T_UVA,
+					T_UVA + T_AVAIL, T_UVA + T_USED + 2,
+					0), -EINVAL);
+
+	/* Rings not entirely in guest memory, or given as guest physical */
+	ck_assert_int_eq(vu_virtq_start(&vq, &mem, 1024,
+					T_UVA + T_MEM_SIZE - 8192,
+					T_UVA + T_AVAIL, T_UVA + T_USED, 0),
+			 -EINVAL);
+	ck_assert_int_eq(vu_virtq_start(&vq, &mem, 256, T_UVA,
+					T_UVA + T_MEM_SIZE - 4 - 2 * 256,
+					T_UVA + T_USED, 0), -EINVAL);
+	ck_assert_int_eq(vu_virtq_start(&vq, &mem, 256, T_UVA,
+					T_UVA + T_AVAIL,
+					T_UVA + T_MEM_SIZE - 2048, 0),
+			 -EINVAL);
+	ck_assert_int_eq(vu_virtq_start(&vq, &mem, 256, T_GPA,
+					T_GPA + T_AVAIL, T_GPA + T_USED, 0),
+			 -EINVAL);
+	ck_assert(!vq.started);
+
+	/* Sizes 1 and the largest are fine, base and event_idx kept */
+	vq.event_idx = true;
+	ck_assert_int_eq(vu_virtq_start(&vq, &mem, 1, T_UVA, T_UVA + T_AVAIL,
+					T_UVA + T_USED, 42), 0);
+	ck_assert(vq.started && vq.event_idx);
+	ck_assert_uint_eq(vq.last_avail, 42);
+	ck_assert_uint_eq(vq.used_idx, 42);
+	ck_assert_int_eq(vu_virtq_start(&vq, &mem, VU_QUEUE_SIZE_MAX,
+					T_UVA + T_BUF, T_UVA + T_AVAIL,
+					T_UVA + T_USED, 0), 0);
+	ck_assert_ptr_eq(vq.desc, vu_mem_uva(&mem, T_UVA + T_BUF, 16));
+	vu_virtq_stop(&vq);
+	ck_assert(!vq.started);
+	ck_assert_uint_eq(vq.last_avail, 0);
+}
+END_TEST
+
+START_TEST(mem_regions)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct vu_mem_region_desc d[VU_MEM_REGIONS_MAX + 1] = {
+		{ .gpa = 0x100000, .size = 0x10000, .uva = 0x7000000000ULL,
+		  .offset = 0, .fd = memfd },
+		{ .gpa = 0x300000, .size = 0x5000, .uva = 0x7000100000ULL,
+		  .offset = (uint64_t)page * 17 + 0x123, .fd = memfd },
+	};
+	struct vu_mem_region_desc bad[2];
+	uint64_t end1 = 0x300000 + 0x5000;
+	uint8_t *p;
+	unsigned int i;
+
+	ck_assert_int_eq(vu_mem_map(&mem, d, 2), 0);
+	ck_assert_uint_eq(mem.n, 2);
+
+	/* Unaligned offset: the region starts where the offset says */
+	g[d[1].offset] = 0xab;
+	g[d[1].offset + 0x5000 - 1] = 0xcd;
+	p = vu_mem_gpa(&mem, 0x300000, 1);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_uint_eq(*p, 0xab);
+	p = vu_mem_uva(&mem, 0x7000100000ULL, 0x5000);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_uint_eq(*p, 0xab);
+	*p = 0x12;
+	ck_assert_uint_eq(g[d[1].offset], 0x12);
+
+	/* Edges: last byte inside, one past outside */
+	p = vu_mem_gpa(&mem, end1 - 1, 1);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_uint_eq(*p, 0xcd);
+	ck_assert_ptr_nonnull(vu_mem_gpa(&mem, end1 - 1, 0));
+	ck_assert_ptr_null(vu_mem_gpa(&mem, end1 - 1, 2));
+	ck_assert_ptr_null(vu_mem_gpa(&mem, end1, 0));
+	ck_assert_ptr_null(vu_mem_gpa(&mem, end1, 1));
+	ck_assert_ptr_null(vu_mem_gpa(&mem, 0x300000 - 1, 1));
+	ck_assert_ptr_null(vu_mem_gpa(&mem, 0x300000 - 1, 2));
+	ck_assert_ptr_nonnull(vu_mem_gpa(&mem, 0x300000, 0x5000));
+	ck_assert_ptr_null(vu_mem_gpa(&mem, 0x300000, 0x5001));
+	ck_assert_ptr_nonnull(vu_mem_uva(&mem, 0x7000100000ULL + 0x4fff, 1));
+	ck_assert_ptr_null(vu_mem_uva(&mem, 0x7000100000ULL + 0x5000, 0));
+	ck_assert_ptr_null(vu_mem_uva(&mem, 0x300000, 1));
+
+	/* Wrapping */
+	ck_assert_ptr_null(vu_mem_gpa(&mem, 0x300010, UINT64_MAX));
+	ck_assert_ptr_null(vu_mem_gpa(&mem, 0x300010, UINT64_MAX - 0xf));
+	ck_assert_ptr_null(vu_mem_gpa(&mem, UINT64_MAX, 2));
+
+	/* Bad tables leave the current one alone */
+	memcpy(bad, d, sizeof(bad));
+	bad[1].gpa = 0x10f000;				/* overlaps */
+	ck_assert_int_eq(vu_mem_map(&mem, bad, 2), -EINVAL);
+	bad[1].gpa = 0x0ff000;				/* overlaps start */
+	ck_assert_int_eq(vu_mem_map(&mem, bad, 2), -EINVAL);
+	bad[1].gpa = 0x100000 + 0x1000;			/* inside */
+	bad[1].size = 0x1000;
+	ck_assert_int_eq(vu_mem_map(&mem, bad, 2), -EINVAL);
+	memcpy(bad, d, sizeof(bad));
+	bad[1].size = 0;
+	ck_assert_int_eq(vu_mem_map(&mem, bad, 2), -EINVAL);
+	memcpy(bad, d, sizeof(bad));
+	bad[1].gpa = UINT64_MAX - 0x1000;		/* wraps */
+	ck_assert_int_eq(vu_mem_map(&mem, bad, 2), -EINVAL);
+	memcpy(bad, d, sizeof(bad));
+	bad[1].uva = UINT64_MAX - 0x1000;
+	ck_assert_int_eq(vu_mem_map(&mem, bad, 2), -EINVAL);
+	memcpy(bad, d, sizeof(bad));
+	bad[1].fd = -1;					/* mmap() fails */
+	ck_assert_int_eq(vu_mem_map(&mem, bad, 2), -EBADF);
+	for (i = 2; i <= VU_MEM_REGIONS_MAX; i++) {
+		d[i] = d[1];
+		d[i].gpa = 0x400000 + i * 0x5000ULL;	/* adjacent */
+		d[i].uva = 0x7000200000ULL + i * 0x10000ULL;
+	}
+	ck_assert_int_eq(vu_mem_map(&mem, d, VU_MEM_REGIONS_MAX + 1),
+			 -EINVAL);
+
+	ck_assert_uint_eq(mem.n, 2);
+	p = vu_mem_gpa(&mem, 0x300000, 1);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_uint_eq(*p, 0x12);
+
+	/* The largest table is fine; the fd stays open */
+	ck_assert_int_eq(vu_mem_map(&mem, d, VU_MEM_REGIONS_MAX), 0);
+	ck_assert_uint_eq(mem.n, VU_MEM_REGIONS_MAX);
+	p = vu_mem_gpa(&mem, d[VU_MEM_REGIONS_MAX - 1].gpa + 0x4fff, 1);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_uint_eq(*p, 0xcd);
+	ck_assert_int_ne(fcntl(memfd, F_GETFD), -1);
+
+	/* Ranges spanning two regions are refused, even adjacent ones */
+	ck_assert_ptr_nonnull(vu_mem_gpa(&mem, d[2].gpa + 0x4fff, 1));
+	ck_assert_ptr_nonnull(vu_mem_gpa(&mem, d[3].gpa, 1));
+	ck_assert_ptr_null(vu_mem_gpa(&mem, d[2].gpa + 0x4fff, 2));
+	ck_assert_ptr_null(vu_mem_gpa(&mem, d[2].gpa, 0x5001));
+
+	vu_mem_unmap(&mem);
+	ck_assert_uint_eq(mem.n, 0);
+	ck_assert_ptr_null(vu_mem_gpa(&mem, d[2].gpa, 1));
+}
+END_TEST
+
+/**
+ * main() - run the suite
+ *
+ * Return: 0 if every test passed
+ */
+int main(void)
+{
+	Suite *s = suite_create("vu_virtq");
+	TCase *tc = tcase_create("vu_virtq");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, tx_descriptor_layouts);
+	tcase_add_test(tc, tx_index_wraps);
+	tcase_add_test(tc, tx_stopped_queue);
+	tcase_add_test(tc, rx_small_and_big_frames);
+	tcase_add_test(tc, rx_header_split_across_descriptors);
+	tcase_add_test(tc, rx_too_few_buffers);
+	tcase_add_test(tc, rx_too_many_chains);
+	tcase_add_test(tc, tx_hostile);
+	tcase_add_test(tc, tx_chain_limit);
+	tcase_add_test(tc, rx_hostile);
+	tcase_add_test(tc, notify_without_event_idx);
+	tcase_add_test(tc, notify_with_event_idx);
+	tcase_add_test(tc, kick_enable_flags);
+	tcase_add_test(tc, kick_enable_event_idx);
+	tcase_add_test(tc, virtq_start_checks);
+	tcase_add_test(tc, mem_regions);
+	suite_add_tcase(s, tc);
+
+	sr = srunner_create(s);
+	srunner_set_fork_status(sr, CK_NOFORK);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
