@@ -352,9 +352,12 @@ static enum vu_res vu_msg_set_features(struct ctx *c, struct vu_dev *dev,
 	else
 		dev->hdrlen = VU_HDR_LEN_LEGACY;
 
-	/* Without protocol features, rings are enabled from the start */
+	/* Without protocol features, rings are enabled from the start; with
+	 * them, they stay as SET_VRING_ENABLE left them (disabled at first)
+	 */
 	for (qi = 0; qi < VU_QUEUES; qi++) {
-		dev->q[qi].enabled = !(f & VU_BIT(VU_F_PROTOCOL_FEATURES));
+		if (!(f & VU_BIT(VU_F_PROTOCOL_FEATURES)))
+			dev->q[qi].enabled = true;
 		vu_queue_update(c, dev, qi);
 	}
 

@@ -95,7 +95,7 @@ vm_start() {
 	local net wrap
 
 	mapfile -t net < <(vm_net_args "$1")
-	read -r -a wrap <<<"$VM_WRAP"
+	read -r -d '' -a wrap <<<"$VM_WRAP"	# words over several lines
 	VM_CONSOLE=$RIG_TMP/console.log
 	VM_ERR=$RIG_TMP/qemu.err
 	VM_START_MS=$(rig_now_ms)
