@@ -12,11 +12,12 @@
 # guest's memory with passt (memory-backend-memfd, share=on). Two rounds:
 #   1. passt listens on a socket path (-s), in the foreground; at the end
 #      it must exit on SIGTERM;
-#   2. as QEMU 10.1's "-netdev passt" does: passt gets one end of a
-#      connected socket pair as --fd 3 (tests/vm/fd_pair), goes to the
-#      background once ready (-P), and QEMU takes the other end with
-#      -chardev socket,fd=N; passt must exit by itself when QEMU does
-#      (--fd implies --one-off).
+#   2. as QEMU 10.1's "-netdev passt" does: passt gets a connected socket
+#      as --fd 3 (tests/vm/fd_pair), goes to the background once ready
+#      (-P), and QEMU is on the other end (QEMU 7.2 can't take a socket
+#      pair end for vhost-user: it connects by path to fd_pair, which
+#      hands the accepted socket to passt, see boot_fd()); passt must
+#      exit by itself when QEMU does (--fd implies --one-off).
 # Checked in each round, as in passt_qemu.sh:
 #   - the guest boots, its virtio-net driver comes up;
 #   - DHCP: the host's address, prefix length, gateway and MTU 65520;
@@ -28,8 +29,8 @@
 #   - the guest powers off, QEMU exits 0.
 # QEMU runs under a hard timeout (VM_TIMEOUT, 150 s).
 #
-# Environment: PASST_OPTS, more passt options; RIG_KEEP also keeps what the
-# host received (see passt_qemu.sh); see also tests/vm/host.sh.
+# Environment: PASST_OPTS, more passt options; VU_FD_PAIR, see boot_fd();
+# see also tests/vm/host.sh.
 
 # shellcheck source=tests/lib/rig.sh disable=SC2317 # tests run via rig_run
 . "$(dirname "$0")/../lib/rig.sh"
@@ -46,7 +47,8 @@ PORT_UP4=7002
 PORT_DOWN6=7003
 PORT_UP6=7004
 FD_RELAY=3		# passt's end of the pair (QEMU 10.1 uses 3)
-FD_PEER=4		# QEMU's end
+FD_PEER=4		# QEMU's end, with VU_FD_PAIR
+FD_RELAY_PID=
 
 rig_init
 PASST=${PASST:-$(dirname "$RELAY")/passt}
@@ -160,10 +162,23 @@ boot() {
 	guest_up
 }
 
-# boot_fd() - test: passt on one end of a socket pair (--fd), QEMU on the
-# other, as with QEMU 10.1's -netdev passt
+# boot_fd() - test: passt on a connected socket it inherits (--fd), QEMU on
+# the other end, as with QEMU 10.1's -netdev passt
+#
+# QEMU 7.2 refuses "-chardev socket,fd=N" for vhost-user ("does not support
+# FD passing"), so by default QEMU connects to a path where tests/vm/fd_pair
+# accepts, and passt gets the accepted socket as --fd 3: the same kind of
+# descriptor as QEMU 10.1's socket pair. VU_FD_PAIR=1 uses a socket pair
+# and "-chardev socket,fd=N" instead, for a QEMU that supports it.
 boot_fd() {
-	local pidfile=$RIG_TMP/relay.fd.pid
+	local pidfile=$RIG_TMP/relay.fd.pid path=$RIG_TMP/fd.socket
+	local peer="path=$path" netdev=vhost-user arg=$path
+
+	if [ -n "$VU_FD_PAIR" ]; then
+		peer="fd=$FD_PEER"
+		netdev=vhost-user-fd
+		arg=$FD_PEER
+	fi
 
 	rig_persist
 	RIG_RELAY_SEQ=$((RIG_RELAY_SEQ + 1))
@@ -171,20 +186,20 @@ boot_fd() {
 	# shellcheck disable=SC2034 # read by rig_relay_stop_check
 	RIG_RELAY_MODE=daemon
 	: >"$RIG_RELAY_LOG"
-	VM_NETDEV=vhost-user-fd \
-	VM_WRAP="$RIG_ROOT/tests/vm/fd_pair $FD_RELAY $FD_PEER $PASST
+	VM_NETDEV=$netdev \
+	VM_WRAP="$RIG_ROOT/tests/vm/fd_pair $FD_RELAY $peer $PASST
 		 --vhost-user --fd $FD_RELAY -P $pidfile -l $RIG_RELAY_LOG
 		 --runas 0 -t $FWD $PASST_OPTS --" \
-		vm_start "$FD_PEER"
+		vm_start "$arg"
 	rig_poll 10 test -s "$pidfile" ||
 		rig_fail "passt did not write its PID file in 10 s:" \
-			 "$(tr '\n' ' ' <"$VM_ERR" | cut -c 1-200)" ||
+			 "$(tr '\n' ' ' <"$VM_ERR" | cut -c 1-300)" ||
 		return 1
 	RIG_RELAY_PID=$(cat "$pidfile")
 	rig_defer "rig_kill '$RIG_RELAY_PID'"
 	rig_log "passt pid $RIG_RELAY_PID (--fd), log $RIG_RELAY_LOG"
 	rig_poll 10 passt_log_has "Serving the vhost-user front-end" ||
-		rig_fail "passt does not serve the socket pair:" \
+		rig_fail "passt does not serve the socket:" \
 			 "$(tr '\n' ' ' <"$RIG_RELAY_LOG" | cut -c 1-200)" ||
 		return 1
 	guest_up
@@ -311,6 +326,17 @@ forwarded() {
 	vm_result fwd 20
 }
 
+# forwarded_fd() - test: forwarded(), after which the guest powers off: from
+# then on, passt (one-off) may exit with QEMU, which finish_fd() checks
+forwarded_fd() {
+	FD_RELAY_PID=$RIG_RELAY_PID
+	forwarded
+	local rc=$?
+
+	RIG_RELAY_PID=
+	return $rc
+}
+
 # finish() - test: the guest powers off, QEMU exits 0
 finish() {
 	vm_end 30
@@ -319,7 +345,7 @@ finish() {
 # finish_fd() - test: the guest powers off, QEMU exits 0, and passt (one-off
 # with --fd) exits by itself
 finish_fd() {
-	local pid=$RIG_RELAY_PID
+	local pid=${FD_RELAY_PID:-$RIG_RELAY_PID}
 
 	vm_end 30 || return 1
 	rig_poll 5 eval "! kill -0 $pid 2>/dev/null" ||
@@ -334,6 +360,7 @@ finish_fd() {
 
 # checks() - the guest's checks, once it is up
 # $1: prefix of the test names
+# $2: function for the last check (forwarded or forwarded_fd)
 checks() {
 	rig_run "$1: DHCP lease: host's address, prefix, gateway, MTU" dhcp
 	rig_run "$1: ping IPv4 gateway" ping_gw ping4
@@ -347,8 +374,7 @@ checks() {
 		download down6 "$PORT_DOWN6"
 	rig_run "$1: TCP IPv6 guest -> host, $SIZE, sha256" \
 		upload up6 "$PORT_UP6" "$RIG_TMP/up6.sha"
-	rig_run "$1: forwarded port (-t $FWD) host -> guest, sha256" \
-		forwarded
+	rig_run "$1: forwarded port (-t $FWD) host -> guest, sha256" "$2"
 }
 
 N="passt vhost-user VM"
@@ -361,7 +387,7 @@ if [ -n "$RIG_RELAY_PID" ]; then
 	rig_run "$N: host servers listen" servers
 	rig_run "$N: QEMU boots, vhost-user handshake, virtio-net up" boot
 	if [ -n "$VM_PID" ]; then
-		checks "$N"
+		checks "$N" forwarded
 		rig_run "$N: guest powers off, QEMU exits" finish
 	fi
 	rig_run "$N: passt exits on SIGTERM" rig_relay_stop_check
@@ -375,7 +401,7 @@ rig_run "$F: host servers listen" servers
 rig_run "$F: passt --vhost-user --fd $FD_RELAY, QEMU on the other end" \
 	boot_fd
 if [ -n "$VM_PID" ]; then
-	checks "$F"
+	checks "$F" forwarded_fd
 	rig_run "$F: guest powers off, QEMU and passt (one-off) exit" \
 		finish_fd
 fi
