@@ -72,7 +72,7 @@ static int fe = -1;			/* front-end's end of the socket */
 static int memfd = -1;
 static uint8_t *mem;			/* our view of guest memory */
 static int kick[2] = { -1, -1 }, call[2] = { -1, -1 };
-static uint16_t avail_idx[2], used_seen[2];
+static uint16_t avail_idx[2];
 
 /**
  * struct msg - a message as the test sends or receives it
@@ -127,7 +127,8 @@ static void send_msg(uint32_t req, uint32_t flags, const void *p,
 	struct iovec iov = { .iov_base = &m, .iov_len = 12 + size };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 
-	memcpy(m.p, p, size);
+	if (size)
+		memcpy(m.p, p, size);
 	if (nfds) {
 		struct cmsghdr *cm;
 
@@ -314,7 +315,6 @@ static void setup(void)
 		   memfd, 0);
 	ck_assert_ptr_ne(mem, MAP_FAILED);
 	memset(avail_idx, 0, sizeof(avail_idx));
-	memset(used_seen, 0, sizeof(used_seen));
 
 	send_msg(GET_FEATURES, 0, NULL, 0, NULL, 0);
 	recv_reply(GET_FEATURES, &f, sizeof(f));
