@@ -510,7 +510,10 @@ int vu_virtq_push_frame(struct vu_virtq *vq, const struct vu_mem *m,
 		return -EAGAIN;
 	}
 
+	/* More than num is a broken guest: don't take a ring slot twice */
 	avail = vu_avail_idx(vq) - vq->last_avail;
+	if (avail > vq->num)
+		avail = vq->num;
 
 	for (k = 0; s.pos < s.total; k++) {
 		int64_t n;

@@ -38,6 +38,9 @@
 #define T_NUM		256
 #define T_HDR		12			/* virtio-net, mergeable */
 #define T_BIG		65536
+#define T_FILL		0xa5			/* fresh buffers */
+#define T_CANARY	0x5a			/* after each buffer */
+#define T_GAP		16			/* canary bytes, at least */
 
 static int memfd = -1;
 static uint8_t *g;			/* the guest's view of its memory */
@@ -122,20 +125,36 @@ static void pattern(uint8_t *p, size_t len, unsigned int seed)
 }
 
 /**
- * g_alloc() - take guest buffer space
+ * g_alloc() - take guest buffer space, filled, followed by canary bytes
  * @len:	bytes
  *
  * Return: offset in guest memory, 16-byte aligned
  */
 static size_t g_alloc(size_t len)
 {
-	size_t off;
+	size_t off, end;
 
-	if (g_buf + len > T_MEM_SIZE)
+	if (g_buf + len + 15 + T_GAP > T_MEM_SIZE)
 		g_buf = T_BUF;
 	off = g_buf;
-	g_buf += (len + 15) & ~(size_t)15;
+	end = off + ((len + 15) & ~(size_t)15) + T_GAP;
+	memset(g + off, T_FILL, len);
+	memset(g + off + len, T_CANARY, end - off - len);
+	g_buf = end;
 	return off;
+}
+
+/**
+ * g_canary_ok() - check that nothing was written just past a buffer
+ * @gpa:	buffer address
+ * @len:	buffer length
+ */
+static void g_canary_ok(uint64_t gpa, size_t len)
+{
+	size_t off = gpa - T_GPA + len, i;
+
+	for (i = 0; i < T_GAP && off + i < T_MEM_SIZE; i++)
+		ck_assert_uint_eq(g[off + i], T_CANARY);
 }
 
 /**
@@ -210,12 +229,13 @@ static void g_read_chain(unsigned int head, size_t len, uint8_t *dst)
 	while (len) {
 		size_t n = le32toh(gd(i)->len);
 
+		g_canary_ok(le64toh(gd(i)->addr), n);
 		if (n > len)
 			n = len;
 		memcpy(dst, g + (le64toh(gd(i)->addr) - T_GPA), n);
 		dst += n;
 		len -= n;
-		ck_assert(le16toh(gd(i)->flags) & VRING_DESC_F_NEXT || !len);
+		ck_assert((le16toh(gd(i)->flags) & VRING_DESC_F_NEXT) || !len);
 		i = le16toh(gd(i)->next);
 	}
 }
@@ -498,8 +518,9 @@ START_TEST(rx_small_and_big_frames)
 {
 	uint8_t a[20], b[40];
 	struct iovec small[] = { { a, sizeof(a) }, { b, sizeof(b) } };
-	struct iovec big[3];
+	struct iovec big[3], many[10];
 	static uint8_t frame[T_BIG];
+	unsigned int i;
 
 	q_start(T_NUM, 0, false);
 	pattern(a, sizeof(a), 1);
@@ -517,6 +538,12 @@ START_TEST(rx_small_and_big_frames)
 	g_rx_bufs(14, 4096);
 	rx_ok(big, 3, 17);
 	ck_assert(!vu_virtq_has_avail(&vq));
+
+	/* Pieces smaller than a buffer, crossing buffer ends */
+	for (i = 0; i < 10; i++)
+		many[i] = (struct iovec){ frame + i * 1000, 1000 };
+	g_rx_bufs(3, 4096);
+	rx_ok(many, 10, 3);
 }
 END_TEST
 
@@ -643,6 +670,7 @@ END_TEST
 
 START_TEST(tx_chain_limit)
 {
+	size_t s = T_HDR + 60;
 	unsigned int i;
 
 	/* Eight descriptors, all different, then the first again: the
@@ -662,7 +690,20 @@ START_TEST(tx_chain_limit)
 	g_avail(0);
 	ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, t_out,
 					    sizeof(t_out)), 8 * 64 - T_HDR);
-	ck_assert_uint_eq(vq.stats.bad_chain, 1);
+
+	/* Index num itself, as head or next, with a plausible descriptor
+	 * there (this queue is smaller than the table we write)
+	 */
+	g_desc(8, T_GPA + T_BUF, 100, 0, 0);
+	tx_bad(8, sizeof(t_out));
+	g_desc(0, T_GPA + T_BUF, 64, VRING_DESC_F_NEXT, 8);
+	g_desc_next = 1;
+	tx_bad(0, sizeof(t_out));
+
+	/* Ring slots are indices modulo the queue size */
+	for (i = 0; i < 20; i++)
+		tx_ok(&s, 1, 60, i);
+	ck_assert_uint_eq(vq.stats.bad_chain, 3);
 }
 END_TEST
 
@@ -832,6 +873,10 @@ END_TEST
 
 START_TEST(virtq_start_checks)
 {
+	struct vu_mem_region_desc d = {
+		.gpa = T_GPA, .size = T_MEM_SIZE - 4096, .uva = T_UVA,
+		.offset = 0, .fd = memfd,
+	};
 	unsigned int bad_num[] = { 0, 3, 12, VU_QUEUE_SIZE_MAX * 2 };
 	unsigned int i;
 
@@ -886,8 +931,37 @@ START_TEST(virtq_start_checks)
 	vu_virtq_stop(&vq);
 	ck_assert(!vq.started);
 	ck_assert_uint_eq(vq.last_avail, 0);
+
+	/* Front-end addresses aligned, but not our mapping of them */
+	d.uva = T_UVA + 4;
+	ck_assert_int_eq(vu_mem_map(&mem, &d, 1), 0);
+	ck_assert_int_eq(vu_virtq_start(&vq, &mem, 256, T_UVA + 16,
+					T_UVA + T_AVAIL, T_UVA + T_USED, 0),
+			 -EINVAL);
+	ck_assert(!vq.started);
 }
 END_TEST
+
+/**
+ * memfd_mapped() - bytes of the test's memfd mapped in this process
+ *
+ * Return: sum of the lengths of its mappings in /proc/self/maps
+ */
+static unsigned long memfd_mapped(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	unsigned long sum = 0, a, b;
+	char line[512];
+
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (strstr(line, "memfd:test_vu_virtq") &&
+		    sscanf(line, "%lx-%lx", &a, &b) == 2)
+			sum += b - a;
+	}
+	fclose(f);
+	return sum;
+}
 
 START_TEST(mem_regions)
 {
@@ -900,11 +974,17 @@ START_TEST(mem_regions)
 	};
 	struct vu_mem_region_desc bad[2];
 	uint64_t end1 = 0x300000 + 0x5000;
-	uint8_t *p;
+	unsigned long r1;	/* mapped for d[1]: from a page start */
 	unsigned int i;
+	uint8_t *p;
 
+	r1 = ((0x5000 + 0x123) + page - 1) / page * page;
+
+	ck_assert_uint_eq(memfd_mapped(), 2 * T_MEM_SIZE);
 	ck_assert_int_eq(vu_mem_map(&mem, d, 2), 0);
 	ck_assert_uint_eq(mem.n, 2);
+	/* The old table is gone */
+	ck_assert_uint_eq(memfd_mapped(), T_MEM_SIZE + 0x10000 + r1);
 
 	/* Unaligned offset: the region starts where the offset says */
 	g[d[1].offset] = 0xab;
@@ -972,6 +1052,8 @@ START_TEST(mem_regions)
 	p = vu_mem_gpa(&mem, 0x300000, 1);
 	ck_assert_ptr_nonnull(p);
 	ck_assert_uint_eq(*p, 0x12);
+	/* Nothing of the failed tables stays mapped */
+	ck_assert_uint_eq(memfd_mapped(), T_MEM_SIZE + 0x10000 + r1);
 
 	/* The largest table is fine; the fd stays open */
 	ck_assert_int_eq(vu_mem_map(&mem, d, VU_MEM_REGIONS_MAX), 0);
@@ -987,9 +1069,13 @@ START_TEST(mem_regions)
 	ck_assert_ptr_null(vu_mem_gpa(&mem, d[2].gpa + 0x4fff, 2));
 	ck_assert_ptr_null(vu_mem_gpa(&mem, d[2].gpa, 0x5001));
 
+	ck_assert_uint_eq(memfd_mapped(), T_MEM_SIZE + 0x10000 +
+			  (VU_MEM_REGIONS_MAX - 1) * r1);
+
 	vu_mem_unmap(&mem);
 	ck_assert_uint_eq(mem.n, 0);
 	ck_assert_ptr_null(vu_mem_gpa(&mem, d[2].gpa, 1));
+	ck_assert_uint_eq(memfd_mapped(), T_MEM_SIZE);
 }
 END_TEST
 
