@@ -13,7 +13,8 @@
  * statuses (success, and failure for an unknown request), frames to the
  * guest across mergeable buffers (contents, num_buffers, call eventfd),
  * the output wake-up when the guest runs out of buffers and its
- * disarming on the kick, a frame from the guest reaching the relay,
+ * disarming on the kick (with event index: the guest must kick once it
+ * adds buffers, even if a few were there already), a frame from the guest reaching the relay,
  * GET_VRING_BASE, and a malformed message closing the connection.
  */
 
@@ -289,9 +290,10 @@ static bool called(int q)
 }
 
 /**
- * setup() - start the backend, negotiate, set up both queues
+ * setup_features() - start the backend, negotiate, set up both queues
+ * @event_idx:	also acknowledge VIRTIO_RING_F_EVENT_IDX
  */
-static void setup(void)
+static void setup_features(bool event_idx)
 {
 	uint64_t f, pf;
 	int sv[2], q;
@@ -330,7 +332,8 @@ static void setup(void)
 	no_reply();
 
 	u64_req(SET_FEATURES, FLAG_NEED_REPLY,
-		(1ULL << 32) | (1ULL << 15) | (1ULL << 30));
+		(1ULL << 32) | (1ULL << 15) | (1ULL << 30) |
+		(event_idx ? 1ULL << 29 : 0));
 	ck_assert_uint_eq(ack(SET_FEATURES), 0);
 
 	{
@@ -365,6 +368,14 @@ static void setup(void)
 	state_req(SET_VRING_ENABLE, 1, 1);
 	ck_assert(tap_connected(&c));
 	no_reply();
+}
+
+/**
+ * setup() - start the backend, set up both queues, without event index
+ */
+static void setup(void)
+{
+	setup_features(false);
 }
 
 /**
@@ -453,6 +464,50 @@ START_TEST(test_rx)
 }
 END_TEST
 
+/**
+ * guest_kicks() - would the guest kick after adding buffers, with event
+ *		   index? (virtio: it kicks if avail_event is in [old, new))
+ * @q:		queue
+ * @old:	avail->idx before the guest added them
+ *
+ * Return: true if it would
+ */
+static bool guest_kicks(int q, uint16_t old)
+{
+	uint16_t event = *(uint16_t *)&used_of(q)->ring[QSIZE];
+	uint16_t new = avail_idx[q];
+
+	return (uint16_t)(new - event - 1) < (uint16_t)(new - old);
+}
+
+START_TEST(test_rx_event_idx)
+{
+	static uint8_t f[3000];
+	struct iovec iov = { .iov_base = f, .iov_len = sizeof(f) };
+	uint16_t old;
+
+	setup_features(true);
+
+	/* One buffer, for a frame needing two: armed, nothing taken */
+	post(0, 0, BUF_SIZE);
+	ck_assert_uint_eq(tap_send_frames(&c, &iov, 1, 1), 0);
+	ck_assert(tap_output_armed(&c));
+
+	/* The guest adds one more: it must kick us, or the frame waits */
+	old = avail_idx[0];
+	post(0, 1, BUF_SIZE);
+	ck_assert_msg(guest_kicks(0, old), "avail_event %u: no kick for "
+		      "buffers added from index %u",
+		      *(uint16_t *)&used_of(0)->ring[QSIZE], old);
+	do_kick(0);
+	ck_assert(!tap_output_armed(&c));
+	ck_assert_uint_eq(tap_send_frames(&c, &iov, 1, 1), 1);
+	ck_assert_uint_eq(used_of(0)->idx, 2);
+
+	teardown();
+}
+END_TEST
+
 START_TEST(test_tx)
 {
 	uint32_t st[2];
@@ -531,6 +586,7 @@ static Suite *vhost_user_suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_handshake_unknown);
 	tcase_add_test(tc, test_rx);
+	tcase_add_test(tc, test_rx_event_idx);
 	tcase_add_test(tc, test_tx);
 	tcase_add_test(tc, test_malformed);
 	suite_add_tcase(s, tc);
