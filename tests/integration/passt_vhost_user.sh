@@ -26,7 +26,8 @@
 #   - TCP, IPv4 and IPv6: 20 MiB host -> guest and guest -> host, sha256
 #     compared on both sides;
 #   - a port forwarded with -t: 20 MiB from a server in the guest, sha256;
-#   - the guest powers off, QEMU exits 0.
+#   - the guest powers off, QEMU exits 0;
+#   - round 1: passt serves the socket again; round 2: passt exits.
 # QEMU runs under a hard timeout (VM_TIMEOUT, 150 s).
 #
 # Environment: PASST_OPTS, more passt options; VU_FD_PAIR, see boot_fd();
@@ -342,6 +343,19 @@ finish() {
 	vm_end 30
 }
 
+# listen_again() - test: after QEMU went, passt (not one-off) serves its
+# socket again: a new front-end connects, and its leaving is noticed too
+listen_again() {
+	rig_poll 5 passt_log_has "Guest connection closed" ||
+		rig_fail "passt did not notice QEMU leaving" || return 1
+	rig_h socat -u /dev/null "UNIX-CONNECT:$SOCK" ||
+		rig_fail "can't connect to $SOCK again" || return 1
+	rig_poll 5 eval '[ "$(grep -c "Guest connection closed" \
+		"$RIG_RELAY_LOG")" -ge 2 ]' ||
+		rig_fail "passt did not serve a second front-end:" \
+			 "$(tail -n 3 "$RIG_RELAY_LOG" | tr '\n' ' ')"
+}
+
 # finish_fd() - test: the guest powers off, QEMU exits 0, and passt (one-off
 # with --fd) exits by itself
 finish_fd() {
@@ -389,6 +403,8 @@ if [ -n "$RIG_RELAY_PID" ]; then
 	if [ -n "$VM_PID" ]; then
 		checks "$N" forwarded
 		rig_run "$N: guest powers off, QEMU exits" finish
+		rig_run "$N: passt serves its socket again (no --one-off)" \
+			listen_again
 	fi
 	rig_run "$N: passt exits on SIGTERM" rig_relay_stop_check
 fi
