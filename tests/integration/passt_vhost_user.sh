@@ -155,7 +155,7 @@ guest_up() {
 # boot() - test: QEMU boots the guest on passt's socket
 boot() {
 	rig_persist
-	VM_NETDEV=vhost-user VM_WRAP= vm_start "$SOCK"
+	VM_NETDEV=vhost-user VM_WRAP='' vm_start "$SOCK"
 	rig_poll 10 passt_log_has "Accepted guest connection" ||
 		rig_fail "passt did not accept QEMU's connection in 10 s:" \
 			 "$(tr '\n' ' ' <"$VM_ERR" | cut -c 1-200)" ||
@@ -335,7 +335,7 @@ forwarded_fd() {
 	local rc=$?
 
 	RIG_RELAY_PID=
-	return $rc
+	return "$rc"
 }
 
 # finish() - test: the guest powers off, QEMU exits 0
@@ -350,6 +350,7 @@ listen_again() {
 		rig_fail "passt did not notice QEMU leaving" || return 1
 	rig_h socat -u /dev/null "UNIX-CONNECT:$SOCK" ||
 		rig_fail "can't connect to $SOCK again" || return 1
+	# shellcheck disable=SC2016 # expanded by eval, at every poll
 	rig_poll 5 eval '[ "$(grep -c "Guest connection closed" \
 		"$RIG_RELAY_LOG")" -ge 2 ]' ||
 		rig_fail "passt did not serve a second front-end:" \
