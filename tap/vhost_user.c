@@ -382,8 +382,11 @@ static size_t vu_send_frames(struct ctx *c, const struct iovec *iov,
 		ret = vu_virtq_push_frame(&q->vq, &vu_dev.mem, vu_dev.hdrlen,
 					  f, bufs_per_frame);
 		if (ret == -EAGAIN) {
-			/* Out of buffers: arm, unless some came meanwhile */
-			if (!retried && vu_rx_arm(c)) {
+			/* Out of buffers: arm (again: the kick must be for
+			 * the guest's next buffer, not one we took since),
+			 * and try once more if some came meanwhile
+			 */
+			if (vu_rx_arm(c) && !retried) {
 				retried = true;
 				continue;
 			}
