@@ -15,7 +15,8 @@
  * the output wake-up when the guest runs out of buffers and its
  * disarming on the kick (with event index: the guest must kick once it
  * adds buffers, even if a few were there already), a frame from the guest reaching the relay,
- * GET_VRING_BASE, and a malformed message closing the connection.
+ * GET_VRING_BASE and a restart from there, a new memory table while
+ * running, and a malformed message closing the connection.
  */
 
 #include <check.h>
@@ -544,6 +545,36 @@ START_TEST(test_tx)
 	}
 	pump();
 	ck_assert_uint_eq(used_of(1)->idx, 1);
+
+	/* Started again (as after a guest reboot): from where it was, once
+	 * a new kick eventfd comes; the frame waiting there is taken
+	 */
+	state_req(SET_VRING_BASE, 1, 1);
+	{
+		uint64_t idx = 1;
+
+		close(kick[1]);
+		kick[1] = eventfd(0, EFD_NONBLOCK);
+		send_msg(SET_VRING_KICK, 0, &idx, sizeof(idx), &kick[1], 1);
+	}
+	pump();
+	ck_assert_uint_eq(used_of(1)->idx, 2);
+	ck_assert_uint_eq(tap_stats_get()->rx_frames, 2);
+
+	/* A new memory table while running: the queues go on where they
+	 * were (same memory here, mapped again)
+	 */
+	{
+		uint64_t t[1 + 4] = { 1, GPA_BASE, MEM_SIZE, UVA_BASE, 0 };
+
+		send_msg(SET_MEM_TABLE, FLAG_NEED_REPLY, t, sizeof(t),
+			 &memfd, 1);
+		ck_assert_uint_eq(ack(SET_MEM_TABLE), 0);
+	}
+	post(1, 2, HDR_LEN + 60);
+	do_kick(1);
+	ck_assert_uint_eq(used_of(1)->idx, 3);
+	ck_assert_uint_eq(tap_stats_get()->rx_frames, 3);
 
 	teardown();
 }
