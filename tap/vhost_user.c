@@ -41,8 +41,10 @@
  * Output (queue 0): send_frames() copies frames into the guest's receive
  * buffers (vu_virtq_push_frame()) until it runs out of them. Then it arms
  * the output wake-up: the receive queue's kick eventfd joins the epoll set
- * for input and the guest's notifications are turned on. If buffers came
- * in the meantime, it goes on once. On the kick, notifications go off
+ * for input and the guest's notifications are turned on, for the next
+ * buffer it adds (asked again at every stop: not for one we took since).
+ * If buffers came in the meantime, it tries once more. On the kick,
+ * notifications go off
  * again, the wake-up is disarmed, and qdisc_flush() continues (design.md
  * invariant 2). A frame the queue can never take (too long for the
  * guest's buffers, bad buffers) counts as sent and as a tx_error. Frames
