@@ -44,13 +44,13 @@
  * for input and the guest's notifications are turned on, for the next
  * buffer it adds (asked again at every stop: not for one we took since).
  * If buffers came in the meantime, it tries once more. On the kick,
- * notifications go off
- * again, the wake-up is disarmed, and qdisc_flush() continues (design.md
- * invariant 2). A frame the queue can never take (too long for the
- * guest's buffers, bad buffers) counts as sent and as a tx_error. Frames
- * are plain (no offloads yet): the virtio-net header we write is all
- * zeroes but for the number of buffers. Without a started and enabled
- * receive queue, frames are dropped (tx_errors), as without a guest.
+ * notifications go off again, the wake-up is disarmed, and qdisc_flush()
+ * continues (design.md invariant 2). A frame the queue can never take
+ * (too long for the guest's buffers, bad buffers) counts as sent and as a
+ * tx_error. Frames are plain (no offloads yet): the virtio-net header we
+ * write is all zeroes but for the number of buffers. Without a started
+ * and enabled receive queue, frames are dropped (tx_errors), as without a
+ * guest.
  */
 
 #include <errno.h>
