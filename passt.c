@@ -206,6 +206,9 @@ static void passt_dispatch(struct ctx *c, const struct epoll_event *ev,
 	case EPOLL_TYPE_TAP_PASTA:
 	case EPOLL_TYPE_TAP_STREAM:
 	case EPOLL_TYPE_TAP_LISTEN:
+	case EPOLL_TYPE_VHOST_CMD:
+	case EPOLL_TYPE_VHOST_KICK:
+	case EPOLL_TYPE_VHOST_LISTEN:
 		tap_handler(c, ref, ev->events, now_ms);
 		net_input_done(c);
 		break;

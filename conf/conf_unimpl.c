@@ -32,17 +32,6 @@ static bool unimpl_conf_path(const struct ctx *c)
 }
 
 /**
- * unimpl_vhost_user() - --vhost-user given
- * @c:		parsed configuration
- *
- * Return: true if requested
- */
-static bool unimpl_vhost_user(const struct ctx *c)
-{
-	return c->vhost_user;
-}
-
-/**
  * unimpl_repair_path() - --repair-path given with a path (not "none")
  * @c:		parsed configuration
  *
@@ -65,7 +54,6 @@ static const struct conf_unimpl {
 	bool (*requested)(const struct ctx *c);
 } conf_unimpl[] = {
 	{ "-c/--conf-path",		unimpl_conf_path },
-	{ "--vhost-user",		unimpl_vhost_user },
 	{ "--repair-path",		unimpl_repair_path },
 };
 

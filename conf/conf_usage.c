@@ -41,7 +41,7 @@ static const char *const usage_passt_link[] = {
 	"Guest link (passt):",
 	"  -s, --socket PATH        UNIX socket to listen on (also --socket-path;",
 	"                           default: first free /tmp/passt_N.socket)",
-	"      --vhost-user         speak vhost-user on the socket (*)",
+	"      --vhost-user         speak vhost-user on the socket",
 	"      --print-capabilities print vhost-user capabilities and exit",
 	"  -F, --fd FD              use the connected socket FD (implies -1)",
 	"  -1, --one-off            exit once the first guest disconnects",

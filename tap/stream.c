@@ -10,9 +10,8 @@
  * Connection set-up: with -F/--fd, the caller gave us a connected socket
  * (QEMU 10.1 "-netdev passt"): it is the guest, for one connection only.
  * Otherwise we listen on a UNIX socket at the -s path, or at the first
- * free /tmp/passt_N.socket. A path is free if nothing is there, or if the
- * socket file there refuses connections (stale, left by a relay that is
- * gone: it is removed); a socket someone listens on is never touched.
+ * free /tmp/passt_N.socket (sock_path.c: stale sockets are removed, live
+ * ones never touched).
  * One guest is served at a time: while it is connected, the listening
  * socket is out of the epoll set and newer connections wait in its
  * backlog (so a QEMU that reconnects before we noticed the old connection
@@ -45,19 +44,18 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/un.h>
 
 #include "tap.h"
 #include "backend.h"
+#include "sock_path.h"
 #include "../passt.h"
 #include "../net/net.h"
 #include "../qdisc/qdisc.h"
@@ -71,12 +69,6 @@
  */
 SYSCALLS(SYSCALLS_PASST, "accept4", "read", "sendto", "sendmsg", "setsockopt",
 	 "getsockopt", "fcntl", "close", "epoll_ctl");
-
-/* Default socket paths: STREAM_SOCK_FMT with N from 1 to STREAM_SOCK_NMAX */
-#define STREAM_SOCK_FMT		"/tmp/passt_%u.socket"
-#define STREAM_SOCK_NMAX	128
-/* Connections waiting while a guest is connected */
-#define STREAM_BACKLOG		4
 
 /* Length prefix of each frame, bytes */
 #define STREAM_LEN_SIZE		sizeof(uint32_t)
@@ -169,155 +161,6 @@ static void stream_listen_enable(const struct ctx *c, bool on)
 			   on ? "to" : "from");
 	}
 	stream_listening = on;
-}
-
-/**
- * stream_sock_probe() - is there a live socket at a path?
- * @path:	socket path
- *
- * A socket file that refuses connections is stale and removed.
- *
- * Return: 0 if the path is free now, -EADDRINUSE if something listens
- *	   there, -ENOTSOCK if it is another kind of file, other negative
- *	   errno if it can't be used
- */
-static int stream_sock_probe(const char *path)
-{
-	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	struct stat st;
-	int fd, ret;
-
-	if (lstat(path, &st))
-		return errno == ENOENT ? 0 : -errno;
-	if (!S_ISSOCK(st.st_mode))
-		return -ENOTSOCK;
-
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-
-	memcpy(a.sun_path, path, strlen(path) + 1);
-	ret = connect(fd, (const struct sockaddr *)&a, sizeof(a)) ? -errno : 0;
-	close(fd);
-
-	if (!ret || ret == -EAGAIN || ret == -EINPROGRESS)
-		return -EADDRINUSE;	/* someone listens: busy or free */
-	if (ret == -ENOENT)
-		return 0;		/* gone meanwhile */
-	if (ret != -ECONNREFUSED)
-		return ret;
-
-	/* Nobody listens: a leftover of an earlier run */
-	if (unlink(path) && errno != ENOENT)
-		return -errno;
-	debug("removed stale socket %s", path);
-	return 0;
-}
-
-/**
- * stream_bind() - create a listening UNIX socket at a free path
- * @path:	socket path, fits sun_path
- *
- * Return: listening socket, or negative errno
- */
-static int stream_bind(const char *path)
-{
-	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	int fd, ret;
-
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-
-	memcpy(a.sun_path, path, strlen(path) + 1);
-	if (bind(fd, (const struct sockaddr *)&a, sizeof(a))) {
-		ret = -errno;
-		close(fd);
-		return ret;
-	}
-
-	if (listen(fd, STREAM_BACKLOG)) {
-		ret = -errno;
-		close(fd);
-		unlink(path);
-		return ret;
-	}
-
-	return fd;
-}
-
-/**
- * stream_listen_path() - listen at the path given with -s
- * @path:	socket path
- *
- * Return: listening socket, or negative errno (logged)
- */
-static int stream_listen_path(const char *path)
-{
-	int ret;
-
-	if (strlen(path) >= sizeof(stream_path)) {
-		err("socket path %s is too long (at most %zu bytes)", path,
-		    sizeof(stream_path) - 1);
-		return -ENAMETOOLONG;
-	}
-
-	ret = stream_sock_probe(path);
-	if (ret == -EADDRINUSE) {
-		err("another process listens on %s: stop it, or choose "
-		    "another path with -s", path);
-		return ret;
-	}
-	if (ret == -ENOTSOCK) {
-		err("%s exists and is not a socket: choose another path "
-		    "with -s", path);
-		return ret;
-	}
-	if (ret < 0) {
-		err("can't use socket path %s: %s", path, strerror(-ret));
-		return ret;
-	}
-
-	ret = stream_bind(path);
-	if (ret < 0) {
-		err("can't listen on UNIX socket %s: %s (check the directory "
-		    "and its permissions)", path, strerror(-ret));
-	}
-	return ret;
-}
-
-/**
- * stream_listen_auto() - listen at the first free /tmp/passt_N.socket
- * @path:	filled with the path chosen, sizeof(stream_path) bytes
- *
- * Return: listening socket, or negative errno (logged)
- */
-static int stream_listen_auto(char *path)
-{
-	int last = -ENOENT;
-	unsigned int n;
-
-	for (n = 1; n <= STREAM_SOCK_NMAX; n++) {
-		int ret;
-
-		snprintf(path, sizeof(stream_path), STREAM_SOCK_FMT, n);
-
-		ret = stream_sock_probe(path);
-		if (ret < 0) {
-			last = ret;
-			continue;
-		}
-
-		ret = stream_bind(path);
-		if (ret >= 0)
-			return ret;
-		last = ret;	/* e.g. taken by another relay meanwhile */
-	}
-
-	err("no free socket path from " STREAM_SOCK_FMT " to " STREAM_SOCK_FMT
-	    " (last error: %s): give one with -s", 1U, STREAM_SOCK_NMAX,
-	    strerror(-last));
-	return last;
 }
 
 /**
@@ -791,18 +634,12 @@ static void stream_handler(struct ctx *c, union epoll_ref ref,
  */
 static int stream_init(struct ctx *c)
 {
-	int fd, type = 0;
-	socklen_t sl = sizeof(type);
+	int fd;
 
 	if (c->fd_tap_preopened >= 0) {
 		fd = c->fd_tap_preopened;
-		if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &sl) ||
-		    type != SOCK_STREAM) {
-			err("-F/--fd %i is not a connected stream socket", fd);
+		if (tap_sock_adopt(fd))
 			return -ENOTSOCK;
-		}
-		if (fcntl(fd, F_SETFD, FD_CLOEXEC))
-			debug_perror("can't set close-on-exec on fd %i", fd);
 		if (stream_guest_attach(c, fd))
 			return -EBADF;
 		info("Serving the guest on socket descriptor %i%s", fd,
@@ -810,26 +647,9 @@ static int stream_init(struct ctx *c)
 		return 0;
 	}
 
-	if (*c->sock_path) {
-		size_t len = strlen(c->sock_path);
-
-		if (len >= sizeof(stream_path)) {
-			err("socket path %s is too long for a UNIX socket (at "
-			    "most %zu bytes): choose a shorter -s path",
-			    c->sock_path, sizeof(stream_path) - 1);
-			return -ENAMETOOLONG;
-		}
-		fd = stream_listen_path(c->sock_path);
-		if (fd < 0)
-			return fd;
-		memcpy(stream_path, c->sock_path, len + 1);
-	} else {
-		fd = stream_listen_auto(stream_path);
-		if (fd < 0)
-			return fd;
-		snprintf(c->sock_path, sizeof(c->sock_path), "%s",
-			 stream_path);
-	}
+	fd = tap_sock_listen(c, stream_path, sizeof(stream_path));
+	if (fd < 0)
+		return fd;
 
 	stream_listen_fd = fd;
 	stream_listen_enable(c, true);

@@ -616,9 +616,13 @@ bool vu_virtq_kick_enable(struct vu_virtq *vq, bool on)
 	flags &= ~VRING_USED_F_NO_NOTIFY;
 	__atomic_store_n(&vq->used->flags, htole16(flags), __ATOMIC_RELAXED);
 
+	/* Kick on the next chain the guest adds: its index is avail->idx,
+	 * not last_avail, as chains may be there that we can't use yet (too
+	 * few receive buffers for a frame)
+	 */
 	if (vq->event_idx) {
 		avail_event = (uint16_t *)&vq->used->ring[vq->num];
-		__atomic_store_n(avail_event, htole16(vq->last_avail),
+		__atomic_store_n(avail_event, htole16(vu_avail_idx(vq)),
 				 __ATOMIC_RELAXED);
 	}
 

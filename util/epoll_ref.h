@@ -20,6 +20,9 @@ enum epoll_type {
 	EPOLL_TYPE_TAP_PASTA,		/* tuntap device of pasta */
 	EPOLL_TYPE_TAP_STREAM,		/* connected guest stream socket */
 	EPOLL_TYPE_TAP_LISTEN,		/* listening guest UNIX socket */
+	EPOLL_TYPE_VHOST_CMD,		/* vhost-user front-end socket */
+	EPOLL_TYPE_VHOST_KICK,		/* vhost-user kick eventfd (queue) */
+	EPOLL_TYPE_VHOST_LISTEN,	/* listening vhost-user socket */
 	EPOLL_TYPE_TCP,			/* host socket of a TCP flow */
 	EPOLL_TYPE_TCP_LISTEN,		/* listening socket, forwarded port */
 	EPOLL_TYPE_TCP_SPLICE,		/* one side of a spliced connection */

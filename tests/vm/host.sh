@@ -15,11 +15,21 @@
 # Environment:
 #   VM_CACHE	kernel cache for mkimage (default build/vm)
 #   VM_TIMEOUT	seconds QEMU may run in all (default 150)
+#   VM_NETDEV	how the guest's network reaches passt: "stream" (default,
+#		-netdev stream), "vhost-user" (-chardev socket on the
+#		path, -netdev vhost-user, guest memory shared through a
+#		memfd), "vhost-user-fd" (the same, on an inherited
+#		connected socket: vm_start's argument is its number)
+#   VM_WRAP	command (words) QEMU's command line is appended to, e.g.
+#		a helper that starts passt first (default: none)
 
 VM_DIR=$RIG_ROOT/tests/vm
 VM_CACHE=${VM_CACHE:-$RIG_ROOT/build/vm}
 VM_TIMEOUT=${VM_TIMEOUT:-150}
 VM_MAC=52:54:00:12:34:56
+VM_MEM=512M
+VM_NETDEV=${VM_NETDEV:-stream}
+VM_WRAP=${VM_WRAP:-}
 VM_PID=
 VM_CONSOLE=
 VM_ERR=
@@ -49,25 +59,52 @@ vm_image() {
 	rig_log "guest: $VM_KERNEL"
 }
 
+# vm_net_args() - print QEMU's network options for VM_NETDEV, one a line
+# $1: socket path, or descriptor number for vhost-user-fd
+#
+# vhost-user: QEMU 7.2 under TCG crashes once the guest enables MSI-X on a
+# vhost-user device, hence vectors=0 (legacy interrupts).
+vm_net_args() {
+	local dev="virtio-net-pci,netdev=n,mac=$VM_MAC,romfile="
+
+	case $VM_NETDEV in
+	vhost-user|vhost-user-fd)
+		if [ "$VM_NETDEV" = vhost-user ]; then
+			printf '%s\n' -chardev "socket,id=c,path=$1"
+		else
+			printf '%s\n' -chardev "socket,id=c,fd=$1"
+		fi
+		printf '%s\n' -netdev vhost-user,id=n,chardev=c \
+			-device "$dev,vectors=0" \
+			-object "memory-backend-memfd,id=m,size=$VM_MEM,share=on" \
+			-numa node,memdev=m ;;
+	*)
+		printf '%s\n' -device "$dev" -netdev \
+			"stream,id=n,server=off,addr.type=unix,addr.path=$1" ;;
+	esac
+}
+
 # vm_start() - boot the guest, its network on a passt socket
-# $1: socket path (passt must listen already: QEMU 7.2 does not retry)
+# $1: socket path (passt must listen already: QEMU 7.2 does not retry), or
+#     descriptor number with VM_NETDEV=vhost-user-fd
 #
 # QEMU runs in the rig's host namespace (it needs no network there), under
 # timeout VM_TIMEOUT. Sets VM_PID, VM_CONSOLE, VM_ERR and VM_START_MS; the
 # process is killed at cleanup.
 vm_start() {
-	local sock=$1
+	local net wrap
 
+	mapfile -t net < <(vm_net_args "$1")
+	read -r -d '' -a wrap <<<"$VM_WRAP"	# words over several lines
 	VM_CONSOLE=$RIG_TMP/console.log
 	VM_ERR=$RIG_TMP/qemu.err
 	VM_START_MS=$(rig_now_ms)
 	ip netns exec "$RIG_HOSTNS" timeout -k 5 "$VM_TIMEOUT" \
-		qemu-system-x86_64 \
-		-accel tcg -m 512 -nographic -no-reboot \
+		"${wrap[@]}" qemu-system-x86_64 \
+		-accel tcg -m "$VM_MEM" -nographic -no-reboot \
 		-kernel "$VM_IMG/vmlinuz" -initrd "$VM_IMG/initramfs.gz" \
 		-append "console=ttyS0 quiet panic=-1" \
-		-device "virtio-net-pci,netdev=n,mac=$VM_MAC,romfile=" \
-		-netdev "stream,id=n,server=off,addr.type=unix,addr.path=$sock" \
+		"${net[@]}" \
 		</dev/null >"$VM_CONSOLE" 2>"$VM_ERR" &
 	VM_PID=$!
 	rig_defer vm_stop

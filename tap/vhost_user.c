@@ -1,0 +1,781 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* vhost_user.c - passt's vhost-user backend (passt --vhost-user)
+ *
+ * Theory of operation
+ *
+ * With vhost-user, QEMU (the front-end) hands the guest's virtio-net
+ * queues to us: the guest's memory is shared, frames go through the
+ * virtqueues there (vu_virtq.c copies them), and notifications are
+ * eventfds. QEMU configures us over a UNIX socket (vu_msg.c handles the
+ * messages); this file owns the connection, the epoll registrations and
+ * the data path.
+ *
+ * Connection set-up is the stream backend's: with -F/--fd, a connected
+ * socket given by the caller (QEMU 10.1 "-netdev passt"), for one
+ * connection; otherwise we listen at the -s path or at the first free
+ * /tmp/passt_N.socket (sock_path.c), one front-end at a time. The
+ * front-end socket is blocking with a short timeout (VU_SOCK_TIMEOUT_MS):
+ * a message comes in one piece, and we never wait for one that is not
+ * there (see vu_msg.c). When the front-end goes, the queues stop, the
+ * guest's memory is unmapped, every eventfd is closed, and we exit with
+ * -1/--one-off, or listen again.
+ *
+ * Queues: 0 receives (our output), 1 transmits (our input). A queue
+ * starts when vu_msg.c gave it a size, ring addresses, a kick eventfd and
+ * the memory table (vu_queue_update()); its kick eventfd then joins the
+ * epoll set (EPOLL_TYPE_VHOST_KICK, with the queue index and the
+ * connection number in the reference, so that events of an older
+ * connection are ignored).
+ *
+ * Input (queue 1): on a kick, we read the eventfd, turn the guest's
+ * notifications off, and take frames: each is copied (without its
+ * virtio-net header) into a slot of a static batch buffer and handed to
+ * tap_frame_in(); after a batch, net_input_done() lets TCP finish with the
+ * slots, and the guest is notified (call eventfd) if it wants to be. Then
+ * notifications go back on; if frames arrived meanwhile, we go on. After
+ * VU_TX_BATCHES batches we stop and write to the kick eventfd ourselves,
+ * so that the rest waits for one turn of the main loop, not for the guest.
+ * While the queue is disabled (SET_VRING_ENABLE 0), frames are taken and
+ * dropped, as the protocol asks.
+ *
+ * Output (queue 0): send_frames() copies frames into the guest's receive
+ * buffers (vu_virtq_push_frame()) until it runs out of them. Then it arms
+ * the output wake-up: the receive queue's kick eventfd joins the epoll set
+ * for input and the guest's notifications are turned on, for the next
+ * buffer it adds (asked again at every stop: not for one we took since).
+ * If buffers came in the meantime, it tries once more. On the kick,
+ * notifications go off again, the wake-up is disarmed, and qdisc_flush()
+ * continues (design.md invariant 2). A frame the queue can never take
+ * (too long for the guest's buffers, bad buffers) counts as sent and as a
+ * tx_error. Frames are plain (no offloads yet): the virtio-net header we
+ * write is all zeroes but for the number of buffers. Without a started
+ * and enabled receive queue, frames are dropped (tx_errors), as without a
+ * guest.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+
+#include "tap.h"
+#include "backend.h"
+#include "sock_path.h"
+#include "vu_dev.h"
+#include "../passt.h"
+#include "../net/net.h"
+#include "../qdisc/qdisc.h"
+#include "../util/log.h"
+#include "../util/util.h"
+#include "../isolation/syscalls.h"
+
+/* System calls after start-up: the front-end's messages and descriptors,
+ * its memory, the eventfds
+ */
+SYSCALLS(SYSCALLS_PASST, "accept4", "recvmsg", "sendmsg", "read", "write",
+	 "close", "epoll_ctl", "fcntl", "getsockopt", "setsockopt", "mmap",
+	 "munmap");
+
+/* Longest frame from the guest: the largest IP packet with a VLAN tag */
+#define VU_FRAME_MAX		(ETH_HDR_LEN + 4 + 65535)
+/* Frames taken from the transmit queue per batch, and batches per kick */
+#define VU_TX_BATCH		TAP_FRAMES_BATCH
+#define VU_TX_BATCHES		4
+/* A slot of the batch buffer: the frame starts 2 bytes past a 4-byte
+ * boundary, so that its IP header is aligned
+ */
+#define VU_TX_OFF		2
+#define VU_TX_SLOT		(((VU_TX_OFF + VU_HDR_LEN + VU_FRAME_MAX) + \
+				  63) / 64 * 64)
+
+/* Front-end socket: a message that does not arrive whole in this time
+ * means a broken front-end
+ */
+#define VU_SOCK_TIMEOUT_MS	1000
+
+/* Log this many rejected frames at warning level, then at debug level */
+#define VU_TX_ERR_LOG_MAX	8
+
+static struct vu_dev vu_dev = { .fd = -1 };
+static int vu_listen_fd = -1;		/* listening socket, -1 with -F */
+static bool vu_listening;		/* listening socket in epoll set */
+static bool vu_out_armed;		/* receive kick eventfd watched */
+static char vu_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+static struct tap_stats vu_stats;
+static unsigned int vu_tx_err_logged;
+
+/* Input: frames of one batch, each in its slot until net_input_done() */
+static uint8_t vu_tx_buf[VU_TX_BATCH][VU_TX_SLOT] __attribute__((aligned(64)));
+
+/**
+ * vu_kick_ref() - epoll reference of a queue's kick eventfd
+ * @qi:		queue index
+ *
+ * Return: reference, with the queue index and the connection number
+ */
+static union epoll_ref vu_kick_ref(unsigned int qi)
+{
+	union epoll_ref ref = { .type = EPOLL_TYPE_VHOST_KICK };
+
+	ref.fd = (uint32_t)vu_dev.q[qi].kick_fd;
+	ref.data = qi | (vu_dev.gen << 8);
+	return ref;
+}
+
+/**
+ * vu_kick_watch() - add a queue's kick eventfd to epoll, or change events
+ * @c:		execution context
+ * @qi:		queue index
+ * @events:	EPOLLIN to be woken up, 0 to keep it registered but quiet
+ *
+ * Return: 0 on success, negative errno (logged)
+ */
+static int vu_kick_watch(const struct ctx *c, unsigned int qi,
+			 uint32_t events)
+{
+	struct vu_queue *q = &vu_dev.q[qi];
+	struct epoll_event ev = { .events = events };
+	union epoll_ref ref = vu_kick_ref(qi);
+
+	ev.data.u64 = ref.u64;
+	if (epoll_ctl(c->epollfd, q->watched ? EPOLL_CTL_MOD : EPOLL_CTL_ADD,
+		      q->kick_fd, &ev)) {
+		int ret = -errno;
+
+		err("vhost-user: can't watch the kick eventfd of queue %u: "
+		    "%s", qi, strerror(-ret));
+		return ret;
+	}
+	q->watched = true;
+	return 0;
+}
+
+/**
+ * vu_eventfd_read() - reset an eventfd's counter
+ * @fd:		eventfd (non-blocking)
+ */
+static void vu_eventfd_read(int fd)
+{
+	uint64_t v;
+
+	if (read(fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		debug_perror("vhost-user: can't read eventfd %i", fd);
+}
+
+/**
+ * vu_eventfd_write() - signal an eventfd
+ * @fd:		eventfd
+ */
+static void vu_eventfd_write(int fd)
+{
+	uint64_t one = 1;
+
+	if (write(fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		debug_perror("vhost-user: can't write eventfd %i", fd);
+}
+
+/**
+ * vu_call() - notify the guest of used buffers, if it asked for it
+ * @q:		queue we used buffers of
+ */
+static void vu_call(struct vu_queue *q)
+{
+	if (vu_virtq_need_notify(&q->vq) && q->call_fd >= 0)
+		vu_eventfd_write(q->call_fd);
+}
+
+/**
+ * vu_queue_stop() - stop a queue and its kick wake-up, remember where it was
+ * @c:		execution context
+ * @dev:	device
+ * @qi:		queue index
+ */
+void vu_queue_stop(struct ctx *c, struct vu_dev *dev, unsigned int qi)
+{
+	struct vu_queue *q = &dev->q[qi];
+
+	if (q->watched) {
+		epoll_ctl(c->epollfd, EPOLL_CTL_DEL, q->kick_fd, NULL);
+		q->watched = false;
+	}
+	if (qi == VU_RX_Q)
+		vu_out_armed = false;
+
+	if (!q->vq.started)
+		return;
+
+	q->base = q->vq.last_avail;
+	vu_virtq_stop(&q->vq);
+	debug("vhost-user: queue %u stopped", qi);
+}
+
+/**
+ * vu_queue_update() - start a queue if its configuration is complete
+ * @c:		execution context
+ * @dev:	device
+ * @qi:		queue index
+ */
+void vu_queue_update(struct ctx *c, struct vu_dev *dev, unsigned int qi)
+{
+	struct vu_queue *q = &dev->q[qi];
+	int ret, flags;
+
+	if (q->vq.started || !q->num || !q->addr_set || q->kick_fd < 0 ||
+	    !dev->mem.n)
+		return;
+
+	ret = vu_virtq_start(&q->vq, &dev->mem, q->num, q->desc, q->avail,
+			     q->used, q->base);
+	if (ret) {
+		warn("vhost-user: can't start queue %u (size %u, rings at "
+		     "%#llx, %#llx, %#llx): %s", qi, q->num,
+		     (unsigned long long)q->desc, (unsigned long long)q->avail,
+		     (unsigned long long)q->used, strerror(-ret));
+		return;
+	}
+	q->vq.event_idx = !!(dev->features & VU_BIT(VU_F_EVENT_IDX));
+
+	/* We read it only after epoll said so, but never block on it */
+	flags = fcntl(q->kick_fd, F_GETFL);
+	if (flags >= 0 && !(flags & O_NONBLOCK))
+		fcntl(q->kick_fd, F_SETFL, flags | O_NONBLOCK);
+
+	if (qi == VU_RX_Q) {
+		/* Quiet until we run out of receive buffers */
+		vu_virtq_kick_enable(&q->vq, false);
+		vu_kick_watch(c, qi, 0);
+	} else if (!vu_kick_watch(c, qi, EPOLLIN)) {
+		/* Frames may be there already: look once */
+		vu_eventfd_write(q->kick_fd);
+	}
+
+	info("vhost-user: queue %u (%s) started: %u entries, from index %u",
+	     qi, qi == VU_RX_Q ? "receive" : "transmit", q->num, q->base);
+}
+
+/**
+ * vu_rx_ready() - can frames go to the guest?
+ *
+ * Return: true if the receive queue is started and enabled
+ */
+static bool vu_rx_ready(void)
+{
+	const struct vu_queue *q = &vu_dev.q[VU_RX_Q];
+
+	return vu_dev.fd >= 0 && q->vq.started && q->enabled;
+}
+
+/**
+ * vu_rx_arm() - arm the output wake-up: the guest's kick on new buffers
+ * @c:		execution context
+ *
+ * Return: true if buffers are available already (no kick will come for
+ *	   them)
+ */
+static bool vu_rx_arm(struct ctx *c)
+{
+	struct vu_queue *q = &vu_dev.q[VU_RX_Q];
+
+	if (!vu_rx_ready())
+		return false;
+
+	if (!vu_out_armed && !vu_kick_watch(c, VU_RX_Q, EPOLLIN))
+		vu_out_armed = true;
+
+	return vu_virtq_kick_enable(&q->vq, true);
+}
+
+/**
+ * vu_want_output() - arm or disarm the output wake-up
+ * @c:		execution context
+ * @on:		true to be woken up when the guest adds receive buffers
+ */
+static void vu_want_output(struct ctx *c, bool on)
+{
+	struct vu_queue *q = &vu_dev.q[VU_RX_Q];
+
+	if (on) {
+		/* Buffers came before notifications were on: wake up now */
+		if (vu_rx_arm(c))
+			vu_eventfd_write(q->kick_fd);
+		return;
+	}
+
+	if (!vu_out_armed)
+		return;
+	vu_out_armed = false;
+	if (q->watched)
+		vu_kick_watch(c, VU_RX_Q, 0);
+	if (q->vq.started)
+		vu_virtq_kick_enable(&q->vq, false);
+}
+
+/**
+ * vu_tx_error() - count and report a frame the guest can't take
+ * @len:	its length
+ * @ret:	error from vu_virtq_push_frame()
+ */
+static void vu_tx_error(size_t len, int ret)
+{
+	vu_stats.tx_errors++;
+
+	if (vu_tx_err_logged < VU_TX_ERR_LOG_MAX) {
+		vu_tx_err_logged++;
+		warn("vhost-user: dropping a frame of %zu bytes for the "
+		     "guest: %s%s", len, strerror(-ret),
+		     vu_tx_err_logged == VU_TX_ERR_LOG_MAX ?
+		     " (not reporting further drops)" : "");
+	} else {
+		debug("vhost-user: dropping a frame of %zu bytes for the "
+		      "guest", len);
+	}
+}
+
+/**
+ * vu_frame_len() - total length of a frame's buffers
+ * @f:		buffers
+ * @n:		their number
+ *
+ * Return: sum of the lengths
+ */
+static size_t vu_frame_len(const struct iovec *f, size_t n)
+{
+	size_t len = 0, i;
+
+	for (i = 0; i < n; i++)
+		len += f[i].iov_len;
+
+	return len;
+}
+
+/**
+ * vu_send_frames() - copy frames to the guest's receive queue
+ * @c:			execution context
+ * @iov:		@nframes groups of @bufs_per_frame buffers
+ * @bufs_per_frame:	buffers per frame
+ * @nframes:		frames to write
+ *
+ * Return: frames written or dropped for good; fewer than @nframes if the
+ *	   guest has no more buffers, with the wake-up armed
+ */
+static size_t vu_send_frames(struct ctx *c, const struct iovec *iov,
+			     size_t bufs_per_frame, size_t nframes)
+{
+	struct vu_queue *q = &vu_dev.q[VU_RX_Q];
+	bool retried = false;
+	size_t done = 0;
+
+	if (!vu_rx_ready()) {
+		vu_stats.tx_errors += nframes;
+		return nframes;
+	}
+
+	while (done < nframes) {
+		const struct iovec *f = iov + done * bufs_per_frame;
+		size_t len = vu_frame_len(f, bufs_per_frame);
+		int ret;
+
+		ret = vu_virtq_push_frame(&q->vq, &vu_dev.mem, vu_dev.hdrlen,
+					  f, bufs_per_frame);
+		if (ret == -EAGAIN) {
+			/* Out of buffers: arm (again: the kick must be for
+			 * the guest's next buffer, not one we took since),
+			 * and try once more if some came meanwhile
+			 */
+			if (vu_rx_arm(c) && !retried) {
+				retried = true;
+				continue;
+			}
+			vu_stats.tx_backpressure++;
+			break;
+		}
+
+		if (ret < 0) {
+			vu_tx_error(len, ret);
+		} else {
+			vu_stats.tx_frames++;
+			vu_stats.tx_bytes += len;
+		}
+		done++;
+	}
+
+	if (done)
+		vu_call(q);
+
+	/* Sent all after arming: the wake-up stays armed, and harmless */
+	return done;
+}
+
+/**
+ * vu_rx_kick() - the guest added receive buffers: continue the output
+ * @c:		execution context
+ */
+static void vu_rx_kick(struct ctx *c)
+{
+	if (vu_dev.q[VU_RX_Q].kick_fd >= 0)
+		vu_eventfd_read(vu_dev.q[VU_RX_Q].kick_fd);
+	vu_want_output(c, false);
+	qdisc_flush(c);
+}
+
+/**
+ * vu_tx_kick() - the guest sent frames: take them
+ * @c:		execution context
+ * @now_ms:	current time, milliseconds
+ */
+static void vu_tx_kick(struct ctx *c, uint64_t now_ms)
+{
+	struct vu_queue *q = &vu_dev.q[VU_TX_Q];
+	uint32_t gen = vu_dev.gen;
+	unsigned int b;
+
+	vu_eventfd_read(q->kick_fd);
+
+	for (b = 0; b < VU_TX_BATCHES; b++) {
+		unsigned int i, n = 0;
+		bool used = false;
+
+		vu_virtq_kick_enable(&q->vq, false);
+
+		for (i = 0; i < VU_TX_BATCH && vu_virtq_has_avail(&q->vq);
+		     i++) {
+			uint8_t *frame = vu_tx_buf[n] + VU_TX_OFF;
+			ssize_t len;
+
+			len = vu_virtq_pop_frame(&q->vq, &vu_dev.mem,
+						 vu_dev.hdrlen, frame,
+						 VU_TX_SLOT - VU_TX_OFF);
+			used = true;
+			if (len <= 0) {
+				/* Bad chain: given back, counted by vu_virtq */
+				vu_stats.rx_errors++;
+				continue;
+			}
+			if (!q->enabled)
+				continue;	/* disabled: take and drop */
+
+			vu_stats.rx_frames++;
+			vu_stats.rx_bytes += (uint64_t)len;
+			tap_frame_in(c, frame, (size_t)len, now_ms);
+			n++;
+
+			/* Answering may have closed the connection */
+			if (gen != vu_dev.gen || !q->vq.started)
+				return;
+		}
+
+		if (n)
+			net_input_done(c);	/* slots are reused now */
+		if (used)
+			vu_call(q);
+
+		/* Nothing arrived while notifications were off: done */
+		if (!vu_virtq_kick_enable(&q->vq, true))
+			return;
+	}
+
+	/* More to take: after one turn of the main loop */
+	vu_eventfd_write(q->kick_fd);
+}
+
+/**
+ * vu_listen_enable() - add or remove the listening socket from epoll
+ * @c:		execution context
+ * @on:		true to accept connections, false to leave them waiting
+ */
+static void vu_listen_enable(const struct ctx *c, bool on)
+{
+	union epoll_ref ref = { .type = EPOLL_TYPE_VHOST_LISTEN };
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	if (vu_listen_fd < 0 || on == vu_listening)
+		return;
+
+	ref.fd = (uint32_t)vu_listen_fd;
+	ev.data.u64 = ref.u64;
+	if (epoll_ctl(c->epollfd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL,
+		      vu_listen_fd, &ev)) {
+		die_perror("can't %s listening socket %s %s epoll",
+			   on ? "add" : "remove", vu_path,
+			   on ? "to" : "from");
+	}
+	vu_listening = on;
+}
+
+/**
+ * vu_dev_clear() - initial state of the device, no connection
+ * @dev:	device
+ */
+static void vu_dev_clear(struct vu_dev *dev)
+{
+	unsigned int qi;
+
+	dev->features = dev->pfeatures = 0;
+	dev->hdrlen = VU_HDR_LEN;
+	dev->unknown = 0;
+	for (qi = 0; qi < VU_QUEUES; qi++) {
+		struct vu_queue *q = &dev->q[qi];
+
+		memset(q, 0, sizeof(*q));
+		q->kick_fd = q->call_fd = q->err_fd = -1;
+	}
+}
+
+/**
+ * vu_guest_attach() - start serving a connected front-end socket
+ * @c:		execution context
+ * @fd:		connected stream socket
+ *
+ * Return: 0 on success, negative errno (logged, @fd closed)
+ */
+static int vu_guest_attach(struct ctx *c, int fd)
+{
+	struct timeval tv = {
+		.tv_sec = VU_SOCK_TIMEOUT_MS / 1000,
+		.tv_usec = (VU_SOCK_TIMEOUT_MS % 1000) * 1000,
+	};
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP };
+	union epoll_ref ref = { .type = EPOLL_TYPE_VHOST_CMD };
+	int flags, ret;
+
+	flags = fcntl(fd, F_GETFL);
+	if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK)) {
+		ret = -errno;
+		err("vhost-user: can't make the front-end socket blocking: "
+		    "%s", strerror(-ret));
+		close(fd);
+		return ret;
+	}
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
+	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)))
+		warn_perror("vhost-user: can't set socket timeouts");
+
+	vu_dev_clear(&vu_dev);
+	vu_dev.fd = fd;
+	vu_dev.gen++;
+	vu_out_armed = false;
+
+	ref.fd = (uint32_t)fd;
+	ref.data = vu_dev.gen;
+	ev.data.u64 = ref.u64;
+	if (epoll_ctl(c->epollfd, EPOLL_CTL_ADD, fd, &ev)) {
+		ret = -errno;
+		err("vhost-user: can't add the front-end socket to epoll: %s",
+		    strerror(-ret));
+		close(fd);
+		vu_dev.fd = -1;
+		return ret;
+	}
+
+	return 0;
+}
+
+/**
+ * vu_guest_close() - the front-end is gone: clean up, then exit or listen
+ * @c:		execution context
+ * @why:	reason, for the log
+ */
+static void vu_guest_close(struct ctx *c, const char *why)
+{
+	unsigned int qi;
+
+	if (vu_dev.fd < 0)
+		return;
+
+	for (qi = 0; qi < VU_QUEUES; qi++) {
+		struct vu_queue *q = &vu_dev.q[qi];
+
+		vu_queue_stop(c, &vu_dev, qi);
+		if (q->kick_fd >= 0)
+			close(q->kick_fd);
+		if (q->call_fd >= 0)
+			close(q->call_fd);
+		if (q->err_fd >= 0)
+			close(q->err_fd);
+	}
+	if (vu_dev.mem.n)
+		vu_mem_unmap(&vu_dev.mem);
+
+	epoll_ctl(c->epollfd, EPOLL_CTL_DEL, vu_dev.fd, NULL);
+	close(vu_dev.fd);
+	vu_dev.fd = -1;
+	vu_dev.gen++;
+	vu_dev_clear(&vu_dev);
+	vu_out_armed = false;
+
+	if (c->one_off) {
+		info("Guest connection closed (%s), exiting (one-off)", why);
+		exit(EXIT_SUCCESS);
+	}
+
+	info("Guest connection closed (%s)", why);
+	vu_listen_enable(c, true);
+}
+
+/**
+ * vu_accept() - a connection on the listening socket: serve it
+ * @c:		execution context
+ */
+static void vu_accept(struct ctx *c)
+{
+	struct ucred cred;
+	socklen_t sl = sizeof(cred);
+	int fd;
+
+	if (vu_dev.fd >= 0) {
+		/* Wait in the backlog: stop being woken up for it */
+		vu_listen_enable(c, false);
+		return;
+	}
+
+	fd = accept4(vu_listen_fd, NULL, NULL, SOCK_CLOEXEC);
+	if (fd < 0) {
+		if (errno != EAGAIN && errno != EWOULDBLOCK &&
+		    errno != EINTR && errno != ECONNABORTED)
+			warn_perror("can't accept a guest on %s", vu_path);
+		return;
+	}
+
+	if (vu_guest_attach(c, fd))
+		return;
+
+	if (!getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &sl))
+		info("Accepted guest connection from PID %i (vhost-user)",
+		     cred.pid);
+	else
+		info("Accepted guest connection (vhost-user)");
+
+	vu_listen_enable(c, false);
+}
+
+/**
+ * vu_handler() - events on the listening, front-end or kick descriptors
+ * @c:		execution context
+ * @ref:	epoll reference
+ * @events:	epoll events
+ * @now_ms:	current time, milliseconds
+ */
+static void vu_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
+		       uint64_t now_ms)
+{
+	int ret;
+
+	switch (ref.type) {
+	case EPOLL_TYPE_VHOST_LISTEN:
+		vu_accept(c);
+		return;
+	case EPOLL_TYPE_VHOST_CMD:
+		if (vu_dev.fd < 0 || ref.data != vu_dev.gen)
+			return;	/* an earlier connection */
+
+		ret = 0;
+		if (events & EPOLLIN)
+			ret = vu_msg_handle(c, &vu_dev);
+		if (!ret && (events & (EPOLLHUP | EPOLLERR | EPOLLRDHUP)) &&
+		    !(events & EPOLLIN))
+			ret = -ECONNRESET;
+		if (ret == -ECONNRESET)
+			vu_guest_close(c, "front-end closed the connection");
+		else if (ret)
+			vu_guest_close(c, strerror(-ret));
+		return;
+	case EPOLL_TYPE_VHOST_KICK:
+		if (vu_dev.fd < 0 || (ref.data >> 8) != (vu_dev.gen & 0xffffff))
+			return;
+		if ((ref.data & 0xff) == VU_TX_Q) {
+			if (vu_dev.q[VU_TX_Q].vq.started)
+				vu_tx_kick(c, now_ms);
+		} else if ((ref.data & 0xff) == VU_RX_Q) {
+			vu_rx_kick(c);
+		}
+		return;
+	default:
+		return;
+	}
+}
+
+/**
+ * vu_init() - listen for the front-end, or adopt the -F socket
+ * @c:		execution context
+ *
+ * Return: 0 on success, negative errno on failure (logged)
+ */
+static int vu_init(struct ctx *c)
+{
+	int fd;
+
+	vu_dev_clear(&vu_dev);
+
+	if (c->fd_tap_preopened >= 0) {
+		fd = c->fd_tap_preopened;
+		if (tap_sock_adopt(fd))
+			return -ENOTSOCK;
+		if (vu_guest_attach(c, fd))
+			return -EBADF;
+		info("Serving the vhost-user front-end on socket descriptor "
+		     "%i%s", fd, c->one_off ? " (one-off)" : "");
+		return 0;
+	}
+
+	fd = tap_sock_listen(c, vu_path, sizeof(vu_path));
+	if (fd < 0)
+		return fd;
+
+	vu_listen_fd = fd;
+	vu_listen_enable(c, true);
+
+	info("UNIX domain socket bound at %s (vhost-user)", vu_path);
+	info("Connect QEMU (7.2 or later) to it with:");
+	info("    qemu-system-x86_64 ... -chardev socket,id=c,path=%s "
+	     "-netdev vhost-user,id=v,chardev=c -device virtio-net-pci,"
+	     "netdev=v -object memory-backend-memfd,id=m,share=on,"
+	     "size=RAM -numa node,memdev=m", vu_path);
+	return 0;
+}
+
+/**
+ * vu_connected() - is a guest there to receive frames?
+ *
+ * Return: true if the receive queue is started and enabled
+ */
+static bool vu_connected(void)
+{
+	return vu_rx_ready();
+}
+
+/**
+ * vu_output_armed() - tell if the output wake-up is armed
+ *
+ * Return: true if the receive queue's kick eventfd is watched
+ */
+static bool vu_output_armed(void)
+{
+	return vu_out_armed;
+}
+
+/**
+ * vu_get_stats() - counters of the vhost-user backend
+ *
+ * Return: the counters
+ */
+static const struct tap_stats *vu_get_stats(void)
+{
+	return &vu_stats;
+}
+
+const struct tap_backend tap_vu_backend = {
+	.name		= "vhost-user",
+	.init		= vu_init,
+	.handler	= vu_handler,
+	.send_frames	= vu_send_frames,
+	.connected	= vu_connected,
+	.want_output	= vu_want_output,
+	.output_armed	= vu_output_armed,
+	.stats		= vu_get_stats,
+};

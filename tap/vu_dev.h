@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* vu_dev.h - state of the vhost-user device (private to tap/)
+ *
+ * Theory of operation: the vhost-user back-end is two files sharing one
+ * struct vu_dev. vu_msg.c speaks the protocol on the front-end's socket
+ * and records what it configures (features, memory, ring sizes and
+ * addresses, eventfds); vhost_user.c owns the connection and the epoll
+ * registrations, starts and stops the queues when their configuration is
+ * complete or taken back, and moves frames. Queue 0 receives (relay ->
+ * guest), queue 1 transmits (guest -> relay): one queue pair.
+ */
+#ifndef TAP_VU_DEV_H
+#define TAP_VU_DEV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "vu_virtq.h"
+
+struct ctx;
+
+#define VU_QUEUES		2	/* one receive/transmit pair */
+#define VU_RX_Q			0	/* the guest receives: our output */
+#define VU_TX_Q			1	/* the guest transmits: our input */
+
+/* Feature bits (virtio 1.x, virtio-net, vhost-user) */
+#define VU_F_MRG_RXBUF		15	/* VIRTIO_NET_F_MRG_RXBUF */
+#define VU_F_EVENT_IDX		29	/* VIRTIO_RING_F_EVENT_IDX */
+#define VU_F_PROTOCOL_FEATURES	30	/* VHOST_USER_F_PROTOCOL_FEATURES */
+#define VU_F_VERSION_1		32	/* VIRTIO_F_VERSION_1 */
+
+/* Protocol feature bits */
+#define VU_PF_REPLY_ACK		3	/* VHOST_USER_PROTOCOL_F_REPLY_ACK */
+
+#define VU_BIT(n)		(1ULL << (n))
+
+/* What we offer */
+#define VU_FEATURES		(VU_BIT(VU_F_VERSION_1) |		\
+				 VU_BIT(VU_F_MRG_RXBUF) |		\
+				 VU_BIT(VU_F_EVENT_IDX) |		\
+				 VU_BIT(VU_F_PROTOCOL_FEATURES))
+#define VU_PROTOCOL_FEATURES	VU_BIT(VU_PF_REPLY_ACK)
+
+/* Length of the virtio-net header before each frame */
+#define VU_HDR_LEN		12	/* struct virtio_net_hdr_mrg_rxbuf */
+#define VU_HDR_LEN_LEGACY	10	/* no VERSION_1, no MRG_RXBUF */
+
+/**
+ * struct vu_queue - one virtqueue as the front-end configured it
+ * @vq:		the ring itself (vu_virtq.h), started or not
+ * @num:	size given with SET_VRING_NUM, 0 if none yet
+ * @desc:	descriptor table address (front-end's virtual address)
+ * @used:	used ring address
+ * @avail:	available ring address
+ * @addr_set:	SET_VRING_ADDR received
+ * @base:	next available index to take, from SET_VRING_BASE or the
+ *		last stop
+ * @kick_fd:	eventfd the guest's notifications come on, -1 if none
+ * @call_fd:	eventfd we signal the guest with, -1 if none (no interrupts)
+ * @err_fd:	eventfd to report errors on, -1 if none (unused)
+ * @enabled:	SET_VRING_ENABLE state
+ * @watched:	@kick_fd is in the epoll set
+ */
+struct vu_queue {
+	struct vu_virtq vq;
+	unsigned int num;
+	uint64_t desc;
+	uint64_t used;
+	uint64_t avail;
+	bool addr_set;
+	uint16_t base;
+	int kick_fd;
+	int call_fd;
+	int err_fd;
+	bool enabled;
+	bool watched;
+};
+
+/**
+ * struct vu_dev - the vhost-user device
+ * @fd:		connected front-end socket, -1 if none
+ * @gen:	connection number, in epoll references
+ * @features:	features the front-end acknowledged (SET_FEATURES)
+ * @pfeatures:	protocol features it acknowledged (SET_PROTOCOL_FEATURES)
+ * @hdrlen:	virtio-net header length for the acknowledged features
+ * @unknown:	bitmap of unknown requests already logged (first 64)
+ * @mem:	guest memory, mapped
+ * @q:		the queues
+ */
+struct vu_dev {
+	int fd;
+	uint32_t gen;
+	uint64_t features;
+	uint64_t pfeatures;
+	size_t hdrlen;
+	uint64_t unknown;
+	struct vu_mem mem;
+	struct vu_queue q[VU_QUEUES];
+};
+
+/* vu_msg.c */
+int vu_msg_handle(struct ctx *c, struct vu_dev *dev);
+
+/* vhost_user.c */
+void vu_queue_update(struct ctx *c, struct vu_dev *dev, unsigned int qi);
+void vu_queue_stop(struct ctx *c, struct vu_dev *dev, unsigned int qi);
+
+#endif /* TAP_VU_DEV_H */

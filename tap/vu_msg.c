@@ -1,0 +1,1033 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* vu_msg.c - vhost-user protocol messages from the front-end (QEMU)
+ *
+ * Theory of operation
+ *
+ * The front-end configures us with messages on the UNIX socket: a 12-byte
+ * header (request, flags, payload size; all native-endian u32), then the
+ * payload, with file descriptors (guest memory, eventfds) passed as
+ * SCM_RIGHTS along with the header. vu_msg_handle() reads messages that
+ * are there (a few per call), checks each against the table vu_msg_types
+ * (payload size, number of descriptors), and applies it to struct vu_dev.
+ * Requests that return data (GET_*) get their reply; with the REPLY_ACK
+ * protocol feature and the need_reply flag, the others get a u64 status
+ * (0: success). Descriptors a message brings and its handler does not
+ * keep are closed.
+ *
+ * What the front-end sends is checked, not trusted: a message that can't
+ * be parsed (bad version, payload too large or too short, the wrong
+ * number of descriptors) ends the connection with an error message; a
+ * request we don't know is logged once and refused (or ignored, if no
+ * reply is expected). A request we know but can't satisfy (a bad ring
+ * index, polling instead of a kick eventfd) fails: it is logged, and the
+ * front-end learns it from the status if it asked for one.
+ *
+ * Queue life cycle (vhost_user.c starts and stops them): a queue starts
+ * once it has a size, ring addresses, a kick eventfd and guest memory;
+ * GET_VRING_BASE stops it, returns the next index it would have taken,
+ * and closes its kick eventfd (so that only a new SET_VRING_KICK starts it
+ * again). With VHOST_USER_F_PROTOCOL_FEATURES acknowledged, queues start
+ * disabled until SET_VRING_ENABLE; otherwise enabled.
+ *
+ * The socket is blocking, with a short timeout (vhost_user.c): the header
+ * is read without waiting, so a wake-up with nothing to read costs
+ * nothing, and the rest of a message, sent by the front-end together with
+ * its header, is read completely.
+ */
+
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include "vu_dev.h"
+#include "../util/log.h"
+#include "../util/util.h"
+
+/* Header flags */
+#define VU_FLAG_VERSION_MASK	0x3U
+#define VU_VERSION		0x1U
+#define VU_FLAG_REPLY		(1U << 2)
+#define VU_FLAG_NEED_REPLY	(1U << 3)
+
+/* SET_VRING_KICK/CALL/ERR payload: queue index, and "no descriptor" */
+#define VU_VRING_IDX_MASK	0xffULL
+#define VU_VRING_NOFD		(1ULL << 8)
+
+/* Largest payload accepted: more than any request we handle needs */
+#define VU_MSG_PAYLOAD_MAX	4096
+/* Descriptors in one message (VHOST_MEMORY_BASELINE_NREGIONS) */
+#define VU_MSG_FDS_MAX		8
+/* Messages handled in one call before returning to the main loop */
+#define VU_MSG_BATCH		32
+
+/**
+ * enum vu_request - front-end requests (vhost-user specification)
+ */
+enum vu_request {
+	VU_GET_FEATURES		= 1,
+	VU_SET_FEATURES		= 2,
+	VU_SET_OWNER		= 3,
+	VU_RESET_OWNER		= 4,
+	VU_SET_MEM_TABLE	= 5,
+	VU_SET_VRING_NUM	= 8,
+	VU_SET_VRING_ADDR	= 9,
+	VU_SET_VRING_BASE	= 10,
+	VU_GET_VRING_BASE	= 11,
+	VU_SET_VRING_KICK	= 12,
+	VU_SET_VRING_CALL	= 13,
+	VU_SET_VRING_ERR	= 14,
+	VU_GET_PROTOCOL_FEATURES = 15,
+	VU_SET_PROTOCOL_FEATURES = 16,
+	VU_GET_QUEUE_NUM	= 17,
+	VU_SET_VRING_ENABLE	= 18,
+	VU_SEND_RARP		= 19,
+	VU_NET_SET_MTU		= 20,
+	VU_RESET_DEVICE		= 34,
+	VU_REQUEST_MAX		= 64,	/* for the table; bitmap of logged */
+};
+
+/**
+ * struct vu_msg_hdr - message header, as on the wire
+ * @request:	enum vu_request
+ * @flags:	version and VU_FLAG_*
+ * @size:	payload length, bytes
+ */
+struct vu_msg_hdr {
+	uint32_t request;
+	uint32_t flags;
+	uint32_t size;
+};
+
+/**
+ * struct vu_vring_state - payload: a ring index and a number
+ * @index:	queue index
+ * @num:	size, base index, or enable flag
+ */
+struct vu_vring_state {
+	uint32_t index;
+	uint32_t num;
+};
+
+/**
+ * struct vu_vring_addr - payload of SET_VRING_ADDR
+ * @index:	queue index
+ * @flags:	bit 0: log used ring writes (ignored: no logging)
+ * @desc:	descriptor table, front-end's virtual address
+ * @used:	used ring
+ * @avail:	available ring
+ * @log:	log address (ignored)
+ */
+struct vu_vring_addr {
+	uint32_t index;
+	uint32_t flags;
+	uint64_t desc;
+	uint64_t used;
+	uint64_t avail;
+	uint64_t log;
+};
+
+/**
+ * struct vu_msg_region - one memory region of SET_MEM_TABLE
+ * @gpa:	guest physical address
+ * @size:	length, bytes
+ * @uva:	front-end's virtual address
+ * @offset:	offset in the region's file descriptor
+ */
+struct vu_msg_region {
+	uint64_t gpa;
+	uint64_t size;
+	uint64_t uva;
+	uint64_t offset;
+};
+
+/**
+ * struct vu_msg_mem - payload of SET_MEM_TABLE
+ * @nregions:	number of regions, one descriptor each
+ * @padding:	unused
+ * @r:		regions
+ */
+struct vu_msg_mem {
+	uint32_t nregions;
+	uint32_t padding;
+	struct vu_msg_region r[VU_MEM_REGIONS_MAX];
+};
+
+/**
+ * struct vu_msg - a message being handled
+ * @hdr:	header
+ * @p:		payload, by request
+ * @p.u64:	a 64-bit value (features, kick/call index and flags)
+ * @p.state:	ring index and number
+ * @p.addr:	ring addresses
+ * @p.mem:	memory table
+ * @p.raw:	as bytes
+ * @fds:	descriptors received, -1 once taken or closed
+ * @nfds:	number received
+ */
+struct vu_msg {
+	struct vu_msg_hdr hdr;
+	union {
+		uint64_t u64;
+		struct vu_vring_state state;
+		struct vu_vring_addr addr;
+		struct vu_msg_mem mem;
+		uint8_t raw[VU_MSG_PAYLOAD_MAX];
+	} p;
+	int fds[VU_MSG_FDS_MAX];
+	unsigned int nfds;
+};
+
+/**
+ * enum vu_res - outcome of a request
+ * @VU_OK:	done (status 0 if the front-end asked for one)
+ * @VU_FAIL:	refused, logged (status 1 if asked for)
+ * @VU_REPLIED:	the request has its own reply, already sent
+ * @VU_BAD:	unusable message or broken connection: close it
+ */
+enum vu_res {
+	VU_OK,
+	VU_FAIL,
+	VU_REPLIED,
+	VU_BAD,
+};
+
+/* Number of descriptors: the handler checks it */
+#define VU_FDS_ANY		(-1)
+
+/**
+ * struct vu_msg_type - what we know about a request
+ * @name:	for messages
+ * @size:	smallest valid payload
+ * @fds:	descriptors it must come with, or VU_FDS_ANY
+ * @fn:		handler
+ */
+struct vu_msg_type {
+	const char *name;
+	size_t size;
+	int fds;
+	enum vu_res (*fn)(struct ctx *c, struct vu_dev *dev, struct vu_msg *m);
+};
+
+/**
+ * vu_msg_send() - send a message to the front-end
+ * @dev:	device
+ * @request:	request being answered
+ * @payload:	payload
+ * @size:	its length
+ *
+ * Return: VU_REPLIED, or VU_BAD if the socket failed (logged)
+ */
+static enum vu_res vu_msg_send(const struct vu_dev *dev, uint32_t request,
+			       const void *payload, size_t size)
+{
+	struct vu_msg_hdr hdr = {
+		.request = request,
+		.flags = VU_VERSION | VU_FLAG_REPLY,
+		.size = (uint32_t)size,
+	};
+	struct iovec iov[2] = {
+		{ .iov_base = &hdr, .iov_len = sizeof(hdr) },
+		{ .iov_base = (void *)payload, .iov_len = size },
+	};
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+	ssize_t n;
+
+	do
+		n = sendmsg(dev->fd, &mh, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+
+	if (n != (ssize_t)(sizeof(hdr) + size)) {
+		err("vhost-user: can't send the reply to request %u: %s",
+		    request, n < 0 ? strerror(errno) : "short write");
+		return VU_BAD;
+	}
+	return VU_REPLIED;
+}
+
+/**
+ * vu_msg_reply_u64() - reply with a 64-bit value
+ * @dev:	device
+ * @m:		request
+ * @v:		value
+ *
+ * Return: VU_REPLIED, or VU_BAD if the socket failed
+ */
+static enum vu_res vu_msg_reply_u64(const struct vu_dev *dev,
+				    const struct vu_msg *m, uint64_t v)
+{
+	return vu_msg_send(dev, m->hdr.request, &v, sizeof(v));
+}
+
+/**
+ * vu_msg_take_fd() - take the first descriptor of a message
+ * @m:		message
+ *
+ * Return: descriptor, now the caller's, or -1 if there is none
+ */
+static int vu_msg_take_fd(struct vu_msg *m)
+{
+	int fd;
+
+	if (!m->nfds || m->fds[0] < 0)
+		return -1;
+	fd = m->fds[0];
+	m->fds[0] = -1;
+	return fd;
+}
+
+/**
+ * vu_msg_queue() - check a queue index given by the front-end
+ * @m:		request, for messages
+ * @index:	index
+ *
+ * Return: the index, or -1 if out of range (logged)
+ */
+static int vu_msg_queue(const struct vu_msg *m, uint64_t index)
+{
+	if (index < VU_QUEUES)
+		return (int)index;
+
+	warn("vhost-user: request %u for queue %llu, but we have only %u "
+	     "queues (one pair, no multiqueue)", m->hdr.request,
+	     (unsigned long long)index, VU_QUEUES);
+	return -1;
+}
+
+/**
+ * vu_msg_stop_all() - stop every started queue (before changing memory)
+ * @c:		execution context
+ * @dev:	device
+ */
+static void vu_msg_stop_all(struct ctx *c, struct vu_dev *dev)
+{
+	unsigned int qi;
+
+	for (qi = 0; qi < VU_QUEUES; qi++)
+		vu_queue_stop(c, dev, qi);
+}
+
+/**
+ * vu_msg_get_features() - GET_FEATURES: what we offer
+ * @c:		execution context (unused)
+ * @dev:	device
+ * @m:		request
+ *
+ * Return: VU_REPLIED, VU_BAD on socket failure
+ */
+static enum vu_res vu_msg_get_features(struct ctx *c, struct vu_dev *dev,
+				       struct vu_msg *m)
+{
+	(void)c;
+	return vu_msg_reply_u64(dev, m, VU_FEATURES);
+}
+
+/**
+ * vu_msg_set_features() - SET_FEATURES: what the guest and front-end took
+ * @c:		execution context
+ * @dev:	device
+ * @m:		request
+ *
+ * Return: VU_OK, VU_FAIL if features we did not offer are set
+ */
+static enum vu_res vu_msg_set_features(struct ctx *c, struct vu_dev *dev,
+				       struct vu_msg *m)
+{
+	uint64_t f = m->p.u64;
+	unsigned int qi;
+
+	if (f & ~VU_FEATURES) {
+		warn("vhost-user: front-end acknowledged features %#llx we "
+		     "did not offer (we offer %#llx)",
+		     (unsigned long long)(f & ~VU_FEATURES),
+		     (unsigned long long)VU_FEATURES);
+		return VU_FAIL;
+	}
+
+	dev->features = f;
+	if (f & (VU_BIT(VU_F_VERSION_1) | VU_BIT(VU_F_MRG_RXBUF)))
+		dev->hdrlen = VU_HDR_LEN;
+	else
+		dev->hdrlen = VU_HDR_LEN_LEGACY;
+
+	/* Without protocol features, rings are enabled from the start; with
+	 * them, they stay as SET_VRING_ENABLE left them (disabled at first)
+	 */
+	for (qi = 0; qi < VU_QUEUES; qi++) {
+		if (!(f & VU_BIT(VU_F_PROTOCOL_FEATURES)))
+			dev->q[qi].enabled = true;
+		vu_queue_update(c, dev, qi);
+	}
+
+	debug("vhost-user: features %#llx, header %zu bytes",
+	      (unsigned long long)f, dev->hdrlen);
+	return VU_OK;
+}
+
+/**
+ * vu_msg_get_protocol_features() - GET_PROTOCOL_FEATURES
+ * @c:		execution context (unused)
+ * @dev:	device
+ * @m:		request
+ *
+ * Return: VU_REPLIED, VU_BAD on socket failure
+ */
+static enum vu_res vu_msg_get_protocol_features(struct ctx *c,
+						struct vu_dev *dev,
+						struct vu_msg *m)
+{
+	(void)c;
+	return vu_msg_reply_u64(dev, m, VU_PROTOCOL_FEATURES);
+}
+
+/**
+ * vu_msg_set_protocol_features() - SET_PROTOCOL_FEATURES
+ * @c:		execution context (unused)
+ * @dev:	device
+ * @m:		request
+ *
+ * Return: VU_OK (bits we did not offer are ignored, and logged)
+ */
+static enum vu_res vu_msg_set_protocol_features(struct ctx *c,
+						struct vu_dev *dev,
+						struct vu_msg *m)
+{
+	(void)c;
+
+	if (m->p.u64 & ~VU_PROTOCOL_FEATURES) {
+		debug("vhost-user: ignoring protocol features %#llx we did "
+		      "not offer",
+		      (unsigned long long)(m->p.u64 & ~VU_PROTOCOL_FEATURES));
+	}
+	dev->pfeatures = m->p.u64 & VU_PROTOCOL_FEATURES;
+	return VU_OK;
+}
+
+/**
+ * vu_msg_set_owner() - SET_OWNER: nothing to do, one front-end at a time
+ * @c:		execution context (unused)
+ * @dev:	device (unused)
+ * @m:		request (unused)
+ *
+ * Return: VU_OK
+ */
+static enum vu_res vu_msg_set_owner(struct ctx *c, struct vu_dev *dev,
+				    struct vu_msg *m)
+{
+	(void)c;
+	(void)dev;
+	(void)m;
+	return VU_OK;
+}
+
+/**
+ * vu_msg_reset() - RESET_OWNER, RESET_DEVICE: back to the initial state
+ * @c:		execution context
+ * @dev:	device
+ * @m:		request (unused)
+ *
+ * The queues stop and forget their configuration and eventfds; the
+ * memory table stays (the front-end sends a new one before starting).
+ *
+ * Return: VU_OK
+ */
+static enum vu_res vu_msg_reset(struct ctx *c, struct vu_dev *dev,
+				struct vu_msg *m)
+{
+	unsigned int qi;
+
+	(void)m;
+
+	for (qi = 0; qi < VU_QUEUES; qi++) {
+		struct vu_queue *q = &dev->q[qi];
+
+		vu_queue_stop(c, dev, qi);
+		if (q->kick_fd >= 0)
+			close(q->kick_fd);
+		if (q->call_fd >= 0)
+			close(q->call_fd);
+		if (q->err_fd >= 0)
+			close(q->err_fd);
+		memset(q, 0, sizeof(*q));
+		q->kick_fd = q->call_fd = q->err_fd = -1;
+	}
+	dev->features = 0;
+	dev->hdrlen = VU_HDR_LEN;
+	return VU_OK;
+}
+
+/**
+ * vu_msg_set_mem_table() - SET_MEM_TABLE: map the guest's memory
+ * @c:		execution context
+ * @dev:	device
+ * @m:		request, one descriptor per region
+ *
+ * Started queues point into the old mapping: they stop, and start again
+ * on the new one (or the old one, if the new one can't be mapped) where
+ * they were.
+ *
+ * Return: VU_OK, VU_FAIL if the memory can't be mapped, VU_BAD for a
+ *	   malformed table
+ */
+static enum vu_res vu_msg_set_mem_table(struct ctx *c, struct vu_dev *dev,
+					struct vu_msg *m)
+{
+	struct vu_mem_region_desc d[VU_MEM_REGIONS_MAX];
+	const struct vu_msg_mem *mem = &m->p.mem;
+	unsigned int i, qi;
+	int ret;
+
+	if (!mem->nregions || mem->nregions > VU_MEM_REGIONS_MAX ||
+	    m->hdr.size < offsetof(struct vu_msg_mem, r) +
+			  mem->nregions * sizeof(mem->r[0]) ||
+	    mem->nregions != m->nfds) {
+		err("vhost-user: malformed memory table: %u regions (at most "
+		    "%u), %u bytes, %u descriptors", mem->nregions,
+		    VU_MEM_REGIONS_MAX, m->hdr.size, m->nfds);
+		return VU_BAD;
+	}
+
+	for (i = 0; i < mem->nregions; i++) {
+		d[i].gpa = mem->r[i].gpa;
+		d[i].size = mem->r[i].size;
+		d[i].uva = mem->r[i].uva;
+		d[i].offset = mem->r[i].offset;
+		d[i].fd = m->fds[i];
+		debug("vhost-user: memory region %u: guest %#llx, %llu bytes, "
+		      "front-end %#llx, offset %llu", i,
+		      (unsigned long long)d[i].gpa,
+		      (unsigned long long)d[i].size,
+		      (unsigned long long)d[i].uva,
+		      (unsigned long long)d[i].offset);
+	}
+
+	/* The new table replaces the old one, which stays if it fails. The
+	 * mappings keep the memory: descriptors are closed after this.
+	 */
+	vu_msg_stop_all(c, dev);
+	ret = vu_mem_map(&dev->mem, d, mem->nregions);
+	if (ret) {
+		err("vhost-user: can't map the guest's memory (%u regions): "
+		    "%s", mem->nregions, strerror(-ret));
+	}
+
+	for (qi = 0; qi < VU_QUEUES; qi++)
+		vu_queue_update(c, dev, qi);
+	return ret ? VU_FAIL : VU_OK;
+}
+
+/**
+ * vu_msg_set_vring_num() - SET_VRING_NUM: size of a queue
+ * @c:		execution context
+ * @dev:	device
+ * @m:		request
+ *
+ * Return: VU_OK, VU_FAIL for a bad index or size
+ */
+static enum vu_res vu_msg_set_vring_num(struct ctx *c, struct vu_dev *dev,
+					struct vu_msg *m)
+{
+	int qi = vu_msg_queue(m, m->p.state.index);
+	unsigned int num = m->p.state.num;
+
+	if (qi < 0)
+		return VU_FAIL;
+	if (!num || num > VU_QUEUE_SIZE_MAX || (num & (num - 1))) {
+		warn("vhost-user: invalid size %u for queue %i (a power of "
+		     "two, at most %u)", num, qi, VU_QUEUE_SIZE_MAX);
+		return VU_FAIL;
+	}
+
+	vu_queue_stop(c, dev, (unsigned int)qi);
+	dev->q[qi].num = num;
+	vu_queue_update(c, dev, (unsigned int)qi);
+	return VU_OK;
+}
+
+/**
+ * vu_msg_set_vring_addr() - SET_VRING_ADDR: where a queue's rings are
+ * @c:		execution context
+ * @dev:	device
+ * @m:		request
+ *
+ * Return: VU_OK, VU_FAIL for a bad index
+ */
+static enum vu_res vu_msg_set_vring_addr(struct ctx *c, struct vu_dev *dev,
+					 struct vu_msg *m)
+{
+	int qi = vu_msg_queue(m, m->p.addr.index);
+	struct vu_queue *q;
+
+	if (qi < 0)
+		return VU_FAIL;
+
+	q = &dev->q[qi];
+	vu_queue_stop(c, dev, (unsigned int)qi);
+	q->desc = m->p.addr.desc;
+	q->used = m->p.addr.used;
+	q->avail = m->p.addr.avail;
+	q->addr_set = true;
+	vu_queue_update(c, dev, (unsigned int)qi);
+	return VU_OK;
+}
+
+/**
+ * vu_msg_set_vring_base() - SET_VRING_BASE: first available index to take
+ * @c:		execution context
+ * @dev:	device
+ * @m:		request
+ *
+ * Return: VU_OK, VU_FAIL for a bad index
+ */
+static enum vu_res vu_msg_set_vring_base(struct ctx *c, struct vu_dev *dev,
+					 struct vu_msg *m)
+{
+	int qi = vu_msg_queue(m, m->p.state.index);
+
+	if (qi < 0)
+		return VU_FAIL;
+
+	vu_queue_stop(c, dev, (unsigned int)qi);
+	dev->q[qi].base = (uint16_t)m->p.state.num;
+	vu_queue_update(c, dev, (unsigned int)qi);
+	return VU_OK;
+}
+
+/**
+ * vu_msg_get_vring_base() - GET_VRING_BASE: stop a queue, say where it was
+ * @c:		execution context
+ * @dev:	device
+ * @m:		request
+ *
+ * Return: VU_REPLIED, VU_BAD on socket failure
+ */
+static enum vu_res vu_msg_get_vring_base(struct ctx *c, struct vu_dev *dev,
+					 struct vu_msg *m)
+{
+	struct vu_vring_state st = { .index = m->p.state.index };
+	int qi = vu_msg_queue(m, m->p.state.index);
+
+	if (qi >= 0) {
+		struct vu_queue *q = &dev->q[qi];
+
+		vu_queue_stop(c, dev, (unsigned int)qi);
+		st.num = q->base;
+		/* Stopped until the next SET_VRING_KICK */
+		if (q->kick_fd >= 0) {
+			close(q->kick_fd);
+			q->kick_fd = -1;
+		}
+		debug("vhost-user: queue %i stopped at index %u", qi, st.num);
+	}
+
+	return vu_msg_send(dev, m->hdr.request, &st, sizeof(st));
+}
+
+/**
+ * vu_msg_set_vring_fd() - SET_VRING_KICK, _CALL, _ERR: a queue's eventfd
+ * @c:		execution context
+ * @dev:	device
+ * @m:		request: queue index and flags, the eventfd unless
+ *		VU_VRING_NOFD
+ *
+ * Return: VU_OK, VU_FAIL for a bad index or a kick without eventfd
+ *	   (polling is not supported), VU_BAD if the descriptor count is
+ *	   wrong
+ */
+static enum vu_res vu_msg_set_vring_fd(struct ctx *c, struct vu_dev *dev,
+				       struct vu_msg *m)
+{
+	bool nofd = m->p.u64 & VU_VRING_NOFD;
+	int qi, *slot, fd;
+	struct vu_queue *q;
+
+	if (m->nfds != (nofd ? 0U : 1U)) {
+		err("vhost-user: request %u came with %u descriptors, "
+		    "expected %u", m->hdr.request, m->nfds, nofd ? 0U : 1U);
+		return VU_BAD;
+	}
+
+	qi = vu_msg_queue(m, m->p.u64 & VU_VRING_IDX_MASK);
+	if (qi < 0)
+		return VU_FAIL;
+	q = &dev->q[qi];
+
+	if (m->hdr.request == VU_SET_VRING_KICK && nofd) {
+		warn("vhost-user: the front-end asks us to poll queue %i "
+		     "instead of giving a kick eventfd: not supported, the "
+		     "queue stays stopped", qi);
+		vu_queue_stop(c, dev, (unsigned int)qi);
+		if (q->kick_fd >= 0)
+			close(q->kick_fd);
+		q->kick_fd = -1;
+		return VU_FAIL;
+	}
+
+	if (m->hdr.request == VU_SET_VRING_KICK)
+		slot = &q->kick_fd;
+	else if (m->hdr.request == VU_SET_VRING_CALL)
+		slot = &q->call_fd;
+	else
+		slot = &q->err_fd;
+
+	fd = nofd ? -1 : vu_msg_take_fd(m);
+
+	/* A new kick eventfd: stop watching the old one first */
+	if (slot == &q->kick_fd)
+		vu_queue_stop(c, dev, (unsigned int)qi);
+	if (*slot >= 0)
+		close(*slot);
+	*slot = fd;
+
+	vu_queue_update(c, dev, (unsigned int)qi);
+	return VU_OK;
+}
+
+/**
+ * vu_msg_get_queue_num() - GET_QUEUE_NUM: one queue pair
+ * @c:		execution context (unused)
+ * @dev:	device
+ * @m:		request
+ *
+ * Return: VU_REPLIED, VU_BAD on socket failure
+ */
+static enum vu_res vu_msg_get_queue_num(struct ctx *c, struct vu_dev *dev,
+					struct vu_msg *m)
+{
+	(void)c;
+	return vu_msg_reply_u64(dev, m, 1);
+}
+
+/**
+ * vu_msg_set_vring_enable() - SET_VRING_ENABLE: enable or disable a queue
+ * @c:		execution context
+ * @dev:	device
+ * @m:		request
+ *
+ * Return: VU_OK, VU_FAIL for a bad index
+ */
+static enum vu_res vu_msg_set_vring_enable(struct ctx *c, struct vu_dev *dev,
+					   struct vu_msg *m)
+{
+	int qi = vu_msg_queue(m, m->p.state.index);
+
+	if (qi < 0)
+		return VU_FAIL;
+
+	dev->q[qi].enabled = !!m->p.state.num;
+	debug("vhost-user: queue %i %s", qi,
+	      dev->q[qi].enabled ? "enabled" : "disabled");
+	vu_queue_update(c, dev, (unsigned int)qi);
+	return VU_OK;
+}
+
+/**
+ * vu_msg_ignore() - SEND_RARP, NET_SET_MTU: nothing to do for us
+ * @c:		execution context (unused)
+ * @dev:	device (unused)
+ * @m:		request
+ *
+ * Return: VU_OK
+ */
+static enum vu_res vu_msg_ignore(struct ctx *c, struct vu_dev *dev,
+				 struct vu_msg *m)
+{
+	(void)c;
+	(void)dev;
+	debug("vhost-user: ignoring request %u", m->hdr.request);
+	return VU_OK;
+}
+
+/* Requests we handle, by number */
+static const struct vu_msg_type vu_msg_types[VU_REQUEST_MAX] = {
+	[VU_GET_FEATURES] = { "GET_FEATURES", 0, 0, vu_msg_get_features },
+	[VU_SET_FEATURES] = { "SET_FEATURES", sizeof(uint64_t), 0,
+			      vu_msg_set_features },
+	[VU_SET_OWNER] = { "SET_OWNER", 0, 0, vu_msg_set_owner },
+	[VU_RESET_OWNER] = { "RESET_OWNER", 0, 0, vu_msg_reset },
+	[VU_SET_MEM_TABLE] = { "SET_MEM_TABLE",
+			       offsetof(struct vu_msg_mem, r), VU_FDS_ANY,
+			       vu_msg_set_mem_table },
+	[VU_SET_VRING_NUM] = { "SET_VRING_NUM", sizeof(struct vu_vring_state),
+			       0, vu_msg_set_vring_num },
+	[VU_SET_VRING_ADDR] = { "SET_VRING_ADDR", sizeof(struct vu_vring_addr),
+				0, vu_msg_set_vring_addr },
+	[VU_SET_VRING_BASE] = { "SET_VRING_BASE",
+				sizeof(struct vu_vring_state), 0,
+				vu_msg_set_vring_base },
+	[VU_GET_VRING_BASE] = { "GET_VRING_BASE",
+				sizeof(struct vu_vring_state), 0,
+				vu_msg_get_vring_base },
+	[VU_SET_VRING_KICK] = { "SET_VRING_KICK", sizeof(uint64_t),
+				VU_FDS_ANY, vu_msg_set_vring_fd },
+	[VU_SET_VRING_CALL] = { "SET_VRING_CALL", sizeof(uint64_t),
+				VU_FDS_ANY, vu_msg_set_vring_fd },
+	[VU_SET_VRING_ERR] = { "SET_VRING_ERR", sizeof(uint64_t),
+			       VU_FDS_ANY, vu_msg_set_vring_fd },
+	[VU_GET_PROTOCOL_FEATURES] = { "GET_PROTOCOL_FEATURES", 0, 0,
+				       vu_msg_get_protocol_features },
+	[VU_SET_PROTOCOL_FEATURES] = { "SET_PROTOCOL_FEATURES",
+				       sizeof(uint64_t), 0,
+				       vu_msg_set_protocol_features },
+	[VU_GET_QUEUE_NUM] = { "GET_QUEUE_NUM", 0, 0, vu_msg_get_queue_num },
+	[VU_SET_VRING_ENABLE] = { "SET_VRING_ENABLE",
+				  sizeof(struct vu_vring_state), 0,
+				  vu_msg_set_vring_enable },
+	[VU_SEND_RARP] = { "SEND_RARP", 0, 0, vu_msg_ignore },
+	[VU_NET_SET_MTU] = { "NET_SET_MTU", sizeof(uint64_t), 0,
+			     vu_msg_ignore },
+	[VU_RESET_DEVICE] = { "RESET_DEVICE", 0, 0, vu_msg_reset },
+};
+
+/**
+ * vu_msg_close_fds() - close the descriptors a message still holds
+ * @m:		message
+ */
+static void vu_msg_close_fds(struct vu_msg *m)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->nfds; i++) {
+		if (m->fds[i] >= 0)
+			close(m->fds[i]);
+		m->fds[i] = -1;
+	}
+	m->nfds = 0;
+}
+
+/**
+ * vu_msg_recv_fds() - collect the descriptors of a received header
+ * @mh:		message header of the recvmsg() call
+ * @m:		message: descriptors go to @m->fds
+ *
+ * Return: 0, or -EPROTO if descriptors were cut off or unexpected
+ *	   control data came (everything received is closed then)
+ */
+static int vu_msg_recv_fds(struct msghdr *mh, struct vu_msg *m)
+{
+	struct cmsghdr *cmsg;
+	bool bad = mh->msg_flags & MSG_CTRUNC;
+
+	for (cmsg = CMSG_FIRSTHDR(mh); cmsg; cmsg = CMSG_NXTHDR(mh, cmsg)) {
+		size_t n, i;
+
+		if (cmsg->cmsg_level != SOL_SOCKET ||
+		    cmsg->cmsg_type != SCM_RIGHTS) {
+			bad = true;
+			continue;
+		}
+
+		n = (cmsg->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (i = 0; i < n; i++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(cmsg) + i * sizeof(int),
+			       sizeof(fd));
+			if (m->nfds < VU_MSG_FDS_MAX) {
+				m->fds[m->nfds++] = fd;
+			} else {
+				close(fd);
+				bad = true;
+			}
+		}
+	}
+
+	if (bad) {
+		vu_msg_close_fds(m);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/**
+ * vu_msg_read_rest() - read the rest of something the front-end sent
+ * @fd:		socket (blocking, with a receive timeout)
+ * @buf:	destination
+ * @len:	bytes still to read
+ *
+ * Return: 0, -ECONNRESET on end of stream, other negative errno
+ */
+static int vu_msg_read_rest(int fd, uint8_t *buf, size_t len)
+{
+	while (len) {
+		struct iovec iov = { .iov_base = buf, .iov_len = len };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+		ssize_t n = recvmsg(fd, &mh, MSG_WAITALL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -ECONNRESET;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/**
+ * vu_msg_recv() - read one message, if one is there
+ * @dev:	device
+ * @m:		message, filled
+ *
+ * Return: 1 if a message was read, 0 if none was waiting, -ECONNRESET if
+ *	   the front-end closed the connection, other negative errno for an
+ *	   unusable message (logged)
+ */
+static int vu_msg_recv(const struct vu_dev *dev, struct vu_msg *m)
+{
+	union {
+		char buf[CMSG_SPACE(VU_MSG_FDS_MAX * sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = { .iov_base = &m->hdr, .iov_len = sizeof(m->hdr) };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf),
+	};
+	ssize_t n;
+	int ret;
+
+	m->nfds = 0;
+	do
+		n = recvmsg(dev->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+
+	if (n < 0)
+		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
+	if (n == 0)
+		return -ECONNRESET;
+
+	ret = vu_msg_recv_fds(&mh, m);
+	if (ret) {
+		err("vhost-user: message came with unexpected control data "
+		    "or too many descriptors (at most %u)", VU_MSG_FDS_MAX);
+		return ret;
+	}
+
+	ret = vu_msg_read_rest(dev->fd, (uint8_t *)&m->hdr + n,
+			       sizeof(m->hdr) - (size_t)n);
+	if (ret)
+		goto fail;
+
+	if ((m->hdr.flags & VU_FLAG_VERSION_MASK) != VU_VERSION) {
+		err("vhost-user: message version %u, we speak version %u",
+		    m->hdr.flags & VU_FLAG_VERSION_MASK, VU_VERSION);
+		ret = -EPROTO;
+		goto fail;
+	}
+	if (m->hdr.size > VU_MSG_PAYLOAD_MAX) {
+		err("vhost-user: request %u has a payload of %u bytes, more "
+		    "than any request we know (%u)", m->hdr.request,
+		    m->hdr.size, VU_MSG_PAYLOAD_MAX);
+		ret = -EMSGSIZE;
+		goto fail;
+	}
+
+	memset(&m->p, 0, sizeof(m->p));
+	ret = vu_msg_read_rest(dev->fd, m->p.raw, m->hdr.size);
+	if (ret)
+		goto fail;
+
+	return 1;
+
+fail:
+	if (ret == -EAGAIN || ret == -EWOULDBLOCK) {
+		err("vhost-user: the front-end sent an incomplete message");
+		ret = -EPROTO;
+	}
+	vu_msg_close_fds(m);
+	return ret;
+}
+
+/**
+ * vu_msg_dispatch() - check and apply one message, reply as needed
+ * @c:		execution context
+ * @dev:	device
+ * @m:		message
+ *
+ * Return: 0, or negative errno if the connection must be closed
+ */
+static int vu_msg_dispatch(struct ctx *c, struct vu_dev *dev,
+			   struct vu_msg *m)
+{
+	uint32_t req = m->hdr.request;
+	const struct vu_msg_type *t = NULL;
+	enum vu_res res;
+
+	if (m->hdr.flags & VU_FLAG_REPLY) {
+		err("vhost-user: front-end sent a reply (request %u) we did "
+		    "not ask for", req);
+		return -EPROTO;
+	}
+
+	if (req < VU_REQUEST_MAX && vu_msg_types[req].fn)
+		t = &vu_msg_types[req];
+
+	if (!t) {
+		bool logged = req < VU_REQUEST_MAX &&
+			      (dev->unknown & VU_BIT(req));
+
+		if (!logged) {
+			warn("vhost-user: unsupported request %u, refused",
+			     req);
+			if (req < VU_REQUEST_MAX)
+				dev->unknown |= VU_BIT(req);
+		}
+		res = VU_FAIL;
+	} else if (m->hdr.size < t->size) {
+		err("vhost-user: %s with a payload of %u bytes, expected %zu",
+		    t->name, m->hdr.size, t->size);
+		res = VU_BAD;
+	} else if (t->fds != VU_FDS_ANY && m->nfds != (unsigned int)t->fds) {
+		err("vhost-user: %s came with %u descriptors, expected %i",
+		    t->name, m->nfds, t->fds);
+		res = VU_BAD;
+	} else {
+		debug("vhost-user: %s", t->name);
+		res = t->fn(c, dev, m);
+	}
+
+	vu_msg_close_fds(m);
+
+	if (res == VU_BAD)
+		return -EPROTO;
+
+	if (res != VU_REPLIED && (m->hdr.flags & VU_FLAG_NEED_REPLY) &&
+	    (dev->pfeatures & VU_BIT(VU_PF_REPLY_ACK))) {
+		if (vu_msg_reply_u64(dev, m, res == VU_OK ? 0 : 1) == VU_BAD)
+			return -EPIPE;
+	}
+
+	return 0;
+}
+
+/**
+ * vu_msg_handle() - handle the messages waiting on the front-end socket
+ * @c:		execution context
+ * @dev:	device, @dev->fd connected
+ *
+ * Return: 0 to go on, -ECONNRESET if the front-end closed the
+ *	   connection, other negative errno if it must be closed (logged)
+ */
+int vu_msg_handle(struct ctx *c, struct vu_dev *dev)
+{
+	static struct vu_msg m;
+	unsigned int i;
+
+	for (i = 0; i < VU_MSG_BATCH && dev->fd >= 0; i++) {
+		int ret = vu_msg_recv(dev, &m);
+
+		if (ret <= 0)
+			return ret;
+
+		ret = vu_msg_dispatch(c, dev, &m);
+		if (ret)
+			return ret;
+	}
+
+	return 0;
+}
