@@ -216,6 +216,27 @@ void vu_queue_stop(struct ctx *c, struct vu_dev *dev, unsigned int qi)
 }
 
 /**
+ * vu_queue_reset() - stop a queue, close its eventfds, forget its set-up
+ * @c:		execution context
+ * @dev:	device
+ * @qi:		queue index
+ */
+void vu_queue_reset(struct ctx *c, struct vu_dev *dev, unsigned int qi)
+{
+	struct vu_queue *q = &dev->q[qi];
+
+	vu_queue_stop(c, dev, qi);
+	if (q->kick_fd >= 0)
+		close(q->kick_fd);
+	if (q->call_fd >= 0)
+		close(q->call_fd);
+	if (q->err_fd >= 0)
+		close(q->err_fd);
+	memset(q, 0, sizeof(*q));
+	q->kick_fd = q->call_fd = q->err_fd = -1;
+}
+
+/**
  * vu_queue_update() - start a queue if its configuration is complete
  * @c:		execution context
  * @dev:	device
@@ -588,17 +609,8 @@ static void vu_guest_close(struct ctx *c, const char *why)
 	if (vu_dev.fd < 0)
 		return;
 
-	for (qi = 0; qi < VU_QUEUES; qi++) {
-		struct vu_queue *q = &vu_dev.q[qi];
-
-		vu_queue_stop(c, &vu_dev, qi);
-		if (q->kick_fd >= 0)
-			close(q->kick_fd);
-		if (q->call_fd >= 0)
-			close(q->call_fd);
-		if (q->err_fd >= 0)
-			close(q->err_fd);
-	}
+	for (qi = 0; qi < VU_QUEUES; qi++)
+		vu_queue_reset(c, &vu_dev, qi);
 	if (vu_dev.mem.n)
 		vu_mem_unmap(&vu_dev.mem);
 

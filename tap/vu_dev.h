@@ -104,5 +104,6 @@ int vu_msg_handle(struct ctx *c, struct vu_dev *dev);
 /* vhost_user.c */
 void vu_queue_update(struct ctx *c, struct vu_dev *dev, unsigned int qi);
 void vu_queue_stop(struct ctx *c, struct vu_dev *dev, unsigned int qi);
+void vu_queue_reset(struct ctx *c, struct vu_dev *dev, unsigned int qi);
 
 #endif /* TAP_VU_DEV_H */

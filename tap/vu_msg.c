@@ -440,19 +440,8 @@ static enum vu_res vu_msg_reset(struct ctx *c, struct vu_dev *dev,
 
 	(void)m;
 
-	for (qi = 0; qi < VU_QUEUES; qi++) {
-		struct vu_queue *q = &dev->q[qi];
-
-		vu_queue_stop(c, dev, qi);
-		if (q->kick_fd >= 0)
-			close(q->kick_fd);
-		if (q->call_fd >= 0)
-			close(q->call_fd);
-		if (q->err_fd >= 0)
-			close(q->err_fd);
-		memset(q, 0, sizeof(*q));
-		q->kick_fd = q->call_fd = q->err_fd = -1;
-	}
+	for (qi = 0; qi < VU_QUEUES; qi++)
+		vu_queue_reset(c, dev, qi);
 	dev->features = 0;
 	dev->hdrlen = VU_HDR_LEN;
 	return VU_OK;

@@ -21,8 +21,8 @@ PASST_SOCK=		# socket of the relay started by passt_start
 PASST_BRIDGE_PID=	# last tap_bridge started by passt_guest_start
 PASST_BRIDGE_LOG=
 
-# passt_init() - resolve $PASST and the bridge tool, after rig_init
-passt_init() {
+# passt_find() - resolve $PASST, after rig_init; exit if it isn't there
+passt_find() {
 	PASST=${PASST:-$(dirname "$RELAY")/passt}
 	case $PASST in
 	/*) ;;
@@ -33,6 +33,11 @@ passt_init() {
 		     "(run make, or set PASST=/path/to/passt)"
 		exit 1
 	fi
+}
+
+# passt_init() - resolve $PASST and the bridge tool, after rig_init
+passt_init() {
+	passt_find
 	BRIDGE=$TOOLS_DIR/tap_bridge
 	if [ ! -x "$BRIDGE" ]; then
 		echo "FAIL: prerequisites: $BRIDGE not built (run make tools)"

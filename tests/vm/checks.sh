@@ -31,16 +31,7 @@ SERVER_PIDS=()
 # vmc_init() - passt binary, host namespace, data, guest configuration
 # Sets PASST, DATA, SOCK, CONF; exits the script if something is missing.
 vmc_init() {
-	PASST=${PASST:-$(dirname "$RELAY")/passt}
-	case $PASST in
-	/*) ;;
-	*)  PASST=$RIG_ROOT/$PASST ;;
-	esac
-	if [ ! -x "$PASST" ]; then
-		echo "FAIL: prerequisites: passt binary $PASST not found" \
-		     "(run make, or set PASST=/path/to/passt)"
-		exit 1
-	fi
+	passt_find
 	rig_log "passt: $PASST"
 	rig_host_ns || exit 1
 
