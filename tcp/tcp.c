@@ -484,6 +484,8 @@ void tcp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
 	}
 }
 
+static void tcp_conns_log(void);
+
 /**
  * tcp_stats_log() - log the TCP counters, one line of key=value pairs
  */
@@ -505,6 +507,32 @@ void tcp_stats_log(void)
 	     (unsigned long long)t->probes_acked,
 	     (unsigned long long)t->ooo_held,
 	     (unsigned long long)t->evicted, tcp_conns_active());
+	tcp_conns_log();
+}
+
+/**
+ * tcp_conns_log() - sequence state of the first TCP_STATS_CONNS
+ *		     connections, to diagnose a stalled transfer
+ */
+static void tcp_conns_log(void)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < tcp_conns_cap && n < TCP_STATS_CONNS; i++) {
+		const struct tcp_conn *conn = tcp_conn_at(i);
+		char ooo[64];
+
+		if (!conn || conn->state == CONN_CLOSED)
+			continue;
+		n++;
+		tcp_ooo_describe(conn, ooo, sizeof(ooo));
+		info("tcp: flow %u state=%u flags=0x%x from_guest=%u wq=%u/%u "
+		     "to_guest=%u acked=%u max_sent=%u wnd_from=%u wnd_to=%u "
+		     "ooo=%s", i, conn->state, conn->flags,
+		     conn->seq_from_guest, conn->wq_segs, conn->wq_bytes,
+		     conn->seq_to_guest, conn->seq_acked, conn->seq_max_sent,
+		     conn->wnd_from_guest, conn->wnd_to_guest, ooo);
+	}
 }
 
 /**

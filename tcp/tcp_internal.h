@@ -32,6 +32,7 @@ struct ctx;
 #define TCP_PERSIST_MS		500
 #define TCP_CONNECT_TIMEOUT_MS	30000
 #define TCP_FRAMES_PER_PULL	64
+#define TCP_STATS_CONNS		8	/* connections in --stats, SIGUSR1 */
 /* Guest data held after holes (tcp_ooo.c): connections at once, bytes of
  * sequence space each, and runs of held bytes each
  */
@@ -225,6 +226,7 @@ size_t tcp_ooo_take(const struct tcp_conn *conn, uint32_t next,
 		    struct iovec *iov);
 void tcp_ooo_flushed(const struct tcp_conn *conn);
 void tcp_ooo_release(const struct tcp_conn *conn);
+void tcp_ooo_describe(const struct tcp_conn *conn, char *buf, size_t size);
 
 /* tcp_window.c */
 int tcp_window_init(void);

@@ -28,6 +28,7 @@
  * happens. Nothing is acknowledged before it is in the socket.
  */
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -270,4 +271,23 @@ void tcp_ooo_release(const struct tcp_conn *conn)
 		return;
 	b->flow = FLOW_IDX_NONE;
 	tcp_ooo_used--;
+}
+
+/**
+ * tcp_ooo_describe() - held data of a connection, for the log
+ * @conn:	connection
+ * @buf:	where to write, e.g. "none" or "base=N runs=2 first=A-B"
+ * @size:	its size
+ */
+void tcp_ooo_describe(const struct tcp_conn *conn, char *buf, size_t size)
+{
+	const struct tcp_ooo_buf *b = tcp_ooo_find(conn);
+
+	if (!b)
+		snprintf(buf, size, "none");
+	else if (!b->nranges)
+		snprintf(buf, size, "base=%u runs=0", b->base);
+	else
+		snprintf(buf, size, "base=%u runs=%u first=%u-%u", b->base,
+			 b->nranges, b->ranges[0].start, b->ranges[0].end);
 }

@@ -66,7 +66,8 @@ to_host() {
 		"$RIG_HOSTNS" "TCP4-LISTEN:$PORT,bind=127.0.0.1" \
 		"$DATA" "$LIMIT"; then
 		rig_relay_counter tcp retrans >/dev/null
-		grep "tcp: " "$RIG_RELAY_LOG" | tail -1 | rig_indent
+		# counters, then the connections' sequence state
+		grep "tcp: " "$RIG_RELAY_LOG" | tail -3 | rig_indent
 		return 1
 	fi
 	r1=$(rig_nstat "$GUEST" TcpRetransSegs)
