@@ -470,23 +470,6 @@ static void stream_tx_error(size_t len)
 }
 
 /**
- * stream_frame_len() - total length of a frame's buffers
- * @f:		buffers
- * @n:		their number
- *
- * Return: sum of the lengths
- */
-static size_t stream_frame_len(const struct iovec *f, size_t n)
-{
-	size_t len = 0, i;
-
-	for (i = 0; i < n; i++)
-		len += f[i].iov_len;
-
-	return len;
-}
-
-/**
  * stream_send_frames() - write frames with their length prefixes
  * @c:			execution context
  * @iov:		@nframes groups of @bufs_per_frame buffers
@@ -524,7 +507,7 @@ static size_t stream_send_frames(struct ctx *c, const struct iovec *iov,
 			const struct iovec *f = iov + (done + k) *
 						bufs_per_frame;
 
-			len = stream_frame_len(f, bufs_per_frame);
+			len = iov_size(f, bufs_per_frame);
 			if (len < STREAM_FRAME_MIN || len > STREAM_FRAME_MAX) {
 				if (k)
 					break;	/* send what precedes it */

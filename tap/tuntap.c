@@ -352,23 +352,6 @@ static void tuntap_handler(struct ctx *c, union epoll_ref ref,
 }
 
 /**
- * tuntap_iov_len() - total length of a frame's buffers
- * @iov:	buffers
- * @n:		their number
- *
- * Return: sum of the lengths
- */
-static size_t tuntap_iov_len(const struct iovec *iov, size_t n)
-{
-	size_t len = 0, i;
-
-	for (i = 0; i < n; i++)
-		len += iov[i].iov_len;
-
-	return len;
-}
-
-/**
  * tuntap_tx_error() - count and report a frame the device rejected
  * @err_no:	errno of the failed write
  * @len:	frame length
@@ -425,7 +408,7 @@ static size_t tuntap_send_frames(struct ctx *c, const struct iovec *iov,
 			if (errno == EBADFD)
 				tuntap_gone(errno);
 
-			tuntap_tx_error(errno, tuntap_iov_len(f, bufs_per_frame));
+			tuntap_tx_error(errno, iov_size(f, bufs_per_frame));
 		} else {
 			tuntap_stats.tx_frames++;
 			tuntap_stats.tx_bytes += (size_t)n;

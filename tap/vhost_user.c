@@ -359,23 +359,6 @@ static void vu_tx_error(size_t len, int ret)
 }
 
 /**
- * vu_frame_len() - total length of a frame's buffers
- * @f:		buffers
- * @n:		their number
- *
- * Return: sum of the lengths
- */
-static size_t vu_frame_len(const struct iovec *f, size_t n)
-{
-	size_t len = 0, i;
-
-	for (i = 0; i < n; i++)
-		len += f[i].iov_len;
-
-	return len;
-}
-
-/**
  * vu_send_frames() - copy frames to the guest's receive queue
  * @c:			execution context
  * @iov:		@nframes groups of @bufs_per_frame buffers
@@ -399,7 +382,7 @@ static size_t vu_send_frames(struct ctx *c, const struct iovec *iov,
 
 	while (done < nframes) {
 		const struct iovec *f = iov + done * bufs_per_frame;
-		size_t len = vu_frame_len(f, bufs_per_frame);
+		size_t len = iov_size(f, bufs_per_frame);
 		int ret;
 
 		ret = vu_virtq_push_frame(&q->vq, &vu_dev.mem, vu_dev.hdrlen,

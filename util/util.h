@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
+#include <sys/uio.h>
 
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 #define MIN(a, b)		((a) < (b) ? (a) : (b))
@@ -29,5 +30,22 @@
 #define SEQ_LE(a, b)		((int32_t)((uint32_t)(a) - (uint32_t)(b)) <= 0)
 #define SEQ_GT(a, b)		((int32_t)((uint32_t)(a) - (uint32_t)(b)) > 0)
 #define SEQ_GE(a, b)		((int32_t)((uint32_t)(a) - (uint32_t)(b)) >= 0)
+
+/**
+ * iov_size() - total length of a frame's buffers
+ * @iov:	buffers
+ * @n:		their number
+ *
+ * Return: sum of the lengths
+ */
+static inline size_t iov_size(const struct iovec *iov, size_t n)
+{
+	size_t len = 0, i;
+
+	for (i = 0; i < n; i++)
+		len += iov[i].iov_len;
+
+	return len;
+}
 
 #endif /* UTIL_UTIL_H */
