@@ -47,10 +47,23 @@
  * notifications go off again, the wake-up is disarmed, and qdisc_flush()
  * continues (design.md invariant 2). A frame the queue can never take
  * (too long for the guest's buffers, bad buffers) counts as sent and as a
- * tx_error. Frames are plain (no offloads yet): the virtio-net header we
- * write is all zeroes but for the number of buffers. Without a started
- * and enabled receive queue, frames are dropped (tx_errors), as without a
- * guest.
+ * tx_error. Without a started and enabled receive queue, frames are
+ * dropped (tx_errors), as without a guest.
+ *
+ * Offloads: we offer checksum and TCP segmentation offloads both ways
+ * (VU_GUEST_OFFLOADS, VU_HOST_OFFLOADS in vu_dev.h). If the guest took
+ * all of GUEST_CSUM, GUEST_TSO4 and GUEST_TSO6, offload() says so and
+ * tap.c hands us each frame behind its struct virtio_net_hdr (partial
+ * checksum, TSO super-frames up to 64 KiB, as for pasta's tap device),
+ * which becomes the virtio-net header in guest memory; otherwise frames
+ * are plain and the header is all zeroes but for the number of buffers.
+ * From the guest, with CSUM and HOST_TSO4/6, frames may have a partial
+ * checksum and be TCP super-frames: like pasta's, they go to net_input()
+ * as they are (nothing there verifies TCP or UDP checksums, and TCP
+ * writes the payload to its socket in one piece). A frame whose header
+ * asks for a segmentation we did not agree to (UDP, ECN, or TCP without
+ * HOST_TSO4/6) is dropped (rx_errors). vu_off_stats counts offloaded
+ * frames, logged when the front-end goes.
  */
 
 #include <errno.h>
@@ -109,6 +122,23 @@ static bool vu_out_armed;		/* receive kick eventfd watched */
 static char vu_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 static struct tap_stats vu_stats;
 static unsigned int vu_tx_err_logged;
+
+/**
+ * struct vu_off_stats - offloaded frames of the current connection
+ * @rx_csum:	frames from the guest with a partial checksum
+ * @rx_gso:	TSO super-frames from the guest
+ * @rx_bad:	frames from the guest with offloads we did not agree to
+ * @tx_csum:	frames to the guest with a partial checksum
+ * @tx_gso:	TSO super-frames to the guest
+ */
+struct vu_off_stats {
+	uint64_t rx_csum;
+	uint64_t rx_gso;
+	uint64_t rx_bad;
+	uint64_t tx_csum;
+	uint64_t tx_gso;
+};
+static struct vu_off_stats vu_off_stats;
 
 /* Input: frames of one batch, each in its slot until net_input_done() */
 static uint8_t vu_tx_buf[VU_TX_BATCH][VU_TX_SLOT] __attribute__((aligned(64)));
@@ -261,6 +291,7 @@ void vu_queue_update(struct ctx *c, struct vu_dev *dev, unsigned int qi)
 		return;
 	}
 	q->vq.event_idx = !!(dev->features & VU_BIT(VU_F_EVENT_IDX));
+	q->vq.mrg_rxbuf = !!(dev->features & VU_BIT(VU_F_MRG_RXBUF));
 
 	/* We read it only after epoll said so, but never block on it */
 	flags = fcntl(q->kick_fd, F_GETFL);
@@ -359,9 +390,23 @@ static void vu_tx_error(size_t len, int ret)
 }
 
 /**
+ * vu_offload() - tell if frames to the guest may be offloaded
+ *
+ * Return: true if the guest took GUEST_CSUM, GUEST_TSO4 and GUEST_TSO6:
+ *	   send_frames() then gets a struct virtio_net_hdr before each frame
+ */
+static bool vu_offload(void)
+{
+	return vu_dev.fd >= 0 &&
+	       (vu_dev.features & VU_GUEST_OFFLOADS) == VU_GUEST_OFFLOADS;
+}
+
+/**
  * vu_send_frames() - copy frames to the guest's receive queue
  * @c:			execution context
- * @iov:		@nframes groups of @bufs_per_frame buffers
+ * @iov:		@nframes groups of @bufs_per_frame buffers; if
+ *			vu_offload(), each group starts with the frame's
+ *			struct virtio_net_hdr
  * @bufs_per_frame:	buffers per frame
  * @nframes:		frames to write
  *
@@ -372,7 +417,7 @@ static size_t vu_send_frames(struct ctx *c, const struct iovec *iov,
 			     size_t bufs_per_frame, size_t nframes)
 {
 	struct vu_queue *q = &vu_dev.q[VU_RX_Q];
-	bool retried = false;
+	bool retried = false, off = vu_offload();
 	size_t done = 0;
 
 	if (!vu_rx_ready()) {
@@ -382,11 +427,20 @@ static size_t vu_send_frames(struct ctx *c, const struct iovec *iov,
 
 	while (done < nframes) {
 		const struct iovec *f = iov + done * bufs_per_frame;
-		size_t len = iov_size(f, bufs_per_frame);
+		const struct virtio_net_hdr *vh = NULL;
+		size_t nbuf = bufs_per_frame, len;
 		int ret;
 
+		if (off && nbuf > 1 &&
+		    f[0].iov_len == sizeof(struct virtio_net_hdr)) {
+			vh = f[0].iov_base;
+			f++;
+			nbuf--;
+		}
+		len = iov_size(f, nbuf);
+
 		ret = vu_virtq_push_frame(&q->vq, &vu_dev.mem, vu_dev.hdrlen,
-					  f, bufs_per_frame);
+					  vh, f, nbuf);
 		if (ret == -EAGAIN) {
 			/* Out of buffers: arm (again: the kick must be for
 			 * the guest's next buffer, not one we took since),
@@ -405,6 +459,10 @@ static size_t vu_send_frames(struct ctx *c, const struct iovec *iov,
 		} else {
 			vu_stats.tx_frames++;
 			vu_stats.tx_bytes += len;
+			if (vh && (vh->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM))
+				vu_off_stats.tx_csum++;
+			if (vh && vh->gso_type != VIRTIO_NET_HDR_GSO_NONE)
+				vu_off_stats.tx_gso++;
 		}
 		done++;
 	}
@@ -429,6 +487,49 @@ static void vu_rx_kick(struct ctx *c)
 }
 
 /**
+ * vu_tx_offload_ok() - check the offloads of a frame from the guest
+ * @vh:		its virtio-net header, host order
+ * @len:	frame length
+ *
+ * Return: true if the frame can go to net_input() as it is: no
+ *	   segmentation, or TCP segmentation the guest may ask for
+ */
+static bool vu_tx_offload_ok(const struct virtio_net_hdr *vh, size_t len)
+{
+	uint64_t need;
+
+	if (vh->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM)
+		vu_off_stats.rx_csum++;
+
+	switch (vh->gso_type) {
+	case VIRTIO_NET_HDR_GSO_NONE:
+		return true;
+	case VIRTIO_NET_HDR_GSO_TCPV4:
+		need = VU_BIT(VU_F_HOST_TSO4);
+		break;
+	case VIRTIO_NET_HDR_GSO_TCPV6:
+		need = VU_BIT(VU_F_HOST_TSO6);
+		break;
+	default:		/* UDP, ECN: never offered */
+		need = 0;
+		break;
+	}
+
+	if (need && (vu_dev.features & need)) {
+		vu_off_stats.rx_gso++;
+		return true;
+	}
+
+	vu_off_stats.rx_bad++;
+	if (vu_off_stats.rx_bad <= VU_TX_ERR_LOG_MAX) {
+		warn("vhost-user: dropping a frame of %zu bytes from the "
+		     "guest: segmentation type %#x was not negotiated", len,
+		     vh->gso_type);
+	}
+	return false;
+}
+
+/**
  * vu_tx_kick() - the guest sent frames: take them
  * @c:		execution context
  * @now_ms:	current time, milliseconds
@@ -450,10 +551,11 @@ static void vu_tx_kick(struct ctx *c, uint64_t now_ms)
 		for (i = 0; i < VU_TX_BATCH && vu_virtq_has_avail(&q->vq);
 		     i++) {
 			uint8_t *frame = vu_tx_buf[n] + VU_TX_OFF;
+			struct virtio_net_hdr vh;
 			ssize_t len;
 
 			len = vu_virtq_pop_frame(&q->vq, &vu_dev.mem,
-						 vu_dev.hdrlen, frame,
+						 vu_dev.hdrlen, &vh, frame,
 						 VU_TX_SLOT - VU_TX_OFF);
 			used = true;
 			if (len <= 0) {
@@ -463,6 +565,10 @@ static void vu_tx_kick(struct ctx *c, uint64_t now_ms)
 			}
 			if (!q->enabled)
 				continue;	/* disabled: take and drop */
+			if (!vu_tx_offload_ok(&vh, (size_t)len)) {
+				vu_stats.rx_errors++;
+				continue;
+			}
 
 			vu_stats.rx_frames++;
 			vu_stats.rx_bytes += (uint64_t)len;
@@ -564,6 +670,7 @@ static int vu_guest_attach(struct ctx *c, int fd)
 	vu_dev.fd = fd;
 	vu_dev.gen++;
 	vu_out_armed = false;
+	memset(&vu_off_stats, 0, sizeof(vu_off_stats));
 
 	ref.fd = (uint32_t)fd;
 	ref.data = vu_dev.gen;
@@ -596,6 +703,15 @@ static void vu_guest_close(struct ctx *c, const char *why)
 		vu_queue_reset(c, &vu_dev, qi);
 	if (vu_dev.mem.n)
 		vu_mem_unmap(&vu_dev.mem);
+
+	info("vhost-user: offloaded frames: from the guest %llu with a "
+	     "partial checksum, %llu TSO, %llu refused; to the guest %llu "
+	     "with a partial checksum, %llu TSO",
+	     (unsigned long long)vu_off_stats.rx_csum,
+	     (unsigned long long)vu_off_stats.rx_gso,
+	     (unsigned long long)vu_off_stats.rx_bad,
+	     (unsigned long long)vu_off_stats.tx_csum,
+	     (unsigned long long)vu_off_stats.tx_gso);
 
 	epoll_ctl(c->epollfd, EPOLL_CTL_DEL, vu_dev.fd, NULL);
 	close(vu_dev.fd);
@@ -773,4 +889,5 @@ const struct tap_backend tap_vu_backend = {
 	.want_output	= vu_want_output,
 	.output_armed	= vu_output_armed,
 	.stats		= vu_get_stats,
+	.offload	= vu_offload,
 };

@@ -23,7 +23,17 @@ struct ctx;
 #define VU_RX_Q			0	/* the guest receives: our output */
 #define VU_TX_Q			1	/* the guest transmits: our input */
 
-/* Feature bits (virtio 1.x, virtio-net, vhost-user) */
+/* Feature bits (virtio 1.x, virtio-net, vhost-user). Offloads: the
+ * segmentation ones need the checksum one of their direction
+ */
+#define VU_F_CSUM		0	/* VIRTIO_NET_F_CSUM: guest's partial
+					 * checksums, to us */
+#define VU_F_GUEST_CSUM		1	/* VIRTIO_NET_F_GUEST_CSUM: ours, to
+					 * the guest */
+#define VU_F_GUEST_TSO4		7	/* VIRTIO_NET_F_GUEST_TSO4 */
+#define VU_F_GUEST_TSO6		8	/* VIRTIO_NET_F_GUEST_TSO6 */
+#define VU_F_HOST_TSO4		11	/* VIRTIO_NET_F_HOST_TSO4 */
+#define VU_F_HOST_TSO6		12	/* VIRTIO_NET_F_HOST_TSO6 */
 #define VU_F_MRG_RXBUF		15	/* VIRTIO_NET_F_MRG_RXBUF */
 #define VU_F_EVENT_IDX		29	/* VIRTIO_RING_F_EVENT_IDX */
 #define VU_F_PROTOCOL_FEATURES	30	/* VHOST_USER_F_PROTOCOL_FEATURES */
@@ -34,11 +44,21 @@ struct ctx;
 
 #define VU_BIT(n)		(1ULL << (n))
 
+/* Offloads to the guest: all three, or plain frames */
+#define VU_GUEST_OFFLOADS	(VU_BIT(VU_F_GUEST_CSUM) |		\
+				 VU_BIT(VU_F_GUEST_TSO4) |		\
+				 VU_BIT(VU_F_GUEST_TSO6))
+/* Offloads from the guest */
+#define VU_HOST_OFFLOADS	(VU_BIT(VU_F_CSUM) |			\
+				 VU_BIT(VU_F_HOST_TSO4) |		\
+				 VU_BIT(VU_F_HOST_TSO6))
+
 /* What we offer */
 #define VU_FEATURES		(VU_BIT(VU_F_VERSION_1) |		\
 				 VU_BIT(VU_F_MRG_RXBUF) |		\
 				 VU_BIT(VU_F_EVENT_IDX) |		\
-				 VU_BIT(VU_F_PROTOCOL_FEATURES))
+				 VU_BIT(VU_F_PROTOCOL_FEATURES) |	\
+				 VU_GUEST_OFFLOADS | VU_HOST_OFFLOADS)
 #define VU_PROTOCOL_FEATURES	VU_BIT(VU_PF_REPLY_ACK)
 
 /* Length of the virtio-net header before each frame */

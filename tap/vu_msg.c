@@ -363,6 +363,13 @@ static enum vu_res vu_msg_set_features(struct ctx *c, struct vu_dev *dev,
 
 	debug("vhost-user: features %#llx, header %zu bytes",
 	      (unsigned long long)f, dev->hdrlen);
+	info("vhost-user: offloads to the guest: %s; from the guest: "
+	     "checksum %s, TSO4 %s, TSO6 %s",
+	     (f & VU_GUEST_OFFLOADS) == VU_GUEST_OFFLOADS ?
+	     "checksum, TSO4, TSO6" : "none (plain frames)",
+	     f & VU_BIT(VU_F_CSUM) ? "on" : "off",
+	     f & VU_BIT(VU_F_HOST_TSO4) ? "on" : "off",
+	     f & VU_BIT(VU_F_HOST_TSO6) ? "on" : "off");
 	return VU_OK;
 }
 

@@ -28,17 +28,25 @@
  * its descriptors.
  *
  * TX (guest to us, vu_virtq_pop_frame()): one chain is one frame behind a
- * virtio-net header, which we skip. Each chain is given back at once.
+ * virtio-net header, which is copied out (host order) for the caller to
+ * see the guest's offloads, and not into the frame. Each chain is given
+ * back at once.
  *
- * RX (us to guest, vu_virtq_push_frame()), mergeable receive buffers: the
- * header and frame are written across as many chains as needed, and the
- * header's num_buffers tells the guest how many. Chains are filled as they
- * are walked, but nothing is published (no used entry, no used->idx, no
- * last_avail change) until the whole frame is in: if the guest gave too
- * few buffers, the frame is refused with -EAGAIN and the ring is as it
- * was. A bad chain found while filling drops the frame: it and the chains
- * before it (already taken in ring order, so they can't be skipped) are
- * given back with length 0.
+ * RX (us to guest, vu_virtq_push_frame()): the virtio-net header (the
+ * caller's offload description, little-endian, or zeroes) and the frame
+ * are written across as many chains as needed with mergeable receive
+ * buffers, into one chain without, and the header's num_buffers tells the
+ * guest how many. Every chain is written up to its descriptors' lengths,
+ * never past them. Chains are filled as they are walked, but nothing is
+ * published (no used entry, no used->idx, no last_avail change) until the
+ * whole frame is in: if the guest gave too few buffers, the frame is
+ * refused with -EAGAIN and the ring is as it was, so the same frame can
+ * be pushed again later, once. A frame that can never fit (one chain
+ * without mergeable buffers, more than VU_RX_CHAINS_MAX chains, or every
+ * descriptor of the ring) is refused with -EINVAL, nothing published. A
+ * bad chain found while filling drops the frame: it and the chains before
+ * it (already taken in ring order, so they can't be skipped) are given
+ * back with length 0.
  */
 
 #include <endian.h>
@@ -54,6 +62,10 @@
 
 /* Offset of num_buffers in the virtio-net header (mergeable buffers) */
 #define VU_HDR_NUM_BUFFERS	10
+/* Longest virtio-net header: struct virtio_net_hdr_mrg_rxbuf */
+#define VU_HDR_MAX		12
+/* Length of the offload fields: struct virtio_net_hdr */
+#define VU_HDR_OFFLOAD		10
 
 /* Ethernet header: the shortest frame a guest may send */
 #define VU_FRAME_MIN		14
@@ -282,10 +294,51 @@ bool vu_virtq_has_avail(const struct vu_virtq *vq)
 }
 
 /**
+ * vu_hdr_get() - offload fields of a virtio-net header, host order
+ * @h:		header as read from guest memory (little-endian)
+ * @vh:		filled
+ */
+static void vu_hdr_get(const uint8_t *h, struct virtio_net_hdr *vh)
+{
+	vh->flags = h[0];
+	vh->gso_type = h[1];
+	vh->hdr_len = (uint16_t)(h[2] | h[3] << 8);
+	vh->gso_size = (uint16_t)(h[4] | h[5] << 8);
+	vh->csum_start = (uint16_t)(h[6] | h[7] << 8);
+	vh->csum_offset = (uint16_t)(h[8] | h[9] << 8);
+}
+
+/**
+ * vu_hdr_put() - write offload fields as a little-endian header
+ * @vh:		offload description, host order; NULL for none (zeroes)
+ * @h:		header, at least VU_HDR_OFFLOAD bytes
+ */
+static void vu_hdr_put(const struct virtio_net_hdr *vh, uint8_t *h)
+{
+	if (!vh) {
+		memset(h, 0, VU_HDR_OFFLOAD);
+		return;
+	}
+
+	h[0] = vh->flags;
+	h[1] = vh->gso_type;
+	h[2] = (uint8_t)vh->hdr_len;
+	h[3] = (uint8_t)(vh->hdr_len >> 8);
+	h[4] = (uint8_t)vh->gso_size;
+	h[5] = (uint8_t)(vh->gso_size >> 8);
+	h[6] = (uint8_t)vh->csum_start;
+	h[7] = (uint8_t)(vh->csum_start >> 8);
+	h[8] = (uint8_t)vh->csum_offset;
+	h[9] = (uint8_t)(vh->csum_offset >> 8);
+}
+
+/**
  * vu_virtq_pop_frame() - take one frame the guest sent (TX queue)
  * @vq:		queue
  * @m:		guest memory
- * @hdrlen:	virtio-net header length, skipped
+ * @hdrlen:	virtio-net header length, not copied into @buf
+ * @vh:		set to the header's offload fields (host order; zeroes if
+ *		the chain is too short for them), NULL if not needed
  * @buf:	buffer for the frame
  * @size:	size of @buf
  *
@@ -296,14 +349,19 @@ bool vu_virtq_has_avail(const struct vu_virtq *vq)
  *	   in stats.bad_chain)
  */
 ssize_t vu_virtq_pop_frame(struct vu_virtq *vq, const struct vu_mem *m,
-			   size_t hdrlen, uint8_t *buf, size_t size)
+			   size_t hdrlen, struct virtio_net_hdr *vh,
+			   uint8_t *buf, size_t size)
 {
+	uint8_t h[VU_HDR_MAX] = { 0 };
 	size_t skip = hdrlen, n = 0;
 	struct vu_chain c;
 	unsigned int head;
 	uint32_t len;
 	uint8_t *p;
 	int rc;
+
+	if (vh)
+		memset(vh, 0, sizeof(*vh));
 
 	if (!vq->started || vu_avail_idx(vq) == vq->last_avail)
 		return 0;
@@ -312,6 +370,12 @@ ssize_t vu_virtq_pop_frame(struct vu_virtq *vq, const struct vu_mem *m,
 	vu_chain_start(vq, &c, head);
 
 	while ((rc = vu_chain_next(vq, m, &c, false, &p, &len)) > 0) {
+		size_t at = hdrlen - skip, k;
+
+		/* Header bytes: keep the ones we know, skip them all */
+		for (k = 0; k < skip && k < len && at + k < sizeof(h); k++)
+			h[at + k] = p[k];
+
 		if (skip >= len) {
 			skip -= len;
 			continue;
@@ -338,6 +402,9 @@ ssize_t vu_virtq_pop_frame(struct vu_virtq *vq, const struct vu_mem *m,
 		return -1;
 	}
 
+	if (vh && hdrlen >= VU_HDR_OFFLOAD)
+		vu_hdr_get(h, vh);
+
 	vq->stats.frames++;
 	vq->stats.bytes += n;
 	return (ssize_t)n;
@@ -349,7 +416,8 @@ ssize_t vu_virtq_pop_frame(struct vu_virtq *vq, const struct vu_mem *m,
  * @iovcnt:	number of entries in @iov
  * @i:		current entry
  * @off:	offset in the current entry
- * @hdrlen:	virtio-net header length
+ * @hdrlen:	virtio-net header length, at most VU_HDR_MAX
+ * @hdr:	the header, little-endian, num_buffers still zero
  * @pos:	bytes of header and frame written so far
  * @total:	header and frame length
  * @nb:		the two bytes of num_buffers in guest memory, once written
@@ -360,6 +428,7 @@ struct vu_rx_src {
 	size_t i;
 	size_t off;
 	size_t hdrlen;
+	uint8_t hdr[VU_HDR_MAX];
 	size_t pos;
 	size_t total;
 	uint8_t *nb[2];
@@ -380,7 +449,7 @@ static size_t vu_rx_hdr(struct vu_rx_src *s, uint8_t *p, size_t len)
 	if (n > len)
 		n = len;
 
-	memset(p, 0, n);
+	memcpy(p, s->hdr + s->pos, n);
 
 	if (s->hdrlen >= VU_HDR_NUM_BUFFERS + 2) {
 		for (b = 0; b < 2; b++) {
@@ -432,19 +501,23 @@ static size_t vu_rx_data(struct vu_rx_src *s, uint8_t *p, size_t len)
  * @m:		guest memory
  * @head:	chain head as the guest gave it
  * @s:		source state, advanced
+ * @ndesc:	incremented by the number of descriptors walked
  *
  * Return: bytes written into the chain, -1 if the chain is bad
  */
 static int64_t vu_rx_fill(const struct vu_virtq *vq, const struct vu_mem *m,
-			  unsigned int head, struct vu_rx_src *s)
+			  unsigned int head, struct vu_rx_src *s,
+			  unsigned int *ndesc)
 {
 	int64_t written = 0;
+	unsigned int left0;
 	struct vu_chain c;
 	uint32_t len;
 	uint8_t *p;
 	int rc;
 
 	vu_chain_start(vq, &c, head);
+	left0 = c.left;
 
 	while ((rc = vu_chain_next(vq, m, &c, true, &p, &len)) > 0) {
 		while (len && s->pos < s->total) {
@@ -467,6 +540,7 @@ static int64_t vu_rx_fill(const struct vu_virtq *vq, const struct vu_mem *m,
 			break;
 	}
 
+	*ndesc += left0 - c.left;
 	if (rc < 0)
 		return -1;
 
@@ -477,7 +551,9 @@ static int64_t vu_rx_fill(const struct vu_virtq *vq, const struct vu_mem *m,
  * vu_virtq_push_frame() - give a frame to the guest (RX queue)
  * @vq:		queue
  * @m:		guest memory
- * @hdrlen:	virtio-net header length (num_buffers set if at least 12)
+ * @hdrlen:	virtio-net header length, 10 or 12 (num_buffers set if 12)
+ * @vh:		offload description for the header (host order), NULL for
+ *		a plain frame (header all zeroes but num_buffers)
  * @iov:	frame, in pieces
  * @iovcnt:	number of pieces
  *
@@ -485,16 +561,22 @@ static int64_t vu_rx_fill(const struct vu_virtq *vq, const struct vu_mem *m,
  *	   queue is stopped): nothing was published, try again after a
  *	   kick; -EINVAL if the frame was dropped: a bad chain (given back
  *	   with length 0, with the chains taken before it), an empty frame,
- *	   or one needing more than VU_RX_CHAINS_MAX chains
+ *	   a bad header length, or a frame that can never fit (counted in
+ *	   stats.too_long, nothing published)
  */
 int vu_virtq_push_frame(struct vu_virtq *vq, const struct vu_mem *m,
-			size_t hdrlen, const struct iovec *iov, size_t iovcnt)
+			size_t hdrlen, const struct virtio_net_hdr *vh,
+			const struct iovec *iov, size_t iovcnt)
 {
 	struct vu_rx_src s = { .iov = iov, .iovcnt = iovcnt, .hdrlen = hdrlen };
-	unsigned int heads[VU_RX_CHAINS_MAX];
+	unsigned int heads[VU_RX_CHAINS_MAX], ndesc = 0;
 	uint32_t lens[VU_RX_CHAINS_MAX];
 	uint16_t avail, k, j;
 	size_t frame = 0, i;
+
+	if (hdrlen < VU_HDR_OFFLOAD || hdrlen > VU_HDR_MAX)
+		return -EINVAL;
+	vu_hdr_put(vh, s.hdr);
 
 	for (i = 0; i < iovcnt; i++) {
 		if (iov[i].iov_len > SIZE_MAX - hdrlen - frame)
@@ -518,13 +600,21 @@ int vu_virtq_push_frame(struct vu_virtq *vq, const struct vu_mem *m,
 	for (k = 0; s.pos < s.total; k++) {
 		int64_t n;
 
-		if (k == VU_RX_CHAINS_MAX || k == avail) {
+		/* Can never fit: one chain only, too many chains, or the
+		 * whole ring is ours and not enough
+		 */
+		if ((k && !vq->mrg_rxbuf) || k == VU_RX_CHAINS_MAX ||
+		    ndesc >= vq->num) {
+			vq->stats.too_long++;
+			return -EINVAL;
+		}
+		if (k == avail) {
 			vq->stats.no_buffers++;
-			return k == avail ? -EAGAIN : -EINVAL;
+			return -EAGAIN;
 		}
 
 		heads[k] = vu_avail_head(vq, vq->last_avail + k);
-		n = vu_rx_fill(vq, m, heads[k], &s);
+		n = vu_rx_fill(vq, m, heads[k], &s, &ndesc);
 		if (n < 0) {
 			for (j = 0; j <= k; j++)
 				vu_used_put(vq, j, heads[j], 0);

@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <sys/uio.h>
+#include <linux/virtio_net.h>
 #include <linux/virtio_ring.h>
 
 #define VU_MEM_REGIONS_MAX	8	/* VHOST_MEMORY_BASELINE_NREGIONS */
@@ -87,12 +88,16 @@ void *vu_mem_uva(const struct vu_mem *m, uint64_t uva, uint64_t len);
  *		address outside guest memory, wrong direction, frame too
  *		short or too long
  * @no_buffers:	RX frames that found too few available buffers
+ * @too_long:	RX frames dropped as longer than the guest's buffers can
+ *		ever hold: one chain without mergeable buffers, more than
+ *		VU_RX_CHAINS_MAX chains, or the whole ring
  */
 struct vu_virtq_stats {
 	uint64_t frames;
 	uint64_t bytes;
 	uint64_t bad_chain;
 	uint64_t no_buffers;
+	uint64_t too_long;
 };
 
 /**
@@ -104,6 +109,8 @@ struct vu_virtq_stats {
  * @last_avail:		next available-ring index to take
  * @used_idx:		our copy of used->idx
  * @event_idx:		VIRTIO_RING_F_EVENT_IDX was negotiated
+ * @mrg_rxbuf:		VIRTIO_NET_F_MRG_RXBUF was negotiated: an RX frame
+ *			may span several chains (otherwise it must fit one)
  * @signalled_used:	used->idx when we last signalled (event_idx)
  * @signalled_valid:	@signalled_used is meaningful
  * @started:		rings translated, the queue may be used
@@ -117,6 +124,7 @@ struct vu_virtq {
 	uint16_t last_avail;
 	uint16_t used_idx;
 	bool event_idx;
+	bool mrg_rxbuf;
 	uint16_t signalled_used;
 	bool signalled_valid;
 	bool started;
@@ -129,9 +137,11 @@ int vu_virtq_start(struct vu_virtq *vq, const struct vu_mem *m,
 void vu_virtq_stop(struct vu_virtq *vq);
 bool vu_virtq_has_avail(const struct vu_virtq *vq);
 ssize_t vu_virtq_pop_frame(struct vu_virtq *vq, const struct vu_mem *m,
-			   size_t hdrlen, uint8_t *buf, size_t size);
+			   size_t hdrlen, struct virtio_net_hdr *vh,
+			   uint8_t *buf, size_t size);
 int vu_virtq_push_frame(struct vu_virtq *vq, const struct vu_mem *m,
-			size_t hdrlen, const struct iovec *iov, size_t iovcnt);
+			size_t hdrlen, const struct virtio_net_hdr *vh,
+			const struct iovec *iov, size_t iovcnt);
 bool vu_virtq_need_notify(struct vu_virtq *vq);
 bool vu_virtq_kick_enable(struct vu_virtq *vq, bool on);
 

@@ -290,6 +290,7 @@ static void q_start(unsigned int num, uint16_t base, bool event_idx)
 	ga()->idx = htole16(base);
 	gu()->idx = htole16(base);
 	vq.event_idx = event_idx;
+	vq.mrg_rxbuf = true;
 	ck_assert_int_eq(vu_virtq_start(&vq, &mem, num, T_UVA + T_DESC,
 					T_UVA + T_AVAIL, T_UVA + T_USED,
 					base), 0);
@@ -306,6 +307,7 @@ static void q_start(unsigned int num, uint16_t base, bool event_idx)
 static void tx_ok(const size_t *segs, unsigned int nseg, size_t flen,
 		  unsigned int seed)
 {
+	struct virtio_net_hdr vh;
 	uint16_t used0 = g_used_idx(), last0 = vq.last_avail;
 	uint64_t frames0 = vq.stats.frames, bytes0 = vq.stats.bytes;
 	size_t sum = 0;
@@ -322,9 +324,18 @@ static void tx_ok(const size_t *segs, unsigned int nseg, size_t flen,
 	ck_assert(vu_virtq_has_avail(&vq));
 
 	memset(t_out, 0, flen);
-	ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, t_out,
+	memset(&vh, 0xff, sizeof(vh));
+	ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, &vh, t_out,
 					    sizeof(t_out)), flen);
 	ck_assert(!memcmp(t_out, t_in + T_HDR, flen));
+
+	/* The header's offload fields, little-endian in guest memory */
+	ck_assert_uint_eq(vh.flags, t_in[0]);
+	ck_assert_uint_eq(vh.gso_type, t_in[1]);
+	ck_assert_uint_eq(vh.hdr_len, t_in[2] | t_in[3] << 8);
+	ck_assert_uint_eq(vh.gso_size, t_in[4] | t_in[5] << 8);
+	ck_assert_uint_eq(vh.csum_start, t_in[6] | t_in[7] << 8);
+	ck_assert_uint_eq(vh.csum_offset, t_in[8] | t_in[9] << 8);
 
 	ck_assert_uint_eq(g_used_idx(), (uint16_t)(used0 + 1));
 	g_used(used0, &id, &len);
@@ -350,8 +361,8 @@ static void tx_bad(unsigned int head, size_t size)
 	uint32_t id, len;
 
 	g_avail(head);
-	ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, t_out, size),
-			 -1);
+	ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, NULL, t_out,
+					    size), -1);
 	ck_assert_uint_eq(vq.stats.bad_chain, bad0 + 1);
 	ck_assert_uint_eq(vq.stats.frames, frames0);
 	ck_assert_uint_eq(g_used_idx(), (uint16_t)(used0 + 1));
@@ -376,16 +387,45 @@ static void g_rx_bufs(unsigned int n, size_t size)
 }
 
 /**
- * rx_ok() - push a frame, check that the guest reads it back exactly
+ * hdr_le() - the virtio-net header the guest must read for an offload
+ *	      description: little-endian, whatever the host order
+ * @vh:		offload description, NULL for none
+ * @h:		ten bytes, filled
+ */
+static void hdr_le(const struct virtio_net_hdr *vh, uint8_t *h)
+{
+	const struct virtio_net_hdr z = { 0 };
+
+	if (!vh)
+		vh = &z;
+	h[0] = vh->flags;
+	h[1] = vh->gso_type;
+	h[2] = vh->hdr_len & 0xff;
+	h[3] = vh->hdr_len >> 8;
+	h[4] = vh->gso_size & 0xff;
+	h[5] = vh->gso_size >> 8;
+	h[6] = vh->csum_start & 0xff;
+	h[7] = vh->csum_start >> 8;
+	h[8] = vh->csum_offset & 0xff;
+	h[9] = vh->csum_offset >> 8;
+}
+
+/**
+ * rx_ok_vh() - push a frame with an offload description, check that the
+ *		guest reads back the header and the frame exactly, and that
+ *		nothing was written past a buffer (g_read_chain())
+ * @vh:		offload description, NULL for a plain frame
  * @iov:	frame pieces
  * @iovcnt:	number of pieces
  * @nbuf:	chains the frame must take
  */
-static void rx_ok(const struct iovec *iov, size_t iovcnt, unsigned int nbuf)
+static void rx_ok_vh(const struct virtio_net_hdr *vh, const struct iovec *iov,
+		     size_t iovcnt, unsigned int nbuf)
 {
 	uint16_t used0 = g_used_idx(), last0 = vq.last_avail;
 	uint64_t frames0 = vq.stats.frames, bytes0 = vq.stats.bytes;
 	size_t flen = 0, got = 0, i;
+	uint8_t h[10];
 	uint32_t id, len;
 	unsigned int k;
 
@@ -394,8 +434,8 @@ static void rx_ok(const struct iovec *iov, size_t iovcnt, unsigned int nbuf)
 		flen += iov[i].iov_len;
 	}
 
-	ck_assert_int_eq(vu_virtq_push_frame(&vq, &mem, T_HDR, iov, iovcnt),
-			 0);
+	ck_assert_int_eq(vu_virtq_push_frame(&vq, &mem, T_HDR, vh, iov,
+					     iovcnt), 0);
 	ck_assert_uint_eq(g_used_idx(), (uint16_t)(used0 + nbuf));
 	ck_assert_uint_eq(vq.last_avail, (uint16_t)(last0 + nbuf));
 
@@ -409,12 +449,24 @@ static void rx_ok(const struct iovec *iov, size_t iovcnt, unsigned int nbuf)
 	}
 
 	ck_assert_uint_eq(got, T_HDR + flen);
+	hdr_le(vh, h);
 	for (i = 0; i < 10; i++)
-		ck_assert_uint_eq(t_out[i], 0);
+		ck_assert_uint_eq(t_out[i], h[i]);
 	ck_assert_uint_eq(t_out[10] | t_out[11] << 8, nbuf);
 	ck_assert(!memcmp(t_out + T_HDR, t_in, flen));
 	ck_assert_uint_eq(vq.stats.frames, frames0 + 1);
 	ck_assert_uint_eq(vq.stats.bytes, bytes0 + flen);
+}
+
+/**
+ * rx_ok() - push a plain frame, check that the guest reads it back exactly
+ * @iov:	frame pieces
+ * @iovcnt:	number of pieces
+ * @nbuf:	chains the frame must take
+ */
+static void rx_ok(const struct iovec *iov, size_t iovcnt, unsigned int nbuf)
+{
+	rx_ok_vh(NULL, iov, iovcnt, nbuf);
 }
 
 /**
@@ -435,7 +487,7 @@ static void rx_bad(unsigned int head, unsigned int good)
 	g_avail(head);
 	pattern(frame, sizeof(frame), 5);
 
-	ck_assert_int_eq(vu_virtq_push_frame(&vq, &mem, T_HDR, &iov, 1),
+	ck_assert_int_eq(vu_virtq_push_frame(&vq, &mem, T_HDR, NULL, &iov, 1),
 			 -EINVAL);
 	ck_assert_uint_eq(vq.stats.bad_chain, bad0 + 1);
 	ck_assert_uint_eq(vq.stats.frames, frames0);
@@ -461,7 +513,7 @@ START_TEST(tx_descriptor_layouts)
 
 	q_start(T_NUM, 0, false);
 	ck_assert(!vu_virtq_has_avail(&vq));
-	ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, t_out,
+	ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, NULL, t_out,
 					    sizeof(t_out)), 0);
 
 	tx_ok(one, 1, 100, 1);
@@ -491,9 +543,10 @@ START_TEST(tx_index_wraps)
 		g_avail(g_chain(&s, 1, 0, NULL));
 	}
 	for (i = 0; i < 5; i++)
-		ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, t_out,
+		ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, NULL,
+						    t_out,
 						    sizeof(t_out)), 64);
-	ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, t_out,
+	ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, NULL, t_out,
 					    sizeof(t_out)), 0);
 	ck_assert_uint_eq(g_used_idx(), 8);
 }
@@ -507,7 +560,7 @@ START_TEST(tx_stopped_queue)
 	g_avail(g_chain(&s, 1, 0, NULL));
 	vu_virtq_stop(&vq);
 	ck_assert(!vu_virtq_has_avail(&vq));
-	ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, t_out,
+	ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, NULL, t_out,
 					    sizeof(t_out)), 0);
 	ck_assert_uint_eq(vq.last_avail, 10);
 	ck_assert_uint_eq(g_used_idx(), 10);
@@ -571,11 +624,11 @@ START_TEST(rx_too_few_buffers)
 	q_start(T_NUM, 100, false);
 	pattern(frame, sizeof(frame), 4);
 
-	ck_assert_int_eq(vu_virtq_push_frame(&vq, &mem, T_HDR, &iov, 1),
+	ck_assert_int_eq(vu_virtq_push_frame(&vq, &mem, T_HDR, NULL, &iov, 1),
 			 -EAGAIN);
 	g_rx_bufs(3, 4096);
 	used0 = g_used_idx();
-	ck_assert_int_eq(vu_virtq_push_frame(&vq, &mem, T_HDR, &iov, 1),
+	ck_assert_int_eq(vu_virtq_push_frame(&vq, &mem, T_HDR, NULL, &iov, 1),
 			 -EAGAIN);
 	ck_assert_uint_eq(vq.stats.no_buffers, 2);
 	ck_assert_uint_eq(g_used_idx(), used0);
@@ -596,15 +649,225 @@ START_TEST(rx_too_many_chains)
 
 	q_start(T_NUM, 0, false);
 	g_rx_bufs(200, 256);
-	ck_assert_int_eq(vu_virtq_push_frame(&vq, &mem, T_HDR, &iov, 1),
+	ck_assert_int_eq(vu_virtq_push_frame(&vq, &mem, T_HDR, NULL, &iov, 1),
 			 -EINVAL);
 	ck_assert_uint_eq(g_used_idx(), 0);
 	ck_assert_uint_eq(vq.last_avail, 0);
 
-	ck_assert_uint_eq(vq.stats.no_buffers, 1);
+	ck_assert_uint_eq(vq.stats.too_long, 1);
+	ck_assert_uint_eq(vq.stats.no_buffers, 0);
 
 	iov.iov_len = 1000;
 	rx_ok(&iov, 1, 4);
+}
+END_TEST
+
+/* A TSO super-frame as tcp_emit.c describes it: IPv4, MSS 1460 */
+static const struct virtio_net_hdr t_vh_tso4 = {
+	.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM,
+	.gso_type = VIRTIO_NET_HDR_GSO_TCPV4,
+	.hdr_len = 54,
+	.gso_size = 1460,
+	.csum_start = 34,
+	.csum_offset = 16,
+};
+
+START_TEST(rx_offload_header)
+{
+	static const struct virtio_net_hdr vh6 = {
+		.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM,
+		.gso_type = VIRTIO_NET_HDR_GSO_TCPV6,
+		/* Not a real frame's: every byte differs, high ones too */
+		.hdr_len = 0x124a,
+		.gso_size = 0x35a8,
+		.csum_start = 0x5636,
+		.csum_offset = 0x7810,
+	};
+	size_t segs[] = { 3, 4, 1, 200 };	/* header in three pieces */
+	uint8_t frame[1200];
+	struct iovec iov = { frame, sizeof(frame) };
+	uint8_t h[10];
+	uint32_t id, len;
+
+	q_start(T_NUM, 0, false);
+	pattern(frame, sizeof(frame), 11);
+
+	g_rx_bufs(1, 2048);
+	rx_ok_vh(&t_vh_tso4, &iov, 1, 1);
+
+	g_avail(g_chain(segs, 4, VRING_DESC_F_WRITE, NULL));
+	g_rx_bufs(1, 2048);
+	rx_ok_vh(&vh6, &iov, 1, 2);
+
+	/* Partial checksum alone, no segmentation */
+	g_rx_bufs(1, 2048);
+	{
+		struct virtio_net_hdr csum = t_vh_tso4;
+
+		csum.gso_type = VIRTIO_NET_HDR_GSO_NONE;
+		csum.gso_size = csum.hdr_len = 0;
+		rx_ok_vh(&csum, &iov, 1, 1);
+	}
+
+	/* Legacy header, 10 bytes: no num_buffers, frame right after */
+	g_rx_bufs(1, 2048);
+	ck_assert_int_eq(vu_virtq_push_frame(&vq, &mem, 10, &vh6, &iov, 1),
+			 0);
+	g_used(g_used_idx() - 1, &id, &len);
+	ck_assert_uint_eq(len, 10 + sizeof(frame));
+	g_read_chain(id, len, t_out);
+	hdr_le(&vh6, h);
+	ck_assert(!memcmp(t_out, h, 10));
+	ck_assert(!memcmp(t_out + 10, frame, sizeof(frame)));
+
+	/* Header lengths we can't write: refused, nothing taken */
+	ck_assert_int_eq(vu_virtq_push_frame(&vq, &mem, 8, NULL, &iov, 1),
+			 -EINVAL);
+	ck_assert_int_eq(vu_virtq_push_frame(&vq, &mem, 13, NULL, &iov, 1),
+			 -EINVAL);
+	ck_assert_uint_eq(vq.last_avail, g_aidx);
+}
+END_TEST
+
+START_TEST(rx_tso_frame_small_buffers)
+{
+	static uint8_t frame[T_BIG - 1];	/* 14 + 20 + 65501, say */
+	struct iovec iov[2] = { { frame, 54 }, { frame + 54, T_BIG - 55 } };
+	unsigned int i;
+
+	/* Mergeable buffers of 1536 bytes, as a guest with a small MTU
+	 * posts them: 12 + 65535 bytes take 43 of them
+	 */
+	q_start(T_NUM, 65500, true);
+	pattern(frame, sizeof(frame), 12);
+	g_rx_bufs(43, 1536);
+	rx_ok_vh(&t_vh_tso4, iov, 2, 43);
+	ck_assert(!vu_virtq_has_avail(&vq));
+
+	/* Odd sizes, down to one byte, twice over */
+	for (i = 0; i < 2; i++) {
+		static const size_t sz[] = { 1, 7, 1535, 4096, 13, 9000 };
+		unsigned int n = 0;
+		size_t room = 0;
+
+		while (room < T_HDR + sizeof(frame)) {
+			room += sz[n % 6];
+			g_rx_bufs(1, sz[n++ % 6]);
+		}
+		rx_ok_vh(&t_vh_tso4, iov, 2, n);
+	}
+}
+END_TEST
+
+START_TEST(rx_backpressure_mid_frame)
+{
+	static uint8_t frame[T_BIG - 1];
+	struct iovec iov = { frame, sizeof(frame) };
+	uint16_t heads[43], used0, last0;
+	uint32_t id, len;
+	unsigned int k;
+
+	q_start(64, 100, false);
+	pattern(frame, sizeof(frame), 13);
+
+	/* 20 of the 43 buffers the frame needs: refused, nothing published,
+	 * several times over
+	 */
+	for (k = 0; k < 20; k++) {
+		heads[k] = (uint16_t)(g_desc_next % g_num);
+		g_rx_bufs(1, 1536);
+	}
+	used0 = g_used_idx();
+	last0 = vq.last_avail;
+	for (k = 0; k < 3; k++) {
+		ck_assert_int_eq(vu_virtq_push_frame(&vq, &mem, T_HDR,
+						     &t_vh_tso4, &iov, 1),
+				 -EAGAIN);
+		ck_assert_uint_eq(g_used_idx(), used0);
+		ck_assert_uint_eq(vq.used_idx, used0);
+		ck_assert_uint_eq(vq.last_avail, last0);
+	}
+	ck_assert_uint_eq(vq.stats.no_buffers, 3);
+	ck_assert_uint_eq(vq.stats.frames, 0);
+
+	/* The rest comes: the frame goes once, into the same buffers first,
+	 * in ring order
+	 */
+	for (k = 20; k < 43; k++) {
+		heads[k] = (uint16_t)(g_desc_next % g_num);
+		g_rx_bufs(1, 1536);
+	}
+	rx_ok_vh(&t_vh_tso4, &iov, 1, 43);
+	for (k = 0; k < 43; k++) {
+		g_used((uint16_t)(used0 + k), &id, &len);
+		ck_assert_uint_eq(id, heads[k]);
+	}
+	ck_assert_uint_eq(vq.stats.frames, 1);
+
+	/* Nothing left: refused again, not sent twice */
+	ck_assert_int_eq(vu_virtq_push_frame(&vq, &mem, T_HDR, &t_vh_tso4,
+					     &iov, 1), -EAGAIN);
+	ck_assert_uint_eq(g_used_idx(), (uint16_t)(used0 + 43));
+	ck_assert_uint_eq(vq.stats.frames, 1);
+}
+END_TEST
+
+START_TEST(rx_ring_too_small)
+{
+	static uint8_t frame[T_BIG - 1];
+	struct iovec iov = { frame, sizeof(frame) };
+
+	/* Every descriptor of a 16-entry ring, and not enough: it can never
+	 * fit, so it is dropped rather than waited for
+	 */
+	q_start(16, 0, false);
+	g_rx_bufs(16, 1536);
+	ck_assert_int_eq(vu_virtq_push_frame(&vq, &mem, T_HDR, &t_vh_tso4,
+					     &iov, 1), -EINVAL);
+	ck_assert_uint_eq(vq.stats.too_long, 1);
+	ck_assert_uint_eq(vq.stats.no_buffers, 0);
+	ck_assert_uint_eq(g_used_idx(), 0);
+	ck_assert_uint_eq(vq.last_avail, 0);
+
+	/* The buffers are still there for frames that fit */
+	iov.iov_len = 3000;
+	rx_ok_vh(&t_vh_tso4, &iov, 1, 2);
+}
+END_TEST
+
+START_TEST(rx_without_mrg_rxbuf)
+{
+	static uint8_t frame[T_BIG - 1];
+	struct iovec iov = { frame, sizeof(frame) };
+	size_t big[17], small = 1536;
+	unsigned int k;
+
+	q_start(T_NUM, 0, false);
+	vq.mrg_rxbuf = false;
+	pattern(frame, sizeof(frame), 14);
+
+	/* Big-packet chains, as guests without mergeable buffers post them
+	 * for TSO: one chain takes the whole frame, num_buffers is 1
+	 */
+	for (k = 0; k < 17; k++)
+		big[k] = 4096;
+	g_avail(g_chain(big, 17, VRING_DESC_F_WRITE, NULL));
+	rx_ok_vh(&t_vh_tso4, &iov, 1, 1);
+
+	/* A chain too short: the frame is dropped, not spread over more
+	 * chains, and the chains stay for the next frames
+	 */
+	g_rx_bufs(50, small);
+	ck_assert_int_eq(vu_virtq_push_frame(&vq, &mem, T_HDR, &t_vh_tso4,
+					     &iov, 1), -EINVAL);
+	ck_assert_uint_eq(vq.stats.too_long, 1);
+	ck_assert_uint_eq(vq.last_avail, 1);
+	iov.iov_len = small - T_HDR;
+	rx_ok_vh(NULL, &iov, 1, 1);
+	iov.iov_len = small - T_HDR + 1;
+	ck_assert_int_eq(vu_virtq_push_frame(&vq, &mem, T_HDR, NULL, &iov, 1),
+			 -EINVAL);
+	ck_assert_uint_eq(vq.last_avail, 2);
 }
 END_TEST
 
@@ -688,7 +951,7 @@ START_TEST(tx_chain_limit)
 		g_desc(i, T_GPA + T_BUF + i * 64, 64,
 		       i < 7 ? VRING_DESC_F_NEXT : 0, i + 1);
 	g_avail(0);
-	ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, t_out,
+	ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, NULL, t_out,
 					    sizeof(t_out)), 8 * 64 - T_HDR);
 
 	/* Index num itself, as head or next, with a plausible descriptor
@@ -754,7 +1017,7 @@ START_TEST(notify_without_event_idx)
 
 	q_start(T_NUM, 0, false);
 	g_avail(g_chain(&s, 1, 0, NULL));
-	ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, t_out,
+	ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, NULL, t_out,
 					    sizeof(t_out)), 64);
 	ck_assert(vu_virtq_need_notify(&vq));
 
@@ -784,7 +1047,7 @@ START_TEST(notify_with_event_idx)
 	ga()->flags = htole16(VRING_AVAIL_F_NO_INTERRUPT);
 	*used_event = htole16(0);
 	g_avail(g_chain(&s, 1, 0, NULL));
-	ck_assert_int_gt(vu_virtq_pop_frame(&vq, &mem, T_HDR, t_out,
+	ck_assert_int_gt(vu_virtq_pop_frame(&vq, &mem, T_HDR, NULL, t_out,
 					    sizeof(t_out)), 0);
 	ck_assert(vu_virtq_need_notify(&vq));	/* used 0 -> 1 crosses 0 */
 	ck_assert_uint_eq(vq.signalled_used, 1);
@@ -793,7 +1056,8 @@ START_TEST(notify_with_event_idx)
 	*used_event = htole16(5);
 	for (i = 0; i < 2; i++) {
 		g_avail(g_chain(&s, 1, 0, NULL));
-		ck_assert_int_gt(vu_virtq_pop_frame(&vq, &mem, T_HDR, t_out,
+		ck_assert_int_gt(vu_virtq_pop_frame(&vq, &mem, T_HDR, NULL,
+						    t_out,
 						    sizeof(t_out)), 0);
 	}
 	ck_assert(!vu_virtq_need_notify(&vq));
@@ -802,7 +1066,8 @@ START_TEST(notify_with_event_idx)
 	/* 3 -> 7 crosses 5 */
 	for (i = 0; i < 4; i++) {
 		g_avail(g_chain(&s, 1, 0, NULL));
-		ck_assert_int_gt(vu_virtq_pop_frame(&vq, &mem, T_HDR, t_out,
+		ck_assert_int_gt(vu_virtq_pop_frame(&vq, &mem, T_HDR, NULL,
+						    t_out,
 						    sizeof(t_out)), 0);
 	}
 	ck_assert(vu_virtq_need_notify(&vq));
@@ -811,7 +1076,7 @@ START_TEST(notify_with_event_idx)
 	/* An event index already passed (guest lagging) doesn't fire... */
 	*used_event = htole16(6);
 	g_avail(g_chain(&s, 1, 0, NULL));
-	ck_assert_int_gt(vu_virtq_pop_frame(&vq, &mem, T_HDR, t_out,
+	ck_assert_int_gt(vu_virtq_pop_frame(&vq, &mem, T_HDR, NULL, t_out,
 					    sizeof(t_out)), 0);
 	ck_assert(!vu_virtq_need_notify(&vq));
 	/* ...but exactly the one before the new index does: 7 -> 8 */
@@ -840,7 +1105,7 @@ START_TEST(kick_enable_flags)
 	g_avail(g_chain(&s, 1, 0, NULL));
 	ck_assert(vu_virtq_kick_enable(&vq, true));
 	ck_assert(!(le16toh(gu()->flags) & VRING_USED_F_NO_NOTIFY));
-	ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, t_out,
+	ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, NULL, t_out,
 					    sizeof(t_out)), 64);
 	ck_assert(!vu_virtq_kick_enable(&vq, true));
 }
@@ -863,7 +1128,7 @@ START_TEST(kick_enable_event_idx)
 	ck_assert_uint_eq(le16toh(*avail_event), 7);
 
 	g_avail(g_chain(&s, 1, 0, NULL));
-	ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, t_out,
+	ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, NULL, t_out,
 					    sizeof(t_out)), 64);
 	/* One chain there (reported): the kick is for the one after it */
 	g_avail(g_chain(&s, 1, 0, NULL));
@@ -1101,6 +1366,11 @@ int main(void)
 	tcase_add_test(tc, rx_header_split_across_descriptors);
 	tcase_add_test(tc, rx_too_few_buffers);
 	tcase_add_test(tc, rx_too_many_chains);
+	tcase_add_test(tc, rx_offload_header);
+	tcase_add_test(tc, rx_tso_frame_small_buffers);
+	tcase_add_test(tc, rx_backpressure_mid_frame);
+	tcase_add_test(tc, rx_ring_too_small);
+	tcase_add_test(tc, rx_without_mrg_rxbuf);
 	tcase_add_test(tc, tx_hostile);
 	tcase_add_test(tc, tx_chain_limit);
 	tcase_add_test(tc, rx_hostile);
