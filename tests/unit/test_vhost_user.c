@@ -16,7 +16,12 @@
  * disarming on the kick (with event index: the guest must kick once it
  * adds buffers, even if a few were there already), a frame from the guest reaching the relay,
  * GET_VRING_BASE and a restart from there, a new memory table while
- * running, and a malformed message closing the connection.
+ * running, and a malformed message closing the connection. Offloads:
+ * with all of GUEST_CSUM and GUEST_TSO4/6, tap_offload() is true and a
+ * frame's struct virtio_net_hdr reaches the guest little-endian; with
+ * none or some of them, frames are plain; from the guest, partial
+ * checksums and the TCP segmentation it agreed to pass, other
+ * segmentation types are dropped.
  */
 
 #include <check.h>
@@ -27,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/virtio_net.h>
 #include <linux/virtio_ring.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -290,11 +296,22 @@ static bool called(int q)
 	return read(call[q], &v, sizeof(v)) == 8;
 }
 
+/* Offload feature bits: CSUM, GUEST_CSUM, GUEST_TSO4/6, HOST_TSO4/6 */
+#define F_CSUM		(1ULL << 0)
+#define F_GUEST_CSUM	(1ULL << 1)
+#define F_GUEST_TSO4	(1ULL << 7)
+#define F_GUEST_TSO6	(1ULL << 8)
+#define F_HOST_TSO4	(1ULL << 11)
+#define F_HOST_TSO6	(1ULL << 12)
+#define F_OFFLOADS	(F_CSUM | F_GUEST_CSUM | F_GUEST_TSO4 |		\
+			 F_GUEST_TSO6 | F_HOST_TSO4 | F_HOST_TSO6)
+
 /**
  * setup_features() - start the backend, negotiate, set up both queues
  * @event_idx:	also acknowledge VIRTIO_RING_F_EVENT_IDX
+ * @extra:	more feature bits to acknowledge (offloads)
  */
-static void setup_features(bool event_idx)
+static void setup_features(bool event_idx, uint64_t extra)
 {
 	uint64_t f, pf;
 	int sv[2], q;
@@ -324,6 +341,7 @@ static void setup_features(bool event_idx)
 	ck_assert(f & (1ULL << 32));	/* VERSION_1 */
 	ck_assert(f & (1ULL << 15));	/* MRG_RXBUF */
 	ck_assert(f & (1ULL << 30));	/* PROTOCOL_FEATURES */
+	ck_assert_uint_eq(f & F_OFFLOADS, F_OFFLOADS);
 
 	send_msg(SET_OWNER, 0, NULL, 0, NULL, 0);
 	send_msg(GET_PROTOCOL_FEATURES, 0, NULL, 0, NULL, 0);
@@ -334,7 +352,7 @@ static void setup_features(bool event_idx)
 
 	u64_req(SET_FEATURES, FLAG_NEED_REPLY,
 		(1ULL << 32) | (1ULL << 15) | (1ULL << 30) |
-		(event_idx ? 1ULL << 29 : 0));
+		(event_idx ? 1ULL << 29 : 0) | extra);
 	ck_assert_uint_eq(ack(SET_FEATURES), 0);
 
 	{
@@ -376,7 +394,7 @@ static void setup_features(bool event_idx)
  */
 static void setup(void)
 {
-	setup_features(false);
+	setup_features(false, 0);
 }
 
 /**
@@ -487,7 +505,7 @@ START_TEST(test_rx_event_idx)
 	struct iovec iov = { .iov_base = f, .iov_len = sizeof(f) };
 	uint16_t old;
 
-	setup_features(true);
+	setup_features(true, 0);
 
 	/* One buffer, for a frame needing two: armed, nothing taken */
 	post(0, 0, BUF_SIZE);
@@ -580,6 +598,118 @@ START_TEST(test_tx)
 }
 END_TEST
 
+/* A TSO super-frame's description, as tcp_emit.c makes it */
+static const struct virtio_net_hdr vh_tso4 = {
+	.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM,
+	.gso_type = VIRTIO_NET_HDR_GSO_TCPV4,
+	.hdr_len = 0x136,			/* high bytes set too */
+	.gso_size = 0x5b4,
+	.csum_start = 0x122,
+	.csum_offset = 0x110,
+};
+
+/**
+ * rx_vnet() - send one 3000-byte frame with its header through the
+ *	       offload path (tap_send_frames_vnet()), read the guest's header
+ * @h:		the first 12 bytes of the first receive buffer, filled
+ */
+static void rx_vnet(uint8_t *h)
+{
+	static uint8_t f[3000];
+	struct iovec iov[2] = {
+		{ (void *)&vh_tso4, sizeof(vh_tso4) }, { f, sizeof(f) },
+	};
+	uint16_t used0 = used_of(0)->idx;
+	const uint8_t *b;
+
+	memset(f, 0xc3, sizeof(f));
+	post(0, used0 % QSIZE, BUF_SIZE);
+	post(0, (used0 + 1) % QSIZE, BUF_SIZE);
+	ck_assert_uint_eq(tap_send_frames_vnet(&c, iov, 1), 1);
+	ck_assert_uint_eq(used_of(0)->idx, used0 + 2);
+
+	b = mem + BUF_OFF(0, used_of(0)->ring[used0 % QSIZE].id);
+	memcpy(h, b, HDR_LEN);
+	ck_assert_uint_eq(b[HDR_LEN], 0xc3);
+	ck_assert_uint_eq(used_of(0)->ring[used0 % QSIZE].len, BUF_SIZE);
+	ck_assert_uint_eq(used_of(0)->ring[(used0 + 1) % QSIZE].len,
+			  HDR_LEN + sizeof(f) - BUF_SIZE);
+}
+
+START_TEST(test_offload_rx)
+{
+	const uint8_t le[HDR_LEN] = { 1, 1, 0x36, 0x01, 0xb4, 0x05,
+				      0x22, 0x01, 0x10, 0x01, 2, 0 };
+	const uint8_t plain[HDR_LEN] = { [10] = 2 };
+	uint8_t h[HDR_LEN];
+
+	/* All offloads: the header goes to the guest, little-endian */
+	setup_features(false, F_OFFLOADS);
+	ck_assert(tap_offload(&c));
+	rx_vnet(h);
+	ck_assert(!memcmp(h, le, HDR_LEN));
+	teardown();
+
+	/* The guest takes none: plain frames, zero header */
+	setup_features(false, 0);
+	ck_assert(!tap_offload(&c));
+	rx_vnet(h);
+	ck_assert(!memcmp(h, plain, HDR_LEN));
+	teardown();
+
+	/* Only some of them (no GUEST_TSO6): plain frames too */
+	setup_features(false, F_GUEST_CSUM | F_GUEST_TSO4 | F_CSUM);
+	ck_assert(!tap_offload(&c));
+	rx_vnet(h);
+	ck_assert(!memcmp(h, plain, HDR_LEN));
+	teardown();
+}
+END_TEST
+
+/**
+ * tx_vnet() - the guest sends a 60-byte frame behind the given header
+ * @i:		descriptor (and buffer) index
+ * @flags:	header flags
+ * @gso_type:	header segmentation type
+ */
+static void tx_vnet(unsigned int i, uint8_t flags, uint8_t gso_type)
+{
+	uint8_t *b = mem + BUF_OFF(1, i);
+
+	memset(b, 0, HDR_LEN + 60);
+	b[0] = flags;
+	b[1] = gso_type;
+	b[4] = 0xb4;			/* gso_size 1460 */
+	b[5] = 0x05;
+	post(1, i, HDR_LEN + 60);
+	do_kick(1);
+}
+
+START_TEST(test_offload_tx)
+{
+	const uint8_t csum = VIRTIO_NET_HDR_F_NEEDS_CSUM;
+
+	setup_features(false, F_CSUM | F_HOST_TSO4);
+
+	/* Partial checksum, TCP segmentation we agreed to: taken */
+	tx_vnet(0, csum, VIRTIO_NET_HDR_GSO_NONE);
+	tx_vnet(1, csum, VIRTIO_NET_HDR_GSO_TCPV4);
+	ck_assert_uint_eq(tap_stats_get()->rx_frames, 2);
+	ck_assert_uint_eq(tap_stats_get()->rx_errors, 0);
+
+	/* Not agreed to: TSO6 here, UDP and ECN never: dropped */
+	tx_vnet(2, csum, VIRTIO_NET_HDR_GSO_TCPV6);
+	tx_vnet(3, csum, VIRTIO_NET_HDR_GSO_UDP);
+	tx_vnet(4, csum, 5);	/* VIRTIO_NET_HDR_GSO_UDP_L4 */
+	tx_vnet(5, csum, VIRTIO_NET_HDR_GSO_TCPV4 | VIRTIO_NET_HDR_GSO_ECN);
+	ck_assert_uint_eq(tap_stats_get()->rx_frames, 2);
+	ck_assert_uint_eq(tap_stats_get()->rx_errors, 4);
+	ck_assert_uint_eq(used_of(1)->idx, 6);	/* all given back */
+
+	teardown();
+}
+END_TEST
+
 START_TEST(test_malformed)
 {
 	uint64_t idx = 0;
@@ -619,6 +749,8 @@ static Suite *vhost_user_suite(void)
 	tcase_add_test(tc, test_rx);
 	tcase_add_test(tc, test_rx_event_idx);
 	tcase_add_test(tc, test_tx);
+	tcase_add_test(tc, test_offload_rx);
+	tcase_add_test(tc, test_offload_tx);
 	tcase_add_test(tc, test_malformed);
 	suite_add_tcase(s, tc);
 	return s;
