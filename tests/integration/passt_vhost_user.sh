@@ -25,8 +25,15 @@
 #   - SLAAC address in the host's prefix, default route;
 #   - TCP, IPv4 and IPv6: 20 MiB host -> guest and guest -> host, sha256
 #     compared on both sides;
+#   - offloads: the guest's virtio-net driver negotiated CSUM, GUEST_CSUM,
+#     GUEST_TSO4/6 and HOST_TSO4/6 (its /sys/class/net/IF/device/features)
+#     and passt logged them as on; then at MTU 1500 in the guest (so that
+#     both kernels' TCP segments are smaller than a 64 KiB frame): TCP,
+#     IPv4 and IPv6, 20 MiB host -> guest and guest -> host, sha256;
 #   - a port forwarded with -t: 20 MiB from a server in the guest, sha256;
 #   - the guest powers off, QEMU exits 0;
+#   - passt's count of offloaded frames for the connection: partial
+#     checksums from the guest, TSO super-frames both ways, none refused;
 #   - round 1: passt serves the socket again; round 2: passt exits.
 # QEMU runs under a hard timeout (VM_TIMEOUT, 150 s).
 #
@@ -45,9 +52,101 @@
 FD_RELAY=3		# passt's end of the pair (QEMU 10.1 uses 3)
 FD_PEER=4		# QEMU's end, with VU_FD_PAIR
 FD_RELAY_PID=
+TSO_MTU=1500		# guest MTU for the transfers with TSO super-frames
+PORT_TSO_DOWN4=7005
+PORT_TSO_UP4=7006
+PORT_TSO_DOWN6=7007
+PORT_TSO_UP6=7008
 
 rig_init
 vmc_init
+cat >>"$CONF" <<EOF
+VT_TSO_MTU=$TSO_MTU
+VT_PORT_TSO_DOWN4=$PORT_TSO_DOWN4
+VT_PORT_TSO_UP4=$PORT_TSO_UP4
+VT_PORT_TSO_DOWN6=$PORT_TSO_DOWN6
+VT_PORT_TSO_UP6=$PORT_TSO_UP6
+EOF
+
+# servers_all() - test: the servers of vmc_checks(), and the ones for the
+# transfers at MTU $TSO_MTU
+servers_all() {
+	servers || return 1
+	rm -f "$RIG_TMP/tso_up4.sha" "$RIG_TMP/tso_up6.sha"
+	serve_file "TCP4-LISTEN:$PORT_TSO_DOWN4,bind=127.0.0.1"
+	serve_file "TCP6-LISTEN:$PORT_TSO_DOWN6,bind=[::1]"
+	recv_file "TCP4-LISTEN:$PORT_TSO_UP4,bind=127.0.0.1" tso_up4
+	recv_file "TCP6-LISTEN:$PORT_TSO_UP6,bind=[::1]" tso_up6
+	for p in $PORT_TSO_DOWN4 $PORT_TSO_UP4 $PORT_TSO_DOWN6 $PORT_TSO_UP6
+	do
+		rig_wait_listen "$RIG_HOSTNS" "$p" || return 1
+	done
+}
+
+# guest_features() - test: the guest's driver negotiated the offloads (bit
+# N of the virtio features is character N of the sysfs file), and passt
+# says so
+guest_features() {
+	local bits b missing=
+	local want="0:CSUM 1:GUEST_CSUM 7:GUEST_TSO4 8:GUEST_TSO6 11:HOST_TSO4
+		    12:HOST_TSO6"
+	local on="offloads to the guest: checksum, TSO4, TSO6; from the guest:"
+
+	vm_result features 30 || return 1
+	bits=$(vm_word 1)
+	rig_log "guest's virtio features: ${bits:-none}"
+	for b in $want; do
+		[ "${bits:${b%%:*}:1}" = 1 ] || missing="$missing ${b#*:}"
+	done
+	[ -z "$missing" ] ||
+		rig_fail "the guest's driver did not negotiate:$missing" ||
+		return 1
+	passt_log_has "$on checksum on, TSO4 on, TSO6 on" ||
+		rig_fail "passt does not report the offloads on:" \
+			 "$(grep -F 'offloads to the guest' "$RIG_RELAY_LOG" |
+			    tail -n 1)"
+}
+
+# offload_checks() - the checks with offloads, run by vmc_checks()
+# $1: prefix of the test names
+offload_checks() {
+	local m="at MTU $TSO_MTU (TSO), $SIZE, sha256"
+
+	rig_run "$1: guest and passt negotiated checksum and TSO offloads" \
+		guest_features
+	rig_run "$1: TCP IPv4 host -> guest $m" \
+		download tso_down4 "$PORT_TSO_DOWN4"
+	rig_run "$1: TCP IPv4 guest -> host $m" \
+		upload tso_up4 "$PORT_TSO_UP4" "$RIG_TMP/tso_up4.sha"
+	rig_run "$1: TCP IPv6 host -> guest $m" \
+		download tso_down6 "$PORT_TSO_DOWN6"
+	rig_run "$1: TCP IPv6 guest -> host $m" \
+		upload tso_up6 "$PORT_TSO_UP6" "$RIG_TMP/tso_up6.sha"
+}
+# shellcheck disable=SC2034 # read by vmc_checks()
+VMC_EXTRA=offload_checks
+
+# offload_counts() - test: once QEMU is gone, passt's count of offloaded
+# frames for its connection: partial checksums from the guest, TSO
+# super-frames both ways, none refused
+offload_counts() {
+	local line n re
+
+	rig_poll 5 passt_log_has "vhost-user: offloaded frames" ||
+		rig_fail "passt did not log its offloaded frames" || return 1
+	line=$(grep -m 1 -F "vhost-user: offloaded frames" "$RIG_RELAY_LOG")
+	rig_log "${line#*vhost-user: }"
+	re='from the guest ([0-9]+) with a partial checksum, ([0-9]+) TSO, '
+	re+='([0-9]+) refused; to the guest ([0-9]+) with a partial '
+	re+='checksum, ([0-9]+) TSO'
+	[[ $line =~ $re ]] ||
+		rig_fail "can't read the counts in: $line" || return 1
+	for n in 1 2 4 5; do
+		[ "${BASH_REMATCH[$n]}" -gt 0 ] ||
+			rig_fail "some offload never happened" || return 1
+	done
+	[ "${BASH_REMATCH[3]}" -eq 0 ] || rig_fail "passt refused frames"
+}
 
 # relay_up() - test: passt --vhost-user listens on its socket
 relay_up() {
@@ -159,11 +258,13 @@ rig_run "$N: guest image (Debian kernel, busybox initramfs)" image
 # Round 1: a socket path
 rig_run "$N: passt --vhost-user serves its socket" relay_up
 if [ -n "$RIG_RELAY_PID" ]; then
-	rig_run "$N: host servers listen" servers
+	rig_run "$N: host servers listen" servers_all
 	rig_run "$N: QEMU boots, vhost-user handshake, virtio-net up" boot
 	if [ -n "$VM_PID" ]; then
 		vmc_checks "$N" forwarded
 		rig_run "$N: guest powers off, QEMU exits" finish
+		rig_run "$N: offloaded frames: checksums, TSO both ways" \
+			offload_counts
 		rig_run "$N: passt serves its socket again (no --one-off)" \
 			listen_again
 	fi
@@ -174,13 +275,15 @@ fi
 # Round 2: --fd, one end of a socket pair, as QEMU 10.1 starts passt
 F="$N (--fd)"
 failed_before=$RIG_FAILED
-rig_run "$F: host servers listen" servers
+rig_run "$F: host servers listen" servers_all
 rig_run "$F: passt --vhost-user --fd $FD_RELAY, QEMU on the other end" \
 	boot_fd
 if [ -n "$VM_PID" ]; then
 	vmc_checks "$F" forwarded_fd
 	rig_run "$F: guest powers off, QEMU and passt (one-off) exit" \
 		finish_fd
+	rig_run "$F: offloaded frames: checksums, TSO both ways" \
+		offload_counts
 fi
 [ "$RIG_FAILED" -eq "$failed_before" ] || vm_console_tail 40
 rig_summary

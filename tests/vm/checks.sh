@@ -257,6 +257,8 @@ finish() {
 # vmc_checks() - the guest's checks, once it is up
 # $1: prefix of the test names
 # $2: function for the last check (forwarded or forwarded_fd)
+# VMC_EXTRA, if set: a function running more checks (given the prefix)
+# before the last one
 vmc_checks() {
 	rig_run "$1: DHCP lease: host's address, prefix, gateway, MTU" dhcp
 	rig_run "$1: ping IPv4 gateway" ping_gw ping4
@@ -270,5 +272,6 @@ vmc_checks() {
 		download down6 "$PORT_DOWN6"
 	rig_run "$1: TCP IPv6 guest -> host, $SIZE, sha256" \
 		upload up6 "$PORT_UP6" "$RIG_TMP/up6.sha"
+	[ -z "$VMC_EXTRA" ] || "$VMC_EXTRA" "$1"
 	rig_run "$1: forwarded port (-t $FWD) host -> guest, sha256" "$2"
 }

@@ -15,8 +15,9 @@
 # MTU, and the interface is configured with it), ping to the IPv4 gateway,
 # SLAAC from passt's router advertisements, ping to the IPv6 gateway, then
 # over TCP: download a file the host serves (IPv4), upload it back, the
-# same over IPv6, and serve it on a port passt forwards from the host (-t):
-# "RESULT fwd_ready" tells the host when to connect.
+# same over IPv6, optionally (VT_TSO_MTU) the virtio features and the same
+# transfers at a small MTU, and serve the file on a port passt forwards
+# from the host (-t): "RESULT fwd_ready" tells the host when to connect.
 #
 # /etc/vmtest.conf:
 #   VT_GW4, VT_GW6	gateway addresses (reach the host's loopback)
@@ -25,6 +26,10 @@
 #			host ports: a server sending the file, a receiver
 #   VT_FWD		port passt forwards from the host to the guest
 #   VT_LIMIT		seconds allowed for each transfer
+#   VT_TSO_MTU		optional (passt_vhost_user.sh): report the virtio
+#			features, then download and upload again at this MTU
+#   VT_PORT_TSO_DOWN4, VT_PORT_TSO_UP4, VT_PORT_TSO_DOWN6, VT_PORT_TSO_UP6
+#			host ports for those transfers
 
 # shellcheck source=tests/vm/guest_lib.sh
 . /lib/vmtest.sh
@@ -119,6 +124,41 @@ else
 	vt_result up6 fail "nothing to send: the download failed"
 fi
 rm -f /tmp/data6.bin
+
+# Offloads (set by passt_vhost_user.sh): the virtio features the driver
+# negotiated, then TCP at a small MTU, where segmentation offloads turn
+# into TSO super-frames both ways; the MTU is restored after
+if [ -n "$VT_TSO_MTU" ]; then
+	vt_result features ok \
+		  "$(cat "/sys/class/net/$IF/device/features" 2>/dev/null)"
+	mtu0=$(cat "/sys/class/net/$IF/mtu")
+	if ip link set "$IF" mtu "$VT_TSO_MTU"; then
+		vt_log "MTU $(cat "/sys/class/net/$IF/mtu") for the TSO transfers"
+		if vt_fetch tso_down4 "$VT_GW4" "$VT_PORT_TSO_DOWN4" \
+			    /tmp/tso.bin "$VT_LIMIT"; then
+			vt_send tso_up4 "$VT_GW4" "$VT_PORT_TSO_UP4" \
+				/tmp/tso.bin "$VT_LIMIT"
+		else
+			vt_result tso_up4 fail "nothing to send: the download" \
+				  "failed"
+		fi
+		rm -f /tmp/tso.bin
+		if vt_fetch tso_down6 "$VT_GW6" "$VT_PORT_TSO_DOWN6" \
+			    /tmp/tso.bin "$VT_LIMIT"; then
+			vt_send tso_up6 "$VT_GW6" "$VT_PORT_TSO_UP6" \
+				/tmp/tso.bin "$VT_LIMIT"
+		else
+			vt_result tso_up6 fail "nothing to send: the download" \
+				  "failed"
+		fi
+		rm -f /tmp/tso.bin
+		ip link set "$IF" mtu "$mtu0"
+	else
+		for r in tso_down4 tso_up4 tso_down6 tso_up6; do
+			vt_result "$r" fail "can't set MTU $VT_TSO_MTU on $IF"
+		done
+	fi
+fi
 
 # A port forwarded by passt from the host: serve the file once
 [ -s "$DATA" ] || head -c 1048576 /dev/urandom >"$DATA"
