@@ -35,6 +35,10 @@
 #   - passt's count of offloaded frames for the connection: partial
 #     checksums from the guest, TSO super-frames both ways, none refused;
 #   - round 1: passt serves the socket again; round 2: passt exits.
+# Round 3: as round 1, but the guest's device has the offloads switched off
+# (QEMU's csum, guest_csum, guest_tso4/6, host_tso4/6 properties): the
+# guest must not have them, passt must say so and count no offloaded
+# frame, and the same transfers (at MTU 1500 too) must pass.
 # QEMU runs under a hard timeout (VM_TIMEOUT, 150 s).
 #
 # Environment: PASST_OPTS, more passt options; VU_FD_PAIR, see boot_fd();
@@ -53,6 +57,10 @@ FD_RELAY=3		# passt's end of the pair (QEMU 10.1 uses 3)
 FD_PEER=4		# QEMU's end, with VU_FD_PAIR
 FD_RELAY_PID=
 TSO_MTU=1500		# guest MTU for the transfers with TSO super-frames
+VU_OFFLOADS=on		# what the guest negotiates in this round
+# virtio-net-pci properties of a guest that takes no offloads (round 3)
+NO_OFFLOADS=csum=off,guest_csum=off,guest_tso4=off,guest_tso6=off
+NO_OFFLOADS+=,host_tso4=off,host_tso6=off
 PORT_TSO_DOWN4=7005
 PORT_TSO_UP4=7006
 PORT_TSO_DOWN6=7007
@@ -83,36 +91,43 @@ servers_all() {
 	done
 }
 
-# guest_features() - test: the guest's driver negotiated the offloads (bit
-# N of the virtio features is character N of the sysfs file), and passt
-# says so
+# guest_features() - test: the guest's driver negotiated the offloads, or
+# none of them with VU_OFFLOADS=off (bit N of the virtio features is
+# character N of the sysfs file), and passt says so
 guest_features() {
-	local bits b missing=
-	local want="0:CSUM 1:GUEST_CSUM 7:GUEST_TSO4 8:GUEST_TSO6 11:HOST_TSO4
-		    12:HOST_TSO6"
-	local on="offloads to the guest: checksum, TSO4, TSO6; from the guest:"
+	local bits b want=1 wrong=
+	local all="0:CSUM 1:GUEST_CSUM 7:GUEST_TSO4 8:GUEST_TSO6 11:HOST_TSO4
+		   12:HOST_TSO6"
+	local log="offloads to the guest: checksum, TSO4, TSO6; from the guest:"
+	log+=" checksum on, TSO4 on, TSO6 on"
 
+	if [ "$VU_OFFLOADS" = off ]; then
+		want=0
+		log="offloads to the guest: none (plain frames); from the guest:"
+		log+=" checksum off, TSO4 off, TSO6 off"
+	fi
 	vm_result features 30 || return 1
 	bits=$(vm_word 1)
 	rig_log "guest's virtio features: ${bits:-none}"
-	for b in $want; do
-		[ "${bits:${b%%:*}:1}" = 1 ] || missing="$missing ${b#*:}"
+	for b in $all; do
+		[ "${bits:${b%%:*}:1}" = "$want" ] || wrong="$wrong ${b#*:}"
 	done
-	[ -z "$missing" ] ||
-		rig_fail "the guest's driver did not negotiate:$missing" ||
-		return 1
-	passt_log_has "$on checksum on, TSO4 on, TSO6 on" ||
-		rig_fail "passt does not report the offloads on:" \
+	[ -z "$wrong" ] ||
+		rig_fail "the guest's driver negotiated offloads" \
+			 "$VU_OFFLOADS, but not:$wrong" || return 1
+	passt_log_has "$log" ||
+		rig_fail "passt does not report the offloads $VU_OFFLOADS:" \
 			 "$(grep -F 'offloads to the guest' "$RIG_RELAY_LOG" |
 			    tail -n 1)"
 }
 
-# offload_checks() - the checks with offloads, run by vmc_checks()
+# offload_checks() - the checks of offloads, run by vmc_checks()
 # $1: prefix of the test names
 offload_checks() {
-	local m="at MTU $TSO_MTU (TSO), $SIZE, sha256"
+	local m="at MTU $TSO_MTU, $SIZE, sha256"
 
-	rig_run "$1: guest and passt negotiated checksum and TSO offloads" \
+	[ "$VU_OFFLOADS" = on ] && m="at MTU $TSO_MTU (TSO), $SIZE, sha256"
+	rig_run "$1: checksum and TSO offloads negotiated: $VU_OFFLOADS" \
 		guest_features
 	rig_run "$1: TCP IPv4 host -> guest $m" \
 		download tso_down4 "$PORT_TSO_DOWN4"
@@ -128,7 +143,7 @@ VMC_EXTRA=offload_checks
 
 # offload_counts() - test: once QEMU is gone, passt's count of offloaded
 # frames for its connection: partial checksums from the guest, TSO
-# super-frames both ways, none refused
+# super-frames both ways, none refused; with VU_OFFLOADS=off, none at all
 offload_counts() {
 	local line n re
 
@@ -141,6 +156,11 @@ offload_counts() {
 	re+='checksum, ([0-9]+) TSO'
 	[[ $line =~ $re ]] ||
 		rig_fail "can't read the counts in: $line" || return 1
+	if [ "$VU_OFFLOADS" = off ]; then
+		[ "${BASH_REMATCH[*]:1}" = "0 0 0 0 0" ] ||
+			rig_fail "offloaded frames without offloads"
+		return
+	fi
 	for n in 1 2 4 5; do
 		[ "${BASH_REMATCH[$n]}" -gt 0 ] ||
 			rig_fail "some offload never happened" || return 1
@@ -284,6 +304,26 @@ if [ -n "$VM_PID" ]; then
 		finish_fd
 	rig_run "$F: offloaded frames: checksums, TSO both ways" \
 		offload_counts
+fi
+[ "$RIG_FAILED" -eq "$failed_before" ] || vm_console_tail 40
+
+# Round 3: a guest that takes no offloads (QEMU's device properties), on a
+# socket path: plain frames both ways, as before offloads existed
+O="$N (no offloads)"
+failed_before=$RIG_FAILED
+VU_OFFLOADS=off
+rig_run "$O: passt --vhost-user serves its socket" relay_up
+if [ -n "$RIG_RELAY_PID" ]; then
+	rig_run "$O: host servers listen" servers_all
+	VM_DEV_OPTS=$NO_OFFLOADS \
+		rig_run "$O: QEMU boots, vhost-user handshake, virtio-net up" \
+			boot
+	if [ -n "$VM_PID" ]; then
+		vmc_checks "$O" forwarded
+		rig_run "$O: guest powers off, QEMU exits" finish
+		rig_run "$O: no offloaded frames" offload_counts
+	fi
+	rig_run "$O: passt exits on SIGTERM" rig_relay_stop_check
 fi
 [ "$RIG_FAILED" -eq "$failed_before" ] || vm_console_tail 40
 rig_summary

@@ -22,6 +22,8 @@
 #		connected socket: vm_start's argument is its number)
 #   VM_WRAP	command (words) QEMU's command line is appended to, e.g.
 #		a helper that starts passt first (default: none)
+#   VM_DEV_OPTS	more virtio-net-pci properties, comma-separated, e.g.
+#		csum=off (default: none)
 
 VM_DIR=$RIG_ROOT/tests/vm
 VM_CACHE=${VM_CACHE:-$RIG_ROOT/build/vm}
@@ -66,6 +68,8 @@ vm_image() {
 # vhost-user device, hence vectors=0 (legacy interrupts).
 vm_net_args() {
 	local dev="virtio-net-pci,netdev=n,mac=$VM_MAC,romfile="
+
+	dev+=${VM_DEV_OPTS:+,$VM_DEV_OPTS}
 
 	case $VM_NETDEV in
 	vhost-user|vhost-user-fd)
