@@ -39,6 +39,8 @@
 # (QEMU's csum, guest_csum, guest_tso4/6, host_tso4/6 properties): the
 # guest must not have them, passt must say so and count no offloaded
 # frame, and the same transfers (at MTU 1500 too) must pass.
+# Round 4: as round 1, with mrg_rxbuf=off: offloads on, but every frame to
+# the guest must fit one descriptor chain (num_buffers 1).
 # QEMU runs under a hard timeout (VM_TIMEOUT, 150 s).
 #
 # Environment: PASST_OPTS, more passt options; VU_FD_PAIR, see boot_fd();
@@ -307,23 +309,34 @@ if [ -n "$VM_PID" ]; then
 fi
 [ "$RIG_FAILED" -eq "$failed_before" ] || vm_console_tail 40
 
-# Round 3: a guest that takes no offloads (QEMU's device properties), on a
-# socket path: plain frames both ways, as before offloads existed
-O="$N (no offloads)"
-failed_before=$RIG_FAILED
-VU_OFFLOADS=off
-rig_run "$O: passt --vhost-user serves its socket" relay_up
-if [ -n "$RIG_RELAY_PID" ]; then
-	rig_run "$O: host servers listen" servers_all
-	VM_DEV_OPTS=$NO_OFFLOADS \
-		rig_run "$O: QEMU boots, vhost-user handshake, virtio-net up" \
+# round_dev() - a round on a socket path with other device properties
+# $1: prefix of the test names
+# $2: virtio-net-pci properties (VM_DEV_OPTS)
+# $3: offloads the guest takes with them: on or off (VU_OFFLOADS)
+round_dev() {
+	local failed_before=$RIG_FAILED
+
+	VU_OFFLOADS=$3
+	rig_run "$1: passt --vhost-user serves its socket" relay_up
+	[ -n "$RIG_RELAY_PID" ] || return
+	rig_run "$1: host servers listen" servers_all
+	VM_DEV_OPTS=$2 \
+		rig_run "$1: QEMU boots, vhost-user handshake, virtio-net up" \
 			boot
 	if [ -n "$VM_PID" ]; then
-		vmc_checks "$O" forwarded
-		rig_run "$O: guest powers off, QEMU exits" finish
-		rig_run "$O: no offloaded frames" offload_counts
+		vmc_checks "$1" forwarded
+		rig_run "$1: guest powers off, QEMU exits" finish
+		rig_run "$1: offloaded frames ($3)" offload_counts
 	fi
-	rig_run "$O: passt exits on SIGTERM" rig_relay_stop_check
-fi
-[ "$RIG_FAILED" -eq "$failed_before" ] || vm_console_tail 40
+	rig_run "$1: passt exits on SIGTERM" rig_relay_stop_check
+	[ "$RIG_FAILED" -eq "$failed_before" ] || vm_console_tail 40
+}
+
+# Round 3: a guest that takes no offloads (QEMU's device properties): plain
+# frames both ways, as before offloads existed
+round_dev "$N (no offloads)" "$NO_OFFLOADS" off
+
+# Round 4: offloads without mergeable receive buffers: the guest posts one
+# big chain per frame (its "big packets"), each 64 KiB frame fits one
+round_dev "$N (offloads, no MRG_RXBUF)" mrg_rxbuf=off on
 rig_summary
