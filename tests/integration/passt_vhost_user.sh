@@ -105,8 +105,8 @@ guest_features() {
 
 	if [ "$VU_OFFLOADS" = off ]; then
 		want=0
-		log="offloads to the guest: none (plain frames); from the guest:"
-		log+=" checksum off, TSO4 off, TSO6 off"
+		log="offloads to the guest: none (plain frames); from the"
+		log+=" guest: checksum off, TSO4 off, TSO6 off"
 	fi
 	vm_result features 30 || return 1
 	bits=$(vm_word 1)

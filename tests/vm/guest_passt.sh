@@ -133,7 +133,8 @@ if [ -n "$VT_TSO_MTU" ]; then
 		  "$(cat "/sys/class/net/$IF/device/features" 2>/dev/null)"
 	mtu0=$(cat "/sys/class/net/$IF/mtu")
 	if ip link set "$IF" mtu "$VT_TSO_MTU"; then
-		vt_log "MTU $(cat "/sys/class/net/$IF/mtu") for the TSO transfers"
+		vt_log "MTU $(cat "/sys/class/net/$IF/mtu") for the TSO" \
+		       "transfers"
 		if vt_fetch tso_down4 "$VT_GW4" "$VT_PORT_TSO_DOWN4" \
 			    /tmp/tso.bin "$VT_LIMIT"; then
 			vt_send tso_up4 "$VT_GW4" "$VT_PORT_TSO_UP4" \
