@@ -95,8 +95,10 @@ SYSCALLS(SYSCALLS_PASST, "accept4", "recvmsg", "sendmsg", "read", "write",
 	 "close", "epoll_ctl", "fcntl", "getsockopt", "setsockopt", "mmap",
 	 "munmap");
 
-/* Longest frame from the guest: the largest IP packet with a VLAN tag */
-#define VU_FRAME_MAX		(ETH_HDR_LEN + 4 + 65535)
+/* Longest frame from the guest: the largest IP packet with a VLAN tag, an
+ * IPv6 TSO super-frame (65535 bytes of payload after its 40-byte header)
+ */
+#define VU_FRAME_MAX		(ETH_HDR_LEN + 4 + 40 + 65535)
 /* Frames taken from the transmit queue per batch, and batches per kick */
 #define VU_TX_BATCH		TAP_FRAMES_BATCH
 #define VU_TX_BATCHES		4
