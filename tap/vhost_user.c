@@ -500,11 +500,10 @@ static bool vu_tx_offload_ok(const struct virtio_net_hdr *vh, size_t len)
 {
 	uint64_t need;
 
-	if (vh->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM)
-		vu_off_stats.rx_csum++;
-
 	switch (vh->gso_type) {
 	case VIRTIO_NET_HDR_GSO_NONE:
+		if (vh->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM)
+			vu_off_stats.rx_csum++;
 		return true;
 	case VIRTIO_NET_HDR_GSO_TCPV4:
 		need = VU_BIT(VU_F_HOST_TSO4);
@@ -518,6 +517,8 @@ static bool vu_tx_offload_ok(const struct virtio_net_hdr *vh, size_t len)
 	}
 
 	if (need && (vu_dev.features & need)) {
+		if (vh->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM)
+			vu_off_stats.rx_csum++;
 		vu_off_stats.rx_gso++;
 		return true;
 	}
