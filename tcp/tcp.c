@@ -474,9 +474,14 @@ void tcp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
 	}
 
 	if ((events & EPOLLOUT) && (conn->flags & TCP_F_EPOLLOUT)) {
-		/* Send buffer space freed: tell the guest */
+		/* Send buffer space freed: held data first, then tell the
+		 * guest
+		 */
 		tcp_epoll_set(c, conn, false);
 		if (conn->state == CONN_ESTABLISHED) {
+			tcp_guest_held_push(c, conn);
+			if (conn->state != CONN_ESTABLISHED)
+				return;
 			tcp_stats.wnd_updates++;
 			conn->flags |= TCP_F_ACK_PENDING | TCP_F_WND_UPDATE;
 			tcp_conn_dirty(conn);

@@ -158,6 +158,41 @@ static void tcp_hdr_init(struct tcp_conn *conn, struct tcphdr *th,
 }
 
 /**
+ * tcp_sack_opt() - SACK option for the data we hold beyond a hole
+ * @conn:	connection
+ * @opts:	output, TCP_OPT_MAX bytes
+ *
+ * Return: option bytes written (a multiple of 4), 0 if the guest didn't
+ *	   permit SACK or nothing is held
+ */
+static size_t tcp_sack_opt(const struct tcp_conn *conn, uint8_t *opts)
+{
+	struct tcp_sack_block blocks[TCP_SACK_BLOCKS_MAX];
+	unsigned int i, n;
+	uint8_t *p = opts;
+
+	if (!(conn->flags & TCP_F_SACK))
+		return 0;
+	n = tcp_ooo_sack(conn, blocks, TCP_SACK_BLOCKS_MAX);
+	if (!n)
+		return 0;
+
+	*p++ = TCPOPT_NOP;
+	*p++ = TCPOPT_NOP;
+	*p++ = TCPOPT_SACK;
+	*p++ = (uint8_t)(2 + n * 8);
+	for (i = 0; i < n; i++) {
+		uint32_t start = htonl(blocks[i].start);
+		uint32_t end = htonl(blocks[i].end);
+
+		memcpy(p, &start, 4);
+		memcpy(p + 4, &end, 4);
+		p += 8;
+	}
+	return (size_t)(p - opts);
+}
+
+/**
  * tcp_send_ctrl() - send a segment with no payload (ACK, FIN, RST)
  * @c:		execution context
  * @conn:	connection
@@ -166,12 +201,15 @@ static void tcp_hdr_init(struct tcp_conn *conn, struct tcphdr *th,
 void tcp_send_ctrl(struct ctx *c, struct tcp_conn *conn, uint8_t flags)
 {
 	uint8_t buf[L2L3_HDR_MAX + TCP_HDR_LEN + TCP_OPT_MAX];
+	uint8_t opts[TCP_OPT_MAX];
+	size_t len, optlen = 0;
 	struct tcphdr th;
-	size_t len;
 
 	tcp_hdr_init(conn, &th, conn->seq_to_guest, flags, false);
+	if ((flags & TH_ACK) && !(flags & TH_RST))
+		optlen = tcp_sack_opt(conn, opts);
 	len = tcp_fill_frame(c, buf, &conn->remote_addr, &conn->guest_addr,
-			     &th, NULL, 0, 0, NULL, 0);
+			     &th, opts, optlen, 0, NULL, 0);
 
 	/* A FIN must not overtake the data queued before it */
 	if (flags & TH_FIN)
@@ -193,7 +231,7 @@ void tcp_send_syn(struct ctx *c, struct tcp_conn *conn, bool ack)
 	unsigned int mtu = c->mtu ? c->mtu : MTU_DEFAULT;
 	uint16_t mss = (uint16_t)MIN(mtu - (conn->v4 ? 20 : 40) - TCP_HDR_LEN,
 				     65535U);
-	uint8_t opts[8];
+	uint8_t opts[12];
 	size_t optlen = 4, len;
 	struct tcphdr th;
 
@@ -207,6 +245,13 @@ void tcp_send_syn(struct ctx *c, struct tcp_conn *conn, bool ack)
 		opts[6] = TCPOLEN_WINDOW;
 		opts[7] = conn->ws_to_guest;
 		optlen = 8;
+	}
+	/* Offered in our SYN, granted in a SYN-ACK if the guest offered */
+	if (!ack || (conn->flags & TCP_F_SACK)) {
+		opts[optlen++] = TCPOPT_NOP;
+		opts[optlen++] = TCPOPT_NOP;
+		opts[optlen++] = TCPOPT_SACK_PERMITTED;
+		opts[optlen++] = TCPOLEN_SACK_PERMITTED;
 	}
 
 	tcp_hdr_init(conn, &th, conn->seq_acked,

@@ -72,14 +72,16 @@ static unsigned int tcp_wq_count;
  * struct tcp_syn_opts - options of a SYN segment we care about
  * @mss:	maximum segment size, 0 if absent
  * @ws:		window scale shift, -1 if absent
+ * @sack:	SACK permitted
  */
 struct tcp_syn_opts {
 	uint16_t mss;
 	int ws;
+	bool sack;
 };
 
 /**
- * tcp_parse_syn_opts() - read MSS and window scale options
+ * tcp_parse_syn_opts() - read MSS, window scale and SACK-permitted options
  * @th:		TCP header, as found in the frame (options follow it)
  * @hlen:	header length including options, checked by the caller
  * @o:		output
@@ -92,6 +94,7 @@ static void tcp_parse_syn_opts(const struct tcphdr *th, size_t hlen,
 
 	o->mss = 0;
 	o->ws = -1;
+	o->sack = false;
 
 	while (len) {
 		uint8_t kind = p[0], olen;
@@ -113,6 +116,9 @@ static void tcp_parse_syn_opts(const struct tcphdr *th, size_t hlen,
 			o->mss = (uint16_t)(p[2] << 8 | p[3]);
 		else if (kind == TCPOPT_WINDOW && olen == TCPOLEN_WINDOW)
 			o->ws = MIN(p[2], TCP_WS_MAX);
+		else if (kind == TCPOPT_SACK_PERMITTED &&
+			 olen == TCPOLEN_SACK_PERMITTED)
+			o->sack = true;
 
 		p += olen;
 		len -= olen;
@@ -260,6 +266,8 @@ static void tcp_conn_from_guest(struct ctx *c, const struct flow_key *key,
 		conn->ws_from_guest = (uint8_t)opts.ws;
 		conn->ws_to_guest = TCP_WS_OURS;
 	}
+	if (opts.sack)
+		conn->flags |= TCP_F_SACK;
 	conn->mss = tcp_mss_for_guest(c, v4, opts.mss);
 	conn->wnd_from_guest = ntohs(th->window);
 	conn->seq_from_guest = ntohl(th->seq) + 1;
@@ -424,11 +432,20 @@ static void tcp_wq_flush_conn(struct ctx *c, struct tcp_conn *conn)
 		}
 	}
 
-	tcp_ooo_flushed(conn);
 	conn->seq_from_guest += (uint32_t)sent;
+	tcp_ooo_flushed(conn);
 	if ((size_t)sent < conn->wq_bytes) {
-		/* Not acknowledged: the guest sends it again */
+		struct iovec held[2];
+		unsigned int nheld;
+
+		/* Not acknowledged: the guest sends it again, except what
+		 * it knows we hold (SACK): that goes from here once the
+		 * socket has room
+		 */
 		tcp_stats.overrun += conn->wq_bytes - (size_t)sent;
+		if (tcp_ooo_take(conn, conn->seq_from_guest, held, &nheld) &&
+		    !(conn->flags & TCP_F_EPOLLOUT))
+			tcp_epoll_set(c, conn, true);
 	} else if (conn->flags & TCP_F_WQ_FIN) {
 		tcp_guest_fin(conn);
 	}
@@ -479,6 +496,42 @@ void tcp_input_done(struct ctx *c)
 }
 
 /**
+ * tcp_guest_held_push() - the socket has room: write held data that
+ *			   continues the in-order data
+ * @c:		execution context
+ * @conn:	connection
+ *
+ * Held data reported in SACK blocks is not sent again by the guest, so
+ * when a full socket refused the in-order data before it, it goes from
+ * here. Called on EPOLLOUT, outside of a batch of guest frames.
+ */
+void tcp_guest_held_push(struct ctx *c, struct tcp_conn *conn)
+{
+	struct iovec held[2];
+	struct msghdr mh = { .msg_iov = held };
+	unsigned int nheld;
+	ssize_t sent;
+
+	if (conn->wq_segs || (conn->flags & (TCP_F_GUEST_FIN | TCP_F_WQ_FIN)) ||
+	    !tcp_ooo_take(conn, conn->seq_from_guest, held, &nheld))
+		return;
+
+	mh.msg_iovlen = nheld;
+	sent = sendmsg(conn->sock, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+	if (sent <= 0) {
+		if (sent < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+			tcp_send_ctrl(c, conn, TH_RST | TH_ACK);
+			tcp_conn_close(c, conn, true);
+		}
+		return;
+	}
+	conn->seq_from_guest += (uint32_t)sent;
+	tcp_ooo_flushed(conn);
+	conn->flags |= TCP_F_ACK_PENDING;
+	tcp_conn_dirty(conn);
+}
+
+/**
  * tcp_wq_add() - queue payload for the connection's next sendmsg()
  * @conn:	connection
  * @data:	payload, valid until tcp_input_done()
@@ -514,7 +567,7 @@ static void tcp_guest_data(struct ctx *c, struct tcp_conn *conn,
 {
 	uint32_t expected = conn->seq_from_guest + conn->wq_bytes;
 	uint32_t seq = ntohl(th->seq);
-	struct iovec held;
+	struct iovec held[2];
 	bool fin = th->fin;
 
 	if (conn->flags & (TCP_F_GUEST_FIN | TCP_F_WQ_FIN)) {
@@ -552,14 +605,17 @@ static void tcp_guest_data(struct ctx *c, struct tcp_conn *conn,
 		 * timeout
 		 */
 		if (!fin)
-			tcp_ooo_hold(conn, expected, seq, payload, plen);
+			tcp_ooo_hold(conn, seq, payload, plen);
 		if (plen || fin)
 			tcp_guest_ack_now(c, conn, true);
 		return;
 	}
 
 	if (plen) {
-		if (tcp_wq_count >= TCP_WQ_MAX)
+		unsigned int i, nheld = 0;
+
+		/* Room for the payload and held data (two pieces) */
+		if (tcp_wq_count + 3 > TCP_WQ_MAX)
 			tcp_input_done(c);
 		if (conn->state == CONN_CLOSED)
 			return;
@@ -567,9 +623,10 @@ static void tcp_guest_data(struct ctx *c, struct tcp_conn *conn,
 		tcp_wq_add(conn, payload, plen);
 
 		/* A hole filled: what was held after it goes out too */
-		if (!fin && tcp_wq_count < TCP_WQ_MAX &&
-		    tcp_ooo_take(conn, seq + (uint32_t)plen, &held))
-			tcp_wq_add(conn, held.iov_base, held.iov_len);
+		if (!fin)
+			tcp_ooo_take(conn, seq + (uint32_t)plen, held, &nheld);
+		for (i = 0; i < nheld; i++)
+			tcp_wq_add(conn, held[i].iov_base, held[i].iov_len);
 
 		/* Large batches: don't let the guest wait for the end of the
 		 * batch, its sending is clocked by our ACKs
@@ -621,6 +678,8 @@ static void tcp_guest_syn_ack(struct ctx *c, struct tcp_conn *conn,
 	} else {
 		conn->ws_to_guest = 0;
 	}
+	if (opts.sack)
+		conn->flags |= TCP_F_SACK;
 	conn->mss = tcp_mss_for_guest(c, conn->v4, opts.mss);
 	conn->wnd_from_guest = ntohs(th->window);
 	conn->seq_from_guest = ntohl(th->seq) + 1;

@@ -73,6 +73,7 @@ enum tcp_conn_state {
 #define TCP_F_WQ_FIN		(1U << 11)	/* FIN queued after wq data */
 #define TCP_F_RETX_ONE		(1U << 12)	/* resend one segment, resume */
 #define TCP_F_RECOVERY		(1U << 13)	/* fast recovery until recover */
+#define TCP_F_SACK		(1U << 14)	/* guest takes SACK blocks */
 
 /**
  * struct tcp_conn - one TCP connection: guest segments <-> host socket
@@ -218,12 +219,28 @@ void tcp_rewind(struct tcp_conn *conn);
 void tcp_retransmit_first(struct tcp_conn *conn);
 
 /* tcp_ooo.c */
+
+/* SACK blocks in one segment: 4 fit in the 40 bytes of options */
+#define TCP_SACK_BLOCKS_MAX	4
+
+/**
+ * struct tcp_sack_block - a run of sequence space, as in a SACK block
+ * @start:	sequence number of its first byte
+ * @end:	sequence number just past its last byte
+ */
+struct tcp_sack_block {
+	uint32_t start;
+	uint32_t end;
+};
+
 struct iovec;
 int tcp_ooo_init(void);
-void tcp_ooo_hold(const struct tcp_conn *conn, uint32_t expected,
-		  uint32_t seq, const uint8_t *payload, size_t len);
+void tcp_ooo_hold(const struct tcp_conn *conn, uint32_t seq,
+		  const uint8_t *payload, size_t len);
 size_t tcp_ooo_take(const struct tcp_conn *conn, uint32_t next,
-		    struct iovec *iov);
+		    struct iovec iov[2], unsigned int *niov);
+unsigned int tcp_ooo_sack(const struct tcp_conn *conn,
+			  struct tcp_sack_block *blocks, unsigned int max);
 void tcp_ooo_flushed(const struct tcp_conn *conn);
 void tcp_ooo_release(const struct tcp_conn *conn);
 void tcp_ooo_describe(const struct tcp_conn *conn, char *buf, size_t size);
@@ -239,6 +256,7 @@ void tcp_rtt_sample(struct tcp_conn *conn, uint64_t now_ms);
 /* tcp_guest.c */
 uint32_t tcp_isn(const struct tcp_conn *conn, uint64_t now_ms);
 void tcp_wq_purge(struct tcp_conn *conn);
+void tcp_guest_held_push(struct ctx *c, struct tcp_conn *conn);
 
 /* tcp_listen.c */
 int tcp_listen_init(struct ctx *c);

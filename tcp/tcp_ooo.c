@@ -7,22 +7,27 @@
  * segment is lost on its way to us (a full tap queue, a lossy link), the
  * segments after it arrive out of order. Dropping them, as a receiver
  * without a reassembly queue would, makes every loss expensive: the guest
- * retransmits the lost segment on our duplicate ACKs, our ACK then covers
- * only that segment, and, without SACK, the guest resends everything after
- * it one segment per round trip (NewReno) or waits for its timeout.
+ * has to send everything after the hole again.
  *
- * So data after a hole is kept: the first out-of-order segment of a
- * connection claims one of TCP_OOO_BUFS buffers, which then maps the
- * sequence space from the hole on, TCP_OOO_BUF_SIZE bytes of it: a
- * byte goes at its offset from the start, and up to TCP_OOO_RANGES runs
- * of held bytes are tracked, so that several holes in one window are all
- * repaired. When in-order data reaches a held run, the rest of the run is
- * appended to the connection's write queue (tcp_guest.c) and goes to the
- * socket in the same sendmsg(); our cumulative ACK then covers it, and the
- * guest's recovery moves to the next hole, or ends. The buffer is released
- * once no run is left and the write queue went out, or when the
- * connection closes. Whatever the socket did not take is not acknowledged
- * and comes again.
+ * So data after a hole is kept, and reported to the guest with SACK
+ * blocks (RFC 2018) when the guest asked for them in its SYN: the guest
+ * then resends exactly the holes. The first out-of-order segment of a
+ * connection claims one of TCP_OOO_BUFS buffers, a ring of
+ * TCP_OOO_BUF_SIZE bytes where the byte with sequence number S lives at
+ * S modulo the size. The ring covers the sequence space from the next
+ * byte the socket has not taken (the connection's seq_from_guest) on:
+ * bytes beyond that span are not kept. Up to TCP_OOO_RANGES runs of held
+ * bytes are tracked, so that several holes in one window are all
+ * repaired.
+ *
+ * When in-order data reaches a held run, the rest of the run is appended
+ * to the connection's write queue (tcp_guest.c) and goes to the socket in
+ * the same sendmsg(); our cumulative ACK then covers it. Held bytes are
+ * forgotten only once the socket took them (tcp_ooo_flushed()), so data
+ * we reported in a SACK block is never dropped: what a full socket did
+ * not take is sent from here when it has room (tcp_guest_held_push()).
+ * The buffer is released when no run is left, or when the connection
+ * closes.
  *
  * Buffers are allocated once at start; pages are only touched when a loss
  * happens. Nothing is acknowledged before it is in the socket.
@@ -37,29 +42,24 @@
 #include "../flow/flow.h"
 #include "../util/util.h"
 
-/**
- * struct tcp_ooo_range - a run of held bytes
- * @start:	sequence number of its first byte
- * @end:	sequence number just past its last byte
- */
-struct tcp_ooo_range {
-	uint32_t start;
-	uint32_t end;
-};
+#define TCP_OOO_MASK	(TCP_OOO_BUF_SIZE - 1)
+
+_Static_assert(!(TCP_OOO_BUF_SIZE & TCP_OOO_MASK),
+	       "TCP_OOO_BUF_SIZE must be a power of two");
 
 /**
  * struct tcp_ooo_buf - guest data held beyond holes, for one connection
  * @flow:	connection's flow index, FLOW_IDX_NONE if the buffer is free
- * @base:	sequence number stored at offset 0 of @data
  * @nranges:	runs held, in @ranges, in sequence order, not touching
  * @ranges:	the runs
- * @data:	TCP_OOO_BUF_SIZE bytes, sequence space from @base on
+ * @last:	the most recently held bytes, for the first SACK block
+ * @data:	TCP_OOO_BUF_SIZE bytes, a ring indexed by sequence number
  */
 struct tcp_ooo_buf {
 	uint32_t flow;
-	uint32_t base;
 	unsigned int nranges;
-	struct tcp_ooo_range ranges[TCP_OOO_RANGES];
+	struct tcp_sack_block ranges[TCP_OOO_RANGES];
+	struct tcp_sack_block last;
 	uint8_t *data;
 };
 
@@ -76,13 +76,15 @@ int tcp_ooo_init(void)
 {
 	unsigned int i;
 
-	tcp_ooo_mem = malloc((size_t)TCP_OOO_BUFS * TCP_OOO_BUF_SIZE);
+	if (!tcp_ooo_mem)
+		tcp_ooo_mem = malloc((size_t)TCP_OOO_BUFS * TCP_OOO_BUF_SIZE);
 	if (!tcp_ooo_mem)
 		return -1;
 	for (i = 0; i < TCP_OOO_BUFS; i++) {
 		tcp_ooo[i].flow = FLOW_IDX_NONE;
 		tcp_ooo[i].data = tcp_ooo_mem + (size_t)i * TCP_OOO_BUF_SIZE;
 	}
+	tcp_ooo_used = 0;
 	return 0;
 }
 
@@ -108,12 +110,10 @@ static struct tcp_ooo_buf *tcp_ooo_find(const struct tcp_conn *conn)
 /**
  * tcp_ooo_claim() - take a free buffer for a connection
  * @conn:	connection
- * @base:	first sequence number it will hold
  *
  * Return: the buffer, NULL if all are in use
  */
-static struct tcp_ooo_buf *tcp_ooo_claim(const struct tcp_conn *conn,
-					 uint32_t base)
+static struct tcp_ooo_buf *tcp_ooo_claim(const struct tcp_conn *conn)
 {
 	unsigned int i;
 
@@ -122,7 +122,6 @@ static struct tcp_ooo_buf *tcp_ooo_claim(const struct tcp_conn *conn,
 	for (i = 0; tcp_ooo[i].flow != FLOW_IDX_NONE; i++)
 		;
 	tcp_ooo[i].flow = conn->flow;
-	tcp_ooo[i].base = base;
 	tcp_ooo[i].nranges = 0;
 	tcp_ooo_used++;
 	return &tcp_ooo[i];
@@ -172,44 +171,55 @@ static int tcp_ooo_add_range(struct tcp_ooo_buf *b, uint32_t start,
 }
 
 /**
+ * tcp_ooo_copy() - copy bytes into the ring, wrapping at its end
+ * @b:		buffer
+ * @seq:	sequence number of the first byte
+ * @payload:	the bytes
+ * @len:	how many, at most TCP_OOO_BUF_SIZE
+ */
+static void tcp_ooo_copy(struct tcp_ooo_buf *b, uint32_t seq,
+			 const uint8_t *payload, size_t len)
+{
+	size_t off = seq & TCP_OOO_MASK;
+	size_t first = MIN(len, TCP_OOO_BUF_SIZE - off);
+
+	memcpy(b->data + off, payload, first);
+	memcpy(b->data, payload + first, len - first);
+}
+
+/**
  * tcp_ooo_hold() - keep an out-of-order segment's payload
  * @conn:	connection
- * @expected:	next sequence number expected in order (start of the hole)
- * @seq:	sequence number of the payload, beyond @expected
+ * @seq:	sequence number of the payload, beyond the in-order data
  * @payload:	the bytes
  * @len:	how many
  *
- * Bytes before the buffer's start or beyond its end are not kept.
+ * Bytes more than TCP_OOO_BUF_SIZE beyond the connection's seq_from_guest
+ * are not kept.
  */
-void tcp_ooo_hold(const struct tcp_conn *conn, uint32_t expected,
-		  uint32_t seq, const uint8_t *payload, size_t len)
+void tcp_ooo_hold(const struct tcp_conn *conn, uint32_t seq,
+		  const uint8_t *payload, size_t len)
 {
+	uint32_t off = seq - conn->seq_from_guest;
 	struct tcp_ooo_buf *b;
-	uint32_t off;
 
-	if (!len)
-		return;
-	b = tcp_ooo_find(conn);
-	if (!b && !(b = tcp_ooo_claim(conn, expected)))
-		return;
-
-	if (SEQ_LT(seq, b->base)) {
-		uint32_t skip = b->base - seq;
-
-		if (skip >= len)
-			return;
-		payload += skip;
-		len -= skip;
-		seq = b->base;
-	}
-	off = seq - b->base;
-	if (off >= TCP_OOO_BUF_SIZE)
+	if (!len || SEQ_LT(seq, conn->seq_from_guest) ||
+	    off >= TCP_OOO_BUF_SIZE)
 		return;
 	len = MIN(len, (size_t)(TCP_OOO_BUF_SIZE - off));
 
-	if (tcp_ooo_add_range(b, seq, seq + (uint32_t)len))
+	b = tcp_ooo_find(conn);
+	if (!b && !(b = tcp_ooo_claim(conn)))
 		return;
-	memcpy(b->data + off, payload, len);
+
+	if (tcp_ooo_add_range(b, seq, seq + (uint32_t)len)) {
+		if (!b->nranges)
+			tcp_ooo_release(conn);
+		return;
+	}
+	tcp_ooo_copy(b, seq, payload, len);
+	b->last.start = seq;
+	b->last.end = seq + (uint32_t)len;
 	tcp_stats.ooo_held += len;
 }
 
@@ -217,45 +227,69 @@ void tcp_ooo_hold(const struct tcp_conn *conn, uint32_t expected,
  * tcp_ooo_take() - held data that continues in-order data, if any
  * @conn:	connection
  * @next:	sequence number just past the in-order data queued so far
- * @iov:	set to the held bytes from @next on, valid until the write
- *		queue is flushed
+ * @iov:	two entries, set to the held bytes from @next on (the ring
+ *		may wrap), valid until tcp_ooo_flushed(): later holds
+ *		are beyond the in-order data, they don't touch these
+ * @niov:	set to the entries used
+ *
+ * The bytes stay held until tcp_ooo_flushed() finds them in the socket.
  *
  * Return: bytes in @iov, 0 if nothing held continues at @next
  */
 size_t tcp_ooo_take(const struct tcp_conn *conn, uint32_t next,
-		    struct iovec *iov)
+		    struct iovec iov[2], unsigned int *niov)
 {
-	struct tcp_ooo_buf *b = tcp_ooo_find(conn);
+	const struct tcp_ooo_buf *b = tcp_ooo_find(conn);
+	size_t len, off, first;
 	unsigned int i;
-	size_t len = 0;
 
+	*niov = 0;
 	if (!b)
 		return 0;
 
-	/* Runs that end at or before @next are already in the socket */
+	/* The run that holds @next, if any */
 	for (i = 0; i < b->nranges && SEQ_LE(b->ranges[i].end, next); i++)
 		;
-	if (i < b->nranges && SEQ_LE(b->ranges[i].start, next)) {
-		iov->iov_base = b->data + (next - b->base);
-		iov->iov_len = len = b->ranges[i].end - next;
-		i++;
-	}
+	if (i == b->nranges || SEQ_GT(b->ranges[i].start, next))
+		return 0;
 
-	memmove(&b->ranges[0], &b->ranges[i],
-		(b->nranges - i) * sizeof(b->ranges[0]));
-	b->nranges -= i;
+	len = b->ranges[i].end - next;
+	off = next & TCP_OOO_MASK;
+	first = MIN(len, TCP_OOO_BUF_SIZE - off);
+	iov[0].iov_base = b->data + off;
+	iov[0].iov_len = first;
+	*niov = 1;
+	if (first < len) {
+		iov[1].iov_base = b->data;
+		iov[1].iov_len = len - first;
+		*niov = 2;
+	}
 	return len;
 }
 
 /**
- * tcp_ooo_flushed() - the write queue went out: release an empty buffer
- * @conn:	connection
+ * tcp_ooo_flushed() - forget held bytes the socket took, release an empty
+ *		       buffer
+ * @conn:	connection, seq_from_guest updated after its write
  */
 void tcp_ooo_flushed(const struct tcp_conn *conn)
 {
-	const struct tcp_ooo_buf *b = tcp_ooo_find(conn);
+	struct tcp_ooo_buf *b = tcp_ooo_find(conn);
+	uint32_t from = conn->seq_from_guest;
+	unsigned int i;
 
-	if (b && !b->nranges)
+	if (!b)
+		return;
+
+	for (i = 0; i < b->nranges && SEQ_LE(b->ranges[i].end, from); i++)
+		;
+	memmove(&b->ranges[0], &b->ranges[i],
+		(b->nranges - i) * sizeof(b->ranges[0]));
+	b->nranges -= i;
+	if (b->nranges && SEQ_LT(b->ranges[0].start, from))
+		b->ranges[0].start = from;
+
+	if (!b->nranges)
 		tcp_ooo_release(conn);
 }
 
@@ -274,20 +308,53 @@ void tcp_ooo_release(const struct tcp_conn *conn)
 }
 
 /**
+ * tcp_ooo_sack() - SACK blocks for the data held (RFC 2018, 4)
+ * @conn:	connection
+ * @blocks:	output
+ * @max:	room in @blocks
+ *
+ * The first block is the run with the most recently held bytes, the
+ * others follow in sequence order.
+ *
+ * Return: number of blocks written
+ */
+unsigned int tcp_ooo_sack(const struct tcp_conn *conn,
+			  struct tcp_sack_block *blocks, unsigned int max)
+{
+	const struct tcp_ooo_buf *b = tcp_ooo_find(conn);
+	unsigned int i, n = 0, recent = TCP_OOO_RANGES;
+
+	if (!b || !max)
+		return 0;
+
+	for (i = 0; i < b->nranges; i++) {
+		if (SEQ_LE(b->ranges[i].start, b->last.start) &&
+		    SEQ_LT(b->last.start, b->ranges[i].end)) {
+			blocks[n++] = b->ranges[i];
+			recent = i;
+			break;
+		}
+	}
+	for (i = 0; i < b->nranges && n < max; i++) {
+		if (i != recent)
+			blocks[n++] = b->ranges[i];
+	}
+	return n;
+}
+
+/**
  * tcp_ooo_describe() - held data of a connection, for the log
  * @conn:	connection
- * @buf:	where to write, e.g. "none" or "base=N runs=2 first=A-B"
+ * @buf:	where to write, e.g. "none" or "runs=2 first=A-B"
  * @size:	its size
  */
 void tcp_ooo_describe(const struct tcp_conn *conn, char *buf, size_t size)
 {
 	const struct tcp_ooo_buf *b = tcp_ooo_find(conn);
 
-	if (!b)
+	if (!b || !b->nranges)
 		snprintf(buf, size, "none");
-	else if (!b->nranges)
-		snprintf(buf, size, "base=%u runs=0", b->base);
 	else
-		snprintf(buf, size, "base=%u runs=%u first=%u-%u", b->base,
-			 b->nranges, b->ranges[0].start, b->ranges[0].end);
+		snprintf(buf, size, "runs=%u first=%u-%u", b->nranges,
+			 b->ranges[0].start, b->ranges[0].end);
 }

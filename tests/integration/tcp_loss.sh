@@ -3,11 +3,14 @@
 #
 # tests/integration/tcp_loss.sh - frames lost between the guest and the relay
 #
-# The relay keeps no out-of-order data. A guest segment that never reached
-# it leaves a hole: everything after it is answered with duplicate ACKs, so
-# the guest retransmits and the transfer goes on. A segment of ours the
-# guest never got is retransmitted by the relay, from the host socket
-# (a rewind of SO_PEEK_OFF), on three duplicate ACKs or on its timeout.
+# A guest segment that never reached the relay leaves a hole: the relay
+# holds what follows (tcp/tcp_ooo.c) and reports it in SACK blocks with
+# its duplicate ACKs, so the guest resends the lost segment, and only
+# that one: the guest's retransmissions must stay close to the number of
+# frames lost (a relay that reports nothing, or forgets held data, makes
+# the guest resend whole windows). A segment of ours the guest never got
+# is retransmitted by the relay, from the host socket (a rewind of
+# SO_PEEK_OFF), on three duplicate ACKs or on its timeout.
 #
 # The link: passt's namespace rig, with tests/tools/tap_bridge losing every
 # Nth data frame in each direction (--drop-every), invisibly to both TCP
@@ -59,7 +62,7 @@ retrans() {
 
 # to_host() - test: namespace->host through the lossy link
 to_host() {
-	local r0 r1
+	local r0 r1 lost
 
 	r0=$(rig_nstat "$GUEST" TcpRetransSegs)
 	if ! rig_transfer "$GUEST" "TCP4:$RIG_GW4:$PORT" \
@@ -71,10 +74,17 @@ to_host() {
 		return 1
 	fi
 	r1=$(rig_nstat "$GUEST" TcpRetransSegs)
-	rig_log "the guest retransmitted $((r1 - r0)) segments"
+	# Frames lost on the way: one in DROP_EVERY full-size segments
+	lost=$(( $(stat -c %s "$DATA") / (MTU - 40) / DROP_EVERY ))
+	rig_log "the guest retransmitted $((r1 - r0)) segments," \
+		"about $lost were lost"
 	[ $((r1 - r0)) -gt 0 ] ||
 		rig_fail "the guest retransmitted nothing: no loss was" \
 			 "tested" || return 1
+	[ $((r1 - r0)) -le $((lost * 2 + 20)) ] ||
+		rig_fail "the guest retransmitted $((r1 - r0)) segments" \
+			 "for about $lost lost: it resent data the relay" \
+			 "held" || return 1
 }
 
 # to_guest() - test: host->namespace through the lossy link
@@ -91,11 +101,11 @@ to_guest() {
 			 "tested" || return 1
 }
 
-for mtu in ${LOSS_MTUS:-65520 1500}; do
-	rig_run "passt MTU $mtu, 1 in $DROP_EVERY frames lost: starts" \
-		lossy_up "$mtu"
+for MTU in ${LOSS_MTUS:-65520 1500}; do
+	rig_run "passt MTU $MTU, 1 in $DROP_EVERY frames lost: starts" \
+		lossy_up "$MTU"
 	rig_relay_alive || continue
-	rig_run "passt MTU $mtu, lossy link: ns->host $SIZE sha256" to_host
-	rig_run "passt MTU $mtu, lossy link: host->ns $SIZE sha256" to_guest
+	rig_run "passt MTU $MTU, lossy link: ns->host $SIZE sha256" to_host
+	rig_run "passt MTU $MTU, lossy link: host->ns $SIZE sha256" to_guest
 done
 rig_summary
