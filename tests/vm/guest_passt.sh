@@ -128,6 +128,20 @@ rm -f /tmp/data6.bin
 # Offloads (set by passt_vhost_user.sh): the virtio features the driver
 # negotiated, then TCP at a small MTU, where segmentation offloads turn
 # into TSO super-frames both ways; the MTU is restored after
+# vt_tso_round() - download a file, send it back (sha256 checked by both)
+# $1: IP version, for the result names
+# $2: gateway address
+# $3: port to download from
+# $4: port to send to
+vt_tso_round() {
+	if vt_fetch "tso_down$1" "$2" "$3" /tmp/tso.bin "$VT_LIMIT"; then
+		vt_send "tso_up$1" "$2" "$4" /tmp/tso.bin "$VT_LIMIT"
+	else
+		vt_result "tso_up$1" fail "nothing to send: the download failed"
+	fi
+	rm -f /tmp/tso.bin
+}
+
 if [ -n "$VT_TSO_MTU" ]; then
 	vt_result features ok \
 		  "$(cat "/sys/class/net/$IF/device/features" 2>/dev/null)"
@@ -135,24 +149,10 @@ if [ -n "$VT_TSO_MTU" ]; then
 	if ip link set "$IF" mtu "$VT_TSO_MTU"; then
 		vt_log "MTU $(cat "/sys/class/net/$IF/mtu") for the TSO" \
 		       "transfers"
-		if vt_fetch tso_down4 "$VT_GW4" "$VT_PORT_TSO_DOWN4" \
-			    /tmp/tso.bin "$VT_LIMIT"; then
-			vt_send tso_up4 "$VT_GW4" "$VT_PORT_TSO_UP4" \
-				/tmp/tso.bin "$VT_LIMIT"
-		else
-			vt_result tso_up4 fail "nothing to send: the download" \
-				  "failed"
-		fi
-		rm -f /tmp/tso.bin
-		if vt_fetch tso_down6 "$VT_GW6" "$VT_PORT_TSO_DOWN6" \
-			    /tmp/tso.bin "$VT_LIMIT"; then
-			vt_send tso_up6 "$VT_GW6" "$VT_PORT_TSO_UP6" \
-				/tmp/tso.bin "$VT_LIMIT"
-		else
-			vt_result tso_up6 fail "nothing to send: the download" \
-				  "failed"
-		fi
-		rm -f /tmp/tso.bin
+		vt_tso_round 4 "$VT_GW4" "$VT_PORT_TSO_DOWN4" \
+			     "$VT_PORT_TSO_UP4"
+		vt_tso_round 6 "$VT_GW6" "$VT_PORT_TSO_DOWN6" \
+			     "$VT_PORT_TSO_UP6"
 		ip link set "$IF" mtu "$mtu0"
 	else
 		for r in tso_down4 tso_up4 tso_down6 tso_up6; do
