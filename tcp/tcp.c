@@ -246,17 +246,45 @@ int tcp_epoll_set(const struct ctx *c, struct tcp_conn *conn, bool out)
 }
 
 /**
+ * tcp_epoll_add() - add a connection's socket to the epoll set
+ * @c:		execution context
+ * @conn:	connection
+ * @out:	also wait for EPOLLOUT (connect completion)
+ *
+ * Return: 0 on success, -errno on failure
+ */
+int tcp_epoll_add(const struct ctx *c, struct tcp_conn *conn, bool out)
+{
+	union epoll_ref ref = { .type = EPOLL_TYPE_TCP, .fd = conn->sock,
+				.data = conn->flow };
+	struct epoll_event ev = { .data.u64 = ref.u64 };
+
+	ev.events = EPOLLIN | EPOLLRDHUP | EPOLLET;
+	if (out)
+		ev.events |= EPOLLOUT;
+	if (epoll_ctl(c->epollfd, EPOLL_CTL_ADD, conn->sock, &ev))
+		return -errno;
+
+	if (out)
+		conn->flags |= TCP_F_EPOLLOUT;
+	return 0;
+}
+
+/**
  * tcp_conn_new() - allocate a connection for a host socket
  * @c:		execution context
  * @sock:	host socket, already non-blocking
  * @inbound:	true if the host side started it
  *
+ * An inbound connection's socket is added to the epoll set here. One the
+ * guest starts is added by the caller once connect() tells whether the
+ * connection is already up, so that it gets its final event mask at once
+ * (tcp_epoll_add()).
+ *
  * Return: connection, NULL if the flow table is full
  */
 struct tcp_conn *tcp_conn_new(struct ctx *c, int sock, bool inbound)
 {
-	union epoll_ref ref = { .type = EPOLL_TYPE_TCP, .fd = sock };
-	struct epoll_event ev;
 	struct tcp_conn *conn;
 	uint32_t flow;
 
@@ -270,20 +298,13 @@ struct tcp_conn *tcp_conn_new(struct ctx *c, int sock, bool inbound)
 	conn->flow = flow;
 	conn->rto_ms = TCP_RTO_INIT_MS;
 	conn->wnd_from_guest = TCP_WND_INIT;
-	if (inbound)
+	if (inbound) {
 		conn->flags |= TCP_F_INBOUND;
-
-	ref.data = flow;
-	ev.data.u64 = ref.u64;
-	ev.events = EPOLLIN | EPOLLRDHUP | EPOLLET;
-	if (!inbound) {
-		ev.events |= EPOLLOUT;
-		conn->flags |= TCP_F_EPOLLOUT;
-	}
-	if (epoll_ctl(c->epollfd, EPOLL_CTL_ADD, sock, &ev)) {
-		err_perror("TCP: can't add socket to epoll set");
-		flow_free(flow);
-		return NULL;
+		if (tcp_epoll_add(c, conn, false)) {
+			err_perror("TCP: can't add socket to epoll set");
+			flow_free(flow);
+			return NULL;
+		}
 	}
 
 	timer_init(&conn->timer, tcp_timer_fn);
@@ -401,17 +422,14 @@ void tcp_defer_handler(struct ctx *c, uint64_t now_ms)
  * tcp_connect_done() - host connect() finished: answer the guest's SYN
  * @c:		execution context
  * @conn:	connection in CONN_CONNECTING
+ * @error:	0 if the host connection is up, the error of connect() if not
  * @now_ms:	current time
+ *
+ * The guest gets its SYN-ACK only now, or a RST if the host refused.
  */
-static void tcp_connect_done(struct ctx *c, struct tcp_conn *conn,
-			     uint64_t now_ms)
+void tcp_connect_done(struct ctx *c, struct tcp_conn *conn, int error,
+		      uint64_t now_ms)
 {
-	socklen_t sl = sizeof(int);
-	int error = 0;
-
-	if (getsockopt(conn->sock, SOL_SOCKET, SO_ERROR, &error, &sl))
-		error = errno;
-
 	if (error) {
 		char buf[INANY_STRLEN];
 
@@ -424,7 +442,8 @@ static void tcp_connect_done(struct ctx *c, struct tcp_conn *conn,
 		return;
 	}
 
-	tcp_epoll_set(c, conn, false);
+	if (conn->flags & TCP_F_EPOLLOUT)
+		tcp_epoll_set(c, conn, false);
 	conn->wnd_to_guest = tcp_wnd_for_guest(c, conn);
 	conn->state = CONN_SYN_ACK_SENT;
 	conn->retries = 0;
@@ -448,8 +467,15 @@ void tcp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
 		return;
 
 	if (conn->state == CONN_CONNECTING) {
-		if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP))
-			tcp_connect_done(c, conn, now_ms);
+		if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) {
+			socklen_t sl = sizeof(int);
+			int error = 0;
+
+			if (getsockopt(conn->sock, SOL_SOCKET, SO_ERROR,
+				       &error, &sl))
+				error = errno;
+			tcp_connect_done(c, conn, error, now_ms);
+		}
 		return;
 	}
 

@@ -174,6 +174,56 @@ static uint16_t tcp_mss_for_guest(const struct ctx *c, bool v4,
 }
 
 /**
+ * tcp_connect_check() - see at once if a host connect() completed
+ * @c:		execution context
+ * @conn:	connection in CONN_CONNECTING, connect() just returned
+ *		EINPROGRESS
+ * @sa:		address connect() was given
+ * @sl:		its length
+ * @now_ms:	current time
+ *
+ * To a local peer (loopback), the kernel usually completes the handshake
+ * before connect() returns, or right after it (the SYN-ACK is processed
+ * as the socket is released). Calling connect() again tells, without
+ * waiting: 0 (or EISCONN) if the connection is up, EALREADY if it is
+ * still in progress, or its error. Only then is the socket added to the
+ * epoll set, with EPOLLOUT only if completion is still to come: a
+ * connection that is already up gets its SYN-ACK now, without a round
+ * through epoll_wait(), and without changing the epoll mask later.
+ */
+static void tcp_connect_check(struct ctx *c, struct tcp_conn *conn,
+			      const union sockaddr_inany *sa, socklen_t sl,
+			      uint64_t now_ms)
+{
+	int error = 0;
+	bool up;
+
+	if (connect(conn->sock, &sa->sa, sl))
+		error = errno;
+	up = !error || error == EISCONN;
+
+	if (!up && error != EALREADY && error != EINPROGRESS) {
+		tcp_connect_done(c, conn, error, now_ms);
+		return;
+	}
+
+	error = -tcp_epoll_add(c, conn, !up);
+	if (error) {
+		warn("TCP flow %u: can't add socket to epoll set: %s",
+		     conn->flow, strerror(error));
+		tcp_stats.conns_refused++;
+		tcp_send_ctrl(c, conn, TH_RST | TH_ACK);
+		tcp_conn_close(c, conn, true);
+		return;
+	}
+
+	if (up)
+		tcp_connect_done(c, conn, 0, now_ms);
+	else
+		tcp_timer_arm(conn, now_ms, TCP_CONNECT_TIMEOUT_MS);
+}
+
+/**
  * tcp_conn_from_guest() - SYN from the guest: connect on the host
  * @c:		execution context
  * @key:	flow key of the new connection
@@ -296,7 +346,7 @@ static void tcp_conn_from_guest(struct ctx *c, const struct flow_key *key,
 
 	tcp_stats.conns_out++;
 	tcp_halfopen_add(conn);
-	tcp_timer_arm(conn, now_ms, TCP_CONNECT_TIMEOUT_MS);
+	tcp_connect_check(c, conn, &sa, sl, now_ms);
 }
 
 /**

@@ -203,7 +203,10 @@ struct tcp_conn *tcp_conn_at(uint32_t flow);
 struct tcp_conn *tcp_conn_new(struct ctx *c, int sock, bool inbound);
 void tcp_conn_close(struct ctx *c, struct tcp_conn *conn, bool rst);
 void tcp_conn_dirty(struct tcp_conn *conn);
+int tcp_epoll_add(const struct ctx *c, struct tcp_conn *conn, bool out);
 int tcp_epoll_set(const struct ctx *c, struct tcp_conn *conn, bool out);
+void tcp_connect_done(struct ctx *c, struct tcp_conn *conn, int error,
+		      uint64_t now_ms);
 void tcp_timer_arm(struct tcp_conn *conn, uint64_t now_ms, uint32_t ms);
 void tcp_sock_opts(const struct ctx *c, int s);
 
