@@ -439,11 +439,16 @@ void tcp_wq_purge(struct tcp_conn *conn)
 
 /**
  * tcp_guest_fin() - the guest's FIN is next in sequence: close our writing
- * @conn:	connection
+ * @conn:	connection, marked dirty (tcp_conn_dirty()) by the caller
+ *
+ * If the guest already acknowledged our FIN, both sides are done and the
+ * deferred work of this batch closes the socket (tcp_conn_deferred()):
+ * close() sends the FIN that shutdown() would, so it is not called.
  */
 static void tcp_guest_fin(struct tcp_conn *conn)
 {
-	shutdown(conn->sock, SHUT_WR);
+	if (!(conn->flags & TCP_F_FIN_ACKED))
+		shutdown(conn->sock, SHUT_WR);
 	conn->seq_from_guest++;
 	conn->flags |= TCP_F_GUEST_FIN;
 }
