@@ -356,6 +356,35 @@ void tcp_conn_dirty(struct tcp_conn *conn)
 }
 
 /**
+ * tcp_ack_rides() - can the ACK due to the guest ride on the next segment?
+ * @conn:	connection, established, with an ACK to send
+ * @rmem:	memory of the socket's receive queues, just queried
+ *
+ * With nothing in flight and nothing to drop, anything queued in the
+ * socket is new for the guest: data, or the host peer's FIN, read by the
+ * flow's next turn in qdisc/ (tcp_pull()), which comes in the same main
+ * loop iteration (or the next, if the run ran out of budget). The segment
+ * it sends acknowledges what the guest sent, with the window just
+ * queried, so a separate ACK before it is one frame too many: for a
+ * short connection, the ACK of the request and the FIN that follows it
+ * become one FIN. If the turn sends nothing after all (out-of-order
+ * segments only, or no room in the queue), tcp_pull() sends the ACK
+ * alone. Not with SACK blocks to report, which only a bare ACK carries.
+ *
+ * Return: true if the ACK is left to tcp_pull()
+ */
+static bool tcp_ack_rides(const struct tcp_conn *conn, uint32_t rmem)
+{
+	struct tcp_sack_block block;
+
+	return rmem && tcp_peek_off_supported() && !conn->discard &&
+	       conn->seq_to_guest == conn->seq_acked &&
+	       conn->wnd_from_guest &&
+	       !(conn->flags & (TCP_F_FIN_SENT | TCP_F_RETX_ONE)) &&
+	       !tcp_ooo_sack(conn, &block, 1);
+}
+
+/**
  * tcp_conn_deferred() - once per batch: drop acknowledged data, ACK
  * @c:		execution context
  * @conn:	connection
@@ -372,16 +401,21 @@ static void tcp_conn_deferred(struct ctx *c, struct tcp_conn *conn,
 
 	if (conn->state == CONN_ESTABLISHED &&
 	    (conn->flags & TCP_F_ACK_PENDING)) {
-		uint32_t wnd = tcp_wnd_for_guest(c, conn);
+		uint32_t rmem, wnd = tcp_wnd_query(c, conn, &rmem);
 
 		/* A window update alone is sent only if the window grew */
 		if (conn->seq_ack_sent != conn->seq_from_guest ||
 		    !(conn->flags & TCP_F_WND_UPDATE) ||
 		    wnd > conn->wnd_to_guest) {
 			conn->wnd_to_guest = wnd;
-			tcp_send_ctrl(c, conn, TH_ACK);
+			if (tcp_ack_rides(conn, rmem))
+				qdisc_wake(conn->flow);	/* tcp_pull() sends it */
+			else
+				tcp_send_ctrl(c, conn, TH_ACK);
+		} else {
+			conn->flags &= ~TCP_F_ACK_PENDING;
 		}
-		conn->flags &= ~(TCP_F_ACK_PENDING | TCP_F_WND_UPDATE);
+		conn->flags &= ~TCP_F_WND_UPDATE;
 	}
 
 	/* Both sides closed, and the ACK of the guest's FIN is on its way:

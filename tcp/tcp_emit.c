@@ -371,7 +371,7 @@ static size_t tcp_gso_payload(const struct tcp_conn *conn)
 }
 
 /**
- * tcp_pull() - the connection's turn: read socket data into frames
+ * tcp_pull_data() - read socket data into frames, or send the FIN
  * @c:		execution context
  * @flow:	flow index
  * @budget:	bytes this turn may send
@@ -380,8 +380,8 @@ static size_t tcp_gso_payload(const struct tcp_conn *conn)
  * Return: QDISC_MORE if more data can be sent right away, QDISC_DONE if
  *	   the socket is drained or the guest's window is full
  */
-enum qdisc_pull_result tcp_pull(struct ctx *c, uint32_t flow, size_t budget,
-				uint64_t now_ms)
+static enum qdisc_pull_result tcp_pull_data(struct ctx *c, uint32_t flow,
+					    size_t budget, uint64_t now_ms)
 {
 	struct iovec iov[TCP_FRAMES_PER_PULL + 1];
 	struct tcp_conn *conn = tcp_conn_at(flow);
@@ -486,6 +486,7 @@ enum qdisc_pull_result tcp_pull(struct ctx *c, uint32_t flow, size_t budget,
 			tcp_stats.retrans++;
 	}
 
+	conn->flags &= ~TCP_F_ACK_PENDING;	/* they all carried it */
 	if (SEQ_GT(conn->seq_to_guest, conn->seq_max_sent))
 		conn->seq_max_sent = conn->seq_to_guest;
 	if (!retrans && !conn->rtt_ts) {
@@ -516,4 +517,31 @@ enum qdisc_pull_result tcp_pull(struct ctx *c, uint32_t flow, size_t budget,
 		return QDISC_DONE;
 
 	return QDISC_MORE;
+}
+
+/**
+ * tcp_pull() - the connection's turn: send data, or the FIN, and the ACK
+ *		left for this turn
+ * @c:		execution context
+ * @flow:	flow index
+ * @budget:	bytes this turn may send
+ * @now_ms:	current time
+ *
+ * The deferred work of the batch may leave the ACK it owes the guest to
+ * the segment this turn sends (tcp_ack_rides()): if the turn sends none,
+ * the ACK goes alone.
+ *
+ * Return: QDISC_MORE if more data can be sent right away, QDISC_DONE if
+ *	   the socket is drained or the guest's window is full
+ */
+enum qdisc_pull_result tcp_pull(struct ctx *c, uint32_t flow, size_t budget,
+				uint64_t now_ms)
+{
+	enum qdisc_pull_result res = tcp_pull_data(c, flow, budget, now_ms);
+	struct tcp_conn *conn = tcp_conn_at(flow);
+
+	if (conn && conn->state == CONN_ESTABLISHED &&
+	    (conn->flags & TCP_F_ACK_PENDING))
+		tcp_send_ctrl(c, conn, TH_ACK);
+	return res;
 }

@@ -251,6 +251,8 @@ void tcp_ooo_describe(const struct tcp_conn *conn, char *buf, size_t size);
 /* tcp_window.c */
 int tcp_window_init(void);
 uint32_t tcp_wnd_for_guest(const struct ctx *c, struct tcp_conn *conn);
+uint32_t tcp_wnd_query(const struct ctx *c, struct tcp_conn *conn,
+		       uint32_t *rmem);
 int tcp_discard_acked(struct tcp_conn *conn);
 bool tcp_peek_off_supported(void);
 int tcp_peek_off_reset(const struct tcp_conn *conn);

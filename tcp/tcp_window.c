@@ -113,17 +113,34 @@ int tcp_peek_off_reset(const struct tcp_conn *conn)
  * @c:		execution context
  * @conn:	connection
  *
+ * Return: window in bytes, a multiple of the window scale unit
+ */
+uint32_t tcp_wnd_for_guest(const struct ctx *c, struct tcp_conn *conn)
+{
+	return tcp_wnd_query(c, conn, NULL);
+}
+
+/**
+ * tcp_wnd_query() - window to advertise, and receive queue memory
+ * @c:		execution context
+ * @conn:	connection
+ * @rmem:	if not NULL, set to the memory of the socket's receive queues
+ *		(data, a FIN, out-of-order segments), 0 if unknown
+ *
  * Arms EPOLLOUT if the window is small, so an update follows when the
  * socket frees space.
  *
  * Return: window in bytes, a multiple of the window scale unit
  */
-uint32_t tcp_wnd_for_guest(const struct ctx *c, struct tcp_conn *conn)
+uint32_t tcp_wnd_query(const struct ctx *c, struct tcp_conn *conn,
+		       uint32_t *rmem)
 {
 	uint32_t mem[SK_MEMINFO_VARS];
 	socklen_t sl = sizeof(mem);
 	uint32_t wnd, sndbuf, max = 65535U << conn->ws_to_guest;
 
+	if (rmem)
+		*rmem = 0;
 	if (conn->flags & TCP_F_GUEST_FIN)
 		return conn->wnd_to_guest;
 
@@ -132,6 +149,9 @@ uint32_t tcp_wnd_for_guest(const struct ctx *c, struct tcp_conn *conn)
 		wnd = sndbuf = TCP_WND_INIT;
 	} else {
 		uint32_t queued = mem[SK_MEMINFO_WMEM_QUEUED];
+
+		if (rmem)
+			*rmem = mem[SK_MEMINFO_RMEM_ALLOC];
 
 		sndbuf = mem[SK_MEMINFO_SNDBUF];
 		wnd = sndbuf > queued ? sndbuf - queued : 0;
