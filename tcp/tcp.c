@@ -423,8 +423,17 @@ static void tcp_conn_deferred(struct ctx *c, struct tcp_conn *conn,
 	 * gets a RST, which ends its side just as well; lingering instead
 	 * would hold the flow, and its ports, for new connections.
 	 */
-	if ((conn->flags & TCP_F_GUEST_FIN) && (conn->flags & TCP_F_FIN_ACKED))
+	if ((conn->flags & TCP_F_GUEST_FIN) &&
+	    (conn->flags & TCP_F_FIN_ACKED)) {
+		/* close() exchanges the last segments with the host peer, in
+		 * this system call: let what is queued for the guest leave
+		 * first (often the SYN-ACK of the connection that follows).
+		 * A tap device takes one frame per write, so this adds none.
+		 */
+		if (c->mode == MODE_PASTA)
+			qdisc_flush(c);
 		tcp_conn_close(c, conn, false);
+	}
 	(void)now_ms;
 }
 
