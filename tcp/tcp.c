@@ -183,7 +183,7 @@ void tcp_timer_arm(struct tcp_conn *conn, uint64_t now_ms, uint32_t ms)
  */
 void tcp_sock_opts(const struct ctx *c, int s)
 {
-	int one = 1, zero = 0;
+	int one = 1;
 
 	/* Segments from the guest are already sized and pushed by its own
 	 * stack: don't hold them back again (design.md invariant 1).
@@ -191,10 +191,10 @@ void tcp_sock_opts(const struct ctx *c, int s)
 	if (setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)))
 		debug_perror("TCP_NODELAY");
 
-	/* Peeking starts past the data in flight to the guest */
-	if (tcp_peek_off_supported() &&
-	    setsockopt(s, SOL_SOCKET, SO_PEEK_OFF, &zero, sizeof(zero)))
-		warn_perror("TCP: can't set SO_PEEK_OFF");
+	/* SO_PEEK_OFF is set once the first data is peeked (tcp_pull()):
+	 * until then, a peek from the start of the queue is the same, and a
+	 * connection the host never sends data on needs no option
+	 */
 
 	tcp_sock_bufs(c, s);
 }

@@ -487,6 +487,14 @@ static enum qdisc_pull_result tcp_pull_data(struct ctx *c, uint32_t flow,
 	}
 
 	conn->flags &= ~TCP_F_ACK_PENDING;	/* they all carried it */
+	if (!skip && !(conn->flags & TCP_F_PEEK_OFF) &&
+	    tcp_peek_off_enable(conn)) {
+		/* The next peek would send the same data again */
+		warn_perror("TCP flow %u: can't set SO_PEEK_OFF", flow);
+		tcp_send_ctrl(c, conn, TH_RST | TH_ACK);
+		tcp_conn_close(c, conn, true);
+		return QDISC_DONE;
+	}
 	if (SEQ_GT(conn->seq_to_guest, conn->seq_max_sent))
 		conn->seq_max_sent = conn->seq_to_guest;
 	if (!retrans && !conn->rtt_ts) {

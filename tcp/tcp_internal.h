@@ -74,6 +74,7 @@ enum tcp_conn_state {
 #define TCP_F_RETX_ONE		(1U << 12)	/* resend one segment, resume */
 #define TCP_F_RECOVERY		(1U << 13)	/* fast recovery until recover */
 #define TCP_F_SACK		(1U << 14)	/* guest takes SACK blocks */
+#define TCP_F_PEEK_OFF		(1U << 15)	/* SO_PEEK_OFF set on socket */
 
 /**
  * struct tcp_conn - one TCP connection: guest segments <-> host socket
@@ -256,6 +257,7 @@ uint32_t tcp_wnd_query(const struct ctx *c, struct tcp_conn *conn,
 int tcp_discard_acked(struct tcp_conn *conn);
 bool tcp_peek_off_supported(void);
 int tcp_peek_off_reset(const struct tcp_conn *conn);
+int tcp_peek_off_enable(struct tcp_conn *conn);
 void tcp_rtt_sample(struct tcp_conn *conn, uint64_t now_ms);
 
 /* tcp_guest.c */

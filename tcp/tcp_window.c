@@ -99,13 +99,33 @@ int tcp_peek_off_reset(const struct tcp_conn *conn)
 {
 	int off = (int)(conn->discard + (conn->seq_to_guest - conn->seq_acked));
 
-	if (!tcp_peek_off_ok || conn->sock < 0)
+	/* Not set yet: no data was peeked, peeking starts at the front */
+	if (!tcp_peek_off_ok || conn->sock < 0 ||
+	    !(conn->flags & TCP_F_PEEK_OFF))
 		return 0;
 
 	if (setsockopt(conn->sock, SOL_SOCKET, SO_PEEK_OFF, &off,
 		       sizeof(off)))
 		return -errno;
 	return 0;
+}
+
+/**
+ * tcp_peek_off_enable() - set SO_PEEK_OFF after the first data was peeked
+ * @conn:	connection, its first data just peeked from the front of the
+ *		queue and counted in @conn->seq_to_guest
+ *
+ * Return: 0 on success, -errno on failure
+ */
+int tcp_peek_off_enable(struct tcp_conn *conn)
+{
+	int rc;
+
+	conn->flags |= TCP_F_PEEK_OFF;
+	rc = tcp_peek_off_reset(conn);
+	if (rc)
+		conn->flags &= ~TCP_F_PEEK_OFF;
+	return rc;
 }
 
 /**
