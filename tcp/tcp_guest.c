@@ -9,7 +9,10 @@
  * the guest sees them. A SYN for an unknown flow opens a host socket and
  * starts a non-blocking connect(); the guest gets its SYN-ACK only once
  * the host connection is up, or a RST if it fails, so that a refused
- * connection is refused in the guest at once.
+ * connection is refused in the guest at once. A local peer usually
+ * completes the handshake within connect(): a second connect() call tells
+ * at once, and the SYN-ACK leaves in the same batch as the SYN
+ * (tcp_connect_check()).
  *
  * For established connections, each segment does three things:
  * - its ACK moves the left edge of what the guest has: acknowledged bytes
@@ -21,7 +24,9 @@
  *   does not take is not acknowledged, and the guest sends it again;
  * - its FIN shuts down the socket's writing side.
  * ACKs to the guest are not sent per segment but once per connection at
- * the end of the batch (tcp_defer_handler()), carrying the window.
+ * the end of the batch (tcp_defer_handler()), carrying the window; or on
+ * the data or FIN segment the flow's next turn sends, if the socket has
+ * something queued for the guest (tcp_ack_rides() in tcp.c).
  */
 
 #include <errno.h>
