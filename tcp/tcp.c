@@ -216,9 +216,10 @@ void tcp_sock_bufs(const struct ctx *c, int s)
 }
 
 /**
- * tcp_epoll_set() - add or update a connection's socket in the epoll set
+ * tcp_epoll_ctl() - add or update a connection's socket in the epoll set
  * @c:		execution context
  * @conn:	connection
+ * @op:		EPOLL_CTL_ADD or EPOLL_CTL_MOD
  * @out:	also wait for EPOLLOUT (connect completion, free space)
  *
  * Input is edge-triggered: the flow is woken on new data, and after that
@@ -226,16 +227,18 @@ void tcp_sock_bufs(const struct ctx *c, int s)
  *
  * Return: 0 on success, -errno on failure
  */
-int tcp_epoll_set(const struct ctx *c, struct tcp_conn *conn, bool out)
+static int tcp_epoll_ctl(const struct ctx *c, struct tcp_conn *conn, int op,
+			 bool out)
 {
 	union epoll_ref ref = { .type = EPOLL_TYPE_TCP, .fd = conn->sock,
 				.data = conn->flow };
 	struct epoll_event ev = { .data.u64 = ref.u64 };
+
 	ev.events = EPOLLIN | EPOLLRDHUP | EPOLLET;
 	if (out)
 		ev.events |= EPOLLOUT;
 
-	if (epoll_ctl(c->epollfd, EPOLL_CTL_MOD, conn->sock, &ev))
+	if (epoll_ctl(c->epollfd, op, conn->sock, &ev))
 		return -errno;
 
 	if (out)
@@ -243,6 +246,19 @@ int tcp_epoll_set(const struct ctx *c, struct tcp_conn *conn, bool out)
 	else
 		conn->flags &= ~TCP_F_EPOLLOUT;
 	return 0;
+}
+
+/**
+ * tcp_epoll_set() - update a connection's socket in the epoll set
+ * @c:		execution context
+ * @conn:	connection, its socket in the set
+ * @out:	also wait for EPOLLOUT (connect completion, free space)
+ *
+ * Return: 0 on success, -errno on failure
+ */
+int tcp_epoll_set(const struct ctx *c, struct tcp_conn *conn, bool out)
+{
+	return tcp_epoll_ctl(c, conn, EPOLL_CTL_MOD, out);
 }
 
 /**
@@ -255,19 +271,7 @@ int tcp_epoll_set(const struct ctx *c, struct tcp_conn *conn, bool out)
  */
 int tcp_epoll_add(const struct ctx *c, struct tcp_conn *conn, bool out)
 {
-	union epoll_ref ref = { .type = EPOLL_TYPE_TCP, .fd = conn->sock,
-				.data = conn->flow };
-	struct epoll_event ev = { .data.u64 = ref.u64 };
-
-	ev.events = EPOLLIN | EPOLLRDHUP | EPOLLET;
-	if (out)
-		ev.events |= EPOLLOUT;
-	if (epoll_ctl(c->epollfd, EPOLL_CTL_ADD, conn->sock, &ev))
-		return -errno;
-
-	if (out)
-		conn->flags |= TCP_F_EPOLLOUT;
-	return 0;
+	return tcp_epoll_ctl(c, conn, EPOLL_CTL_ADD, out);
 }
 
 /**
