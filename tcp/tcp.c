@@ -379,13 +379,11 @@ void tcp_conn_dirty(struct tcp_conn *conn)
  */
 static bool tcp_ack_rides(const struct tcp_conn *conn, uint32_t rmem)
 {
-	struct tcp_sack_block block;
-
 	return rmem && tcp_peek_off_supported() && !conn->discard &&
 	       conn->seq_to_guest == conn->seq_acked &&
 	       conn->wnd_from_guest &&
 	       !(conn->flags & (TCP_F_FIN_SENT | TCP_F_RETX_ONE)) &&
-	       !tcp_ooo_sack(conn, &block, 1);
+	       !tcp_ooo_holds(conn);
 }
 
 /**

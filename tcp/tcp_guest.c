@@ -495,16 +495,12 @@ static void tcp_wq_flush_conn(struct ctx *c, struct tcp_conn *conn)
 	conn->seq_from_guest += (uint32_t)sent;
 	tcp_ooo_flushed(conn);
 	if ((size_t)sent < conn->wq_bytes) {
-		struct iovec held[2];
-		unsigned int nheld;
-
 		/* Not acknowledged: the guest sends it again, except what
-		 * it knows we hold (SACK): that goes from here once the
-		 * socket has room
+		 * it knows we hold (SACK), which goes once the socket has
+		 * room (tcp_guest_held_push() on EPOLLOUT)
 		 */
 		tcp_stats.overrun += conn->wq_bytes - (size_t)sent;
-		if (tcp_ooo_take(conn, conn->seq_from_guest, held, &nheld) &&
-		    !(conn->flags & TCP_F_EPOLLOUT))
+		if (!(conn->flags & TCP_F_EPOLLOUT))
 			tcp_epoll_set(c, conn, true);
 	} else if (conn->flags & TCP_F_WQ_FIN) {
 		tcp_guest_fin(conn);
@@ -556,42 +552,6 @@ void tcp_input_done(struct ctx *c)
 }
 
 /**
- * tcp_guest_held_push() - the socket has room: write held data that
- *			   continues the in-order data
- * @c:		execution context
- * @conn:	connection
- *
- * Held data reported in SACK blocks is not sent again by the guest, so
- * when a full socket refused the in-order data before it, it goes from
- * here. Called on EPOLLOUT, outside of a batch of guest frames.
- */
-void tcp_guest_held_push(struct ctx *c, struct tcp_conn *conn)
-{
-	struct iovec held[2];
-	struct msghdr mh = { .msg_iov = held };
-	unsigned int nheld;
-	ssize_t sent;
-
-	if (conn->wq_segs || (conn->flags & (TCP_F_GUEST_FIN | TCP_F_WQ_FIN)) ||
-	    !tcp_ooo_take(conn, conn->seq_from_guest, held, &nheld))
-		return;
-
-	mh.msg_iovlen = nheld;
-	sent = sendmsg(conn->sock, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
-	if (sent <= 0) {
-		if (sent < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
-			tcp_send_ctrl(c, conn, TH_RST | TH_ACK);
-			tcp_conn_close(c, conn, true);
-		}
-		return;
-	}
-	conn->seq_from_guest += (uint32_t)sent;
-	tcp_ooo_flushed(conn);
-	conn->flags |= TCP_F_ACK_PENDING;
-	tcp_conn_dirty(conn);
-}
-
-/**
  * tcp_wq_add() - queue payload for the connection's next sendmsg()
  * @conn:	connection
  * @data:	payload, valid until tcp_input_done()
@@ -607,6 +567,35 @@ static void tcp_wq_add(struct tcp_conn *conn, const void *data, size_t len)
 	tcp_wq_count++;
 	conn->wq_segs++;
 	conn->wq_bytes += (uint32_t)len;
+}
+
+/**
+ * tcp_guest_held_push() - the socket has room: write held data that
+ *			   continues the in-order data
+ * @c:		execution context
+ * @conn:	connection
+ *
+ * Held data reported in SACK blocks is not sent again by the guest, so
+ * when a full socket refused the in-order data before it, it goes from
+ * here. Called on EPOLLOUT, outside of a batch of guest frames.
+ */
+void tcp_guest_held_push(struct ctx *c, struct tcp_conn *conn)
+{
+	struct iovec held[2];
+	unsigned int i, nheld;
+
+	if (conn->wq_segs || (conn->flags & (TCP_F_GUEST_FIN | TCP_F_WQ_FIN)) ||
+	    tcp_wq_count + 2 > TCP_WQ_MAX ||
+	    !tcp_ooo_take(conn, conn->seq_from_guest, held, &nheld))
+		return;
+
+	for (i = 0; i < nheld; i++)
+		tcp_wq_add(conn, held[i].iov_base, held[i].iov_len);
+	tcp_wq_flush_conn(c, conn);
+	if (conn->state == CONN_ESTABLISHED) {
+		conn->flags |= TCP_F_ACK_PENDING;
+		tcp_conn_dirty(conn);
+	}
 }
 
 /**

@@ -243,6 +243,7 @@ void tcp_ooo_hold(const struct tcp_conn *conn, uint32_t seq,
 		  const uint8_t *payload, size_t len);
 size_t tcp_ooo_take(const struct tcp_conn *conn, uint32_t next,
 		    struct iovec iov[2], unsigned int *niov);
+bool tcp_ooo_holds(const struct tcp_conn *conn);
 unsigned int tcp_ooo_sack(const struct tcp_conn *conn,
 			  struct tcp_sack_block *blocks, unsigned int max);
 void tcp_ooo_flushed(const struct tcp_conn *conn);

@@ -308,6 +308,19 @@ void tcp_ooo_release(const struct tcp_conn *conn)
 }
 
 /**
+ * tcp_ooo_holds() - tell if a connection holds data beyond a hole
+ * @conn:	connection
+ *
+ * Return: true if it does (its ACKs carry SACK blocks, if permitted)
+ */
+bool tcp_ooo_holds(const struct tcp_conn *conn)
+{
+	const struct tcp_ooo_buf *b = tcp_ooo_find(conn);
+
+	return b && b->nranges;
+}
+
+/**
  * tcp_ooo_sack() - SACK blocks for the data held (RFC 2018, 4)
  * @conn:	connection
  * @blocks:	output
