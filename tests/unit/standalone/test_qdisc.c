@@ -414,6 +414,40 @@ START_TEST(lone_data_frame_leaves_at_once)
 }
 END_TEST
 
+START_TEST(emptied_queue_starts_over_at_first_buffer)
+{
+	const uint8_t *first;
+	struct ctx c;
+	int round;
+
+	reset();
+	first = qdisc_frame_buf(0);
+	for (round = 1; round <= 3; round++) {
+		flow_backlog[6] = 3;
+		flow_size[6] = 1500;
+		qdisc_wake(6);
+		qdisc_run(&c, 0);
+		ck_assert(!qdisc_has_queued());
+		/* The next socket read lands in the same, cache-warm buffer */
+		ck_assert_ptr_eq(qdisc_frame_buf(0), first);
+	}
+	ck_assert_uint_eq(sink_next[6], 9);
+
+	/* With frames left queued, the free buffers follow them */
+	sink_mode = 2;
+	flow_backlog[6] = 2;
+	qdisc_wake(6);
+	qdisc_run(&c, 0);
+	ck_assert(qdisc_has_queued());
+	ck_assert_ptr_ne(qdisc_frame_buf(0), first);
+	sink_mode = 0;
+	qdisc_flush(&c);
+	ck_assert(!qdisc_has_queued());
+	ck_assert_uint_eq(sink_next[6], 11);
+	ck_assert_ptr_eq(qdisc_frame_buf(0), first);
+}
+END_TEST
+
 START_TEST(interactive_frame_goes_first)
 {
 	uint64_t before;
@@ -567,6 +601,7 @@ int main(void)
 	tcase_add_test(tc, backlogged_flows_share_equally);
 	tcase_add_test(tc, backlogged_flows_share_equally_under_pushback);
 	tcase_add_test(tc, lone_data_frame_leaves_at_once);
+	tcase_add_test(tc, emptied_queue_starts_over_at_first_buffer);
 	tcase_add_test(tc, interactive_frame_goes_first);
 	tcase_add_test(tc, wakeup_check_catches_a_lost_wakeup);
 	tcase_add_test(tc, control_frames_go_first);
