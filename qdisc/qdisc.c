@@ -26,10 +26,10 @@
  * Frames leave every QDISC_FLUSH_BYTES during a run, not only at its end:
  * the tap takes one frame per write anyway, and a frame written right
  * after the socket read that filled it is still in the cache. For the
- * same reason, once the queue is empty the next frames start over at the
- * first buffers of the ring: walking all QDISC_FRAMES buffers (16 MiB)
- * made every socket read write to memory out of the cache, and cost a
- * third of host->namespace throughput.
+ * same reason, a turn that finds the queue empty starts over at the first
+ * buffers of the ring (qdisc_rewind()): walking all QDISC_FRAMES buffers
+ * (16 MiB) made every socket read write to memory out of the cache, and
+ * cost a third of host->namespace throughput.
  *
  * qdisc_run() ends every main loop iteration with a flush, so a frame
  * queued into an empty ring leaves in the same iteration it was made
@@ -265,13 +265,19 @@ void qdisc_flush(struct ctx *c)
 
 	qdisc_head = (qdisc_head + sent) % QDISC_FRAMES;
 	qdisc_count -= sent;
-
-	/* Start over at the first buffers once all are written: the next
-	 * socket read then lands in memory that is still in the cache,
-	 * instead of walking the whole ring (a cache miss per line)
-	 */
 	if (!qdisc_ctrl_count)
-		qdisc_ctrl_head = 0;
+		qdisc_ctrl_head = 0;	/* copies: nobody points into it */
+}
+
+/**
+ * qdisc_rewind() - start over at the first data buffer if none is queued
+ *
+ * Only between turns of qdisc_run(): a caller of qdisc_frame_buf() keeps
+ * pointers to free buffers until it commits them, and a flush in between
+ * (a full control ring) must not move them.
+ */
+static void qdisc_rewind(void)
+{
 	if (!qdisc_count)
 		qdisc_head = 0;
 }
@@ -451,6 +457,9 @@ void qdisc_run(struct ctx *c, uint64_t now_ms)
 		flow = qdisc_pop();
 		if (flow == FLOW_IDX_NONE)
 			break;
+
+		/* The next socket read lands in cache-warm memory */
+		qdisc_rewind();
 
 		type = flow_type_of(flow);
 		qdisc_deficit[flow] += QDISC_QUANTUM;
