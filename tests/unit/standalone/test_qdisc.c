@@ -456,7 +456,7 @@ END_TEST
 START_TEST(buffer_taken_before_a_flush_stays_put)
 {
 	uint8_t ctrl[64] = { 0 };
-	uint32_t flow = 7, seq = 0, i;
+	uint32_t flow = 7, seq = 1, i;
 	struct ctx c;
 	uint8_t *buf;
 
@@ -473,7 +473,6 @@ START_TEST(buffer_taken_before_a_flush_stays_put)
 	/* A reader takes a free buffer and fills it... */
 	buf = qdisc_frame_buf(0);
 	memset(buf, 0, 1500);
-	seq = 1;
 	memcpy(buf, &flow, sizeof(flow));
 	memcpy(buf + 4, &seq, sizeof(seq));
 
