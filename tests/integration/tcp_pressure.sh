@@ -198,12 +198,8 @@ trunc_window() {
 
 # pacing_counters() - print the relay's overrun and probes_acked counters,
 # then the guest's retransmitted and sent segments, window probes and tail
-# loss probes, on one line; nothing if the relay gives no counters
-#
-# A tail loss probe (RFC 8985, SACK connections only) resends the last
-# segment when no ACK came for 2 RTTs, at least 10 ms: a late ACK on a
-# busy machine, not a loss. It counts as a retransmission; it is shown,
-# and not held against the relay.
+# loss probes (shown, not held against the relay: rig_without_tlp()), on
+# one line; nothing if the relay gives no counters
 pacing_counters() {
 	local ov a
 
@@ -257,8 +253,7 @@ wmem_pacing() {
 
 	read -r ov1 a1 r1 o1 w1 p1 <<<"$(pacing_counters)"
 	[ -n "$p1" ] || rig_fail "no counters from the relay" || return 1
-	retr=$(( (r1 - r0) - (p1 - p0) ))	# a probe may be new data
-	[ "$retr" -ge 0 ] || retr=0
+	retr=$(rig_without_tlp $((r1 - r0)) $((p1 - p0)))
 	rig_log "guest: $((w1 - w0)) window probes, relay answered" \
 		"$((a1 - a0)); guest retransmitted $((r1 - r0)) of" \
 		"$((o1 - o0)) segments ($((p1 - p0)) tail loss probes);" \

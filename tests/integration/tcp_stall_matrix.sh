@@ -74,13 +74,9 @@ start_relay() {
 
 # retrans_counters() - print the relay's retransmissions toward the guest,
 # then retransmitted and sent segments of the host namespace and of the
-# guest, then the tail loss probes of both, on one line; nothing if the
-# relay gives no counters
-#
-# A tail loss probe (RFC 8985, SACK connections) resends the last segment
-# when no ACK came for two round trips, at least 10 ms: a late ACK on a
-# busy machine, not a loss. It is counted as a retransmission by the
-# kernel; here it is shown, and not held against the relay.
+# guest, then the tail loss probes of both (shown, not held against the
+# relay: rig_without_tlp()), on one line; nothing if the relay gives no
+# counters
 retrans_counters() {
 	local rr
 
@@ -146,9 +142,8 @@ cell() {
 		/ 1e6 | floor | tostring] | join(" ")' "$json")"
 
 	tlp=$(( (pb1 - pb0) + (pg1 - pg0) ))
-	retr=$(( (rb1 - rb0) + (rg1 - rg0) - tlp ))
-	[ "$retr" -ge 0 ] || retr=0	# a probe may carry new data instead
-	retr=$(( retr + (rr1 - rr0) ))
+	retr=$(( $(rig_without_tlp $(( (rb1 - rb0) + (rg1 - rg0) )) "$tlp") +
+		 (rr1 - rr0) ))
 	out=$(( (ob1 - ob0) + (og1 - og0) ))
 	rig_log "median $(awk -v m="$med" 'BEGIN { printf "%d", m / 1e6 }')" \
 		"Mbit/s, lowest second $(awk -v m="$low" \

@@ -594,6 +594,20 @@ rig_nstat() {
 		awk -v k="$2" '$1 == k { print $2 }'
 }
 
+# rig_without_tlp() - retransmissions not counting tail loss probes
+# $1: retransmitted segments (a difference of TcpRetransSegs)
+# $2: tail loss probes in the same time (of TcpExtTCPLossProbes)
+#
+# A tail loss probe (RFC 8985, SACK connections) resends the last segment
+# when no ACK came for two round trips, at least 10 ms: a late ACK on a
+# busy machine, not a loss, but the kernel counts it as a retransmission.
+# A probe may carry new data instead, hence the floor at 0.
+rig_without_tlp() {
+	local r=$(($1 - $2))
+
+	echo $((r < 0 ? 0 : r))
+}
+
 # rig_still_serving() - after an attack: the relay still serves a new
 # connection (1 MiB namespace->host, sha256), with any shaping of the host
 # namespace's loopback removed

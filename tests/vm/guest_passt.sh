@@ -125,9 +125,6 @@ else
 fi
 rm -f /tmp/data6.bin
 
-# Offloads (set by passt_vhost_user.sh): the virtio features the driver
-# negotiated, then TCP at a small MTU, where segmentation offloads turn
-# into TSO super-frames both ways; the MTU is restored after
 # vt_tso_round() - download a file, send it back (sha256 checked by both)
 # $1: IP version, for the result names
 # $2: gateway address
@@ -142,6 +139,9 @@ vt_tso_round() {
 	rm -f /tmp/tso.bin
 }
 
+# Offloads (set by passt_vhost_user.sh): the virtio features the driver
+# negotiated, then TCP at a small MTU, where segmentation offloads turn
+# into TSO super-frames both ways; the MTU is restored after
 if [ -n "$VT_TSO_MTU" ]; then
 	vt_result features ok \
 		  "$(cat "/sys/class/net/$IF/device/features" 2>/dev/null)"
