@@ -37,6 +37,7 @@ STALL_BPS = 1e6         # an interval below this counts as stalled,
 STALL_SHARE = 0.05      # and one below this share of the run's median
 SLACK = 30              # seconds a client may run beyond its test time
 PROGRESS_SECS = 30      # opening connections: give up after no progress
+RATE_SHORT = 0.95       # a paced run below this share of its rate is flagged
 
 
 class Result:
@@ -115,18 +116,29 @@ def _server_client(rig, inst, srv_ns, srv_argv, port, cli_ns, cli_argv,
     return rc, out, ticks
 
 
-def tcp(rig, inst, direction, streams, secs, rep):
+def tcp(rig, inst, direction, streams, secs, rep, rate=None):
     """iperf3 TCP throughput, receiver's rate; relay CPU per GiB.
 
     Rows: tcp:DIR:MTU:STREAMS (Gbit/s) and, for one stream,
-    cpu:DIR:MTU (relay CPU seconds per GiB received).
+    cpu:DIR:MTU (relay CPU seconds per GiB received). With a rate (iperf3
+    -b), one row only: cpur:DIR:MTU, the relay CPU per GiB with every peer
+    moving the same data at the same pace, flagged if the peer fell short
+    of the rate. Each relay's own throughput changes its cost per GiB (a
+    relay that is faster keeps both CPUs busier, and pays more for each
+    wake-up), so only this row compares the work itself.
     """
     key = f"tcp:{direction}:{inst.mtu}:{streams}"
+    if rate:
+        key = f"cpur:{direction}:{inst.mtu}"
     err = _dead(inst)
     if err:
         return Result(error=err)
+    if rate and not inst.pid:
+        return Result(error="no relay process")
     common = ["-t", str(secs), "-P", str(streams), "-i", "1", "-J",
               "--connect-timeout", "5000"]
+    if rate:
+        common += ["-b", rate]
     if direction == "n2h":
         srv_ns, cli_ns, port = rig.host_ns, inst.ns, IPERF_PORT
         srv = ["iperf3", "-s", "-1", "-B", inst.srv_bind, "-p", str(port)]
@@ -150,6 +162,8 @@ def tcp(rig, inst, direction, streams, secs, rep):
     if err:
         return Result(error=err)
     end = data["end"]["sum_received"]
+    if rate:
+        return _tcp_at_rate(key, end, ticks, rate, _dead(inst))
     values = {key: end["bits_per_second"] / 1e9}
     stalled = _stalled(data)
     if streams == 1 and ticks is not None and end["bytes"] > 0:
@@ -157,6 +171,26 @@ def tcp(rig, inst, direction, streams, secs, rep):
             ticks / CLK_TCK / (end["bytes"] / GIB)
     err = _dead(inst)
     return Result(values, f"{stalled} s near 0" if stalled else None, err)
+
+
+def rate_bps(rate):
+    """iperf3 rate text (e.g. "4G", "500M") in bit/s."""
+    mult = {"K": 1e3, "M": 1e6, "G": 1e9}
+    if rate[-1:].upper() in mult:
+        return float(rate[:-1]) * mult[rate[-1:].upper()]
+    return float(rate)
+
+
+def _tcp_at_rate(key, end, ticks, rate, err):
+    """Result of a paced tcp() run: relay CPU per GiB, flagged if short."""
+    if ticks is None or end["bytes"] <= 0:
+        return Result(error=err or "no relay CPU time or no data moved")
+    values = {key: ticks / CLK_TCK / (end["bytes"] / GIB)}
+    got = end["bits_per_second"]
+    flag = None
+    if got < RATE_SHORT * rate_bps(rate):
+        flag = f"only {got / 1e9:.2f} Gbit/s"
+    return Result(values, flag, err)
 
 
 def udp(rig, inst, direction, secs, rate, length, rep):
@@ -254,16 +288,18 @@ def _sockperf_stats(out):
     return st, None
 
 
-def _pingpong(rig, inst, secs, tag):
+def _pingpong(rig, inst, secs, tag, nice=None):
     """sockperf TCP ping-pong, 64 bytes, ns client to a host server.
 
-    Returns (statistics as _sockperf_stats(), error or None).
+    With @nice, both ends run at that nice value. Returns (statistics as
+    _sockperf_stats(), error or None).
     """
-    srv = ["sockperf", "server", "--tcp", "-i", inst.srv_bind,
-           "-p", str(SOCKPERF_PORT)]
-    cli = ["sockperf", "ping-pong", "--tcp", "-i", inst.gw4,
-           "-p", str(SOCKPERF_PORT), "-m", "64", "-t", str(secs),
-           "--full-rtt"]
+    pre = ["nice", "-n", str(nice)] if nice is not None else []
+    srv = pre + ["sockperf", "server", "--tcp", "-i", inst.srv_bind,
+                 "-p", str(SOCKPERF_PORT)]
+    cli = pre + ["sockperf", "ping-pong", "--tcp", "-i", inst.gw4,
+                 "-p", str(SOCKPERF_PORT), "-m", "64", "-t", str(secs),
+                 "--full-rtt"]
     try:
         rc, out, _ = _server_client(rig, inst, rig.host_ns, srv,
                                     SOCKPERF_PORT, inst.ns, cli, tag, secs)
@@ -295,7 +331,7 @@ def latency_idle(rig, inst, secs, rep):
     return Result(values, None, _dead(inst))
 
 
-def latency_load(rig, inst, secs, rep, rate=None):
+def latency_load(rig, inst, secs, rep, rate=None, nice=None):
     """Ping-pong while a bulk TCP flow fills the same path.
 
     iperf3 -R from the namespace (the host side sends: the bulk flow goes
@@ -306,7 +342,10 @@ def latency_load(rig, inst, secs, rep, rate=None):
     bulk flow's rate meanwhile, Gbit/s: a relay that moves less bulk data
     queues less of it). With @rate (iperf3 -b), every peer carries the
     same bulk rate, so that the round trip compares queueing rather than
-    how much CPU the bulk flow's two ends take from the ping-pong.
+    how much CPU the bulk flow's two ends take from the ping-pong. With
+    @nice, the ping-pong's two ends run at that nice value: a negative one
+    lets them have a CPU before the bulk flow's ends, which shows how much
+    of the round trip was their wait for a CPU.
     """
     key = f"latl:{inst.mtu}"
     tag = _tag(key, inst, rep)
@@ -330,7 +369,7 @@ def latency_load(rig, inst, secs, rep, rate=None):
         if bulk.poll() is not None:
             return Result(error=f"iperf3 (bulk) exited with status "
                                 f"{bulk.returncode}, see {bulk.log}")
-        st, err = _pingpong(rig, inst, secs, tag)
+        st, err = _pingpong(rig, inst, secs, tag, nice)
         try:
             bulk.wait(timeout=bulk_secs + SLACK)
         except subprocess.TimeoutExpired:
