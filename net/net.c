@@ -611,9 +611,11 @@ void net_stats_log(void)
  * @c:		execution context
  *
  * TCP queues guest payloads by reference to write them with one sendmsg()
- * per connection; this writes them.
+ * per connection, and UDP runs of datagrams of one flow for one sendmsg()
+ * with segmentation; this writes them.
  */
 void net_input_done(struct ctx *c)
 {
 	tcp_input_done(c);
+	udp_out_flush();
 }

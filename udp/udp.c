@@ -12,8 +12,9 @@
  *   remote address, remote port) creates a socket bound to the guest's
  *   source port when that port is free on the host (an ephemeral port
  *   otherwise) and connect()ed to the destination as flow/nat.c maps it
- *   (gateway to loopback, --map-guest-addr, --dns-forward). Every datagram
- *   then leaves with one send().
+ *   (gateway to loopback, --map-guest-addr, --dns-forward). Datagrams of
+ *   the flow from one batch of guest frames leave together, in one
+ *   sendmsg() with UDP segmentation (udp_out.c).
  *
  * - host to guest: replies arrive on the connected socket, whose epoll
  *   reference carries the flow index, so no lookup is needed. The socket
@@ -48,6 +49,7 @@
 #include <netinet/in.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 
 #include "udp.h"
 #include "udp_internal.h"
@@ -61,8 +63,8 @@
 #include "../isolation/syscalls.h"
 
 /* System calls after start-up: Flow sockets for guest datagrams */
-SYSCALLS(SYSCALLS_BOTH, "socket", "bind", "connect", "sendto", "setsockopt",
-	 "close", "epoll_ctl");
+SYSCALLS(SYSCALLS_BOTH, "socket", "bind", "connect", "setsockopt", "close",
+	 "epoll_ctl");
 
 struct udp_counters udp_stats;
 
@@ -103,6 +105,7 @@ void udp_stats_log(void)
 
 	info("udp: flows_out=%llu flows_in=%llu flows_splice=%llu "
 	     "to_guest=%llu from_guest=%llu drop_mtu=%llu drop_send=%llu "
+	     "gso_runs=%llu gso_refused=%llu "
 	     "drop_no_flow=%llu drop_splice=%llu icmp_errors=%llu "
 	     "evicted=%llu",
 	     (unsigned long long)u->flows_out, (unsigned long long)u->flows_in,
@@ -111,6 +114,8 @@ void udp_stats_log(void)
 	     (unsigned long long)u->from_guest,
 	     (unsigned long long)u->drop_mtu,
 	     (unsigned long long)u->drop_send,
+	     (unsigned long long)u->gso_runs,
+	     (unsigned long long)u->gso_refused,
 	     (unsigned long long)u->drop_no_flow,
 	     (unsigned long long)u->drop_splice,
 	     (unsigned long long)u->icmp_errors,
@@ -196,6 +201,7 @@ void udp_flow_close(struct ctx *c, uint32_t idx)
 	if (!uf)
 		return;
 
+	udp_out_forget(idx);
 	if (uf->sock >= 0) {
 		epoll_ctl(c->epollfd, EPOLL_CTL_DEL, uf->sock, NULL);
 		close(uf->sock);
@@ -331,42 +337,6 @@ static uint32_t udp_flow_out(struct ctx *c, const struct flow_key *key,
 }
 
 /**
- * udp_send() - send one datagram of the guest on a socket
- * @s:		socket
- * @payload:	datagram payload
- * @len:	its length
- * @to:		destination, NULL for a connected socket
- *
- * A connected socket reports an ICMP error of an earlier datagram on the
- * next send, which then does not leave: try again once in that case (the
- * error itself is reflected from the error queue).
- *
- * Return: 0 on success, -errno on failure
- */
-static int udp_send(int s, const uint8_t *payload, size_t len,
-		    const union sockaddr_inany *to)
-{
-	socklen_t sl = 0;
-	int i;
-
-	if (to)
-		sl = to->sa.sa_family == AF_INET ? sizeof(to->sa4)
-						 : sizeof(to->sa6);
-
-	for (i = 0; i < UDP_SEND_TRIES; i++) {
-		ssize_t n = sendto(s, payload, len, MSG_DONTWAIT,
-				   to ? &to->sa : NULL, sl);
-
-		if (n >= 0)
-			return 0;
-		if (errno != ECONNREFUSED && errno != EHOSTUNREACH &&
-		    errno != ENETUNREACH && errno != EHOSTDOWN)
-			return -errno;
-	}
-	return -errno;
-}
-
-/**
  * udp_tap_input() - a UDP datagram from the guest
  * @c:		execution context
  * @saddr:	source address (the guest's), unicast
@@ -418,12 +388,15 @@ void udp_tap_input(struct ctx *c, const union inany_addr *saddr,
 
 	if (uf->kind == UDP_KIND_IN) {
 		const struct udp_lsn *l = udp_lsn_at(uf->lsn);
+		struct iovec iov = { (void *)(udp + UDP_HDR_LEN),
+				     ulen - UDP_HDR_LEN };
 
-		ret = l ? udp_send(l->fd, udp + UDP_HDR_LEN,
-				   ulen - UDP_HDR_LEN, &uf->peer) : -EBADF;
+		ret = l ? udp_out_send(l->fd, &iov, 1, 0, &uf->peer) : -EBADF;
 	} else if (uf->kind == UDP_KIND_OUT) {
-		ret = udp_send(uf->sock, udp + UDP_HDR_LEN,
-			       ulen - UDP_HDR_LEN, NULL);
+		/* Counted when it leaves, with the datagrams after it */
+		udp_out_queue(idx, uf->sock, udp + UDP_HDR_LEN,
+			      ulen - UDP_HDR_LEN);
+		return;
 	} else {
 		return;
 	}

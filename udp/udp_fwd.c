@@ -10,7 +10,7 @@
  * fwd_port_target() maps to, coming from the peer's address as
  * flow/nat.c shows it to the guest (loopback as the gateway, and so on).
  * The guest's replies find that flow by their addresses and leave with
- * sendto() from the listening socket, toward the peer's real address.
+ * sendmsg() from the listening socket, toward the peer's real address.
  *
  * Listening sockets are shared by many flows, so they can't take a turn
  * in the output scheduler as a flow. One flow (the proxy, allocated only

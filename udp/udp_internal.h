@@ -15,6 +15,7 @@
 #include "../util/timer.h"
 
 struct ctx;
+struct iovec;
 
 #define UDP_HDR_LEN		8
 /* A flow with no datagram in either direction for this long is closed */
@@ -34,6 +35,13 @@ struct ctx;
  * earlier datagram is reported instead
  */
 #define UDP_SEND_TRIES		2
+
+/* Datagrams from the guest sent in one call (UDP GSO, udp_out.c): the
+ * kernel takes at most 64 segments per send
+ */
+#define UDP_OUT_SEGS		64
+/* Their payload bytes: one IPv4 packet before segmentation */
+#define UDP_OUT_BYTES		(UINT16_MAX - UDP_HDR_LEN - 60)
 
 /* Epoll reference data word: listening socket, index in the low bits */
 #define UDP_REF_LSN		(1U << 31)
@@ -104,6 +112,8 @@ struct udp_lsn {
  * @from_guest:		datagrams sent for the guest
  * @drop_mtu:		datagrams too large for the guest's MTU
  * @drop_send:		datagrams from the guest the host socket refused
+ * @gso_runs:		runs of datagrams from the guest sent in one call
+ * @gso_refused:	runs the kernel would not segment, sent one by one
  * @drop_no_flow:	datagrams dropped: no socket or flow table full
  * @drop_splice:	-U datagrams the destination socket refused
  * @icmp_errors:	ICMP errors reflected to the guest
@@ -117,6 +127,8 @@ struct udp_counters {
 	uint64_t from_guest;
 	uint64_t drop_mtu;
 	uint64_t drop_send;
+	uint64_t gso_runs;
+	uint64_t gso_refused;
 	uint64_t drop_no_flow;
 	uint64_t drop_splice;
 	uint64_t icmp_errors;
@@ -133,6 +145,31 @@ void udp_flow_close(struct ctx *c, uint32_t idx);
 int udp_epoll_add(const struct ctx *c, int fd, uint32_t data, bool edge);
 void udp_sock_rcvbuf(int s);
 void udp_flow_touch(struct udp_flow *uf, uint64_t now_ms);
+
+/**
+ * struct udp_out_shape - what a run of datagrams from the guest holds
+ * @flow:	their flow, FLOW_IDX_NONE for an empty run
+ * @n:		number of datagrams
+ * @bytes:	their total length
+ * @size:	length of the first one: the segment size
+ * @closed:	the last one is shorter than @size, nothing may follow
+ */
+struct udp_out_shape {
+	uint32_t flow;
+	unsigned int n;
+	size_t bytes;
+	size_t size;
+	bool closed;
+};
+
+/* udp_out.c */
+bool udp_out_fits(const struct udp_out_shape *sh, uint32_t flow, size_t len);
+void udp_out_add(struct udp_out_shape *sh, uint32_t flow, size_t len);
+void udp_out_queue(uint32_t flow, int sock, const uint8_t *payload,
+		   size_t len);
+void udp_out_forget(uint32_t flow);
+int udp_out_send(int s, const struct iovec *iov, unsigned int n, size_t seg,
+		 const union sockaddr_inany *to);
 
 /* udp_evict.c */
 bool udp_evict(struct ctx *c, uint64_t now_ms);

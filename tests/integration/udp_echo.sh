@@ -20,7 +20,10 @@
 #     the host's address, server in the namespace;
 #   -U: client to the namespace's loopback, server on the host's;
 #   large datagrams: 60000 to 65000 bytes, both directions (one frame each
-#     at the default MTU of 65520).
+#     at the default MTU of 65520);
+#   equal sizes: ns->host, 1400 bytes at RUNS_RATE Mbit/s, where datagrams
+#     of one batch leave in segmented runs (udp/udp_out.c); the relay's
+#     gso_runs counter (SIGUSR1 statistics) must have grown.
 
 # shellcheck source=tests/lib/rig.sh disable=SC2317 # tests run via rig_run
 . "$(dirname "$0")/../lib/rig.sh"
@@ -28,6 +31,7 @@
 COUNT=${UDP_COUNT:-10000}
 RATE=${UDP_RATE:-100}
 MAX_SIZE=${UDP_MAX_SIZE:-9000}
+RUNS_RATE=${UDP_RUNS_RATE:-300}
 ECHO_PORT=7000
 FWD=5000
 FWD_MAPPED=5010
@@ -121,6 +125,47 @@ echo_run() {
 
 MIX="-n $COUNT -r $RATE -S $MAX_SIZE"
 BIG="-n 200 -r $RATE -s 60000 -S 65000"
+# Equal sizes, faster: several datagrams of a flow per batch of frames,
+# which leave in one segmented send (udp/udp_out.c)
+RUNS="-n $COUNT -r $RUNS_RATE -s 1400 -S 1400"
+
+# stats_lines() - number of UDP statistics lines in the relay's log
+stats_lines() {
+	grep -c 'gso_runs=' "$RIG_RELAY_LOG"
+}
+
+# stats_after() - check whether the relay logged more statistics lines
+# $1: number of lines before
+stats_after() {
+	[ "$(stats_lines)" -gt "$1" ]
+}
+
+# gso_runs() - print the relay's count of segmented runs (SIGUSR1 stats)
+gso_runs() {
+	local before
+
+	before=$(stats_lines)
+	kill -USR1 "$RIG_RELAY_PID" || return 1
+	rig_poll 5 stats_after "$before" || return 1
+	grep -o 'gso_runs=[0-9]*' "$RIG_RELAY_LOG" | tail -n 1 | cut -d= -f2
+}
+
+# echo_runs() - test: equal-size datagrams ns->host, every one back, and
+#		 the relay sent some of them in segmented runs
+# $1: server address
+# $2: address to send to
+echo_runs() {
+	local n0 n1
+
+	n0=$(gso_runs) || rig_fail "no statistics from the relay" || return 1
+	# shellcheck disable=SC2086 # $RUNS is split on purpose
+	echo_run "$RIG_HOSTNS" "-b $1 -p $ECHO_PORT" \
+		"$RIG_NS" "$2" "$ECHO_PORT" $RUNS || return 1
+	n1=$(gso_runs) || rig_fail "no statistics from the relay" || return 1
+	rig_log "segmented runs: $((n1 - n0))"
+	[ "$((n1 - n0))" -gt 0 ] ||
+		rig_fail "no datagrams left in segmented runs"
+}
 
 rig_run "relay starts with -u $FWD,$FWD_MAPPED:$FWD -U $SPLICE" udp_relay_up
 [ -n "$RIG_RELAY_PID" ] || rig_summary
@@ -151,6 +196,11 @@ rig_run "udp -U IPv4 ns loopback->host loopback $COUNT datagrams, no loss" \
 rig_run "udp -U IPv6 ns loopback->host loopback $COUNT datagrams, no loss" \
 	echo_run "$RIG_HOSTNS" "-b ::1 -p $SPLICE" \
 	"$RIG_NS" ::1 "$SPLICE" $MIX
+RUNS_NAME="$COUNT datagrams of 1400 bytes at $RUNS_RATE Mbit/s"
+rig_run "udp ns->host IPv4 $RUNS_NAME, segmented runs, no loss" \
+	echo_runs 127.0.0.1 "$RIG_GW4"
+rig_run "udp ns->host IPv6 $RUNS_NAME, segmented runs, no loss" \
+	echo_runs ::1 "$RIG_GW6"
 rig_run "udp ns->host IPv4 60000-65000 byte datagrams" \
 	echo_run "$RIG_HOSTNS" "-b 127.0.0.1 -p $ECHO_PORT" \
 	"$RIG_NS" "$RIG_GW4" "$ECHO_PORT" $BIG

@@ -13,7 +13,11 @@
  * timeout.
  *
  * Checked: payloads both ways and the guest's source port kept on the
- * host; header fields and checksums of frames to the guest; ICMP errors
+ * host; datagrams of one batch sent in segmented runs (UDP GSO) and
+ * received one by one with their lengths, contents and order, and sent one
+ * at a time where the kernel refuses to segment (a loopback MTU below
+ * their size, in a network namespace of the test's own); header fields
+ * and checksums of frames to the guest; ICMP errors
  * quoting the guest's datagram for a closed port; datagrams over the MTU
  * dropped without disturbing the others of the same batch; the idle
  * timeout and its renewal by traffic; -u forwarding both ways; answers to
@@ -33,7 +37,10 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sched.h>
+#include <net/if.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 
 #include "net_frames.h"
@@ -101,6 +108,18 @@ static void tu_setup(const char *udp_in)
 	ck_assert_int_eq(tap_init(&tu_ctx), 0);
 	ck_assert_int_eq(udp_init(&tu_ctx), 0);
 	ck_assert_int_eq(icmp_init(&tu_ctx), 0);
+}
+
+/**
+ * tu_input() - a batch of one frame from the guest, as a backend hands it
+ * @f:		frame
+ * @len:	its length
+ * @now_ms:	current time
+ */
+static void tu_input(const uint8_t *f, size_t len, uint64_t now_ms)
+{
+	net_input(&tu_ctx, f, len, now_ms);
+	net_input_done(&tu_ctx);
 }
 
 /**
@@ -367,7 +386,7 @@ static void tu_out_reply(bool v4)
 
 	tu_setup(NULL);
 	len = tu_udp_frame(f, v4, guest, gw, sport, port, "hello", 5);
-	net_input(&tu_ctx, f, len, timer_now_ms());
+	tu_input(f, len, timer_now_ms());
 
 	ck_assert_int_eq(tu_recv_from(s, buf, sizeof(buf), &peer), 5);
 	ck_assert(!memcmp(buf, "hello", 5));
@@ -413,6 +432,185 @@ START_TEST(test_udp_out_reply6)
 }
 END_TEST
 
+START_TEST(test_udp_out_shape)
+{
+	struct udp_out_shape sh = { .flow = FLOW_IDX_NONE };
+	unsigned int i;
+
+	udp_out_add(&sh, 3, 1400);
+	ck_assert_uint_eq(sh.n, 1);
+	ck_assert_uint_eq(sh.size, 1400);
+	ck_assert(udp_out_fits(&sh, 3, 1400));
+	ck_assert(!udp_out_fits(&sh, 4, 1400));		/* another flow */
+	ck_assert(!udp_out_fits(&sh, 3, 1401));		/* larger */
+	ck_assert(!udp_out_fits(&sh, 3, 0));		/* empty */
+
+	/* A shorter one ends the run: UDP_SEGMENT cuts at the first size */
+	ck_assert(udp_out_fits(&sh, 3, 700));
+	udp_out_add(&sh, 3, 700);
+	ck_assert_uint_eq(sh.bytes, 2100);
+	ck_assert(!udp_out_fits(&sh, 3, 1400));
+	ck_assert(!udp_out_fits(&sh, 3, 100));
+
+	/* At most UDP_OUT_SEGS datagrams */
+	sh.flow = FLOW_IDX_NONE;
+	for (i = 0; i < UDP_OUT_SEGS; i++) {
+		ck_assert(i == 0 || udp_out_fits(&sh, 5, 100));
+		udp_out_add(&sh, 5, 100);
+	}
+	ck_assert_uint_eq(sh.n, UDP_OUT_SEGS);
+	ck_assert(!udp_out_fits(&sh, 5, 100));
+
+	/* At most UDP_OUT_BYTES bytes, one IP packet */
+	sh.flow = FLOW_IDX_NONE;
+	udp_out_add(&sh, 6, 30000);
+	ck_assert(udp_out_fits(&sh, 6, 30000));
+	udp_out_add(&sh, 6, 30000);
+	ck_assert(!udp_out_fits(&sh, 6, 30000));
+	ck_assert_uint_le(sh.bytes + 5000, UDP_OUT_BYTES);
+	ck_assert(udp_out_fits(&sh, 6, 5000));
+}
+END_TEST
+
+/* Datagrams of one batch in tu_batch(): flow A, with B's in the middle */
+#define TU_BATCH_A		16
+#define TU_BATCH_SIZE		1400
+#define TU_BATCH_SHORT		9	/* A's datagram of 700 bytes */
+#define TU_BATCH_B_AFTER	4	/* B's datagram after A's fifth */
+
+/**
+ * tu_batch_len() - length of flow A's datagram @i in tu_batch()
+ * @i:		index
+ * @size:	length of the others
+ *
+ * Return: payload length
+ */
+static size_t tu_batch_len(unsigned int i, size_t size)
+{
+	return i == TU_BATCH_SHORT ? size / 2 : size;
+}
+
+/**
+ * tu_batch_fill() - payload of datagram @i: its index, then its letter
+ * @buf:	output
+ * @i:		index
+ * @len:	length, at least 2
+ */
+static void tu_batch_fill(uint8_t *buf, unsigned int i, size_t len)
+{
+	memset(buf, 'a' + (int)(i % 26), len);
+	buf[0] = (uint8_t)i;
+	buf[1] = (uint8_t)(i >> 8);
+}
+
+/**
+ * tu_batch() - one batch of datagrams from the guest to two flows, each
+ *		datagram back on the host with its length and content
+ * @v4:		IPv4 (else IPv6)
+ * @size:	length of flow A's datagrams (one of them half as long)
+ *
+ * Return: runs sent with segmentation
+ */
+static uint64_t tu_batch(bool v4, size_t size)
+{
+	static uint8_t frames[TU_BATCH_A + 1][TU_FRAME_MAX];
+	static uint8_t payload[TU_FRAME_MAX], buf[TU_FRAME_MAX];
+	const char *guest = v4 ? TU_GUEST4 : TU_GUEST6;
+	const char *gw = v4 ? TU_GW4 : TU_GW6;
+	uint16_t sport_a = tu_free_port(v4), sport_b = tu_free_port(v4);
+	struct sockaddr_storage peer;
+	uint16_t port_a, port_b;
+	int a = tu_server(v4, &port_a), b = tu_server(v4, &port_b);
+	unsigned int i, nf = 0;
+	size_t len;
+
+	tu_setup(NULL);
+	for (i = 0; i < TU_BATCH_A; i++) {
+		len = tu_batch_len(i, size);
+		tu_batch_fill(payload, i, len);
+		len = tu_udp_frame(frames[nf], v4, guest, gw, sport_a, port_a,
+				   payload, len);
+		net_input(&tu_ctx, frames[nf++], len, timer_now_ms());
+
+		if (i == TU_BATCH_B_AFTER) {
+			len = tu_udp_frame(frames[nf], v4, guest, gw, sport_b,
+					   port_b, "bee", 3);
+			net_input(&tu_ctx, frames[nf++], len, timer_now_ms());
+		}
+	}
+	/* The frames stay valid until here, as a backend keeps them */
+	net_input_done(&tu_ctx);
+
+	for (i = 0; i < TU_BATCH_A; i++) {
+		len = tu_batch_len(i, size);
+		tu_batch_fill(payload, i, len);
+		ck_assert_int_eq(tu_recv_from(a, buf, sizeof(buf), &peer),
+				 (ssize_t)len);
+		ck_assert_msg(!memcmp(buf, payload, len),
+			      "datagram %u changed or out of order", i);
+		ck_assert_uint_eq(tu_port_of(&peer), sport_a);
+	}
+	ck_assert_int_eq(tu_recv_from(b, buf, sizeof(buf), &peer), 3);
+	ck_assert(!memcmp(buf, "bee", 3));
+	ck_assert_uint_eq(udp_stats.from_guest, TU_BATCH_A + 1);
+	ck_assert_uint_eq(udp_stats.drop_send, 0);
+
+	close(a);
+	close(b);
+	return udp_stats.gso_runs;
+}
+
+START_TEST(test_udp_out_runs4)
+{
+	/* Runs: A 0-4 | B | A 5-9 (9 short) | A 10-15 */
+	ck_assert_uint_eq(tu_batch(true, TU_BATCH_SIZE), 3);
+	ck_assert_uint_eq(udp_stats.gso_refused, 0);
+}
+END_TEST
+
+START_TEST(test_udp_out_runs6)
+{
+	ck_assert_uint_eq(tu_batch(false, TU_BATCH_SIZE), 3);
+	ck_assert_uint_eq(udp_stats.gso_refused, 0);
+}
+END_TEST
+
+/**
+ * tu_own_netns() - move the test into a network namespace of its own,
+ *		    with loopback up at @mtu
+ * @mtu:	loopback MTU
+ */
+static void tu_own_netns(int mtu)
+{
+	struct ifreq ifr = { .ifr_name = "lo" };
+	int s;
+
+	if (unshare(CLONE_NEWNET))
+		ck_assert_msg(!unshare(CLONE_NEWUSER | CLONE_NEWNET),
+			      "needs root or user namespaces: %s",
+			      strerror(errno));
+
+	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	ck_assert_int_ge(s, 0);
+	ifr.ifr_mtu = mtu;
+	ck_assert_int_eq(ioctl(s, SIOCSIFMTU, &ifr), 0);
+	ck_assert_int_eq(ioctl(s, SIOCGIFFLAGS, &ifr), 0);
+	ifr.ifr_flags |= IFF_UP;
+	ck_assert_int_eq(ioctl(s, SIOCSIFFLAGS, &ifr), 0);
+	close(s);
+}
+
+START_TEST(test_udp_out_gso_refused)
+{
+	/* Datagrams above the path MTU can't be segmented, only fragmented:
+	 * each run goes again one datagram at a time, and nothing is lost
+	 */
+	tu_own_netns(1500);
+	ck_assert_uint_eq(tu_batch(true, 2000), 0);
+	ck_assert_uint_eq(udp_stats.gso_refused, 3);
+}
+END_TEST
+
 /**
  * tu_refused() - a datagram to a closed port comes back as an ICMP error
  * @v4:		IPv4 (else IPv6)
@@ -427,7 +625,7 @@ static void tu_refused(bool v4)
 
 	tu_setup(NULL);
 	len = tu_udp_frame(f, v4, guest, gw, sport, closed, "knock", 5);
-	net_input(&tu_ctx, f, len, timer_now_ms());
+	tu_input(f, len, timer_now_ms());
 
 	len = tu_read_frame(TU_WAIT_MS);
 	ck_assert_uint_gt(len, 14 + ihl + 8 + ihl + 8);
@@ -476,7 +674,7 @@ START_TEST(test_udp_mtu_drop)
 	tu_setup(NULL);
 	tu_ctx.mtu = 1500;
 	len = tu_udp_frame(f, true, TU_GUEST4, TU_GW4, sport, port, "x", 1);
-	net_input(&tu_ctx, f, len, timer_now_ms());
+	tu_input(f, len, timer_now_ms());
 	ck_assert_int_eq(tu_recv_from(s, small, sizeof(small), &peer), 1);
 
 	/* One batch: small, too large for the MTU, small */
@@ -520,7 +718,7 @@ START_TEST(test_udp_idle_timeout)
 
 	tu_setup(NULL);
 	len = tu_udp_frame(f, true, TU_GUEST4, TU_GW4, sport, port, "1", 1);
-	net_input(&tu_ctx, f, len, t0);
+	tu_input(f, len, t0);
 	ck_assert_int_eq(tu_recv_from(s, buf, sizeof(buf), &peer), 1);
 	ck_assert_uint_eq(flow_in_use(), 1);
 
@@ -528,7 +726,7 @@ START_TEST(test_udp_idle_timeout)
 	ck_assert_uint_eq(flow_in_use(), 1);
 
 	/* Traffic at half time pushes the deadline back */
-	net_input(&tu_ctx, f, len, t0 + UDP_FLOW_TIMEOUT_MS / 2);
+	tu_input(f, len, t0 + UDP_FLOW_TIMEOUT_MS / 2);
 	ck_assert_int_eq(tu_recv_from(s, buf, sizeof(buf), &peer), 1);
 	timer_handler(&tu_ctx, t0 + UDP_FLOW_TIMEOUT_MS + 1);
 	ck_assert_uint_eq(flow_in_use(), 1);
@@ -571,7 +769,7 @@ START_TEST(test_udp_fwd_in)
 	/* The guest's answer leaves from the forwarded port */
 	len = tu_udp_frame(f, true, TU_GUEST4, TU_GW4, fwd, peer_port,
 			   "out", 3);
-	net_input(&tu_ctx, f, len, timer_now_ms());
+	tu_input(f, len, timer_now_ms());
 	ck_assert_int_eq(tu_recv_from(s, f, sizeof(f), &from), 3);
 	ck_assert(!memcmp(f, "out", 3));
 	ck_assert_uint_eq(tu_port_of(&from), fwd);
@@ -604,7 +802,7 @@ START_TEST(test_udp_dns_forward)
 
 	len = tu_udp_frame(f, true, TU_GUEST4, "192.0.2.53", sport, 53,
 			   "query", 5);
-	net_input(&tu_ctx, f, len, timer_now_ms());
+	tu_input(f, len, timer_now_ms());
 	ck_assert_int_eq(tu_recv_from(s, buf, sizeof(buf), &peer), 5);
 	ck_assert_int_eq(sendto(s, "answer", 6, 0, (struct sockaddr *)&peer,
 				sizeof(struct sockaddr_in)), 6);
@@ -628,9 +826,9 @@ START_TEST(test_udp_not_unicast)
 	tu_setup(NULL);
 	len = tu_udp_frame(f, true, TU_GUEST4, "255.255.255.255", 40000, 9,
 			   "x", 1);
-	net_input(&tu_ctx, f, len, timer_now_ms());
+	tu_input(f, len, timer_now_ms());
 	len = tu_udp_frame(f, false, TU_GUEST6, "ff02::1", 40000, 9, "x", 1);
-	net_input(&tu_ctx, f, len, timer_now_ms());
+	tu_input(f, len, timer_now_ms());
 	ck_assert_uint_eq(flow_in_use(), 0);
 }
 END_TEST
@@ -657,7 +855,7 @@ START_TEST(test_icmp_echo)
 	memcpy(icmp + 8, "ping", 4);
 	tf_put16(icmp + 2, tf_finish(tf_sum(icmp, 12, 0)));
 	len += 12;
-	net_input(&tu_ctx, f, len, timer_now_ms());
+	tu_input(f, len, timer_now_ms());
 
 	if (!allowed) {
 		/* Ping sockets not allowed here: dropped, nothing left */
@@ -691,6 +889,10 @@ static Suite *udp_suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_udp_out_reply4);
 	tcase_add_test(tc, test_udp_out_reply6);
+	tcase_add_test(tc, test_udp_out_shape);
+	tcase_add_test(tc, test_udp_out_runs4);
+	tcase_add_test(tc, test_udp_out_runs6);
+	tcase_add_test(tc, test_udp_out_gso_refused);
 	tcase_add_test(tc, test_udp_refused4);
 	tcase_add_test(tc, test_udp_refused6);
 	tcase_add_test(tc, test_udp_mtu_drop);
