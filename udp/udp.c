@@ -349,8 +349,10 @@ void udp_tap_input(struct ctx *c, const union inany_addr *saddr,
 		   const union inany_addr *daddr, const uint8_t *udp,
 		   size_t l4len, uint64_t now_ms)
 {
+	const struct udp_lsn *l;
 	struct flow_key key;
 	struct udp_flow *uf;
+	struct iovec iov;
 	size_t ulen;
 	uint32_t idx;
 	int ret;
@@ -386,21 +388,20 @@ void udp_tap_input(struct ctx *c, const union inany_addr *saddr,
 
 	udp_flow_touch(uf, now_ms);
 
-	if (uf->kind == UDP_KIND_IN) {
-		const struct udp_lsn *l = udp_lsn_at(uf->lsn);
-		struct iovec iov = { (void *)(udp + UDP_HDR_LEN),
-				     ulen - UDP_HDR_LEN };
-
-		ret = l ? udp_out_send(l->fd, &iov, 1, 0, &uf->peer) : -EBADF;
-	} else if (uf->kind == UDP_KIND_OUT) {
+	if (uf->kind == UDP_KIND_OUT) {
 		/* Counted when it leaves, with the datagrams after it */
 		udp_out_queue(idx, uf->sock, udp + UDP_HDR_LEN,
 			      ulen - UDP_HDR_LEN);
 		return;
-	} else {
-		return;
 	}
+	if (uf->kind != UDP_KIND_IN)
+		return;
 
+	/* A reply to a -u peer: from the listening socket, at once */
+	l = udp_lsn_at(uf->lsn);
+	iov.iov_base = (void *)(udp + UDP_HDR_LEN);
+	iov.iov_len = ulen - UDP_HDR_LEN;
+	ret = l ? udp_out_send(l->fd, &iov, 1, 0, &uf->peer) : -EBADF;
 	if (ret) {
 		udp_stats.drop_send++;
 		trace("UDP flow %u: send failed: %s", idx, strerror(-ret));
