@@ -355,7 +355,6 @@ void udp_tap_input(struct ctx *c, const union inany_addr *saddr,
 	struct iovec iov;
 	size_t ulen;
 	uint32_t idx;
-	int ret;
 
 	if (l4len < UDP_HDR_LEN)
 		return;
@@ -401,13 +400,8 @@ void udp_tap_input(struct ctx *c, const union inany_addr *saddr,
 	l = udp_lsn_at(uf->lsn);
 	iov.iov_base = (void *)(udp + UDP_HDR_LEN);
 	iov.iov_len = ulen - UDP_HDR_LEN;
-	ret = l ? udp_out_send(l->fd, &iov, 1, 0, &uf->peer) : -EBADF;
-	if (ret) {
-		udp_stats.drop_send++;
-		trace("UDP flow %u: send failed: %s", idx, strerror(-ret));
-		return;
-	}
-	udp_stats.from_guest++;
+	udp_out_count(idx, 1, l ? udp_out_send(l->fd, &iov, 1, 0, &uf->peer)
+				: -EBADF);
 }
 
 /**

@@ -170,6 +170,7 @@ void udp_out_queue(uint32_t flow, int sock, const uint8_t *payload,
 void udp_out_forget(uint32_t flow);
 int udp_out_send(int s, const struct iovec *iov, unsigned int n, size_t seg,
 		 const union sockaddr_inany *to);
+void udp_out_count(uint32_t flow, unsigned int n, int ret);
 
 /* udp_evict.c */
 bool udp_evict(struct ctx *c, uint64_t now_ms);

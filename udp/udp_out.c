@@ -161,7 +161,7 @@ int udp_out_send(int s, const struct iovec *iov, unsigned int n, size_t seg,
  * @n:		number of datagrams
  * @ret:	0 if they left, -errno if not
  */
-static void udp_out_count(uint32_t flow, unsigned int n, int ret)
+void udp_out_count(uint32_t flow, unsigned int n, int ret)
 {
 	if (ret) {
 		udp_stats.drop_send += n;
