@@ -34,8 +34,14 @@
 #		rlyt-PID-; tests/run sets one per script to check cleanup)
 #   RIG_KEEP	if set, keep the temporary directory (logs, data) for debugging
 #   RIG_VERBOSE	if set, show the relay's log of every failing test in full
+#   RIG_CONTEND	if set, run the whole script under competing load of these
+#		shapes (tests/lib/contend.sh)
 
 RIG_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# shellcheck source=tests/lib/apt.sh
+. "$RIG_ROOT/tests/lib/apt.sh"
+# shellcheck source=tests/lib/contend.sh
+. "$RIG_ROOT/tests/lib/contend.sh"
 
 # Addresses of the rig, see above
 RIG_ADDR4=192.0.2.2
@@ -169,6 +175,9 @@ rig_init() {
 		rig_defer "rm -rf '$RIG_TMP'"
 	fi
 	rig_log "relay: $RELAY"
+	if contend_on; then
+		contend_start "$RIG_CONTEND" || exit 1
+	fi
 }
 
 # rig_fail() - record why the current test failed
@@ -576,6 +585,24 @@ rig_relay_counter() {
 		return 1
 	grep -o "$1: .* $2=[0-9]*" "$RIG_RELAY_LOG" | tail -1 |
 		sed "s/.* $2=//"
+}
+
+# rig_relay_counters() - several of the relay's counters, fresh (SIGUSR1)
+# $1: module as the log line starts (e.g. "tcp")
+# $2...: keys (e.g. "retrans wnd_forced")
+# Prints the values on one line, in the order of the keys; nothing if the
+# relay did not log them.
+rig_relay_counters() {
+	local mod=$1 last k out=
+	shift
+
+	rig_relay_counter "$mod" "$1" >/dev/null || return 1
+	last=$(grep "$mod: .* $1=" "$RIG_RELAY_LOG" | tail -1)
+	for k in "$@"; do
+		[[ $last =~ \ $k=([0-9]+) ]] || return 1
+		out+="${BASH_REMATCH[1]} "
+	done
+	echo "${out% }"
 }
 
 # rig_log_grew() - does a file hold more lines matching a pattern than before?
