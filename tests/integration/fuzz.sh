@@ -15,6 +15,8 @@
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 1
+# shellcheck source=tests/lib/apt.sh
+. "$ROOT/tests/lib/apt.sh"
 
 FUZZ_SECS=${FUZZ_SECS:-30}
 TARGETS="fuzz_frame fuzz_tcp fuzz_udp_icmp fuzz_dhcp fuzz_ndp fuzz_conf"
@@ -27,16 +29,10 @@ fuzz_have_tools() {
 	command -v clang >/dev/null 2>&1 && ls $LIBFUZZER_GLOB >/dev/null 2>&1
 }
 
-if ! fuzz_have_tools && [ -z "$NO_APT" ] && [ "$(id -u)" = 0 ] &&
-   command -v apt-get >/dev/null 2>&1; then
+if ! fuzz_have_tools; then
 	echo "# installing clang and libFuzzer (libclang-rt-14-dev)"
 	mkdir -p "$ROOT/tests/out"
-	{ DEBIAN_FRONTEND=noninteractive apt-get install -y -q clang \
-		libclang-rt-14-dev ||
-	  { apt-get update -q &&
-	    DEBIAN_FRONTEND=noninteractive apt-get install -y -q clang \
-		libclang-rt-14-dev; }
-	} >"$ROOT/tests/out/apt-fuzz.log" 2>&1 ||
+	apt_install "$ROOT/tests/out/apt-fuzz.log" clang libclang-rt-14-dev ||
 		echo "# apt-get failed, see tests/out/apt-fuzz.log"
 fi
 if ! fuzz_have_tools; then

@@ -38,15 +38,13 @@ LEASE=$RIG_TMP/lease.env
 # need_tshark() - install tshark if missing (unless NO_APT), check for it
 need_tshark() {
 	command -v tshark >/dev/null 2>&1 && return 0
-	if [ -z "$NO_APT" ] && command -v apt-get >/dev/null 2>&1; then
-		rig_log "installing tshark"
-		echo "wireshark-common wireshark-common/install-setuid" \
-		     "boolean false" | debconf-set-selections
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q tshark \
-			>"$RIG_TMP/apt.log" 2>&1
-	fi
+	rig_log "installing tshark"
+	echo "wireshark-common wireshark-common/install-setuid boolean false" |
+		debconf-set-selections 2>/dev/null
+	apt_install "$RIG_TMP/apt.log" tshark
 	command -v tshark >/dev/null 2>&1 ||
-		rig_fail "tshark not installed (apt-get install tshark)"
+		rig_fail "tshark not installed (apt-get install tshark):" \
+			 "$(tail -n 1 "$RIG_TMP/apt.log" 2>/dev/null)"
 }
 
 # relay_up() - test: passt with a capture file, a guest connects
