@@ -103,9 +103,12 @@ $(BUILD)/tools/%: tests/tools/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
 
-$(BUILD)/probes/%: tests/probes/%.c tests/probes/probe.h tcp/tcp_window.h
+# A probe may link the relay's own code for what it checks (SRCS_probe_*)
+SRCS_probe_trunc_hold := tcp/tcp_rcvwnd.c
+$(PROBE_BINS): $(BUILD)/probes/%: tests/probes/%.c $$(SRCS_probe_$$*) \
+		tests/probes/probe.h tcp/tcp_window.h tcp/tcp_rcvwnd.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -I. -o $@ $<
+	$(CC) $(CFLAGS) $(LDFLAGS) -I. -o $@ $< $(SRCS_probe_$*)
 
 unit: $(UNIT_BINS)
 	@tests/unit/run $(UNIT_BINS)

@@ -395,7 +395,7 @@ static bool tcp_ack_rides(const struct tcp_conn *conn, uint32_t rmem)
 static void tcp_conn_deferred(struct ctx *c, struct tcp_conn *conn,
 			      uint64_t now_ms)
 {
-	if (conn->discard && tcp_discard_acked(conn) < 0) {
+	if (conn->discard && tcp_discard_acked(c, conn) < 0) {
 		tcp_send_ctrl(c, conn, TH_RST | TH_ACK);
 		tcp_conn_close(c, conn, true);
 		return;
@@ -571,14 +571,16 @@ void tcp_stats_log(void)
 
 	info("tcp: conns_out=%llu conns_in=%llu refused=%llu retrans=%llu "
 	     "fast_retrans=%llu rto=%llu overrun=%llu wnd_updates=%llu "
-	     "rst_unknown=%llu probes_acked=%llu ooo_held=%llu evicted=%llu "
-	     "active=%u",
+	     "wnd_forced=%llu wnd_held=%llu rst_unknown=%llu "
+	     "probes_acked=%llu ooo_held=%llu evicted=%llu active=%u",
 	     (unsigned long long)t->conns_out, (unsigned long long)t->conns_in,
 	     (unsigned long long)t->conns_refused,
 	     (unsigned long long)t->retrans,
 	     (unsigned long long)t->fast_retrans, (unsigned long long)t->rto,
 	     (unsigned long long)t->overrun,
 	     (unsigned long long)t->wnd_updates,
+	     (unsigned long long)t->wnd_forced,
+	     (unsigned long long)t->wnd_held,
 	     (unsigned long long)t->rst_unknown,
 	     (unsigned long long)t->probes_acked,
 	     (unsigned long long)t->ooo_held,

@@ -332,7 +332,8 @@ static void tcp_conn_from_guest(struct ctx *c, const struct flow_key *key,
 	conn->mss = tcp_mss_for_guest(c, v4, opts.mss);
 	conn->wnd_from_guest = ntohs(th->window);
 	conn->seq_from_guest = ntohl(th->seq) + 1;
-	conn->seq_acked = tcp_isn(conn, now_ms);
+	conn->seq_isn = tcp_isn(conn, now_ms);
+	conn->seq_acked = conn->seq_isn;
 	conn->seq_to_guest = conn->seq_acked + 1;
 	conn->seq_max_sent = conn->seq_to_guest;
 	conn->state = CONN_CONNECTING;

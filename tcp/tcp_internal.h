@@ -67,7 +67,7 @@ enum tcp_conn_state {
 #define TCP_F_DIRTY		(1U << 5)	/* on the deferred list */
 #define TCP_F_EPOLLOUT		(1U << 6)	/* EPOLLOUT in the epoll mask */
 #define TCP_F_WND_CLOSED	(1U << 7)	/* window to guest was small */
-#define TCP_F_RCV_WND_LOW	(1U << 8)	/* socket's own window low */
+#define TCP_F_RCVBUF_RAISED	(1U << 8)	/* tcp_rcvwnd.c grew SO_RCVBUF */
 #define TCP_F_INBOUND		(1U << 9)	/* host side started it */
 #define TCP_F_WND_UPDATE	(1U << 10)	/* ACK wanted for window only */
 #define TCP_F_WQ_FIN		(1U << 11)	/* FIN queued after wq data */
@@ -93,6 +93,7 @@ enum tcp_conn_state {
  * @remote_addr:	remote address as the guest sees it
  * @guest_port:		guest's port
  * @remote_port:	remote port as the guest sees it
+ * @seq_isn:		our initial sequence number toward the guest
  * @seq_to_guest:	next sequence number we send (snd_nxt)
  * @seq_acked:		oldest unacknowledged sequence (snd_una)
  * @seq_max_sent:	highest sequence sent, for RTT and recovery
@@ -131,6 +132,7 @@ struct tcp_conn {
 	uint16_t guest_port;
 	uint16_t remote_port;
 
+	uint32_t seq_isn;
 	uint32_t seq_to_guest;
 	uint32_t seq_acked;
 	uint32_t seq_max_sent;
@@ -165,6 +167,9 @@ struct tcp_conn {
  * @rto:		retransmission timeouts
  * @overrun:		guest bytes the host socket did not take
  * @wnd_updates:	window updates sent because socket space freed
+ * @wnd_forced:		host window updates the kernel held back, released
+ *			(tcp_rcvwnd.c)
+ * @wnd_held:		host window updates held back, release failed
  * @rst_unknown:	RSTs sent for segments of unknown connections
  * @probes_acked:	guest window probes and keepalives answered
  * @ooo_held:		guest bytes held after a hole (tcp_ooo.c)
@@ -179,6 +184,8 @@ struct tcp_stats {
 	uint64_t rto;
 	uint64_t overrun;
 	uint64_t wnd_updates;
+	uint64_t wnd_forced;
+	uint64_t wnd_held;
 	uint64_t rst_unknown;
 	uint64_t probes_acked;
 	uint64_t ooo_held;
@@ -255,7 +262,7 @@ int tcp_window_init(void);
 uint32_t tcp_wnd_for_guest(const struct ctx *c, struct tcp_conn *conn);
 uint32_t tcp_wnd_query(const struct ctx *c, struct tcp_conn *conn,
 		       uint32_t *rmem);
-int tcp_discard_acked(struct tcp_conn *conn);
+int tcp_discard_acked(const struct ctx *c, struct tcp_conn *conn);
 bool tcp_peek_off_supported(void);
 int tcp_peek_off_reset(const struct tcp_conn *conn);
 int tcp_peek_off_enable(struct tcp_conn *conn);

@@ -332,7 +332,8 @@ static void tcp_conn_from_host(struct ctx *c, int s,
 	conn->remote_port = key.remote_port;
 	conn->ws_to_guest = TCP_WS_OURS;
 	conn->mss = (uint16_t)MIN(mtu - (v4 ? 20 : 40) - TCP_HDR_LEN, 65535U);
-	conn->seq_acked = tcp_isn(conn, now_ms);
+	conn->seq_isn = tcp_isn(conn, now_ms);
+	conn->seq_acked = conn->seq_isn;
 	conn->seq_to_guest = conn->seq_acked + 1;
 	conn->seq_max_sent = conn->seq_to_guest;
 	conn->state = CONN_SYN_SENT;

@@ -16,11 +16,12 @@
  * MSG_PEEK stays queued, so the socket's receive window shrinks while the
  * guest has not acknowledged it. Acknowledged data is dropped with
  * recv(MSG_TRUNC), after which the window the socket advertises must
- * reopen (design.md invariant 3). On the kernels we run on, the drop
- * itself sends the window update once at least one segment's worth of
- * buffer is free (receiver silly window avoidance holds smaller windows
- * back); tests/probes/trunc_window.c checks this on the running kernel,
- * and doc/tcp.md records what it found.
+ * reopen (design.md invariant 3). The drop itself makes the kernel send
+ * the update, except in one state, where the peer is left with a window
+ * below one of its segments: tcp_rcvwnd.c finds that state after every
+ * drop and releases the update (tcp_stats.wnd_forced).
+ * tests/probes/trunc_window.c and trunc_hold.c check both on the running
+ * kernel, and doc/tcp.md records what they found.
  *
  * The retransmission timeout follows RFC 6298 with millisecond samples,
  * one segment timed at a time (Karn's rule: never a retransmitted one).
@@ -35,6 +36,7 @@
 #include <sys/socket.h>
 
 #include "tcp_internal.h"
+#include "tcp_rcvwnd.h"
 #include "tcp_window.h"
 #include "../passt.h"
 #include "../util/log.h"
@@ -73,6 +75,12 @@ int tcp_window_init(void)
 		info("TCP: this kernel lacks SO_PEEK_OFF for TCP (Linux 6.9+),"
 		     " data in flight is read again on every send");
 	close(s);
+	if (tcp_rcvwnd_init())
+		return -1;
+	if (!tcp_rcvwnd_precise())
+		info("TCP: this kernel does not report the advertised window"
+		     " (tcpi_rcv_wnd, Linux 6.2+): held window updates are"
+		     " found from free space before each drop");
 	return 0;
 }
 
@@ -201,13 +209,27 @@ uint32_t tcp_wnd_query(const struct ctx *c, struct tcp_conn *conn,
 }
 
 /**
- * tcp_discard_acked() - drop data the guest acknowledged from the socket
+ * tcp_discard_acked() - drop data the guest acknowledged from the socket,
+ *			 then see that the host peer learns of the space
+ * @c:		execution context
  * @conn:	connection
  *
  * Return: 0 on success, -errno on failure
  */
-int tcp_discard_acked(struct tcp_conn *conn)
+int tcp_discard_acked(const struct ctx *c, struct tcp_conn *conn)
 {
+	uint32_t free_before = 0, consumed;
+	bool raised;
+	int rc;
+
+	/* Bytes taken from the socket, once the drop is done: everything
+	 * the guest acknowledged, after the SYN
+	 */
+	consumed = conn->seq_acked - conn->seq_isn - 1;
+	if (!tcp_rcvwnd_precise())
+		tcp_rcvwnd_free(conn->sock, consumed - conn->discard,
+				&free_before);
+
 	while (conn->discard) {
 		ssize_t n = recv(conn->sock, NULL, conn->discard,
 				 MSG_TRUNC | MSG_DONTWAIT);
@@ -225,6 +247,29 @@ int tcp_discard_acked(struct tcp_conn *conn)
 	}
 
 	conn->discard = 0;
+	if (conn->flags & TCP_F_SOCK_EOF)
+		return 0;	/* the peer sends nothing more */
+
+	raised = conn->flags & TCP_F_RCVBUF_RAISED;
+	rc = tcp_rcvwnd_release(conn->sock, consumed,
+				(conn->flags & TCP_F_PEEK_OFF) ?
+				(int)(conn->seq_to_guest - conn->seq_acked) : -1,
+				c->tcp_rmem, free_before, &raised);
+	if (rc == TCP_RCVWND_RELEASED)
+		tcp_stats.wnd_forced++;
+	else if (rc == TCP_RCVWND_HELD)
+		tcp_stats.wnd_held++;
+	else if (rc < 0)
+		debug("TCP flow %u: can't release the host window: %s",
+		      conn->flow, strerror(-rc));
+	if (raised &&
+	    tcp_rcvwnd_restore(conn->sock, consumed, c->tcp_rmem, &raised))
+		debug("TCP flow %u: can't restore the receive buffer size",
+		      conn->flow);
+	if (raised)
+		conn->flags |= TCP_F_RCVBUF_RAISED;
+	else
+		conn->flags &= ~TCP_F_RCVBUF_RAISED;
 
 	return 0;
 }

@@ -20,6 +20,7 @@ rig_ns_new NS p || exit 1
 # probe() - test: run one probe in the namespace, show its findings
 # $1: probe name
 # $2...: its arguments
+# Sets PROBE_OUT to what it printed.
 probe() {
 	local name=$1 out rc
 	shift
@@ -28,6 +29,7 @@ probe() {
 		rig_fail "$PROBES/$name not built (run make tools)" || return 1
 	out=$(ip netns exec "$NS" timeout 60 "$PROBES/$name" "$@" 2>&1)
 	rc=$?
+	PROBE_OUT=$out
 	printf '%s\n' "$out" | rig_indent
 	[ "$rc" -eq 0 ] || rig_fail "exit status $rc: $(printf '%s' "$out" |
 		tail -1)"
@@ -49,4 +51,22 @@ for sb in 0 212992 4096; do
 	rig_run "probe: EPOLLOUT with 1/4 of sndbuf $sb free" \
 		probe epollout_free "$sb"
 done
+
+# trunc_hold() - test: the kernel holds window updates back after drops in
+# some configurations, and the relay's release (tcp/tcp_rcvwnd.c) leaves
+# none held by the rule it releases; on a kernel that holds none back, the
+# probe says so and there is nothing to release
+trunc_hold() {
+	local last
+
+	probe trunc_hold || return 1
+	last=$(tail -1 <<<"$PROBE_OUT")
+	[[ $last =~ holds=([0-9]+)\ forced=([0-9]+) ]] ||
+		rig_fail "no totals from trunc_hold: $last" || return 1
+	[ "${BASH_REMATCH[1]}" -eq 0 ] || [ "${BASH_REMATCH[2]}" -gt 0 ] ||
+		rig_fail "the kernel held updates back, the relay released" \
+			 "none" || return 1
+}
+rig_run "probe: held window updates after MSG_TRUNC, released by the relay" \
+	trunc_hold
 rig_summary
