@@ -36,13 +36,17 @@
  * limits on the window (how far received data lets it grow, rcv_ssthresh,
  * and receiver side silly window avoidance) are left alone: they lift as
  * the guest acknowledges more, and working around them would only lower
- * the window later.
+ * the window later. A user-sized buffer cannot grow beyond twice
+ * net.core.rmem_max (SO_RCVBUFFORCE needs CAP_NET_ADMIN): a buffer sized
+ * at that limit leaves the update held.
  *
  * Kernels before 6.2 do not report the window last advertised. There the
  * caller measures the free window before the drop (tcp_rcvwnd_free()): the
- * kernel cannot have advertised more than that, so if it was below one
- * segment, and the drop made room for a segment but not for twice the old
- * free window, the same release applies.
+ * kernel cannot have advertised more than that. If it was below two
+ * segments (with more, the kernel's rule would have sent an update for
+ * any window below one), and the drop made room for a segment but not for
+ * twice the old free window, the same release applies, for twice that
+ * free window: sometimes an update the peer did not need.
  *
  * This file uses nothing but the kernel: tests/probes/trunc_hold.c links
  * it to show the kernel holding an update back and this code releasing it.
@@ -234,7 +238,8 @@ int tcp_rcvwnd_free(int s, uint32_t consumed, uint32_t *wnd)
  *		TCP_RCVWND_RAISE_SEGS of them, counted as memory at the rate
  *		of the queue
  *
- * Return: 0 on success (also if no growth was needed), -errno on failure
+ * Return: 0 on success (also if no growth was needed), 1 if the kernel
+ *	   capped a user-sized buffer (net.core.rmem_max), -errno on failure
  */
 static int tcp_rcvwnd_grow(int s, const struct tcp_rcvwnd_mem *m,
 			   int user_rcvbuf, uint32_t target, uint32_t seg)
@@ -253,11 +258,16 @@ static int tcp_rcvwnd_grow(int s, const struct tcp_rcvwnd_mem *m,
 		return -EINVAL;
 
 	if (user_rcvbuf) {
-		/* The kernel doubles what SO_RCVBUF asks for */
+		socklen_t sl = sizeof(val);
+
+		/* The kernel doubles what SO_RCVBUF asks for, up to twice
+		 * net.core.rmem_max
+		 */
 		val = (int)((need + 1) / 2);
-		if (setsockopt(s, SOL_SOCKET, SO_RCVBUF, &val, sizeof(val)))
+		if (setsockopt(s, SOL_SOCKET, SO_RCVBUF, &val, sizeof(val)) ||
+		    getsockopt(s, SOL_SOCKET, SO_RCVBUF, &val, &sl))
 			return -errno;
-		return 0;
+		return (uint64_t)val < need;
 	}
 
 	/* Autotuned: the kernel sizes the buffer to hold a low mark's worth
@@ -313,7 +323,8 @@ static int tcp_rcvwnd_kick(int s, int peek_off)
  * Return: TCP_RCVWND_OPEN if no update was held back, TCP_RCVWND_RELEASED
  *	   if one was and went out, TCP_RCVWND_HELD if the kick did not
  *	   release it, TCP_RCVWND_LIMITED if the kernel's own limits hold it
- *	   (not the rule this releases), -errno on failure
+ *	   (not the rule this releases), TCP_RCVWND_CAPPED if it would take
+ *	   a buffer larger than net.core.rmem_max, -errno on failure
  */
 int tcp_rcvwnd_release(int s, uint32_t consumed, int peek_off,
 		       int user_rcvbuf, uint32_t free_before, bool *raised)
@@ -325,11 +336,14 @@ int tcp_rcvwnd_release(int s, uint32_t consumed, int peek_off,
 	int rc, clamp, round;
 	bool precise;
 
+	/* Without tcpi_rcv_wnd, the free window before the drop bounds what
+	 * the peer has: below two segments, it may have less than one
+	 */
 	precise = tcp_rcvwnd_info(s, &t);
 	peer = precise ? t.rcv_wnd : free_before;
 	if (!peer)
 		return TCP_RCVWND_OPEN;	/* closed: any room reopens it */
-	if (peer >= t.ti.tcpi_rcv_mss && peer >= t.ti.tcpi_advmss)
+	if (precise && peer >= t.ti.tcpi_rcv_mss && peer >= t.ti.tcpi_advmss)
 		return TCP_RCVWND_OPEN;	/* the peer can send a segment */
 
 	rc = tcp_rcvwnd_mem(s, &t.ti, consumed, &m);
@@ -342,7 +356,7 @@ int tcp_rcvwnd_release(int s, uint32_t consumed, int peek_off,
 		return -errno;
 	seg = tcp_rcvwnd_seg(&t.ti, (uint32_t)clamp);
 	room = tcp_rcvwnd_of(&m, m.rcvbuf - m.rmem);
-	if (peer >= seg || room < seg)
+	if (peer >= (precise ? seg : 2 * seg) || room < seg)
 		return TCP_RCVWND_OPEN;	/* not blocked, or no room */
 	if (!precise && room >= 2 * peer)
 		return TCP_RCVWND_OPEN;	/* the kernel's rule sent it */
@@ -367,10 +381,12 @@ int tcp_rcvwnd_release(int s, uint32_t consumed, int peek_off,
 	target = 2 * peer + (1U << t.ti.tcpi_rcv_wscale);
 	for (round = 0; round < TCP_RCVWND_ROUNDS; round++) {
 		rc = tcp_rcvwnd_grow(s, &m, user_rcvbuf, target << round, seg);
+		if (user_rcvbuf && rc >= 0)
+			*raised = true;
+		if (rc > 0)
+			return TCP_RCVWND_CAPPED;
 		if (!rc)
 			rc = tcp_rcvwnd_kick(s, peek_off);
-		if (user_rcvbuf && !rc)
-			*raised = true;
 		if (rc)
 			return rc;
 		if (!precise)

@@ -25,6 +25,7 @@
 #define TCP_RCVWND_RELEASED	1	/* held back, now sent */
 #define TCP_RCVWND_HELD		2	/* held back, and still is */
 #define TCP_RCVWND_LIMITED	3	/* held by the kernel's own limits */
+#define TCP_RCVWND_CAPPED	4	/* held: buffer at net.core.rmem_max */
 
 int tcp_rcvwnd_init(void);
 bool tcp_rcvwnd_precise(void);

@@ -53,6 +53,7 @@ SYSCALLS(SYSCALLS_BOTH, "recvfrom", "getsockopt", "setsockopt");
 #endif
 
 static bool tcp_peek_off_ok;
+static bool tcp_capped_reported;	/* TCP_RCVWND_CAPPED logged once */
 
 /**
  * tcp_window_init() - probe kernel features the window logic uses
@@ -257,8 +258,15 @@ int tcp_discard_acked(const struct ctx *c, struct tcp_conn *conn)
 				c->tcp_rmem, free_before, &raised);
 	if (rc == TCP_RCVWND_RELEASED)
 		tcp_stats.wnd_forced++;
-	else if (rc == TCP_RCVWND_HELD)
+	else if (rc == TCP_RCVWND_HELD || rc == TCP_RCVWND_CAPPED)
 		tcp_stats.wnd_held++;
+	if (rc == TCP_RCVWND_CAPPED && !tcp_capped_reported) {
+		tcp_capped_reported = true;
+		info("TCP: a window update the kernel held back on a host socket"
+		     " can't be released: --tcp-rmem %i is at the kernel's limit"
+		     " (net.core.rmem_max): raise net.core.rmem_max above it, or"
+		     " use a smaller --tcp-rmem", c->tcp_rmem);
+	}
 	else if (rc < 0)
 		debug("TCP flow %u: can't release the host window: %s",
 		      conn->flow, strerror(-rc));

@@ -16,8 +16,11 @@
 #define PROBE_H
 
 #include <fcntl.h>
+#include <stdbool.h>
 #include <unistd.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <linux/sockios.h>
 #include <netinet/in.h>
 #include <linux/tcp.h>
 #include <sys/socket.h>
@@ -91,6 +94,51 @@ static inline int probe_meminfo(int s, unsigned int *sndbuf,
 	*sndbuf = mem[SK_MEMINFO_SNDBUF];
 	*queued = mem[SK_MEMINFO_WMEM_QUEUED];
 	return 0;
+}
+
+/**
+ * probe_peek_start() - set the peek offset, as the relay does, if it can
+ * @r:		receiving socket
+ *
+ * SO_PEEK_OFF works on TCP from Linux 6.9: without it, the relay peeks
+ * from the front of the queue every time, which changes nothing for the
+ * window (peeking keeps the data queued either way).
+ *
+ * Return: true if peeks continue where the last one ended
+ */
+static inline bool probe_peek_start(int r)
+{
+	int zero = 0;
+
+	return !setsockopt(r, SOL_SOCKET, SO_PEEK_OFF, &zero, sizeof(zero));
+}
+
+/**
+ * probe_peek_new() - peek what arrived since the last call, count it
+ * @r:		receiving socket
+ * @peek_off:	probe_peek_start() succeeded
+ * @seen:	bytes seen in all, queued or dropped; updated
+ * @dropped:	bytes dropped from the queue so far
+ * @buf:	scratch buffer
+ * @len:	its size
+ *
+ * Return: true if new data arrived
+ */
+static inline bool probe_peek_new(int r, bool peek_off, long long *seen,
+				  long long dropped, char *buf, size_t len)
+{
+	long long before = *seen;
+	ssize_t n;
+	int inq;
+
+	if (!peek_off) {
+		if (!ioctl(r, SIOCINQ, &inq) && dropped + inq > *seen)
+			*seen = dropped + inq;
+		return *seen != before;
+	}
+	while ((n = recv(r, buf, len, MSG_PEEK | MSG_DONTWAIT)) > 0)
+		*seen += n;
+	return *seen != before;
 }
 
 #endif /* PROBE_H */

@@ -4,7 +4,8 @@
  * Theory of operation: the relay keeps data for the guest in the host
  * socket, reads it with MSG_PEEK, and drops it with recv(MSG_TRUNC) once
  * the guest acknowledges it. This probe builds that situation on loopback:
- * a receiver peeks (SO_PEEK_OFF) without consuming until the sender sees
+ * a receiver peeks (SO_PEEK_OFF, where the kernel has it) without
+ * consuming until the sender sees
  * a zero window, then drops everything with MSG_TRUNC. It reads the
  * sender's view of the window (TCP_INFO tcpi_snd_wnd) right after the
  * drop: the sender still has data queued, so a reopened window shows as
@@ -59,7 +60,8 @@ static unsigned int snd_wnd(int s)
 int main(int argc, char **argv)
 {
 	static char buf[PROBE_CHUNK];
-	int s, r, one = 1, zero = 0, rcvbuf = 0, i;
+	int s, r, one = 1, rcvbuf = 0, i;
+	bool peek_off;
 	int before = 0, after = 0;
 	long long held = 0;
 	ssize_t n;
@@ -67,9 +69,9 @@ int main(int argc, char **argv)
 	if (argc > 1)
 		rcvbuf = atoi(argv[1]);
 
-	if (probe_pair(&s, &r, 0, rcvbuf) ||
-	    setsockopt(r, SOL_SOCKET, SO_PEEK_OFF, &zero, sizeof(zero)))
+	if (probe_pair(&s, &r, 0, rcvbuf))
 		return PROBE_SETUP;
+	peek_off = probe_peek_start(r);
 
 	/* Fill until the sender sees a closed window, peeking everything */
 	for (i = 0; i < PROBE_ROUNDS && (i < 2 || snd_wnd(s)); i++) {
@@ -78,8 +80,7 @@ int main(int argc, char **argv)
 				return PROBE_SETUP;
 			usleep(PROBE_WAIT_US);	/* a busy machine */
 		}
-		while ((n = recv(r, buf, sizeof(buf), MSG_PEEK)) > 0)
-			held += n;
+		probe_peek_new(r, peek_off, &held, 0, buf, sizeof(buf));
 	}
 	if (snd_wnd(s)) {
 		printf("window never closed: nothing to probe\n");
