@@ -16,7 +16,8 @@
 #   VM_CACHE	kernel cache for mkimage (default build/vm)
 #   VM_TIMEOUT	seconds QEMU may run in all (default 150)
 #   VM_NETDEV	how the guest's network reaches passt: "stream" (default,
-#		-netdev stream), "vhost-user" (-chardev socket on the
+#		-netdev stream), "none" (no network device: tests that
+#		need only the guest's kernel), "vhost-user" (-chardev socket on the
 #		path, -netdev vhost-user, guest memory shared through a
 #		memfd), "vhost-user-fd" (the same, on an inherited
 #		connected socket: vm_start's argument is its number)
@@ -72,6 +73,8 @@ vm_net_args() {
 	dev+=${VM_DEV_OPTS:+,$VM_DEV_OPTS}
 
 	case $VM_NETDEV in
+	none)
+		printf '%s\n' -nic none ;;
 	vhost-user|vhost-user-fd)
 		if [ "$VM_NETDEV" = vhost-user ]; then
 			printf '%s\n' -chardev "socket,id=c,path=$1"
