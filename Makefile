@@ -3,6 +3,8 @@
 #
 # make			build passt and pasta
 # make check		unit tests (Check) and integration tests, as root
+# make stress		the stall matrix and tcp_pressure.sh under the
+#			contention harness, 5 times, with a table (tests/stress)
 # make unit		unit tests only
 # make sanitize		ASan+UBSan build (with DEBUG=1), then unit and
 #			integration tests
@@ -58,7 +60,7 @@ TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tools/%)
 PROBE_SRCS := $(sort $(wildcard tests/probes/*.c))
 PROBE_BINS := $(PROBE_SRCS:tests/probes/%.c=$(BUILD)/probes/%)
 
-.PHONY: all unit check sanitize cppcheck clang-tidy install clean tools \
+.PHONY: all unit check stress sanitize cppcheck clang-tidy install clean tools \
 	hook fuzz fuzz-build
 
 all: $(BUILD)/passt $(BUILD)/pasta tools
@@ -115,6 +117,9 @@ unit: $(UNIT_BINS)
 
 check: all hook $(UNIT_BINS)
 	@tests/run
+
+stress: all
+	@tests/stress
 
 # Same sources, plus the SIGUSR2 trigger of isolation/sandbox.c, for
 # tests/integration/isolation.sh; the normal build never has it

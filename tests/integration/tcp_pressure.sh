@@ -5,7 +5,10 @@
 #
 # Two behaviours of design.md, end to end, for pasta and for passt (the
 # namespace rig of tests/lib/passt.sh), with the kernel's default buffers
-# and with small ones (--tcp-rmem/--tcp-wmem):
+# and with small ones (--tcp-rmem/--tcp-wmem): "small" is 64 KiB, "212992"
+# the default net.core.rmem_max/wmem_max (not in the default run; PRESSURE_
+# BUFFERS selects, e.g. "default small 212992", and PRESSURE_MODES "pasta
+# passt"):
 #
 #   MSG_TRUNC window (invariant 3), host -> guest: a host sender writes
 #   64 MiB to a guest that reads slowly (4 KiB every 100 ms), so the
@@ -27,6 +30,9 @@
 #   probes_acked counter grows with the guest's TcpExtTCPWinProbe), the
 #   relay never takes data the socket refuses (its overrun counter stays 0)
 #   and the guest retransmits nothing; the transfer completes, bytes match.
+#
+# Each MSG_TRUNC case prints a "# case:" line (window probes after the
+# drain, the relay's forced window updates) that tests/stress collects.
 
 # shellcheck source=tests/lib/rig.sh disable=SC2317 # tests run via rig_run
 . "$(dirname "$0")/../lib/rig.sh"
@@ -68,13 +74,15 @@ GUEST=		# namespace of the guest side
 
 # start_relay() - (re)start the relay for a row of tests
 # $1: pasta or passt
-# $2: default or small
+# $2: default, small (64 KiB) or a size in bytes
 start_relay() {
-	local mode=$1 opts=()
+	local mode=$1 opts=() size=$2
 
 	[ -n "$RIG_RELAY_PID" ] && rig_kill "$RIG_RELAY_PID"
 	RIG_RELAY_PID=
-	[ "$2" = small ] && opts+=(--tcp-rmem "$SMALL" --tcp-wmem "$SMALL")
+	[ "$size" = small ] && size=$SMALL
+	[ "$size" != default ] &&
+		opts+=(--tcp-rmem "$size" --tcp-wmem "$size")
 
 	if [ "$mode" = pasta ]; then
 		GUEST=$RIG_NS
@@ -158,9 +166,10 @@ wait_sender() {
 }
 
 # trunc_window() - test: host sender blocked, guest drains, sender resumes
+# $1: case name for the "# case:" line
 trunc_window() {
 	local go=$RIG_TMP/go.$RANDOM sum=$RIG_TMP/sum.$RANDOM recv snd
-	local i wnd q blocked=0 mss=65483 p0 p1
+	local i wnd q blocked=0 mss=65483 p0 p1 f0 f1 t0 t1
 
 	slow_server "$GUEST" "TCP4-LISTEN:$FWD" "$SLOW_STEP" "$go" "$sum"
 	recv=$RIG_BG_PID
@@ -185,11 +194,18 @@ trunc_window() {
 			 "(last: window $wnd, send queue $q)" || return 1
 
 	p0=$(rig_nstat "$RIG_HOSTNS" TcpExtTCPWinProbe)
+	f0=$(rig_relay_counter tcp wnd_forced)
+	t0=$(rig_now_ms)
 	touch "$go"
 	wait_sender "$snd" "$recv" "$sum" || return 1
+	t1=$(rig_now_ms)
 	p1=$(rig_nstat "$RIG_HOSTNS" TcpExtTCPWinProbe)
+	f1=$(rig_relay_counter tcp wnd_forced)
 	rig_log "window probes by the sender after the drain began:" \
-		"$((p1 - p0))"
+		"$((p1 - p0)); window updates forced by the relay:" \
+		"$((${f1:-0} - ${f0:-0}))"
+	echo "# case: $1 | probes $((p1 - p0)) wnd_forced" \
+	     "$((${f1:-0} - ${f0:-0})) drain $(rig_secs $((t1 - t0))) s"
 	[ $((p1 - p0)) -le 1 ] ||
 		rig_fail "the sender needed $((p1 - p0)) window probes to" \
 			 "resume: the window did not reopen by itself" ||
@@ -301,17 +317,18 @@ clamp_reported() {
 SMALLDATA=$RIG_TMP/small
 rig_random_file "$SMALLDATA" 1M || exit 1
 
-for mode in pasta passt; do
-	for buf in default small; do
+for mode in ${PRESSURE_MODES:-pasta passt}; do
+	for buf in ${PRESSURE_BUFFERS:-default small}; do
 		row="$mode, $buf buffers"
 		rig_run "$row: relay starts" start_relay "$mode" "$buf"
 		rig_relay_alive || continue
 		rig_run "$row: MSG_TRUNC window reopens, sender resumes" \
-			trunc_window
+			trunc_window "$mode/$buf"
 		rig_run "$row: guest paced by free send buffer, probes answered" \
 			wmem_pacing
 	done
 done
-rig_run "sizes beyond net.core.rmem_max/wmem_max reported once" \
-	clamp_reported
+[ -z "$PRESSURE_MODES$PRESSURE_BUFFERS" ] &&
+	rig_run "sizes beyond net.core.rmem_max/wmem_max reported once" \
+		clamp_reported
 rig_summary
