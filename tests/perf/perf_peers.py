@@ -9,6 +9,8 @@ a path to the rig's "host" namespace (perf_rig.Rig.host_ns) and back:
                   namespace's loopback; -t PORT forwards host->namespace.
   pasta-upstream  Debian's passt package (/usr/bin/pasta), same options
                   (--runas 0, as we are root).
+  pasta-current   upstream pasta built from its current sources, given by
+                  path (tests/perf/run --upstream PATH), same options.
   slirp4netns     Debian's slirp4netns, --netns-type=path; 10.0.2.2
                   reaches the host namespace's loopback (host loopback
                   access is left enabled); host->namespace through its API
@@ -29,9 +31,9 @@ import time
 
 from perf_rig import HOST_ADDR4, RigError
 
-PEERS = ("pasta", "pasta-upstream", "slirp4netns", "veth")
+PEERS = ("pasta", "pasta-current", "pasta-upstream", "slirp4netns", "veth")
 ALIASES = {"ours": "pasta", "upstream": "pasta-upstream",
-           "slirp": "slirp4netns"}
+           "current": "pasta-current", "slirp": "slirp4netns"}
 
 UPSTREAM_PASTA = "/usr/bin/pasta"
 SLIRP_GUEST4 = "10.0.2.100"
@@ -79,9 +81,10 @@ class Instance:
 class Peers:
     """Starts instances of the peers in a rig."""
 
-    def __init__(self, rig, ours):
+    def __init__(self, rig, ours, current=None):
         self.rig = rig
         self.ours = ours                # path of this project's pasta
+        self.current = current          # upstream built from source
         self._veth_seq = 0
 
     def start(self, peer, mtu, fwd_port=None, max_flows=None, extra=None):
@@ -92,8 +95,8 @@ class Peers:
         extra: more options for this project's pasta (list), or None.
         Raises RigError if the peer doesn't come up.
         """
-        tag = {"pasta": "p", "pasta-upstream": "u", "slirp4netns": "s",
-               "veth": "v"}[peer]
+        tag = {"pasta": "p", "pasta-current": "c", "pasta-upstream": "u",
+               "slirp4netns": "s", "veth": "v"}[peer]
         ns = self.rig.new_ns(tag)
         inst = Instance(peer, mtu, ns)
         if peer == "veth":
@@ -135,8 +138,9 @@ class Peers:
                            f"after {READY_SECS} s, see {inst.proc.log}")
 
     def _pasta(self, inst, fwd_port, max_flows, extra=None):
-        """This project's pasta or upstream pasta, in the foreground."""
-        binary = self.ours if inst.peer == "pasta" else UPSTREAM_PASTA
+        """This project's pasta or an upstream pasta, in the foreground."""
+        binary = {"pasta": self.ours, "pasta-current": self.current,
+                  "pasta-upstream": UPSTREAM_PASTA}[inst.peer]
         argv = [binary, "-f", "--runas", "0", "--config-net",
                 "-m", str(inst.mtu), "-u", "none", "-T", "none",
                 "-U", "none", "-t", str(fwd_port) if fwd_port else "none"]
