@@ -36,6 +36,10 @@
 #   RIG_VERBOSE	if set, show the relay's log of every failing test in full
 #   RIG_CONTEND	if set, run the whole script under competing load of these
 #		shapes (tests/lib/contend.sh)
+#   RIG_CONTEND_RUNNING  if set, that load runs already (a parent script
+#		started it): judge as under contention, start nothing
+#   RIG_NAME_PREFIX  prefix for every test name (a parent script running
+#		this one says how, e.g. "contended: ")
 
 RIG_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # shellcheck source=tests/lib/apt.sh
@@ -175,7 +179,7 @@ rig_init() {
 		rig_defer "rm -rf '$RIG_TMP'"
 	fi
 	rig_log "relay: $RELAY"
-	if contend_on; then
+	if contend_on && [ -z "$RIG_CONTEND_RUNNING" ]; then
 		contend_start "$RIG_CONTEND" || exit 1
 	fi
 }
@@ -210,7 +214,7 @@ rig_tail() {
 # script (if any) is still running afterwards. Cleanup pushed by the test is
 # unwound when it ends, unless the test called rig_persist.
 rig_run() {
-	local name=$1 depth=${#RIG_CLEANUP[@]} start rc elapsed
+	local name=$RIG_NAME_PREFIX$1 depth=${#RIG_CLEANUP[@]} start rc elapsed
 	shift
 
 	RIG_WHY=

@@ -62,8 +62,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CONTEND_SLEEPERS_PER_CPU	8
-#define CONTEND_HERD_PER_CPU		8
+#define CONTEND_SLEEPERS_PER_CPU	4
+#define CONTEND_HERD_PER_CPU		4
 #define CONTEND_HERD_PERIOD_US		2000
 #define CONTEND_IO_FILE_SIZE		(64UL << 20)
 #define CONTEND_IO_CHUNK		(1UL << 20)
