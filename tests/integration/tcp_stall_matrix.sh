@@ -250,28 +250,37 @@ ctl_setup() {
 		ip -n "$CTL_B" link set veth0 mtu "$1"
 }
 
+# ctl_counters() - retransmitted and sent segments, tail loss probes, of
+# both control namespaces, on one line
+ctl_counters() {
+	local k sum
+
+	for k in TcpRetransSegs TcpOutSegs TcpExtTCPLossProbes; do
+		sum=$(( $(rig_nstat "$CTL_A" "$k") + $(rig_nstat "$CTL_B" "$k") ))
+		printf '%s ' "$sum"
+	done
+	echo
+}
+
 # control() - the control of a cell: same iperf3 run over a veth pair
 # $1: buffers, $2: MTU, $3: "" or -R, $4: streams
-# Stores "median stalls retransmitted sent" in CTL_RESULT, once per key.
+# Stores "median stalls retransmitted sent" in CTL_RESULT, once per key;
+# retransmissions as for the relay's cells: tail loss probes not counted.
 control() {
-	local key="$1/$2/$3/$4" r0 o0 r1 o1 res json=$RIG_TMP/ctl.json
+	local key="$1/$2/$3/$4" r0 o0 p0 r1 o1 p1 res json=$RIG_TMP/ctl.json
 
 	[ -n "${CTL_RESULT[$key]}" ] && return 0
 	ctl_setup "$2" || rig_fail "can't set up the control's veth pair" ||
 		return 1
-	r0=$(( $(rig_nstat "$CTL_A" TcpRetransSegs) +
-	       $(rig_nstat "$CTL_B" TcpRetransSegs) ))
-	o0=$(( $(rig_nstat "$CTL_A" TcpOutSegs) +
-	       $(rig_nstat "$CTL_B" TcpOutSegs) ))
+	read -r r0 o0 p0 <<<"$(ctl_counters)"
 	res=$(iperf_run "$CTL_B" "$CTL_A" "$CTL_ADDR_B" "$PORT" "" "$3" "$4" \
 		"$json") || return 1
-	r1=$(( $(rig_nstat "$CTL_A" TcpRetransSegs) +
-	       $(rig_nstat "$CTL_B" TcpRetransSegs) ))
-	o1=$(( $(rig_nstat "$CTL_A" TcpOutSegs) +
-	       $(rig_nstat "$CTL_B" TcpOutSegs) ))
+	read -r r1 o1 p1 <<<"$(ctl_counters)"
 	read -r med _ stalls <<<"$res"
-	CTL_RESULT[$key]="$med $stalls $((r1 - r0)) $((o1 - o0))"
-	rig_log "control (veth) $key: Mbit/s per second: $(per_second "$json")"
+	CTL_RESULT[$key]="$med $stalls $(rig_without_tlp $((r1 - r0)) \
+		$((p1 - p0))) $((o1 - o0))"
+	rig_log "control (veth) $key: Mbit/s per second: $(per_second "$json");" \
+		"retransmitted $((r1 - r0)), tail loss probes $((p1 - p0))"
 }
 
 # retrans_counters() - print the relay's retransmissions toward the guest
