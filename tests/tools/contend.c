@@ -24,6 +24,9 @@
  *		cache: page-cache churn and the kernel's writeback work
  *   mem	one thread copying through a buffer larger than the caches:
  *		the caches and memory bandwidth the relay's copies rely on
+ *   fork	one thread starting short-lived processes (fork, exec of
+ *		/bin/true, wait), as a test suite or a build does: new tasks
+ *		placed on the CPUs, page tables copied, exits reaped
  *   net	a child process in a network namespace of its own, moving a
  *		bulk TCP stream and a flood of small UDP datagrams over its
  *		loopback: softirq work, which preempts every task, and the
@@ -84,12 +87,13 @@ enum contend_shape {
 	SHAPE_HERD,
 	SHAPE_IO,
 	SHAPE_MEM,
+	SHAPE_FORK,
 	SHAPE_NET,
 	SHAPE_COUNT,
 };
 
 static const char *const contend_names[SHAPE_COUNT] = {
-	"spin", "sleep", "burst", "herd", "io", "mem", "net",
+	"spin", "sleep", "burst", "herd", "io", "mem", "fork", "net",
 };
 
 static atomic_bool contend_stop;
@@ -355,6 +359,34 @@ static void *shape_mem(void *arg)
 }
 
 /**
+ * shape_fork() - thread: start and reap short-lived processes
+ * @arg:	unused
+ *
+ * Return: NULL
+ */
+static void *shape_fork(void *arg)
+{
+	char *const argv[] = { "true", NULL };
+	pid_t pid;
+
+	(void)arg;
+	while (!atomic_load(&contend_stop)) {
+		pid = fork();
+		if (pid < 0) {
+			sleep_us(1000);
+			continue;
+		}
+		if (!pid) {
+			execv("/bin/true", argv);
+			_exit(0);
+		}
+		waitpid(pid, NULL, 0);
+		atomic_fetch_add(&contend_work[SHAPE_FORK], 1);
+	}
+	return NULL;
+}
+
+/**
  * net_lo_up() - bring up the loopback interface of the current namespace
  *
  * Return: 0 on success, -1 on failure
@@ -508,7 +540,7 @@ static int parse_shapes(const char *list, bool on[SHAPE_COUNT])
 				break;
 		if (i == SHAPE_COUNT) {
 			fprintf(stderr, "contend: unknown shape '%s' (known:"
-				" spin sleep burst herd io mem net all)\n", tok);
+				" spin sleep burst herd io mem fork net all)\n", tok);
 			return -1;
 		}
 		on[i] = true;
@@ -534,7 +566,8 @@ static void __attribute__((noreturn)) usage(const char *name)
 {
 	fprintf(stderr, "Usage: %s [-s SHAPES] [-n CPUS] [-d DIR]"
 		" [-t SECONDS]\n"
-		"  SHAPES: spin,sleep,burst,herd,io,mem,net or all (default)\n",
+		"  SHAPES: spin,sleep,burst,herd,io,mem,fork,net or all "
+		"(default)\n",
 		name);
 	exit(1);
 }
@@ -575,7 +608,7 @@ static int start_shape(enum contend_shape shape, int count, pthread_t *tids,
 {
 	static void *(*const fn[SHAPE_COUNT])(void *) = {
 		shape_spin, shape_sleep, shape_burst, shape_herd, shape_io,
-		shape_mem,
+		shape_mem, shape_fork,
 	};
 	int i, rc;
 
