@@ -157,6 +157,7 @@ static int tcp_rcvwnd_mem(int s, const struct tcp_info *ti, uint32_t consumed,
 	uint32_t mem[SK_MEMINFO_VARS];
 	socklen_t sl = sizeof(mem);
 
+	memset(m, 0, sizeof(*m));
 	if (getsockopt(s, SOL_SOCKET, SO_MEMINFO, mem, &sl))
 		return -errno;
 	m->rcvbuf = mem[SK_MEMINFO_RCVBUF];
