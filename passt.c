@@ -11,10 +11,12 @@
  * configuration (conf/); allocate every table once (flows, output queue,
  * timers); set up the guest side (pasta: spawn or join the namespace, open
  * and configure the tap device; passt: bind the socket); open the
- * forwarded ports; release the spawned command; go to the background if
- * asked, write the PID file; then the sandbox (isolation/sandbox.c): new
+ * forwarded ports; fork to the background if asked (the parent waits until
+ * set-up is over, util/daemon.c); the sandbox (isolation/sandbox.c): new
  * namespaces with an empty root, pasta's worker thread in the target
- * namespace, the --runas user, capabilities, and the seccomp filter.
+ * namespace, the --runas user, capabilities, and the seccomp filter; then
+ * the PID file, and the parent exits with status 0, or with the child's
+ * if it failed; a spawned command is released last, once nothing can fail.
  *
  * The main loop is one epoll set. Every descriptor carries a typed
  * reference (util/epoll_ref.h), so events go straight to their handler.
@@ -294,6 +296,7 @@ int main(int argc, char **argv)
 	struct ctx *c = &passt_ctx;
 	char *name = basename(argv[0]);
 	enum passt_mode mode;
+	bool background;
 	int pidfile_fd;
 
 	mode = strncmp(name, "pasta", strlen("pasta")) ? MODE_PASST
@@ -338,20 +341,17 @@ int main(int argc, char **argv)
 	pidfile_fd = daemon_pidfile_open(c->pidfile);
 	conf_print(c);
 
-	if (c->mode == MODE_PASTA) {
-		if (pasta_watch_init(c))
-			die("Can't watch the target namespace");
-		pasta_child_start();
-	}
+	if (c->mode == MODE_PASTA && pasta_watch_init(c))
+		die("Can't watch the target namespace");
 
-	if (!c->foreground && !(c->mode == MODE_PASTA && pasta_child_pid())) {
-		log_to_stderr(false);
+	/* The parent waits until set-up is over, see util/daemon.c */
+	background = !c->foreground &&
+		     !(c->mode == MODE_PASTA && pasta_child_pid());
+	if (background) {
 		if (!*c->log_file)
 			log_to_syslog();
-		daemon_go_background(pidfile_fd);
+		daemon_fork();
 		passt_signals_rearm(c);
-	} else {
-		daemon_pidfile_write(pidfile_fd, getpid());
 	}
 
 	if (c->stats_delay) {
@@ -368,6 +368,18 @@ int main(int argc, char **argv)
 		die("Can't keep a thread in the target namespace");
 
 	sandbox_lockdown(c);
+
+	/* Set-up is over: from now on, messages go to the log file or
+	 * syslog only, and a spawned command may run
+	 */
+	if (background)
+		daemon_ready(pidfile_fd);
+	else
+		daemon_pidfile_write(pidfile_fd, getpid());
+	if (background || *c->log_file)
+		log_to_stderr(false);
+	if (c->mode == MODE_PASTA)
+		pasta_child_start();
 
 	passt_loop(c);
 }
