@@ -262,6 +262,7 @@ static void conf_host_ip6(struct ctx *c, const struct conf_given *g,
 
 	ifindex = conf_template(AF_INET6, name, optname, nl_ok, &gw, &have_gw,
 				c->ip6.ifname);
+	c->ip6.ifindex = ifindex;
 
 	if (!g->gw6 && have_gw)
 		c->ip6.gw = gw.a6;

@@ -342,7 +342,8 @@ static void tcp_conn_from_guest(struct ctx *c, const struct flow_key *key,
 		return;
 	}
 
-	sl = sockaddr_from_inany(&sa, &host_dst, key->remote_port, 0);
+	sl = sockaddr_from_inany(&sa, &host_dst, key->remote_port,
+				 nat_host_scope(c, &host_dst));
 	if (connect(s, &sa.sa, sl) && errno != EINPROGRESS) {
 		char buf[INANY_STRLEN];
 
