@@ -95,7 +95,7 @@ static void conf_log_setup(const struct ctx *c)
 	if (!*c->log_file)
 		return;
 
-	ret = log_open_file(c->log_file, c->log_size);
+	ret = log_open_file(c->log_file, c->log_size, VERSION);
 	if (ret < 0)
 		die("-l/--log-file: can't open %s: %s", c->log_file,
 		    strerror(-ret));

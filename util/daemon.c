@@ -197,6 +197,7 @@ void daemon_fork(void)
 
 	close(fds[0]);
 	daemon_ready_fd = fds[1];
+	log_file_new_pid();
 
 	if (setsid() < 0)
 		debug_perror("can't start a new session");
