@@ -363,7 +363,7 @@ static void tcp_conn_from_host(struct ctx *c, int s,
 	conn->seq_acked = tcp_isn(conn, now_ms);
 	conn->seq_to_guest = conn->seq_acked + 1;
 	conn->seq_max_sent = conn->seq_to_guest;
-	conn->state = CONN_SYN_SENT;
+	tcp_conn_state(conn, CONN_SYN_SENT);
 	conn->wnd_to_guest = tcp_wnd_for_guest(c, conn);
 
 	if (flow_hash_insert(conn->flow, &key)) {
@@ -371,6 +371,7 @@ static void tcp_conn_from_host(struct ctx *c, int s,
 		return;
 	}
 
+	flow_log(conn->flow, "accepted on host port %u", port);
 	tcp_stats.conns_in++;
 	tcp_send_syn(c, conn, false);
 	tcp_timer_arm(conn, now_ms, TCP_RTO_INIT_MS);
