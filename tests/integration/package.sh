@@ -36,6 +36,7 @@ rig_init
 
 DEB=
 ROOT=$RIG_TMP/root
+INSTALL_OUT=
 
 # have() - is a command or a file there?
 # $1: command name or absolute path
@@ -198,29 +199,33 @@ install() {
 		echo "link: $(chroot "$R" readlink /usr/bin/pasta)"
 	' 2>&1)
 	rig_log "$(grep -v '^dpkg: ' <<<"$out" | tr '\n' ';')"
-	grep -q "^relay: $v install ok installed$" <<<"$out" ||
-		rig_fail "passt-relay not installed: $(tr '\n' ' ' <<<"$out" |
-			  tail -c 400)" || return 1
-	! grep -q "^passt: .*ok installed" <<<"$out" ||
-		rig_fail "Debian's passt still installed" || return 1
-	! grep -q "^left: " <<<"$out" ||
-		rig_fail "Debian's files left: $(grep '^left: ' <<<"$out")" ||
-		return 1
-	grep -q "^owns: 0$" <<<"$out" ||
-		rig_fail "Debian's passt still owns files:" \
-			 "$(grep '^owns: ' <<<"$out")" || return 1
-	grep -q "^purged: 0$" <<<"$out" ||
-		rig_fail "Debian's passt can't be purged" || return 1
-	grep -q "^audit: 0$" <<<"$out" ||
-		rig_fail "dpkg --audit reports problems" || return 1
-	grep -q "^profile: [1-9]" <<<"$out" ||
-		rig_fail "the AppArmor profile is not ours" || return 1
-	grep -qE "^pasta: pasta $v( |$)" <<<"$out" ||
-		rig_fail "installed pasta --version: $(grep '^pasta: ' \
-			  <<<"$out")" || return 1
-	grep -qE "^passt: passt $v( |$)" <<<"$out" ||
-		rig_fail "installed passt --version: $(grep '^passt: ' \
-			  <<<"$out")"
+	INSTALL_OUT=$out
+	says "^relay: $v install ok installed$" "passt-relay not installed:" \
+		"$(tr '\n' ' ' <<<"$out" | tail -c 400)" || return 1
+	! says "^passt: .*ok installed" || rig_fail "Debian's passt still" \
+		"installed" || return 1
+	! says "^left: " || rig_fail "Debian's files left:" \
+		"$(grep '^left: ' <<<"$out")" || return 1
+	says "^owns: 0$" "Debian's passt still owns files" || return 1
+	says "^purged: 0$" "Debian's passt can't be purged" || return 1
+	says "^audit: 0$" "dpkg --audit reports problems" || return 1
+	says "^profile: [1-9]" "the AppArmor profile is not ours" || return 1
+	says "^pasta: pasta $v( |$)" "installed pasta --version:" \
+		"$(grep '^pasta: ' <<<"$out")" || return 1
+	says "^passt: passt $v( |$)" "installed passt --version:" \
+		"$(grep '^passt: ' <<<"$out")"
+}
+
+# says() - does a line of the install's report match?
+# $1: extended regular expression
+# $2...: failure reason, if given (else just the status)
+says() {
+	local re=$1
+	shift
+
+	grep -qE "$re" <<<"$INSTALL_OUT" && return 0
+	[ $# -eq 0 ] || rig_fail "$@"
+	return 1
 }
 
 rig_run "package: Debian packages to build and check it installed" \
