@@ -285,6 +285,55 @@ static void __attribute__((noreturn)) passt_loop(struct ctx *c)
 }
 
 /**
+ * passt_finish_setup() - go to the background, sandbox, report readiness
+ * @c:		execution context
+ * @pidfile_fd:	PID file from daemon_pidfile_open(), -1 for none
+ *
+ * In the background, the parent waits until the child calls daemon_ready()
+ * or exits (util/daemon.c): every step here that can fail still reaches
+ * the caller. A spawned command is released last, once nothing can fail.
+ */
+static void passt_finish_setup(struct ctx *c, int pidfile_fd)
+{
+	bool background = !c->foreground &&
+			  !(c->mode == MODE_PASTA && pasta_child_pid());
+
+	if (background) {
+		if (!*c->log_file)
+			log_to_syslog();
+		daemon_fork();
+		passt_signals_rearm(c);
+	}
+
+	if (c->stats_delay) {
+		timer_init(&passt_stats_timer, passt_stats_timer_fn);
+		timer_arm(&passt_stats_timer, timer_now_ms() +
+			  (uint64_t)c->stats_delay * 1000);
+	}
+
+	/* Namespaces first: unshare() needs a single-threaded process */
+	sandbox_detach(c);
+
+	/* Before dropping privileges: they are needed to enter the netns */
+	if (c->mode == MODE_PASTA && pasta_ns_worker_start())
+		die("Can't keep a thread in the target namespace");
+
+	sandbox_lockdown(c);
+
+	/* Set-up is over: from now on, messages go to the log file or
+	 * syslog only, and a spawned command may run
+	 */
+	if (background)
+		daemon_ready(pidfile_fd);
+	else
+		daemon_pidfile_write(pidfile_fd, getpid());
+	if (background || *c->log_file)
+		log_to_stderr(false);
+	if (c->mode == MODE_PASTA)
+		pasta_child_start();
+}
+
+/**
  * main() - start-up, then the main loop
  * @argc:	argument count
  * @argv:	arguments
@@ -296,7 +345,6 @@ int main(int argc, char **argv)
 	struct ctx *c = &passt_ctx;
 	char *name = basename(argv[0]);
 	enum passt_mode mode;
-	bool background;
 	int pidfile_fd;
 
 	mode = strncmp(name, "pasta", strlen("pasta")) ? MODE_PASST
@@ -344,42 +392,7 @@ int main(int argc, char **argv)
 	if (c->mode == MODE_PASTA && pasta_watch_init(c))
 		die("Can't watch the target namespace");
 
-	/* The parent waits until set-up is over, see util/daemon.c */
-	background = !c->foreground &&
-		     !(c->mode == MODE_PASTA && pasta_child_pid());
-	if (background) {
-		if (!*c->log_file)
-			log_to_syslog();
-		daemon_fork();
-		passt_signals_rearm(c);
-	}
-
-	if (c->stats_delay) {
-		timer_init(&passt_stats_timer, passt_stats_timer_fn);
-		timer_arm(&passt_stats_timer, timer_now_ms() +
-			  (uint64_t)c->stats_delay * 1000);
-	}
-
-	/* Namespaces first: unshare() needs a single-threaded process */
-	sandbox_detach(c);
-
-	/* Before dropping privileges: they are needed to enter the netns */
-	if (c->mode == MODE_PASTA && pasta_ns_worker_start())
-		die("Can't keep a thread in the target namespace");
-
-	sandbox_lockdown(c);
-
-	/* Set-up is over: from now on, messages go to the log file or
-	 * syslog only, and a spawned command may run
-	 */
-	if (background)
-		daemon_ready(pidfile_fd);
-	else
-		daemon_pidfile_write(pidfile_fd, getpid());
-	if (background || *c->log_file)
-		log_to_stderr(false);
-	if (c->mode == MODE_PASTA)
-		pasta_child_start();
+	passt_finish_setup(c, pidfile_fd);
 
 	passt_loop(c);
 }

@@ -41,7 +41,7 @@
 #include "../util/util.h"
 
 #define FLOW_CAPACITY_MAX	(1U << 24)
-#define FLOW_LOG_MAX		512	/* text of one flow_log() event */
+#define FLOW_LOG_MAX		512	/* text of one flow_log() line */
 
 static const char *const flow_type_names[FLOW_TYPE_MAX] = {
 	[FLOW_TYPE_NONE]	= "free",

@@ -63,7 +63,7 @@ SYSCALLS(SYSCALLS_BOTH, "write", "writev", "sendto", "clock_gettime", "getpid",
 #define LOG_SYSLOG_PATH		"/dev/log"
 #define LOG_ROTATE_MIN		(8 * LOG_LINE_MAX) /* smaller: just empty it */
 #define LOG_COPY_CHUNK		4096
-#define LOG_HEADER_MAX		256	/* header line, without newline */
+#define LOG_HEADER_MAX		256	/* header line, no newline */
 #define LOG_VERSION_MAX		32
 
 static char log_ident[LOG_IDENT_MAX] = "passt";
@@ -79,7 +79,7 @@ static bool log_start_set;
 static char log_header[LOG_HEADER_MAX];	/* first line of the log file */
 static size_t log_header_len;
 static char log_version[LOG_VERSION_MAX];
-static char log_exe[LOG_HEADER_MAX];		/* our binary, for the header */
+static char log_exe[LOG_HEADER_MAX];	/* our binary, for the header */
 
 static const char *const log_level_names[] = {
 	[LOG_EMERG]	= "emergency",

@@ -204,7 +204,8 @@ START_TEST(test_file_format)
 	ck_assert_int_eq(log_open_file(path, 0, "9.9"), 0);
 	ck_assert_int_eq(stat(path, &st), 0);
 	ck_assert_int_eq(st.st_mode & 0777, 0600);
-	ck_assert_int_eq(log_open_file("/nonexistent/dir/log", 0, "9.9"), -ENOENT);
+	ck_assert_int_eq(log_open_file("/nonexistent/dir/log", 0, "9.9"),
+			 -ENOENT);
 
 	log_to_stderr(false);
 	info("first %d", 1);
