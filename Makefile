@@ -14,6 +14,7 @@
 # make cppcheck		static analysis
 # make clang-tidy	static analysis
 # make install		install to $(DESTDIR)$(PREFIX)
+# make deb		Debian package (contrib/debian/) in build-deb/
 #
 # CI=1 turns warnings into errors.
 
@@ -61,7 +62,7 @@ PROBE_SRCS := $(sort $(wildcard tests/probes/*.c))
 PROBE_BINS := $(PROBE_SRCS:tests/probes/%.c=$(BUILD)/probes/%)
 
 .PHONY: all unit check stress sanitize cppcheck clang-tidy install clean tools \
-	hook fuzz fuzz-build
+	hook fuzz fuzz-build deb
 
 all: $(BUILD)/passt $(BUILD)/pasta tools
 
@@ -186,12 +187,25 @@ clang-tidy:
 			|| rc=1; \
 	done; exit $$rc
 
-install: all
+install: $(BUILD)/passt
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 $(BUILD)/passt $(DESTDIR)$(BINDIR)/passt
 	ln -sf passt $(DESTDIR)$(BINDIR)/pasta
 	install -m 644 doc/passt.1 $(DESTDIR)$(MANDIR)/man1/passt.1
 	ln -sf passt.1 $(DESTDIR)$(MANDIR)/man1/pasta.1
 
+# The package is built from a copy of the tree (no build output, no .git)
+# with contrib/debian/ as its debian/ directory
+DEB_SRC := build-deb/passt-relay
+deb:
+	rm -rf build-deb
+	mkdir -p $(DEB_SRC)
+	tar -c --exclude=./build --exclude='./build-*' --exclude=./.git \
+		--exclude=./tests/out --exclude=./passt --exclude=./pasta . | \
+		tar -x -C $(DEB_SRC)
+	cp -r contrib/debian $(DEB_SRC)/debian
+	cd $(DEB_SRC) && dpkg-buildpackage -b -us -uc
+	ls build-deb/*.deb
+
 clean:
-	rm -rf $(BUILD) build-san build-hook build-fuzz passt pasta
+	rm -rf $(BUILD) build-san build-hook build-fuzz build-deb passt pasta

@@ -11,10 +11,12 @@
  * configuration (conf/); allocate every table once (flows, output queue,
  * timers); set up the guest side (pasta: spawn or join the namespace, open
  * and configure the tap device; passt: bind the socket); open the
- * forwarded ports; release the spawned command; go to the background if
- * asked, write the PID file; then the sandbox (isolation/sandbox.c): new
+ * forwarded ports; fork to the background if asked (the parent waits until
+ * set-up is over, util/daemon.c); the sandbox (isolation/sandbox.c): new
  * namespaces with an empty root, pasta's worker thread in the target
- * namespace, the --runas user, capabilities, and the seccomp filter.
+ * namespace, the --runas user, capabilities, and the seccomp filter; then
+ * the PID file, and the parent exits with status 0, or with the child's
+ * if it failed; a spawned command is released last, once nothing can fail.
  *
  * The main loop is one epoll set. Every descriptor carries a typed
  * reference (util/epoll_ref.h), so events go straight to their handler.
@@ -283,6 +285,55 @@ static void __attribute__((noreturn)) passt_loop(struct ctx *c)
 }
 
 /**
+ * passt_finish_setup() - go to the background, sandbox, report readiness
+ * @c:		execution context
+ * @pidfile_fd:	PID file from daemon_pidfile_open(), -1 for none
+ *
+ * In the background, the parent waits until the child calls daemon_ready()
+ * or exits (util/daemon.c): every step here that can fail still reaches
+ * the caller. A spawned command is released last, once nothing can fail.
+ */
+static void passt_finish_setup(struct ctx *c, int pidfile_fd)
+{
+	bool background = !c->foreground &&
+			  !(c->mode == MODE_PASTA && pasta_child_pid());
+
+	if (background) {
+		if (!*c->log_file)
+			log_to_syslog();
+		daemon_fork();
+		passt_signals_rearm(c);
+	}
+
+	if (c->stats_delay) {
+		timer_init(&passt_stats_timer, passt_stats_timer_fn);
+		timer_arm(&passt_stats_timer, timer_now_ms() +
+			  (uint64_t)c->stats_delay * 1000);
+	}
+
+	/* Namespaces first: unshare() needs a single-threaded process */
+	sandbox_detach(c);
+
+	/* Before dropping privileges: they are needed to enter the netns */
+	if (c->mode == MODE_PASTA && pasta_ns_worker_start())
+		die("Can't keep a thread in the target namespace");
+
+	sandbox_lockdown(c);
+
+	/* Set-up is over: from now on, messages go to the log file or
+	 * syslog only, and a spawned command may run
+	 */
+	if (background)
+		daemon_ready(pidfile_fd);
+	else
+		daemon_pidfile_write(pidfile_fd, getpid());
+	if (background || *c->log_file)
+		log_to_stderr(false);
+	if (c->mode == MODE_PASTA)
+		pasta_child_start();
+}
+
+/**
  * main() - start-up, then the main loop
  * @argc:	argument count
  * @argv:	arguments
@@ -338,36 +389,10 @@ int main(int argc, char **argv)
 	pidfile_fd = daemon_pidfile_open(c->pidfile);
 	conf_print(c);
 
-	if (c->mode == MODE_PASTA) {
-		if (pasta_watch_init(c))
-			die("Can't watch the target namespace");
-		pasta_child_start();
-	}
+	if (c->mode == MODE_PASTA && pasta_watch_init(c))
+		die("Can't watch the target namespace");
 
-	if (!c->foreground && !(c->mode == MODE_PASTA && pasta_child_pid())) {
-		log_to_stderr(false);
-		if (!*c->log_file)
-			log_to_syslog();
-		daemon_go_background(pidfile_fd);
-		passt_signals_rearm(c);
-	} else {
-		daemon_pidfile_write(pidfile_fd, getpid());
-	}
-
-	if (c->stats_delay) {
-		timer_init(&passt_stats_timer, passt_stats_timer_fn);
-		timer_arm(&passt_stats_timer, timer_now_ms() +
-			  (uint64_t)c->stats_delay * 1000);
-	}
-
-	/* Namespaces first: unshare() needs a single-threaded process */
-	sandbox_detach(c);
-
-	/* Before dropping privileges: they are needed to enter the netns */
-	if (c->mode == MODE_PASTA && pasta_ns_worker_start())
-		die("Can't keep a thread in the target namespace");
-
-	sandbox_lockdown(c);
+	passt_finish_setup(c, pidfile_fd);
 
 	passt_loop(c);
 }

@@ -95,6 +95,7 @@ struct ip4_ctx {
  * @outbound:		-o: source address for host sockets
  * @outbound_if:	--outbound-if6
  * @ifname:		host template interface
+ * @ifindex:		its index, the scope of link-local host destinations
  */
 struct ip6_ctx {
 	bool enabled;
@@ -113,6 +114,7 @@ struct ip6_ctx {
 	struct in6_addr outbound;
 	char outbound_if[IFNAMSIZ];
 	char ifname[IFNAMSIZ];
+	unsigned int ifindex;
 };
 
 /**

@@ -7,7 +7,8 @@
  *   1. conf_parse(): the command line, checked but not completed;
  *   2. logging set up as asked (-d, --trace, -q, -l, --log-size);
  *   3. conf_unimplemented(): refuse features this version lacks;
- *   4. --runas default (nobody when started as root);
+ *   4. --runas default (nobody when started as root of the initial user
+ *      namespace);
  *   5. host-derived defaults, per address family: the template interface
  *      (-i, else --outbound-if4/6, else the one of the default route), its
  *      gateway and first address, unless given; a family with no address
@@ -33,6 +34,7 @@
 #include "conf.h"
 #include "conf_internal.h"
 #include "netlink.h"
+#include "../isolation/userns.h"
 #include "../util/log.h"
 #include "../util/util.h"
 
@@ -93,7 +95,7 @@ static void conf_log_setup(const struct ctx *c)
 	if (!*c->log_file)
 		return;
 
-	ret = log_open_file(c->log_file, c->log_size);
+	ret = log_open_file(c->log_file, c->log_size, VERSION);
 	if (ret < 0)
 		die("-l/--log-file: can't open %s: %s", c->log_file,
 		    strerror(-ret));
@@ -103,6 +105,10 @@ static void conf_log_setup(const struct ctx *c)
  * conf_runas_default() - run as nobody when started as root
  * @c:		configuration
  * @g:		explicit settings
+ *
+ * Only as root of the initial user namespace: in any other one, nobody
+ * may not exist (unshare -r maps only root), and root there has no power
+ * beyond the namespace anyway, so the IDs stay as they are.
  */
 static void conf_runas_default(struct ctx *c, const struct conf_given *g)
 {
@@ -110,6 +116,13 @@ static void conf_runas_default(struct ctx *c, const struct conf_given *g)
 
 	if (g->runas || geteuid())
 		return;
+
+	if (!userns_initial()) {
+		debug("Not in the initial user namespace: keeping UID %u "
+		      "and GID %u (no --runas given)", (unsigned int)c->uid,
+		      (unsigned int)c->gid);
+		return;
+	}
 
 	pw = getpwnam(CONF_RUNAS_DEFAULT);
 	if (pw) {
@@ -249,6 +262,7 @@ static void conf_host_ip6(struct ctx *c, const struct conf_given *g,
 
 	ifindex = conf_template(AF_INET6, name, optname, nl_ok, &gw, &have_gw,
 				c->ip6.ifname);
+	c->ip6.ifindex = ifindex;
 
 	if (!g->gw6 && have_gw)
 		c->ip6.gw = gw.a6;

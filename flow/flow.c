@@ -18,9 +18,18 @@
  * cannot predict buckets and force long probe runs. struct flow_key has
  * padding: keys are hashed and compared field by field, never as raw
  * memory, so callers need not clear them.
+ *
+ * With -d, every flow's life is logged here, where all of them pass: its
+ * key when it becomes findable (flow_hash_insert()) and when it ends
+ * (flow_free()). Protocol modules add their own events with flow_log()
+ * (the host-side peer, TCP state changes), each line prefixed with
+ * "Flow INDEX (TYPE): ", as upstream's, so one flow can be followed with
+ * grep.
  */
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -32,6 +41,15 @@
 #include "../util/util.h"
 
 #define FLOW_CAPACITY_MAX	(1U << 24)
+#define FLOW_LOG_MAX		512	/* text of one flow_log() line */
+
+static const char *const flow_type_names[FLOW_TYPE_MAX] = {
+	[FLOW_TYPE_NONE]	= "free",
+	[FLOW_TYPE_TCP]		= "TCP",
+	[FLOW_TYPE_TCP_SPLICE]	= "TCP splice",
+	[FLOW_TYPE_UDP]		= "UDP",
+	[FLOW_TYPE_PING]	= "ICMP echo",
+};
 
 /**
  * struct flow_entry - one slot of the flow table
@@ -279,6 +297,47 @@ static inline bool flow_valid(uint32_t idx)
 }
 
 /**
+ * flow_log() - log an event of a flow at debug level
+ * @idx:	flow index
+ * @fmt:	format of the event
+ * @...:	arguments
+ */
+void flow_log(uint32_t idx, const char *fmt, ...)
+{
+	char msg[FLOW_LOG_MAX];
+	va_list ap;
+
+	if (log_get_level() < LOG_DEBUG)
+		return;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+
+	debug("Flow %u (%s): %s", idx, flow_type_names[flow_type_of(idx)],
+	      msg);
+}
+
+/**
+ * flow_log_key() - log a flow's key, after a word saying what happens
+ * @idx:	flow index
+ * @what:	e.g. "created"
+ * @key:	the key
+ */
+static void flow_log_key(uint32_t idx, const char *what,
+			 const struct flow_key *key)
+{
+	char g[INANY_STRLEN], r[INANY_STRLEN];
+
+	if (log_get_level() < LOG_DEBUG)
+		return;
+
+	flow_log(idx, "%s: guest [%s]:%u, peer [%s]:%u", what,
+		 inany_ntop(&key->guest_addr, g), key->guest_port,
+		 inany_ntop(&key->remote_addr, r), key->remote_port);
+}
+
+/**
  * flow_free() - return an entry to the free list, removing it from the hash
  * @idx:	flow index (ignored if not in use)
  */
@@ -289,6 +348,10 @@ void flow_free(uint32_t idx)
 	if (!flow_valid(idx))
 		return;
 
+	if (flow_tab[idx].hashed)
+		flow_log_key(idx, "closed", &flow_tab[idx].key);
+	else
+		flow_log(idx, "closed");
 	flow_hash_remove(idx);
 	e = &flow_tab[idx];
 	e->type = FLOW_TYPE_NONE;
@@ -342,6 +405,7 @@ int flow_hash_insert(uint32_t idx, const struct flow_key *key)
 	e->hash = h;
 	e->hashed = true;
 	flow_htab[b] = idx;
+	flow_log_key(idx, "created", key);
 	return 0;
 }
 

@@ -51,6 +51,8 @@ int flow_table_init(unsigned int capacity);
 void flow_table_fini(void);
 uint32_t flow_alloc(enum flow_type type);
 void flow_free(uint32_t idx);
+void flow_log(uint32_t idx, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 enum flow_type flow_type_of(uint32_t idx);
 int flow_hash_insert(uint32_t idx, const struct flow_key *key);
 void flow_hash_remove(uint32_t idx);

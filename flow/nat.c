@@ -334,6 +334,26 @@ void nat_guest_addr(const struct ctx *c, bool v4, union inany_addr *guest)
 }
 
 /**
+ * nat_host_scope() - scope of a host-side destination address
+ * @c:		execution context
+ * @dst:	host-side destination
+ *
+ * A link-local address is only meaningful on one link: the guest's link
+ * is the host's template interface (the relay's own link-local address
+ * is the host's there, and so is the gateway's), so that is where such a
+ * destination is reached.
+ *
+ * Return: the IPv6 template interface index for a link-local address, 0
+ *	   otherwise
+ */
+uint32_t nat_host_scope(const struct ctx *c, const union inany_addr *dst)
+{
+	if (inany_v4(dst) || !IN6_IS_ADDR_LINKLOCAL(&dst->a6))
+		return 0;
+	return c->ip6.ifindex;
+}
+
+/**
  * nat_outbound_src() - source address for a host socket toward a target
  * @c:		execution context
  * @dst:	host-side destination

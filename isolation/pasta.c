@@ -74,6 +74,7 @@
 #include "../util/log.h"
 #include "../util/util.h"
 #include "../isolation/syscalls.h"
+#include "userns.h"
 
 /* System calls after start-up: Worker thread hand-off (futex), namespace
  * watch (inotify read, pidfd), reaping the command
@@ -95,11 +96,10 @@ SYSCALLS(SYSCALLS_PASTA, "futex", "getpid", "read", "wait4", "waitid",
 #define PASTA_EXIT_NOTFOUND	127
 /* Exit status base for a command killed by a signal */
 #define PASTA_EXIT_SIGNAL_BASE	128
-/* Largest ID range a privileged caller maps into the child's namespace */
-#define PASTA_ID_RANGE_ALL	4294967295U
-/* Groups allowed to open ICMP echo sockets in a namespace we create */
-#define PASTA_PING_GROUPS_ROOT	"0 0"
-#define PASTA_PING_GROUPS_ALL	"0 2147483647"
+/* Groups allowed to open ICMP echo sockets in a namespace we create: 0 up
+ * to the last one mapped there, at most this
+ */
+#define PASTA_PING_GROUP_MAX	2147483647U
 #define PASTA_PING_GROUP_RANGE	"/proc/sys/net/ipv4/ping_group_range"
 
 static int pasta_netns = -1;		/* target network namespace */
@@ -108,7 +108,7 @@ static pid_t pasta_parent;		/* our PID when we spawned it */
 static int pasta_go_rd = -1;		/* child waits on this... */
 static int pasta_go_wr = -1;		/* ...until we write here */
 static char **pasta_child_argv;		/* what the child runs */
-static const char *pasta_ping_groups;	/* for the child's namespace */
+static char pasta_ping_groups[32];	/* for the child's namespace */
 static bool pasta_userns;		/* we joined a user namespace */
 static char pasta_watch_name[NAME_MAX + 1];	/* netns file, in its dir */
 static char pasta_child_stack[PASTA_CHILD_STACK_SIZE]
@@ -470,68 +470,6 @@ static void pasta_join_pid(struct ctx *c)
 }
 
 /**
- * pasta_write_file() - write a string to a /proc file of the child
- * @pid:	child PID
- * @name:	file name below /proc/PID/
- * @s:		what to write
- * @optional:	don't fail if the file doesn't exist
- *
- * Exits on failure.
- */
-static void pasta_write_file(pid_t pid, const char *name, const char *s,
-			     bool optional)
-{
-	char path[PATH_MAX];
-	size_t len = strlen(s);
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%i/%s", pid, name);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0) {
-		if (optional && errno == ENOENT)
-			return;
-		die_perror("can't open %s", path);
-	}
-
-	n = write(fd, s, len);
-	if (n < 0)
-		die_perror("can't write \"%.*s\" to %s", (int)strcspn(s, "\n"),
-			   s, path);
-	if ((size_t)n != len)
-		die("short write to %s", path);
-
-	close(fd);
-}
-
-/**
- * pasta_map_ids() - map the caller to root in the child's user namespace
- * @pid:	child PID
- *
- * An unprivileged caller maps just its own UID and GID (after denying
- * setgroups(), which the kernel requires for that); root maps every ID
- * onto itself.
- */
-static void pasta_map_ids(pid_t pid)
-{
-	char map[64];
-
-	if (geteuid() == 0) {
-		snprintf(map, sizeof(map), "0 0 %u\n", PASTA_ID_RANGE_ALL);
-		pasta_write_file(pid, "uid_map", map, false);
-		pasta_write_file(pid, "gid_map", map, false);
-		return;
-	}
-
-	snprintf(map, sizeof(map), "0 %u 1\n", (unsigned int)geteuid());
-	pasta_write_file(pid, "uid_map", map, false);
-
-	pasta_write_file(pid, "setgroups", "deny", true);
-	snprintf(map, sizeof(map), "0 %u 1\n", (unsigned int)getegid());
-	pasta_write_file(pid, "gid_map", map, false);
-}
-
-/**
  * pasta_child_reset_signals() - give the command default signal handling
  *
  * Ignored signals and the signal mask survive exec: the command must not
@@ -555,17 +493,22 @@ static void pasta_child_reset_signals(void)
 
 /**
  * pasta_child_ping_groups() - let the command's groups use ICMP echo sockets
+ * @range:	"FIRST LAST", as pasta_spawn() found them mapped, or empty
  *
  * A new network namespace starts with ping_group_range "1 0" (nobody),
  * so that ping wouldn't work for root inside, lacking CAP_NET_RAW on the
  * host. Only IDs mapped into our user namespace may be given.
  */
-static void pasta_child_ping_groups(void)
+static void pasta_child_ping_groups(const char *range)
 {
-	int fd = open(PASTA_PING_GROUP_RANGE, O_WRONLY | O_CLOEXEC);
-	size_t len = strlen(pasta_ping_groups);
+	size_t len = strlen(range);
+	int fd;
 
-	if (fd < 0 || write(fd, pasta_ping_groups, len) != (ssize_t)len)
+	if (!len)
+		return;
+
+	fd = open(PASTA_PING_GROUP_RANGE, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, range, len) != (ssize_t)len)
 		debug_perror("can't set %s in the namespace",
 			     PASTA_PING_GROUP_RANGE);
 	if (fd >= 0)
@@ -581,8 +524,8 @@ static void pasta_child_ping_groups(void)
 static int pasta_child_main(void *arg)
 {
 	char **argv = pasta_child_argv;
+	char go[sizeof(pasta_ping_groups)];
 	ssize_t n;
-	char go;
 
 	(void)arg;
 
@@ -592,23 +535,77 @@ static int pasta_child_main(void *arg)
 	if (getppid() != pasta_parent)
 		_exit(EXIT_FAILURE);
 
+	/* The go message is the range of ping groups, see pasta_spawn() */
 	close(pasta_go_wr);
 	do
-		n = read(pasta_go_rd, &go, 1);
+		n = read(pasta_go_rd, go, sizeof(go) - 1);
 	while (n < 0 && errno == EINTR);
 
 	/* End of file: the relay failed before the namespace was ready */
-	if (n != 1)
+	if (n <= 0)
 		_exit(EXIT_FAILURE);
+	go[n] = '\0';
 	close(pasta_go_rd);
 
 	pasta_child_reset_signals();
-	pasta_child_ping_groups();
+	pasta_child_ping_groups(go + 1);
 
 	execvp(argv[0], argv);
 
 	err("can't run %s: %s", argv[0], strerror(errno));
 	_exit(errno == ENOENT ? PASTA_EXIT_NOTFOUND : PASTA_EXIT_NOEXEC);
+}
+
+/**
+ * pasta_spawn_clone() - clone the child in new namespaces, map its IDs
+ * @c:		execution context
+ *
+ * With --netns-only the command gets a new network (and UTS) namespace in
+ * our own user namespace, where we need CAP_SYS_ADMIN; otherwise a new
+ * user namespace too, with the IDs userns_map_child() can give it.
+ */
+static void pasta_spawn_clone(const struct ctx *c)
+{
+	int flags = CLONE_NEWNET | CLONE_NEWUTS | SIGCHLD;
+	const char *cmd = pasta_child_argv[0];
+	unsigned int groups;
+
+	if (!c->netns_only)
+		flags |= CLONE_NEWUSER;
+
+	pasta_parent = getpid();
+	pasta_child = clone(pasta_child_main,
+			    pasta_child_stack + sizeof(pasta_child_stack),
+			    flags, NULL);
+	if (pasta_child < 0 && c->netns_only && errno == EPERM) {
+		die("can't create a network namespace for %s with "
+		    "--netns-only: %s; that needs CAP_SYS_ADMIN in our user "
+		    "namespace: run it as root there, or without --netns-only",
+		    cmd, strerror(errno));
+	}
+	if (pasta_child < 0) {
+		if (errno == EPERM || errno == ENOSPC || errno == EUSERS) {
+			die("can't create user and network namespaces for "
+			    "%s: %s; check that unprivileged user namespaces "
+			    "are enabled (user.max_user_namespaces, "
+			    "kernel.unprivileged_userns_clone)",
+			    cmd, strerror(errno));
+		}
+		die_perror("can't spawn %s in new namespaces", cmd);
+	}
+
+	close(pasta_go_rd);
+	pasta_go_rd = -1;
+
+	groups = c->netns_only ? userns_own_gid_span() :
+				 userns_map_child(pasta_child, cmd);
+
+	/* The go message: a marker byte, then the ping group range if any */
+	if (groups)
+		snprintf(pasta_ping_groups, sizeof(pasta_ping_groups),
+			 "+0 %u", MIN(groups - 1, PASTA_PING_GROUP_MAX));
+	else
+		snprintf(pasta_ping_groups, sizeof(pasta_ping_groups), "+");
 }
 
 /**
@@ -637,37 +634,15 @@ static void pasta_spawn(struct ctx *c)
 		die_perror("can't create pipe to start the command");
 	pasta_go_rd = fds[0];
 	pasta_go_wr = fds[1];
-	pasta_parent = getpid();
-	pasta_ping_groups = geteuid() ? PASTA_PING_GROUPS_ROOT :
-					PASTA_PING_GROUPS_ALL;
 
-	pasta_child = clone(pasta_child_main,
-			    pasta_child_stack + sizeof(pasta_child_stack),
-			    CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWUTS |
-			    SIGCHLD, NULL);
-	if (pasta_child < 0) {
-		if (errno == EPERM || errno == ENOSPC || errno == EUSERS) {
-			die("can't create user and network namespaces for "
-			    "%s: %s; check that unprivileged user namespaces "
-			    "are enabled (user.max_user_namespaces, "
-			    "kernel.unprivileged_userns_clone)",
-			    pasta_child_argv[0], strerror(errno));
-		}
-		die_perror("can't spawn %s in new namespaces",
-			   pasta_child_argv[0]);
-	}
-
-	close(pasta_go_rd);
-	pasta_go_rd = -1;
-
-	pasta_map_ids(pasta_child);
+	pasta_spawn_clone(c);
 
 	snprintf(path, sizeof(path), "/proc/%i/ns/net", pasta_child);
 	snprintf(what, sizeof(what), "of %s (PID %i)", pasta_child_argv[0],
 		 pasta_child);
 	pasta_open_netns_file(path, what);
 
-	if (pasta_can_enter() == -EPERM) {
+	if (!c->netns_only && pasta_can_enter() == -EPERM) {
 		snprintf(path, sizeof(path), "/proc/%i/ns/user", pasta_child);
 		pasta_join_userns(path);
 	}
@@ -725,13 +700,13 @@ pid_t pasta_child_pid(void)
  */
 void pasta_child_start(void)
 {
-	const char go = 1;
+	size_t len = strlen(pasta_ping_groups);
 
 	if (pasta_go_wr < 0)
 		return;
 
 	/* EPIPE: the command is gone already, its watch will tell */
-	if (write(pasta_go_wr, &go, 1) != 1) {
+	if (write(pasta_go_wr, pasta_ping_groups, len) != (ssize_t)len) {
 		if (errno != EPIPE)
 			die_perror("can't start %s", pasta_child_argv[0]);
 		debug("%s ended before it was started", pasta_child_argv[0]);

@@ -56,6 +56,7 @@
 #include "sandbox.h"
 #include "pasta.h"
 #include "syscalls.h"
+#include "userns.h"
 #include "../passt.h"
 #include "../util/log.h"
 #include "../util/util.h"
@@ -102,34 +103,6 @@ struct sandbox_caps {
 };
 
 /**
- * sandbox_write_file() - write a string to a procfs file
- * @path:	file
- * @s:		string
- *
- * Return: 0 on success, -1 with errno set on failure
- */
-static int sandbox_write_file(const char *path, const char *s)
-{
-	size_t len = strlen(s);
-	ssize_t n;
-	int fd;
-
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = write(fd, s, len);
-	close(fd);
-	if (n < 0)
-		return -1;
-	if ((size_t)n != len) {
-		errno = EIO;
-		return -1;
-	}
-
-	return 0;
-}
-
-/**
  * sandbox_userns() - create a user namespace mapping only our own IDs
  *
  * Return: 0 on success, -1 with errno set on failure
@@ -144,13 +117,12 @@ static int sandbox_userns(void)
 		return -1;
 
 	snprintf(map, sizeof(map), "%u %u 1", uid, uid);
-	if (sandbox_write_file("/proc/self/uid_map", map))
+	if (userns_write(0, "uid_map", map))
 		return -1;
-	if (sandbox_write_file("/proc/self/setgroups", "deny") &&
-	    errno != ENOENT)
+	if (userns_write(0, "setgroups", "deny") && errno != ENOENT)
 		return -1;
 	snprintf(map, sizeof(map), "%u %u 1", gid, gid);
-	return sandbox_write_file("/proc/self/gid_map", map);
+	return userns_write(0, "gid_map", map);
 }
 
 /**

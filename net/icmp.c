@@ -181,7 +181,8 @@ static int icmp_sock_open(const struct ctx *c, const struct flow_key *key,
 	 * SO_REUSEADDR (sock_open()): replies are matched to ping sockets by
 	 * identifier alone
 	 */
-	return sock_bind_connect(s, &src, key->guest_port, dst, 0);
+	return sock_bind_connect(s, &src, key->guest_port, dst, 0,
+				 nat_host_scope(c, dst));
 }
 
 /**

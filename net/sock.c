@@ -91,11 +91,13 @@ int sock_bind(int s, const union inany_addr *addr, uint16_t port)
  * @sport:	local port wanted; if taken, any port
  * @dst:	peer address
  * @dport:	peer port
+ * @scope:	IPv6 scope (interface index) of @dst, 0 if none
  *
  * Return: @s on success, -errno on failure
  */
 int sock_bind_connect(int s, const union inany_addr *src, uint16_t sport,
-		      const union inany_addr *dst, uint16_t dport)
+		      const union inany_addr *dst, uint16_t dport,
+		      uint32_t scope)
 {
 	union sockaddr_inany sa;
 	socklen_t sl;
@@ -104,7 +106,7 @@ int sock_bind_connect(int s, const union inany_addr *src, uint16_t sport,
 	if (sock_bind(s, src, sport) && (ret = sock_bind(s, src, 0)))
 		goto fail;
 
-	sl = sockaddr_from_inany(&sa, dst, dport, 0);
+	sl = sockaddr_from_inany(&sa, dst, dport, scope);
 	if (connect(s, &sa.sa, sl)) {
 		ret = -errno;
 		goto fail;

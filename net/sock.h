@@ -13,7 +13,8 @@ int sock_open(int type, int proto, bool v4, const char *ifname,
 	      bool freebind);
 int sock_bind(int s, const union inany_addr *addr, uint16_t port);
 int sock_bind_connect(int s, const union inany_addr *src, uint16_t sport,
-		      const union inany_addr *dst, uint16_t dport);
+		      const union inany_addr *dst, uint16_t dport,
+		      uint32_t scope);
 int sock_pair_result(int fds[2]);
 
 #endif /* NET_SOCK_H */

@@ -316,6 +316,25 @@ struct tcp_conn *tcp_conn_new(struct ctx *c, int sock, bool inbound)
 }
 
 /**
+ * tcp_conn_state() - move a connection to a state, logged with -d
+ * @conn:	connection
+ * @state:	new state
+ */
+void tcp_conn_state(struct tcp_conn *conn, enum tcp_conn_state state)
+{
+	static const char *const name[] = {
+		[CONN_CLOSED]		= "CLOSED",
+		[CONN_CONNECTING]	= "CONNECTING",
+		[CONN_SYN_ACK_SENT]	= "SYN_ACK_SENT",
+		[CONN_SYN_SENT]		= "SYN_SENT",
+		[CONN_ESTABLISHED]	= "ESTABLISHED",
+	};
+
+	flow_log(conn->flow, "%s -> %s", name[conn->state], name[state]);
+	conn->state = (uint8_t)state;
+}
+
+/**
  * tcp_conn_close() - close the host socket and free the connection
  * @c:		execution context
  * @conn:	connection
@@ -336,6 +355,8 @@ void tcp_conn_close(struct ctx *c, struct tcp_conn *conn, bool rst)
 		conn->sock = -1;
 	}
 
+	if (rst)
+		flow_log(conn->flow, "host side reset");
 	tcp_wq_purge(conn);
 	timer_cancel(&conn->timer);
 	qdisc_forget(conn->flow);
@@ -490,7 +511,7 @@ void tcp_connect_done(struct ctx *c, struct tcp_conn *conn, int error,
 	if (conn->flags & TCP_F_EPOLLOUT)
 		tcp_epoll_set(c, conn, false);
 	conn->wnd_to_guest = tcp_wnd_for_guest(c, conn);
-	conn->state = CONN_SYN_ACK_SENT;
+	tcp_conn_state(conn, CONN_SYN_ACK_SENT);
 	conn->retries = 0;
 	tcp_send_syn(c, conn, true);
 	tcp_timer_arm(conn, now_ms, TCP_RTO_INIT_MS);
@@ -536,8 +557,11 @@ void tcp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
 		return;
 	}
 
-	if (events & (EPOLLRDHUP | EPOLLHUP))
+	if ((events & (EPOLLRDHUP | EPOLLHUP)) &&
+	    !(conn->flags & TCP_F_SOCK_EOF)) {
+		flow_log(conn->flow, "host side closed (end of data)");
 		conn->flags |= TCP_F_SOCK_EOF;
+	}
 
 	if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP)) {
 		if (conn->state == CONN_ESTABLISHED)

@@ -336,14 +336,15 @@ static void tcp_conn_from_guest(struct ctx *c, const struct flow_key *key,
 	conn->seq_acked = conn->seq_isn;
 	conn->seq_to_guest = conn->seq_acked + 1;
 	conn->seq_max_sent = conn->seq_to_guest;
-	conn->state = CONN_CONNECTING;
+	tcp_conn_state(conn, CONN_CONNECTING);
 
 	if (flow_hash_insert(conn->flow, key)) {
 		tcp_conn_close(c, conn, false);
 		return;
 	}
 
-	sl = sockaddr_from_inany(&sa, &host_dst, key->remote_port, 0);
+	sl = sockaddr_from_inany(&sa, &host_dst, key->remote_port,
+				 nat_host_scope(c, &host_dst));
 	if (connect(s, &sa.sa, sl) && errno != EINPROGRESS) {
 		char buf[INANY_STRLEN];
 
@@ -356,6 +357,12 @@ static void tcp_conn_from_guest(struct ctx *c, const struct flow_key *key,
 		return;
 	}
 
+	if (log_get_level() >= LOG_DEBUG) {
+		char hb[INANY_STRLEN];
+
+		flow_log(conn->flow, "host socket connects to [%s]:%u",
+			 inany_ntop(&host_dst, hb), key->remote_port);
+	}
 	tcp_stats.conns_out++;
 	tcp_halfopen_add(conn);
 	tcp_connect_check(c, conn, &sa, sl, now_ms);
@@ -463,6 +470,7 @@ static void tcp_guest_fin(struct tcp_conn *conn)
 		shutdown(conn->sock, SHUT_WR);
 	conn->seq_from_guest++;
 	conn->flags |= TCP_F_GUEST_FIN;
+	flow_log(conn->flow, "FIN from the guest");
 }
 
 /**
@@ -740,7 +748,7 @@ static void tcp_guest_syn_ack(struct ctx *c, struct tcp_conn *conn,
 	conn->wnd_from_guest = ntohs(th->window);
 	conn->seq_from_guest = ntohl(th->seq) + 1;
 	conn->seq_acked = conn->seq_to_guest;
-	conn->state = CONN_ESTABLISHED;
+	tcp_conn_state(conn, CONN_ESTABLISHED);
 	conn->retries = 0;
 	timer_cancel(&conn->timer);
 
@@ -824,7 +832,7 @@ void tcp_tap_input(struct ctx *c, const union inany_addr *saddr,
 		if (!th->ack || ntohl(th->ack_seq) != conn->seq_to_guest)
 			return;
 		conn->seq_acked = conn->seq_to_guest;
-		conn->state = CONN_ESTABLISHED;
+		tcp_conn_state(conn, CONN_ESTABLISHED);
 		conn->retries = 0;
 		timer_cancel(&conn->timer);
 		qdisc_wake(conn->flow);

@@ -211,6 +211,7 @@ struct tcp_conn *tcp_conn_at(uint32_t flow);
 struct tcp_conn *tcp_conn_new(struct ctx *c, int sock, bool inbound);
 void tcp_conn_close(struct ctx *c, struct tcp_conn *conn, bool rst);
 void tcp_conn_dirty(struct tcp_conn *conn);
+void tcp_conn_state(struct tcp_conn *conn, enum tcp_conn_state state);
 int tcp_epoll_add(const struct ctx *c, struct tcp_conn *conn, bool out);
 int tcp_epoll_set(const struct ctx *c, struct tcp_conn *conn, bool out);
 void tcp_connect_done(struct ctx *c, struct tcp_conn *conn, int error,

@@ -109,6 +109,35 @@ fail:
 }
 
 /**
+ * tcp_listen_pair_failed() - did opening a forwarded port fail?
+ * @ret4:	result for IPv4, 0 if not tried
+ * @tried4:	IPv4 was tried
+ * @ret6:	result for IPv6, 0 if not tried
+ * @tried6:	IPv6 was tried
+ *
+ * One family missing (EADDRNOTAVAIL, EAFNOSUPPORT) is fine if the other
+ * works; the port taken, or refused, in either family is a failure: the
+ * caller asked for the port, and connections to it would reach another
+ * program.
+ *
+ * Return: true if the port is not forwarded as asked
+ */
+static bool tcp_listen_pair_failed(int ret4, bool tried4, int ret6,
+				   bool tried6)
+{
+	bool missing4 = ret4 == -EADDRNOTAVAIL || ret4 == -EAFNOSUPPORT;
+	bool missing6 = ret6 == -EADDRNOTAVAIL || ret6 == -EAFNOSUPPORT;
+
+	if (ret4 >= 0 && ret6 >= 0)
+		return false;
+	if (missing4 && tried6 && ret6 >= 0)
+		return false;
+	if (missing6 && tried4 && ret4 >= 0)
+		return false;
+	return true;
+}
+
+/**
  * tcp_listen_init() - listen on every port forwarded with -t
  * @c:		execution context
  *
@@ -147,9 +176,8 @@ int tcp_listen_init(struct ctx *c)
 					      r->bind_any ? NULL : &r->bind_addr,
 					      r->ifname, (uint16_t)port);
 
-		if ((ret4 < 0 && ret6 < 0) ||
-		    (ret4 < 0 && !(v6 && c->ip6.enabled)) ||
-		    (ret6 < 0 && !(v4 && c->ip4.enabled))) {
+		if (tcp_listen_pair_failed(ret4, v4 && c->ip4.enabled,
+					   ret6, v6 && c->ip6.enabled)) {
 			int e = ret4 < 0 ? -ret4 : -ret6;
 
 			if (spec->mode == FWD_ALL)
@@ -336,7 +364,7 @@ static void tcp_conn_from_host(struct ctx *c, int s,
 	conn->seq_acked = conn->seq_isn;
 	conn->seq_to_guest = conn->seq_acked + 1;
 	conn->seq_max_sent = conn->seq_to_guest;
-	conn->state = CONN_SYN_SENT;
+	tcp_conn_state(conn, CONN_SYN_SENT);
 	conn->wnd_to_guest = tcp_wnd_for_guest(c, conn);
 
 	if (flow_hash_insert(conn->flow, &key)) {
@@ -344,6 +372,7 @@ static void tcp_conn_from_host(struct ctx *c, int s,
 		return;
 	}
 
+	flow_log(conn->flow, "accepted on host port %u", port);
 	tcp_stats.conns_in++;
 	tcp_send_syn(c, conn, false);
 	tcp_timer_arm(conn, now_ms, TCP_RTO_INIT_MS);

@@ -713,6 +713,13 @@ int tcp_splice_conn_new(struct ctx *c, int s,
 		}
 		conn->connecting = true;
 	}
+	if (log_get_level() >= LOG_DEBUG) {
+		char b[INANY_STRLEN];
+
+		flow_log(idx, "created: loopback to [%s]:%u %s", inany_ntop(
+			 &t->addr, b), t->port, t->in_ns ? "in the namespace"
+							 : "on the host");
+	}
 
 	for (i = 0; i < 2; i++) {
 		union epoll_ref ref = tcp_splice_ref(idx, i, conn->sock[i]);

@@ -284,7 +284,7 @@ static int udp_sock_out(const struct ctx *c, const struct flow_key *key,
 
 	nat_outbound_src(c, dst, &src);
 	return sock_bind_connect(s, &src, key->guest_port, dst,
-				 key->remote_port);
+				 key->remote_port, nat_host_scope(c, dst));
 }
 
 /**

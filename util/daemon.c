@@ -7,25 +7,40 @@
  * filesystem view is taken away: it creates (or truncates) the PID file if
  * one was asked for, and also opens /dev/null for later.
  *
- * daemon_go_background() runs once the relay is ready to work, so that the
- * exit status of the process that started us means "configured". It forks;
- * the parent writes the child's PID to the PID file, then exits with
- * status 0 without running exit handlers (they belong to the child now).
- * Writing the PID in the parent closes a race: callers such as libvirt and
- * Podman read the file as soon as we exit. The child starts a new session,
- * detaching from the terminal, and points its standard streams to
- * /dev/null.
+ * The exit status of the process that started us must mean "configured":
+ * callers such as libvirt and Podman check only that, then read the PID
+ * file. But the last steps of set-up (the sandbox, the --runas user,
+ * capabilities, the seccomp filter) can only happen in the process that
+ * stays, after the fork: the threads of pasta and the namespaces of the
+ * sandbox don't survive one. So daemon_fork() forks early and the parent
+ * waits on a pipe. The child starts a new session, finishes set-up, and
+ * calls daemon_ready(): it writes its PID to the PID file, points its
+ * standard streams to /dev/null and writes one byte to the pipe, upon
+ * which the parent exits with status 0. If the child exits first, its
+ * messages have gone to the standard error we share, and the parent exits
+ * with its status (1 if it was 0, or if a signal killed it), so that the
+ * caller sees the failure. If the parent is gone when the child is ready
+ * (whoever started us gave up), nobody will use the relay: it exits.
  */
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/wait.h>
 
 #include "daemon.h"
 #include "log.h"
+#include "../isolation/syscalls.h"
+
+/* System calls after start-up: daemon_ready() runs after the seccomp
+ * filter is loaded, as the last step of set-up (dup2 is dup3 on some
+ * architectures)
+ */
+SYSCALLS(SYSCALLS_BOTH, "dup2", "dup3", "write", "close");
 
 /* Mode of a new PID file */
 #define DAEMON_PIDFILE_MODE	0644
@@ -33,6 +48,7 @@
 #define DAEMON_PID_STRLEN	24
 
 static int daemon_devnull = -1;		/* /dev/null, opened early */
+static int daemon_ready_fd = -1;	/* pipe to the waiting parent */
 
 /**
  * daemon_devnull_open() - open /dev/null, once
@@ -108,17 +124,64 @@ void daemon_pidfile_write(int fd, pid_t pid)
 }
 
 /**
- * daemon_go_background() - fork; the parent writes the PID file and exits
- * @pidfile_fd:	PID file from daemon_pidfile_open(), -1 for none
- *
- * Returns in the child only, which leads a new session with its standard
- * streams on /dev/null. Exits if fork() fails.
+ * daemon_parent_wait() - the parent: wait for the child to be ready, exit
+ * @pid:	the child
+ * @rd:		read end of the pipe
  */
-void daemon_go_background(int pidfile_fd)
+static void __attribute__((noreturn)) daemon_parent_wait(pid_t pid, int rd)
 {
+	sigset_t none;
+	ssize_t n;
+	int status;
+	char b;
+
+	/* Let whoever started us stop us while we wait (SIGTERM, SIGINT) */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+
+	do
+		n = read(rd, &b, 1);
+	while (n < 0 && errno == EINTR);
+	if (n == 1)
+		_exit(EXIT_SUCCESS);
+
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			err_perror("set-up failed in the background process "
+				   "(PID %i), and its status is unknown",
+				   (int)pid);
+			_exit(EXIT_FAILURE);
+		}
+	}
+
+	if (WIFEXITED(status) && WEXITSTATUS(status))
+		_exit(WEXITSTATUS(status));
+	if (WIFSIGNALED(status)) {
+		err("set-up failed: the background process (PID %i) was "
+		    "killed by signal %i (%s)", (int)pid, WTERMSIG(status),
+		    strsignal(WTERMSIG(status)));
+	} else {
+		err("set-up did not complete: the background process (PID "
+		    "%i) exited with status 0 before it was ready", (int)pid);
+	}
+	_exit(EXIT_FAILURE);
+}
+
+/**
+ * daemon_fork() - fork; the parent waits until the child is ready, or ends
+ *
+ * Returns in the child only, which leads a new session and must call
+ * daemon_ready() once set-up is over. Exits if fork() fails.
+ */
+void daemon_fork(void)
+{
+	int fds[2];
 	pid_t pid;
 
 	daemon_devnull_open();
+
+	if (pipe2(fds, O_CLOEXEC))
+		die_perror("can't create a pipe to go to the background");
 
 	/* Buffered output would be written twice, by parent and child */
 	fflush(NULL);
@@ -128,26 +191,47 @@ void daemon_go_background(int pidfile_fd)
 		die_perror("can't fork to go to the background");
 
 	if (pid) {
-		daemon_pidfile_write(pidfile_fd, pid);
-		_exit(EXIT_SUCCESS);
+		close(fds[1]);
+		daemon_parent_wait(pid, fds[0]);
 	}
 
-	if (pidfile_fd >= 0)
-		close(pidfile_fd);
+	close(fds[0]);
+	daemon_ready_fd = fds[1];
+	log_file_new_pid();
 
 	if (setsid() < 0)
 		debug_perror("can't start a new session");
+}
 
-	if (daemon_devnull < 0) {
-		debug("no /dev/null: standard streams stay as they are");
-		return;
+/**
+ * daemon_ready() - set-up is over: PID file, standard streams, tell parent
+ * @pidfile_fd:	PID file from daemon_pidfile_open(), -1 for none
+ *
+ * Exits if the parent is gone: nobody waits for the relay any longer.
+ */
+void daemon_ready(int pidfile_fd)
+{
+	const char b = 1;
+
+	daemon_pidfile_write(pidfile_fd, getpid());
+
+	if (daemon_devnull >= 0) {
+		if (dup2(daemon_devnull, STDIN_FILENO) < 0 ||
+		    dup2(daemon_devnull, STDOUT_FILENO) < 0 ||
+		    dup2(daemon_devnull, STDERR_FILENO) < 0)
+			debug_perror("can't redirect standard streams to "
+				     "/dev/null");
+		close(daemon_devnull);
+		daemon_devnull = -1;
 	}
 
-	if (dup2(daemon_devnull, STDIN_FILENO) < 0 ||
-	    dup2(daemon_devnull, STDOUT_FILENO) < 0 ||
-	    dup2(daemon_devnull, STDERR_FILENO) < 0)
-		debug_perror("can't redirect standard streams to /dev/null");
+	if (daemon_ready_fd < 0)
+		return;
 
-	close(daemon_devnull);
-	daemon_devnull = -1;
+	if (write(daemon_ready_fd, &b, 1) != 1) {
+		err_perror("the process that started us is gone, exiting");
+		exit(EXIT_FAILURE);
+	}
+	close(daemon_ready_fd);
+	daemon_ready_fd = -1;
 }

@@ -6,16 +6,20 @@
  * - stderr, on from the start until log_to_stderr(false): the bare message,
  *   prefixed by the time since log_init() ("12.345678: ") when the level
  *   is debug or trace.
- * - a log file (log_open_file(), -l): every line carries a UTC wall-clock
+ * - a log file (log_open_file(), -l), emptied when opened. Its first line
+ *   is a header naming the program, its version, the binary and the PID
+ *   ("pasta 0.1: /usr/bin/passt (1234)", as upstream's), so that a reader
+ *   knows which run wrote it; log_file_new_pid() rewrites it in a process
+ *   that went to the background. Every other line carries a UTC wall-clock
  *   timestamp and the level name. Lines are appended (O_APPEND, so that a
  *   parent and a child sharing the descriptor do not overwrite each other).
  *   When a line would make the file grow past its maximum size, the oldest
  *   half of the file is dropped: the newest part, starting at a line
- *   boundary, is moved to the start of the file behind a marker line
- *   ("log truncated"), and the file is cut after it. If moving fails, the
- *   file is emptied and gets only the marker. This needs fcntl(), pread(),
- *   pwrite() and ftruncate() (the seccomp filter must allow them when -l is
- *   given).
+ *   boundary, is moved to the start of the file behind the header, which
+ *   then says when ("HEADER - log truncated at TIME"), and the file is cut
+ *   after it. If moving fails, the file is emptied and gets only the header
+ *   line. This needs fcntl(), pread(), pwrite() and ftruncate() (the seccomp
+ *   filter must allow them when -l is given).
  * - syslog, after log_to_syslog(), unless a log file is open: datagrams in
  *   the format syslog(3) uses ("<PRI>ident[pid]: message", facility
  *   LOG_DAEMON) sent to /dev/log on a socket connected by log_to_syslog()
@@ -59,6 +63,8 @@ SYSCALLS(SYSCALLS_BOTH, "write", "writev", "sendto", "clock_gettime", "getpid",
 #define LOG_SYSLOG_PATH		"/dev/log"
 #define LOG_ROTATE_MIN		(8 * LOG_LINE_MAX) /* smaller: just empty it */
 #define LOG_COPY_CHUNK		4096
+#define LOG_HEADER_MAX		256	/* header line, no newline */
+#define LOG_VERSION_MAX		32
 
 static char log_ident[LOG_IDENT_MAX] = "passt";
 static int log_level = LOG_INFO;
@@ -70,6 +76,10 @@ static size_t log_max;
 static size_t log_len;
 static struct timespec log_start;
 static bool log_start_set;
+static char log_header[LOG_HEADER_MAX];	/* first line of the log file */
+static size_t log_header_len;
+static char log_version[LOG_VERSION_MAX];
+static char log_exe[LOG_HEADER_MAX];	/* our binary, for the header */
 
 static const char *const log_level_names[] = {
 	[LOG_EMERG]	= "emergency",
@@ -273,6 +283,78 @@ static int log_pwrite_all(int fd, const char *buf, size_t len, off_t off)
 }
 
 /**
+ * log_pread_all() - read a buffer completely from an offset
+ * @fd:		descriptor
+ * @buf:	buffer
+ * @len:	bytes to read
+ * @off:	file offset
+ *
+ * Return: 0 on success, -1 on error or early end of file
+ */
+static int log_pread_all(int fd, char *buf, size_t len, off_t off)
+{
+	while (len) {
+		ssize_t n = pread(fd, buf, len, off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		buf += n;
+		len -= (size_t)n;
+		off += n;
+	}
+	return 0;
+}
+
+/**
+ * log_file_shift() - move the end of the file, from an offset, to another
+ * @from:	where the bytes to keep start
+ * @to:		where they go; the file is cut after them
+ *
+ * The descriptor must not be in append mode while this runs. Bytes before
+ * @to are left as they are.
+ *
+ * Return: new length of the file, or -1 on error (file in unknown state)
+ */
+static off_t log_file_shift(off_t from, off_t to)
+{
+	char buf[LOG_COPY_CHUNK];
+	struct stat st;
+	off_t len, done;
+	size_t n;
+
+	if (fstat(log_fd, &st))
+		return -1;
+	if (from > st.st_size)
+		from = st.st_size;
+	len = st.st_size - from;
+
+	if (to <= from) {
+		for (done = 0; done < len; done += (off_t)n) {
+			n = (size_t)MIN((off_t)sizeof(buf), len - done);
+			if (log_pread_all(log_fd, buf, n, from + done) ||
+			    log_pwrite_all(log_fd, buf, n, to + done))
+				return -1;
+		}
+	} else {
+		/* Growing: from the end, so nothing is overwritten unread */
+		for (done = len; done > 0; done -= (off_t)n) {
+			n = (size_t)MIN((off_t)sizeof(buf), done);
+			if (log_pread_all(log_fd, buf, n, from + done -
+					  (off_t)n) ||
+			    log_pwrite_all(log_fd, buf, n, to + done -
+					   (off_t)n))
+				return -1;
+		}
+	}
+
+	if (ftruncate(log_fd, to + len))
+		return -1;
+	return to + len;
+}
+
+/**
  * log_file_move() - drop the oldest half of the file, behind a marker line
  * @marker:	marker line
  * @mlen:	length of @marker
@@ -284,16 +366,15 @@ static int log_pwrite_all(int fd, const char *buf, size_t len, off_t off)
 static off_t log_file_move(const char *marker, size_t mlen)
 {
 	char buf[LOG_COPY_CHUNK];
-	off_t rd, wr, size;
 	struct stat st;
+	off_t rd;
 	ssize_t n;
 
 	if (fstat(log_fd, &st))
 		return -1;
-	size = st.st_size;
 
 	/* Keep the newest half of the allowed size, from a line start */
-	rd = size - (off_t)(log_max / 2);
+	rd = st.st_size - (off_t)(log_max / 2);
 	if (rd < (off_t)mlen)
 		rd = (off_t)mlen;
 	n = pread(log_fd, buf, sizeof(buf), rd);
@@ -309,21 +390,21 @@ static off_t log_file_move(const char *marker, size_t mlen)
 	if (log_pwrite_all(log_fd, marker, mlen, 0))
 		return -1;
 
-	for (wr = (off_t)mlen; rd < size; rd += n, wr += n) {
-		n = pread(log_fd, buf, sizeof(buf), rd);
-		if (n < 0 && errno == EINTR) {
-			n = 0;
-			continue;
-		}
-		if (n <= 0)
-			break;
-		if (log_pwrite_all(log_fd, buf, (size_t)n, wr))
-			return -1;
-	}
+	return log_file_shift(rd, (off_t)mlen);
+}
 
-	if (ftruncate(log_fd, wr))
+/**
+ * log_file_unappend() - take the log file out of append mode for a while
+ * @flags:	set to the file status flags to restore
+ *
+ * Return: 0 on success, -1 on failure
+ */
+static int log_file_unappend(int *flags)
+{
+	*flags = fcntl(log_fd, F_GETFL);
+	if (*flags < 0)
 		return -1;
-	return wr;
+	return fcntl(log_fd, F_SETFL, *flags & ~O_APPEND) ? -1 : 0;
 }
 
 /**
@@ -331,19 +412,23 @@ static off_t log_file_move(const char *marker, size_t mlen)
  */
 static void log_file_rotate(void)
 {
-	char marker[LOG_PREFIX_MAX];
+	char marker[LOG_HEADER_MAX + LOG_PREFIX_MAX];
 	size_t mlen;
 	off_t len = -1;
 	int flags;
 
-	mlen = log_file_stamp(marker, sizeof(marker), LOG_NOTICE);
-	mlen += (size_t)snprintf(marker + mlen, sizeof(marker) - mlen,
-				 "log truncated\n");
+	mlen = (size_t)snprintf(marker, sizeof(marker),
+				"%s - log truncated at ", log_header);
 	mlen = MIN(mlen, sizeof(marker) - 1);
+	mlen += log_file_stamp(marker + mlen, sizeof(marker) - mlen,
+			       LOG_NOTICE);
+	/* The stamp ends with the level name, "notice: ": cut it off */
+	mlen = MIN(mlen, sizeof(marker) - 2);
+	while (mlen && marker[mlen - 1] != 'Z')
+		mlen--;
+	marker[mlen++] = '\n';
 
-	flags = fcntl(log_fd, F_GETFL);
-	if (flags >= 0 && log_max >= LOG_ROTATE_MIN &&
-	    !fcntl(log_fd, F_SETFL, flags & ~O_APPEND)) {
+	if (log_max >= LOG_ROTATE_MIN && !log_file_unappend(&flags)) {
 		len = log_file_move(marker, mlen);
 		fcntl(log_fd, F_SETFL, flags);
 	}
@@ -358,36 +443,86 @@ static void log_file_rotate(void)
 }
 
 /**
+ * log_header_build() - format the header line for a PID
+ * @pid:	PID it names
+ */
+static void log_header_build(pid_t pid)
+{
+	int n;
+
+	n = snprintf(log_header, sizeof(log_header), "%s %s: %s (%i)",
+		     log_ident, log_version, log_exe, (int)pid);
+	log_header_len = n < 0 ? 0 : MIN((size_t)n, sizeof(log_header) - 1);
+}
+
+/**
+ * log_file_new_pid() - name our PID in the header, after a fork()
+ *
+ * The header names the process that opened the file; once the relay went
+ * to the background, it should name the one that stays.
+ */
+void log_file_new_pid(void)
+{
+	size_t old = log_header_len;
+	off_t len = -1;
+	int flags;
+
+	if (log_fd < 0)
+		return;
+
+	log_header_build(getpid());
+	if (log_file_unappend(&flags))
+		return;
+	if (log_header_len != old) {
+		len = log_file_shift((off_t)old, (off_t)log_header_len);
+		if (len >= 0)
+			log_len = (size_t)len;
+	}
+	if (log_header_len == old || len >= 0)
+		log_pwrite_all(log_fd, log_header, log_header_len, 0);
+	fcntl(log_fd, F_SETFL, flags);
+}
+
+/**
  * log_open_file() - log to a file from now on, in both phases
- * @path:	file to append to, created with mode 0600 if missing
+ * @path:	file, emptied, or created with mode 0600 if missing
  * @max_size:	size the file is kept under, 0 for LOG_SIZE_DEFAULT
+ * @version:	version of the program, for the header line
  *
  * Return: 0 on success, negative error code on failure
  */
-int log_open_file(const char *path, size_t max_size)
+int log_open_file(const char *path, size_t max_size, const char *version)
 {
 	int errno_save = errno;
-	struct stat st;
+	ssize_t n;
 	int fd, ret;
 
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_TRUNC | O_CLOEXEC,
+		  0600);
 	if (fd < 0) {
 		ret = -errno;
 		errno = errno_save;
 		return ret;
 	}
-	if (fstat(fd, &st)) {
+
+	snprintf(log_version, sizeof(log_version), "%s", version);
+	n = readlink("/proc/self/exe", log_exe, sizeof(log_exe) - 1);
+	log_exe[n < 0 ? 0 : n] = '\0';
+	log_header_build(getpid());
+	log_header[log_header_len] = '\n';
+	if (log_write_all(fd, log_header, log_header_len + 1)) {
 		ret = -errno;
 		close(fd);
 		errno = errno_save;
 		return ret;
 	}
+	log_header[log_header_len] = '\0';
 
 	if (log_fd >= 0)
 		close(log_fd);
 	log_fd = fd;
 	log_max = max_size ? max_size : LOG_SIZE_DEFAULT;
-	log_len = (size_t)st.st_size;
+	log_len = log_header_len + 1;
 	errno = errno_save;
 	return 0;
 }

@@ -3,8 +3,10 @@
  *
  * Theory of operation: one process-wide logger. Before the relay goes to
  * the background, messages go to stderr; afterwards to syslog, unless a log
- * file (-l) is set, which is then used in both phases and truncated from
- * the start when it would grow past --log-size. -q drops info messages,
+ * file (-l) is set, which is then used in both phases (and, with it,
+ * nothing goes to stderr once set-up is over): it starts with a header
+ * line naming program, version, binary and PID, and is truncated from the
+ * start when it would grow past --log-size. -q drops info messages,
  * -d and --trace enable debug and trace ones.
  */
 #ifndef UTIL_LOG_H
@@ -20,7 +22,8 @@
 void log_init(const char *ident);
 void log_set_level(int level);
 int log_get_level(void);
-int log_open_file(const char *path, size_t max_size);
+int log_open_file(const char *path, size_t max_size, const char *version);
+void log_file_new_pid(void);
 void log_to_syslog(void);
 void log_to_stderr(bool on);
 

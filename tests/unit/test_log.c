@@ -23,6 +23,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 
 #include "../../util/log.h"
 
@@ -200,10 +201,11 @@ START_TEST(test_file_format)
 
 	snprintf(path, sizeof(path), "%s/log", tmpdir);
 	log_init("passt");
-	ck_assert_int_eq(log_open_file(path, 0), 0);
+	ck_assert_int_eq(log_open_file(path, 0, "9.9"), 0);
 	ck_assert_int_eq(stat(path, &st), 0);
 	ck_assert_int_eq(st.st_mode & 0777, 0600);
-	ck_assert_int_eq(log_open_file("/nonexistent/dir/log", 0), -ENOENT);
+	ck_assert_int_eq(log_open_file("/nonexistent/dir/log", 0, "9.9"),
+			 -ENOENT);
 
 	log_to_stderr(false);
 	info("first %d", 1);
@@ -216,19 +218,21 @@ START_TEST(test_file_format)
 	read_all(fd, buf, sizeof(buf));
 	close(fd);
 	ck_assert_msg(matches(buf,
-		"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}"
+		"^passt 9\\.9: /[^ ]*test_log \\([0-9]+\\)\n"
+		"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}"
 		"\\.[0-9]{6}Z info: first 1\n"
 		"[-0-9T:.Z]+ warning: second\n"
 		"[-0-9T:.Z]+ debug: third\n$"), "bad log file: %s", buf);
 
-	/* Appends to an existing file */
-	ck_assert_int_eq(log_open_file(path, 0), 0);
+	/* Empties an existing file, which starts with the header again */
+	ck_assert_int_eq(log_open_file(path, 0, "9.9"), 0);
 	info("fourth");
 	fd = open(path, O_RDONLY);
 	read_all(fd, buf, sizeof(buf));
 	close(fd);
-	ck_assert_ptr_nonnull(strstr(buf, "third\n"));
-	ck_assert_ptr_nonnull(strstr(buf, "info: fourth\n"));
+	ck_assert_ptr_null(strstr(buf, "third\n"));
+	ck_assert_msg(matches(buf, "^passt 9\\.9: [^\n]*\n[-0-9T:.Z]+ "
+			      "info: fourth\n$"), "bad log file: %s", buf);
 }
 END_TEST
 
@@ -246,7 +250,7 @@ static void check_rotated(size_t max, unsigned int lines)
 	int fd;
 
 	snprintf(path, sizeof(path), "%s/rot%zu", tmpdir, max);
-	ck_assert_int_eq(log_open_file(path, max), 0);
+	ck_assert_int_eq(log_open_file(path, max, "9.9"), 0);
 	log_to_stderr(false);
 
 	for (i = 1; i <= lines; i++) {
@@ -267,7 +271,9 @@ static void check_rotated(size_t max, unsigned int lines)
 	nl = strchr(buf, '\n');
 	ck_assert_ptr_nonnull(nl);
 	*nl = '\0';
-	ck_assert_msg(strstr(buf, "log truncated"), "no marker: %s", buf);
+	ck_assert_msg(matches(buf, "^passt 9\\.9: .* \\([0-9]+\\) - log "
+			      "truncated at [-0-9T:.]+Z$"), "no marker: %s",
+		      buf);
 	for (p = nl + 1; *p; p = nl + 1) {
 		char *l = strstr(p, " info: line ");
 		unsigned int num;
@@ -285,6 +291,10 @@ static void check_rotated(size_t max, unsigned int lines)
 	}
 	ck_assert_uint_eq(prev, lines);
 	ck_assert_uint_gt(n, 0);
+
+	/* Rotation keeps the newest half, not just the last line */
+	if (max >= 16384)
+		ck_assert_int_ge(st.st_size, (off_t)(max / 2 - 2048));
 }
 
 START_TEST(test_file_rotation)
@@ -296,6 +306,42 @@ END_TEST
 START_TEST(test_file_rotation_tiny)
 {
 	check_rotated(400, 50);
+}
+END_TEST
+
+START_TEST(test_file_new_pid)
+{
+	char path[128], buf[4096], exp[64];
+	int fd, status;
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "%s/newpid", tmpdir);
+	log_init("pasta");
+	ck_assert_int_eq(log_open_file(path, 0, "9.9"), 0);
+	log_to_stderr(false);
+	info("before the fork");
+
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		log_file_new_pid();
+		info("in the child");
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_int_eq(status, 0);
+
+	/* The header names the child now, the lines are all there */
+	fd = open(path, O_RDONLY);
+	read_all(fd, buf, sizeof(buf));
+	close(fd);
+	snprintf(exp, sizeof(exp), " (%i)\n", (int)pid);
+	ck_assert_msg(matches(buf, "^pasta 9\\.9: [^\n]* \\([0-9]+\\)\n"
+			      "[-0-9T:.Z]+ info: before the fork\n"
+			      "[-0-9T:.Z]+ info: in the child\n$"),
+		      "bad log file: %s", buf);
+	ck_assert_ptr_eq(strstr(buf, exp), strchr(buf, '\n') -
+			 strlen(exp) + 1);
 }
 END_TEST
 
@@ -374,6 +420,7 @@ static Suite *log_suite(void)
 	tcase_add_test(tc, test_long_message);
 	tcase_add_test(tc, test_file_format);
 	tcase_add_test(tc, test_file_rotation);
+	tcase_add_test(tc, test_file_new_pid);
 	tcase_add_test(tc, test_file_rotation_tiny);
 	tcase_add_exit_test(tc, test_die, 1);
 	tcase_add_exit_test(tc, test_die_perror, 1);
