@@ -245,8 +245,6 @@ static void conf_opt_fwd(const struct ctx *c, int opt, struct fwd_spec *spec,
 
 	if (spec->mode == FWD_AUTO && c->mode == MODE_PASST)
 		die("%s: 'auto' is only valid for pasta", conf_optname(opt));
-	if (spec->mode == FWD_ALL && c->mode == MODE_PASTA)
-		die("%s: 'all' is only valid for passt", conf_optname(opt));
 }
 
 /**

@@ -91,7 +91,7 @@ static void tu_setup(const char *udp_in)
 
 		ck_assert_msg(!fwd_parse(&tu_ctx.udp_in, udp_in, e,
 					 sizeof(e)), "-u %s: %s", udp_in, e);
-		fwd_finalise(&tu_ctx.udp_in, true, true);
+		fwd_finalise(&tu_ctx.udp_in, true, true, NULL, 0);
 	} else {
 		tu_ctx.udp_in.mode = FWD_NONE;
 	}
