@@ -41,6 +41,7 @@
 #include "conf/conf.h"
 #include "conf/fwd_auto.h"
 #include "flow/flow.h"
+#include "fwd/fwd_listen.h"
 #include "isolation/pasta.h"
 #include "isolation/sandbox.h"
 #include "isolation/syscalls.h"
@@ -330,6 +331,8 @@ int main(int argc, char **argv)
 		die("Can't set up TCP forwarding from the namespace (-T)");
 	if (udp_init(c))
 		die("Can't set up UDP forwarding");
+	if (fwd_listen_init(c))
+		die("Can't listen on the forwarded ports");
 	if (icmp_init(c))
 		die("Can't set up ICMP echo");
 	if (fwd_auto_init(c))

@@ -4,10 +4,12 @@
  * Theory of operation
  *
  * For every port of the -t specification, a listening socket is opened on
- * the host at start-up: bound to the rule's address (and interface) if it
- * names one, otherwise one socket for each enabled family on the wildcard
- * address. The epoll reference carries the port, so an accepted
- * connection needs no lookup to find its target port in the guest.
+ * the host (tcp_listen_rule(), called by fwd/fwd_listen.c at start-up and
+ * when the table changes at run time): bound to the rule's address (and
+ * interface) if it names one, otherwise one socket for each enabled
+ * family on the wildcard address. The epoll reference carries the port;
+ * the rule, and so the target port in the guest, is looked up when a
+ * connection is accepted, in the table in force then.
  *
  * An accepted connection becomes a flow toward the guest's address: the
  * relay sends the guest a SYN from the peer's address (loopback and the
@@ -109,62 +111,35 @@ fail:
 }
 
 /**
- * tcp_listen_init() - listen on every port forwarded with -t
+ * tcp_listen_rule() - listen on one -t port, for its rule
  * @c:		execution context
+ * @r:		rule forwarding @port
+ * @port:	port
+ * @fds:	sockets opened, -1 for a family not opened: [0] IPv4, [1] IPv6
  *
- * Return: 0 on success, negative error code if a port could not be bound
+ * A rule with an address gets one socket; without one, a socket on the
+ * wildcard address of each enabled family, of which one is enough.
+ *
+ * Return: 0 if at least one socket was opened, negative errno otherwise
  */
-int tcp_listen_init(struct ctx *c)
+int tcp_listen_rule(const struct ctx *c, const struct fwd_rule *r,
+		    uint16_t port, int fds[2])
 {
-	const struct fwd_spec *spec = &c->tcp_in;
-	unsigned int port, count = 0;
+	fds[0] = fds[1] = -1;
 
-	if (spec->mode != FWD_SPEC && spec->mode != FWD_ALL)
-		return 0;
+	if (!r->bind_any) {
+		int s = tcp_listen_one(c, r->bind_v4, &r->bind_addr, r->ifname,
+				       port);
 
-	for (port = 1; port < FWD_PORTS; port++) {
-		const struct fwd_rule *r = fwd_port_rule(spec, (uint16_t)port);
-		int ret4 = 0, ret6 = 0;
-		bool v4, v6;
-
-		if (!r)
-			continue;
-
-		if (!r->bind_any) {
-			v4 = r->bind_v4;
-			v6 = !r->bind_v4;
-		} else {
-			v4 = c->ip4.enabled;
-			v6 = c->ip6.enabled;
-		}
-
-		if (v4 && c->ip4.enabled)
-			ret4 = tcp_listen_one(c, true,
-					      r->bind_any ? NULL : &r->bind_addr,
-					      r->ifname, (uint16_t)port);
-		if (v6 && c->ip6.enabled)
-			ret6 = tcp_listen_one(c, false,
-					      r->bind_any ? NULL : &r->bind_addr,
-					      r->ifname, (uint16_t)port);
-
-		if ((ret4 < 0 && ret6 < 0) ||
-		    (ret4 < 0 && !(v6 && c->ip6.enabled)) ||
-		    (ret6 < 0 && !(v4 && c->ip4.enabled))) {
-			int e = ret4 < 0 ? -ret4 : -ret6;
-
-			if (spec->mode == FWD_ALL)
-				continue;
-			err("TCP: can't listen on forwarded port %u: %s%s",
-			    port, strerror(e),
-			    e == EADDRINUSE ? " (is another program using it?)"
-					    : "");
-			return -e;
-		}
-		count++;
+		fds[r->bind_v4 ? 0 : 1] = s;
+		return sock_pair_result(fds);
 	}
 
-	debug("TCP: listening on %u forwarded ports", count);
-	return 0;
+	if (c->ip4.enabled)
+		fds[0] = tcp_listen_one(c, true, NULL, r->ifname, port);
+	if (c->ip6.enabled)
+		fds[1] = tcp_listen_one(c, false, NULL, r->ifname, port);
+	return sock_pair_result(fds);
 }
 
 /**
@@ -178,12 +153,9 @@ int tcp_listen_init(struct ctx *c)
  */
 int tcp_listen_auto(const struct ctx *c, uint16_t port, int fds[2])
 {
-	fds[0] = fds[1] = -1;
-	if (c->ip4.enabled)
-		fds[0] = tcp_listen_one(c, true, NULL, NULL, port);
-	if (c->ip6.enabled)
-		fds[1] = tcp_listen_one(c, false, NULL, NULL, port);
-	return sock_pair_result(fds);
+	static const struct fwd_rule any = { .bind_any = true };
+
+	return tcp_listen_rule(c, &any, port, fds);
 }
 
 /**

@@ -53,6 +53,7 @@
 #include "../../passt.h"
 #include "../../conf/conf.h"
 #include "../../flow/flow.h"
+#include "../../fwd/fwd_listen.h"
 #include "../../net/icmp.h"
 #include "../../net/net.h"
 #include "../../qdisc/qdisc.h"
@@ -510,7 +511,7 @@ void fuzz_init(void)
 		fuzz_fail("timer wheel set-up");
 	if (tap_init(c))
 		fuzz_fail("guest backend set-up");
-	if (tcp_init(c) || udp_init(c) || icmp_init(c))
+	if (tcp_init(c) || udp_init(c) || fwd_listen_init(c) || icmp_init(c))
 		fuzz_fail("TCP, UDP or ICMP set-up");
 
 	fuzz_servers_init();
