@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Makefile - builds passt (pasta is a link to it), unit tests and checks
 #
-# make			build passt and pasta
+# make			build passt, pasta and pesto (the -c client)
 # make check		unit tests (Check) and integration tests, as root
 # make unit		unit tests only
 # make sanitize		ASan+UBSan build (with DEBUG=1), then unit and
@@ -61,11 +61,11 @@ PROBE_BINS := $(PROBE_SRCS:tests/probes/%.c=$(BUILD)/probes/%)
 .PHONY: all unit check sanitize cppcheck clang-tidy install clean tools \
 	hook fuzz fuzz-build
 
-all: $(BUILD)/passt $(BUILD)/pasta tools
+all: $(BUILD)/passt $(BUILD)/pasta $(BUILD)/pesto tools
 
-# The default build also puts passt and pasta at the top of the tree
+# The default build also puts passt, pasta and pesto at the top of the tree
 ifeq ($(BUILD),build)
-all: passt pasta
+all: passt pasta pesto
 endif
 
 $(BUILD)/passt: $(BUILD)/passt.o $(LIB_OBJS)
@@ -79,6 +79,17 @@ passt: $(BUILD)/passt
 
 pasta: passt
 	ln -sf passt pasta
+
+# pesto: client of the -c configuration socket (client/), with the relay's
+# own port parser and protocol code
+PESTO_SRCS := client/pesto.c conf/fwd.c fwd/fwd_rules.c fwd/pesto_wire.c \
+	util/log.c
+$(BUILD)/pesto: $(PESTO_SRCS) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(PESTO_SRCS)
+
+pesto: $(BUILD)/pesto
+	ln -sf $(BUILD)/pesto pesto
 
 tools: $(TOOL_BINS) $(PROBE_BINS)
 
@@ -163,7 +174,7 @@ cppcheck:
 	cppcheck --std=c11 --error-exitcode=1 --enable=warning,performance,portability \
 		--inline-suppr --quiet -D_GNU_SOURCE -D__linux__ \
 		--suppress=missingIncludeSystem \
-		-I. passt.c $(LIB_SRCS) $(UNIT_SRCS) $(TOOL_SRCS) \
+		-I. passt.c client/pesto.c $(LIB_SRCS) $(UNIT_SRCS) $(TOOL_SRCS) \
 		$(PROBE_SRCS) $(wildcard tests/unit/standalone/*.c) \
 		$(wildcard tests/fuzz/*.c)
 
@@ -171,7 +182,7 @@ cppcheck:
 # uninitialised va_list in every file after the first one that uses
 # va_start() in the same run (LLVM bug 41311)
 clang-tidy:
-	@rc=0; for f in passt.c $(LIB_SRCS) $(TOOL_SRCS) $(PROBE_SRCS) \
+	@rc=0; for f in passt.c client/pesto.c $(LIB_SRCS) $(TOOL_SRCS) $(PROBE_SRCS) \
 			$(wildcard tests/fuzz/*.c); do \
 		clang-tidy --quiet --warnings-as-errors='*' $$f -- -I. \
 			$(filter-out -fstack-protector-strong,$(CFLAGS)) \
@@ -182,8 +193,10 @@ install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 $(BUILD)/passt $(DESTDIR)$(BINDIR)/passt
 	ln -sf passt $(DESTDIR)$(BINDIR)/pasta
+	install -m 755 $(BUILD)/pesto $(DESTDIR)$(BINDIR)/pesto
 	install -m 644 doc/passt.1 $(DESTDIR)$(MANDIR)/man1/passt.1
 	ln -sf passt.1 $(DESTDIR)$(MANDIR)/man1/pasta.1
+	install -m 644 doc/pesto.1 $(DESTDIR)$(MANDIR)/man1/pesto.1
 
 clean:
-	rm -rf $(BUILD) build-san build-hook build-fuzz passt pasta
+	rm -rf $(BUILD) build-san build-hook build-fuzz passt pasta pesto

@@ -41,6 +41,7 @@
 #include "conf/conf.h"
 #include "conf/fwd_auto.h"
 #include "flow/flow.h"
+#include "fwd/fwd_ctl.h"
 #include "fwd/fwd_listen.h"
 #include "isolation/pasta.h"
 #include "isolation/sandbox.h"
@@ -241,6 +242,10 @@ static void passt_dispatch(struct ctx *c, const struct epoll_event *ev,
 	case EPOLL_TYPE_SIGNAL:
 		passt_signal_handler(ref);
 		break;
+	case EPOLL_TYPE_CONF_LISTEN:
+	case EPOLL_TYPE_CONF:
+		fwd_ctl_handler(c, ref, ev->events, now_ms);
+		break;
 	default:
 		debug("Event for unknown descriptor type %u", ref.type);
 		break;
@@ -337,6 +342,8 @@ int main(int argc, char **argv)
 		die("Can't set up ICMP echo");
 	if (fwd_auto_init(c))
 		die("Can't follow listening ports (auto forwarding)");
+	if (fwd_ctl_init(c))
+		die("Can't set up the configuration socket (-c)");
 
 	pidfile_fd = daemon_pidfile_open(c->pidfile);
 	conf_print(c);

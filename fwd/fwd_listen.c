@@ -294,7 +294,7 @@ static bool fwd_listen_same(const int a[2], const int b[2])
  * @call:	the switch
  * @r:		rule of @call->next
  *
- * Return: 0 on success, -1 with a message in @call->errbuf
+ * Return: 0 on success, negative errno with a message in @call->errbuf
  */
 static int fwd_listen_stage_rule(const struct fwd_listen_call *call,
 				 const struct fwd_rule *r)
@@ -339,7 +339,7 @@ static int fwd_listen_stage_rule(const struct fwd_listen_call *call,
 				 fwd_listen_where(r, where, sizeof(where)),
 				 in_ns ? " in the namespace" : "",
 				 strerror(-ret), fwd_listen_hint(-ret, in_ns));
-			return -1;
+			return ret;
 		}
 		if (!skipped++) {
 			first_skipped = p;
@@ -357,7 +357,7 @@ static int fwd_listen_stage_rule(const struct fwd_listen_call *call,
 			 fwd_listen_where(r, where, sizeof(where)),
 			 in_ns ? " in the namespace" : "", first_skipped,
 			 strerror(first_err), fwd_listen_hint(first_err, in_ns));
-		return -1;
+		return -first_err;
 	}
 
 	warn("%s: not forwarding %u %s ports that can't be bound%s (first: %u, %s%s)",
@@ -373,21 +373,24 @@ static int fwd_listen_stage_rule(const struct fwd_listen_call *call,
  *
  * Runs inside the namespace for -T and -U.
  *
- * Return: 0 on success, -1 with a message in the call's error buffer
+ * Return: 0 on success, negative errno with a message in the call's error
+ *	   buffer
  */
 static int fwd_listen_stage(void *arg)
 {
 	const struct fwd_listen_call *call = arg;
 	struct fwd_listen_dir *ld = &fwd_listen_dirs[call->d];
 	unsigned int i;
+	int ret;
 
 	memset(ld->nh, 0, FWD_PORTS * sizeof(*ld->nh));
 	memset(ld->rebound, 0, sizeof(ld->rebound));
 	ld->staged = true;
 
 	for (i = 0; i < call->next->n_rules; i++) {
-		if (fwd_listen_stage_rule(call, &call->next->rules[i]))
-			return -1;
+		ret = fwd_listen_stage_rule(call, &call->next->rules[i]);
+		if (ret)
+			return ret;
 	}
 
 	return 0;
@@ -469,7 +472,7 @@ static int fwd_listen_run(int (*fn)(void *), struct fwd_listen_call *call)
  * @errbuf:	message explaining a failure
  * @errlen:	size of @errbuf
  *
- * Return: 0 on success, -1 (nothing changed) with a message on failure
+ * Return: 0 on success, negative errno (nothing changed) with a message
  */
 static int fwd_listen_apply(struct ctx *c, const struct fwd_spec *const *cur,
 			    const struct fwd_spec *const *next, char *errbuf,
@@ -479,6 +482,7 @@ static int fwd_listen_apply(struct ctx *c, const struct fwd_spec *const *cur,
 	unsigned int d, staged;
 	int ret = 0;
 
+	*errbuf = '\0';
 	for (d = 0; d < FWD_DIRS; d++) {
 		calls[d] = (struct fwd_listen_call){
 			.c = c, .d = d, .cur = cur ? cur[d] : NULL,
@@ -492,12 +496,15 @@ static int fwd_listen_apply(struct ctx *c, const struct fwd_spec *const *cur,
 	}
 
 	if (ret) {
+		if (!*errbuf)
+			snprintf(errbuf, errlen, "%s: %s", fwd_dir_opt(d),
+				 strerror(ret < 0 ? -ret : EIO));
 		for (staged = 0; staged <= d && staged < FWD_DIRS; staged++) {
 			if (fwd_listen_dirs[staged].staged)
 				fwd_listen_run(fwd_listen_rollback,
 					       &calls[staged]);
 		}
-		return -1;
+		return ret < 0 ? ret : -EIO;
 	}
 
 	for (d = 0; d < FWD_DIRS; d++) {
@@ -550,13 +557,14 @@ int fwd_listen_init(struct ctx *c)
  * @errbuf:	message explaining a failure
  * @errlen:	size of @errbuf
  *
- * Return: 0 on success, -1 (nothing changed) with a message on failure
+ * Return: 0 on success, negative errno (nothing changed) with a message
  */
 int fwd_listen_switch(struct ctx *c, struct fwd_spec *const next[FWD_DIRS],
 		      char *errbuf, size_t errlen)
 {
 	const struct fwd_spec *cur[FWD_DIRS], *nx[FWD_DIRS];
 	unsigned int d;
+	int ret;
 
 	for (d = 0; d < FWD_DIRS; d++) {
 		cur[d] = fwd_dir_spec(c, d);
@@ -568,8 +576,9 @@ int fwd_listen_switch(struct ctx *c, struct fwd_spec *const next[FWD_DIRS],
 			fwd_auto_release(c, fwd_dir_udp(d), fwd_dir_out(d));
 	}
 
-	if (fwd_listen_apply(c, cur, nx, errbuf, errlen))
-		return -1;
+	ret = fwd_listen_apply(c, cur, nx, errbuf, errlen);
+	if (ret)
+		return ret;
 
 	for (d = 0; d < FWD_DIRS; d++) {
 		struct fwd_spec *spec = fwd_dir_spec(c, d);

@@ -111,6 +111,23 @@ fail:
 }
 
 /**
+ * tcp_listen_any() - listen on the wildcard address of each enabled family
+ * @c:		execution context
+ * @ifname:	interface to bind to, NULL or empty for none
+ * @port:	port
+ * @fds:	results, socket or -errno: [0] IPv4, [1] IPv6 (-1: disabled)
+ */
+static void tcp_listen_any(const struct ctx *c, const char *ifname,
+			   uint16_t port, int fds[2])
+{
+	fds[0] = fds[1] = -1;
+	if (c->ip4.enabled)
+		fds[0] = tcp_listen_one(c, true, NULL, ifname, port);
+	if (c->ip6.enabled)
+		fds[1] = tcp_listen_one(c, false, NULL, ifname, port);
+}
+
+/**
  * tcp_listen_rule() - listen on one -t port, for its rule
  * @c:		execution context
  * @r:		rule forwarding @port
@@ -118,13 +135,16 @@ fail:
  * @fds:	sockets opened, -1 for a family not opened: [0] IPv4, [1] IPv6
  *
  * A rule with an address gets one socket; without one, a socket on the
- * wildcard address of each enabled family, of which one is enough.
+ * wildcard address of each enabled family: both must work, unless one
+ * family can't be used on this host at all.
  *
  * Return: 0 if at least one socket was opened, negative errno otherwise
  */
 int tcp_listen_rule(const struct ctx *c, const struct fwd_rule *r,
 		    uint16_t port, int fds[2])
 {
+	int ret;
+
 	fds[0] = fds[1] = -1;
 
 	if (!r->bind_any) {
@@ -135,11 +155,16 @@ int tcp_listen_rule(const struct ctx *c, const struct fwd_rule *r,
 		return sock_pair_result(fds);
 	}
 
-	if (c->ip4.enabled)
-		fds[0] = tcp_listen_one(c, true, NULL, r->ifname, port);
-	if (c->ip6.enabled)
-		fds[1] = tcp_listen_one(c, false, NULL, r->ifname, port);
-	return sock_pair_result(fds);
+	tcp_listen_any(c, r->ifname, port, fds);
+	ret = sock_pair_missing(fds);
+	if (ret) {
+		if (fds[0] >= 0)
+			close(fds[0]);
+		if (fds[1] >= 0)
+			close(fds[1]);
+		fds[0] = fds[1] = -1;
+	}
+	return ret;
 }
 
 /**
@@ -153,9 +178,8 @@ int tcp_listen_rule(const struct ctx *c, const struct fwd_rule *r,
  */
 int tcp_listen_auto(const struct ctx *c, uint16_t port, int fds[2])
 {
-	static const struct fwd_rule any = { .bind_any = true };
-
-	return tcp_listen_rule(c, &any, port, fds);
+	tcp_listen_any(c, NULL, port, fds);
+	return sock_pair_result(fds);
 }
 
 /**
