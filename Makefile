@@ -145,7 +145,8 @@ sanitize:
 # Fuzzing (tests/fuzz/, doc/fuzzing.md): libFuzzer targets built with clang
 # into build-fuzz/, then each run for FUZZ_SECS seconds, FUZZ_JOBS at a
 # time, in a network namespace of its own (tests/fuzz/run.sh)
-FUZZ_TARGETS := fuzz_frame fuzz_tcp fuzz_udp_icmp fuzz_dhcp fuzz_ndp fuzz_conf
+FUZZ_TARGETS := fuzz_frame fuzz_tcp fuzz_udp_icmp fuzz_dhcp fuzz_ndp fuzz_conf \
+	fuzz_pesto
 FUZZ_SECS ?= 30
 FUZZ_JOBS ?= 2
 FUZZ_CC ?= clang
