@@ -1017,7 +1017,7 @@ void fwd_index(struct fwd_spec *spec)
  */
 bool fwd_rule_same_bind(const struct fwd_rule *a, const struct fwd_rule *b)
 {
-	if (a->bind_any != b->bind_any || strcmp(a->ifname, b->ifname))
+	if (a->bind_any != b->bind_any || strcmp(a->ifname, b->ifname) != 0)
 		return false;
 	return a->bind_any || inany_equals(&a->bind_addr, &b->bind_addr);
 }

@@ -120,7 +120,7 @@ int pesto_hello_check(const uint8_t *buf, char *errbuf, size_t errlen)
 {
 	uint32_t version = pesto_get32(buf + PESTO_MAGIC_LEN);
 
-	if (memcmp(buf, PESTO_MAGIC, PESTO_MAGIC_LEN)) {
+	if (memcmp(buf, PESTO_MAGIC, PESTO_MAGIC_LEN) != 0) {
 		snprintf(errbuf, errlen,
 			 "not a passt or pasta configuration socket (bad greeting)");
 		return -1;
@@ -128,7 +128,7 @@ int pesto_hello_check(const uint8_t *buf, char *errbuf, size_t errlen)
 	if (version != PESTO_VERSION) {
 		snprintf(errbuf, errlen,
 			 "the relay speaks protocol version %u, we speak %u",
-			 version, PESTO_VERSION);
+			 version, (unsigned int)PESTO_VERSION);
 		return -1;
 	}
 	if (pesto_get32(buf + PESTO_MAGIC_LEN + 4) != PESTO_PIF_NAME_SIZE ||
@@ -530,7 +530,7 @@ size_t pesto_reply_encode(uint8_t *buf, size_t size, uint32_t status,
 int pesto_reply_decode(const uint8_t *hdr, uint32_t *status,
 		       uint32_t *msglen)
 {
-	if (memcmp(hdr, PESTO_REPLY_MAGIC, PESTO_MAGIC_LEN))
+	if (memcmp(hdr, PESTO_REPLY_MAGIC, PESTO_MAGIC_LEN) != 0)
 		return -1;
 	*status = pesto_get32(hdr + PESTO_MAGIC_LEN);
 	*msglen = pesto_get32(hdr + PESTO_MAGIC_LEN + 4);
