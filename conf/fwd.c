@@ -1023,6 +1023,28 @@ bool fwd_rule_same_bind(const struct fwd_rule *a, const struct fwd_rule *b)
 }
 
 /**
+ * fwd_rule_families() - the address families a rule listens on
+ * @r:		rule
+ *
+ * A bind address gives its family. Without one, a target address gives
+ * its family (a connection can't change family on its way to the guest);
+ * otherwise both, as far as they are enabled.
+ *
+ * Return: FWD_V4, FWD_V6, or both
+ */
+unsigned int fwd_rule_families(const struct fwd_rule *r)
+{
+	const union inany_addr *a = &r->bind_addr;
+
+	if (r->bind_any) {
+		if (inany_is_unspecified(&r->to_addr))
+			return FWD_V4 | FWD_V6;
+		a = &r->to_addr;
+	}
+	return inany_v4(a) ? FWD_V4 : FWD_V6;
+}
+
+/**
  * fwd_port_is_forwarded() - tell if a port is forwarded
  * @spec:	finalised specification
  * @port:	port

@@ -33,6 +33,10 @@
 #define FWD_PORTS		65536
 #define FWD_NO_RULE		0xffff
 
+/* Address families a rule listens on, see fwd_rule_families() */
+#define FWD_V4			(1U << 0)
+#define FWD_V6			(1U << 1)
+
 /**
  * enum fwd_mode - what a specification asks for
  * @FWD_UNSET:	not given on the command line (mode default applies)
@@ -105,6 +109,7 @@ int fwd_finalise(struct fwd_spec *spec, bool ipv4, bool ipv6, char *errbuf,
 void fwd_index(struct fwd_spec *spec);
 unsigned int fwd_ephemeral_start(void);
 bool fwd_rule_same_bind(const struct fwd_rule *a, const struct fwd_rule *b);
+unsigned int fwd_rule_families(const struct fwd_rule *r);
 bool fwd_port_is_forwarded(const struct fwd_spec *spec, uint16_t port);
 uint16_t fwd_port_target(const struct fwd_spec *spec, uint16_t port);
 const struct fwd_rule *fwd_port_rule(const struct fwd_spec *spec,

@@ -32,6 +32,10 @@
  * 3. Commit: close the sockets the new table doesn't keep, and put the
  *    new table in force.
  *
+ * A best-effort rule ("all") covers tens of thousands of ports: such rules
+ * stop short of the open files limit (they may hold three quarters of it),
+ * so that connections can still be accepted and made.
+ *
  * Connections already accepted are sockets of their own: closing a
  * listener doesn't end them. UDP flows reply through the listening
  * socket, so the flows of a closed UDP socket end with it.
@@ -48,6 +52,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
 
 #include "fwd_listen.h"
 #include "../conf/fwd.h"
@@ -65,6 +70,14 @@
  * (opening them is listed by tcp/ and udp/)
  */
 SYSCALLS(SYSCALLS_BOTH, "close");
+
+/* Descriptors that best-effort rules leave for everything else (flows,
+ * spliced pipes, files): a quarter of the open files limit, at least this
+ */
+#define FWD_LISTEN_SPARE_MIN	1024
+
+static unsigned long fwd_listen_socks;	/* listening sockets held */
+static unsigned long fwd_listen_budget;	/* most best-effort rules may fill */
 
 /**
  * struct fwd_listen_dir - sockets of one direction
@@ -253,6 +266,7 @@ static int fwd_listen_open(struct ctx *c, enum fwd_dir d,
 
 	h[0] = fds[0] + 1;
 	h[1] = fds[1] + 1;
+	fwd_listen_socks += (fds[0] >= 0) + (fds[1] >= 0);
 	return 0;
 }
 
@@ -274,6 +288,7 @@ static void fwd_listen_close(struct ctx *c, enum fwd_dir d, int h[2])
 		else
 			close(h[i] - 1);
 		h[i] = 0;
+		fwd_listen_socks--;
 	}
 }
 
@@ -302,7 +317,7 @@ static int fwd_listen_stage_rule(const struct fwd_listen_call *call,
 	struct fwd_listen_dir *ld = &fwd_listen_dirs[call->d];
 	const char *proto = fwd_dir_udp(call->d) ? "UDP" : "TCP";
 	unsigned int p, bound = 0, skipped = 0, first_skipped = 0;
-	bool in_ns = fwd_dir_out(call->d);
+	bool in_ns = fwd_dir_out(call->d), budget = false;
 	int first_err = 0;
 	char where[INANY_STRLEN + IFNAMSIZ + 8];
 
@@ -325,8 +340,13 @@ static int fwd_listen_stage_rule(const struct fwd_listen_call *call,
 			ld->rebound[p / 8] |= (uint8_t)(1U << (p % 8));
 		}
 
-		ret = fwd_listen_open(call->c, call->d, r, (uint16_t)p,
-				      ld->nh[p]);
+		if (r->weak && fwd_listen_socks + 2 > fwd_listen_budget) {
+			budget = true;
+			ret = -EMFILE;
+		} else {
+			ret = fwd_listen_open(call->c, call->d, r, (uint16_t)p,
+					      ld->nh[p]);
+		}
 		if (!ret) {
 			bound++;
 			continue;
@@ -360,6 +380,12 @@ static int fwd_listen_stage_rule(const struct fwd_listen_call *call,
 		return -first_err;
 	}
 
+	if (budget) {
+		warn("%s: not forwarding %u %s ports from %u: best-effort rules may hold %lu listening sockets, the rest of the open files limit is kept for connections (raise the limit to forward more)",
+		     fwd_dir_opt(call->d), skipped, proto, first_skipped,
+		     fwd_listen_budget);
+		return 0;
+	}
 	warn("%s: not forwarding %u %s ports that can't be bound%s (first: %u, %s%s)",
 	     fwd_dir_opt(call->d), skipped, proto,
 	     in_ns ? " in the namespace" : "", first_skipped,
@@ -523,8 +549,15 @@ static int fwd_listen_apply(struct ctx *c, const struct fwd_spec *const *cur,
 int fwd_listen_init(struct ctx *c)
 {
 	const struct fwd_spec *next[FWD_DIRS] = { 0 };
+	unsigned long spare;
+	struct rlimit lim;
 	char errbuf[256];
 	unsigned int d;
+
+	if (getrlimit(RLIMIT_NOFILE, &lim) || lim.rlim_cur == RLIM_INFINITY)
+		lim.rlim_cur = FWD_PORTS * 4;
+	spare = MAX(lim.rlim_cur / 4, FWD_LISTEN_SPARE_MIN);
+	fwd_listen_budget = lim.rlim_cur > spare ? lim.rlim_cur - spare : 0;
 
 	for (d = 0; d < FWD_DIRS; d++) {
 		struct fwd_listen_dir *ld = &fwd_listen_dirs[d];

@@ -13,7 +13,8 @@
  * showed for "-t 8080":
  *
  *   - no bind address: "::" with the dual-stack flag if both families are
- *     enabled, else the unspecified address of the one family, flag unset;
+ *     enabled, else the unspecified address of the one family, flag unset
+ *     (a rule with a target address listens on the target's family only);
  *   - SPLICE (-T, -U), no bind address and no interface: our sockets are on
  *     the namespace's loopback addresses, which upstream writes as any
  *     address on interface "lo";
@@ -50,15 +51,18 @@
 /**
  * fwd_rules_any() - write "any address" for a rule
  * @env:	pif and families
+ * @fam:	families the rule listens on (FWD_V4, FWD_V6)
  * @w:		rule, address, flags and interface updated
  */
-static void fwd_rules_any(const struct fwd_rules_env *env,
+static void fwd_rules_any(const struct fwd_rules_env *env, unsigned int fam,
 			  struct pesto_rule *w)
 {
+	bool v4 = env->ipv4 && (fam & FWD_V4), v6 = env->ipv6 && (fam & FWD_V6);
+
 	memset(&w->addr, 0, sizeof(w->addr));
-	if (env->ipv4 && env->ipv6)
+	if (v4 && v6)
 		w->flags |= PESTO_RULE_DUAL;
-	else if (env->ipv4)
+	else if (v4)
 		inany_from_v4(&w->addr, (struct in_addr){ INADDR_ANY });
 
 	if (env->pif == PESTO_PIF_SPLICE && !*w->ifname)
@@ -79,7 +83,7 @@ static void fwd_rule_to_wire(const struct fwd_rules_env *env,
 	memset(w, 0, sizeof(*w));
 	snprintf(w->ifname, sizeof(w->ifname), "%s", r->ifname);
 	if (r->bind_any)
-		fwd_rules_any(env, w);
+		fwd_rules_any(env, fwd_rule_families(r), w);
 	else
 		w->addr = r->bind_addr;
 	if (!inany_is_unspecified(&r->to_addr))
@@ -197,8 +201,11 @@ static int fwd_rules_bind(const struct fwd_rules_env *env,
 				     "a rule for an IPv%c address, but IPv%c is disabled",
 				     v4 ? '4' : '6', v4 ? '4' : '6');
 	} else if (inany_is_unspecified(&w->addr) &&
-		   (v4 ? !env->ipv6 : !env->ipv4)) {
-		r->bind_any = true;	/* any address of the one family */
+		   ((v4 ? !env->ipv6 : !env->ipv4) ||
+		    (!inany_is_unspecified(&w->taddr) &&
+		     !inany_v4(&w->taddr) == !v4))) {
+		/* Any address of the one family enabled, or of the target */
+		r->bind_any = true;
 	} else {
 		r->bind_addr = w->addr;
 		r->bind_v4 = v4;

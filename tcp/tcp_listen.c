@@ -11,8 +11,9 @@
  * the rule, and so the target port in the guest, is looked up when a
  * connection is accepted, in the table in force then.
  *
- * An accepted connection becomes a flow toward the guest's address: the
- * relay sends the guest a SYN from the peer's address (loopback and the
+ * An accepted connection becomes a flow toward the guest's address (or the
+ * rule's target address, if it names one): the relay sends the guest a
+ * SYN from the peer's address (loopback and the
  * host's own address are shown as the mapped addresses of flow/nat.c),
  * and data starts to flow once the guest answers.
  *
@@ -113,17 +114,18 @@ fail:
 /**
  * tcp_listen_any() - listen on the wildcard address of each enabled family
  * @c:		execution context
+ * @fam:	families wanted, FWD_V4 and FWD_V6
  * @ifname:	interface to bind to, NULL or empty for none
  * @port:	port
- * @fds:	results, socket or -errno: [0] IPv4, [1] IPv6 (-1: disabled)
+ * @fds:	results, socket or -errno: [0] IPv4, [1] IPv6 (-1: not tried)
  */
-static void tcp_listen_any(const struct ctx *c, const char *ifname,
-			   uint16_t port, int fds[2])
+static void tcp_listen_any(const struct ctx *c, unsigned int fam,
+			   const char *ifname, uint16_t port, int fds[2])
 {
 	fds[0] = fds[1] = -1;
-	if (c->ip4.enabled)
+	if (c->ip4.enabled && (fam & FWD_V4))
 		fds[0] = tcp_listen_one(c, true, NULL, ifname, port);
-	if (c->ip6.enabled)
+	if (c->ip6.enabled && (fam & FWD_V6))
 		fds[1] = tcp_listen_one(c, false, NULL, ifname, port);
 }
 
@@ -135,8 +137,9 @@ static void tcp_listen_any(const struct ctx *c, const char *ifname,
  * @fds:	sockets opened, -1 for a family not opened: [0] IPv4, [1] IPv6
  *
  * A rule with an address gets one socket; without one, a socket on the
- * wildcard address of each enabled family: both must work, unless one
- * family can't be used on this host at all.
+ * wildcard address of each enabled family (of the target address's family
+ * only, if the rule names one): both must work, unless one family can't
+ * be used on this host at all.
  *
  * Return: 0 if at least one socket was opened, negative errno otherwise
  */
@@ -155,7 +158,7 @@ int tcp_listen_rule(const struct ctx *c, const struct fwd_rule *r,
 		return sock_pair_result(fds);
 	}
 
-	tcp_listen_any(c, r->ifname, port, fds);
+	tcp_listen_any(c, fwd_rule_families(r), r->ifname, port, fds);
 	ret = sock_pair_missing(fds);
 	if (ret) {
 		if (fds[0] >= 0)
@@ -178,7 +181,7 @@ int tcp_listen_rule(const struct ctx *c, const struct fwd_rule *r,
  */
 int tcp_listen_auto(const struct ctx *c, uint16_t port, int fds[2])
 {
-	tcp_listen_any(c, NULL, port, fds);
+	tcp_listen_any(c, FWD_V4 | FWD_V6, NULL, port, fds);
 	return sock_pair_result(fds);
 }
 
@@ -275,6 +278,30 @@ static bool tcp_listen_splice(struct ctx *c, int s,
 }
 
 /**
+ * tcp_listen_target() - the guest's address for a connection to a -t port
+ * @c:		execution context
+ * @port:	forwarded (listening) port
+ * @v4:		the connection is IPv4
+ * @addr:	the rule's target address if it names one, else the guest's
+ *
+ * Return: 0 on success, -1 if the rule's target is of the other family
+ */
+static int tcp_listen_target(const struct ctx *c, uint16_t port, bool v4,
+			     union inany_addr *addr)
+{
+	const struct fwd_rule *r = fwd_port_rule(&c->tcp_in, port);
+
+	if (!r || inany_is_unspecified(&r->to_addr)) {
+		nat_guest_addr(c, v4, addr);
+		return 0;
+	}
+	if (!inany_v4(&r->to_addr) != !v4)
+		return -1;
+	*addr = r->to_addr;
+	return 0;
+}
+
+/**
  * tcp_conn_from_host() - a forwarded port accepted a connection
  * @c:		execution context
  * @s:		accepted socket
@@ -301,7 +328,10 @@ static void tcp_conn_from_host(struct ctx *c, int s,
 	}
 
 	nat_inbound(c, &key.remote_addr, &key.remote_addr);
-	nat_guest_addr(c, v4, &key.guest_addr);
+	if (tcp_listen_target(c, port, v4, &key.guest_addr)) {
+		close(s);
+		return;
+	}
 	key.remote_port = peer_port;
 	key.guest_port = fwd_port_target(&c->tcp_in, port);
 	key.proto = IPPROTO_TCP;

@@ -877,9 +877,9 @@ int tcp_splice_listen_rule(const struct ctx *c, const struct fwd_rule *r,
 	inany_from_v4(&lo4, (struct in_addr){ htonl(INADDR_LOOPBACK) });
 	lo6.a6 = in6addr_loopback;
 
-	if (c->ip4.enabled)
+	if (c->ip4.enabled && (fwd_rule_families(r) & FWD_V4))
 		fds[0] = tcp_splice_listen_one(c, &lo4, r->ifname, port);
-	if (c->ip6.enabled)
+	if (c->ip6.enabled && (fwd_rule_families(r) & FWD_V6))
 		fds[1] = tcp_splice_listen_one(c, &lo6, r->ifname, port);
 
 	/* One family missing in the namespace is fine if the other works */

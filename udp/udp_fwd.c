@@ -7,8 +7,9 @@
  * host (udp_fwd_rule_open(), called by fwd/fwd_listen.c at start-up and
  * when the table changes at run time), to the rule's address (and
  * interface) if it names one, otherwise one per enabled family on the
- * wildcard address. A datagram from a peer
- * we have no flow for starts one toward the guest's address, at the port
+ * wildcard address (of the target address's family only, if the rule
+ * names one). A datagram from a peer we have no flow for starts one
+ * toward the guest's address (or the rule's target address), at the port
  * fwd_port_target() maps to, coming from the peer's address as
  * flow/nat.c shows it to the guest (loopback as the gateway, and so on).
  * The guest's replies find that flow by their addresses and leave with
@@ -226,9 +227,9 @@ int udp_fwd_rule_open(struct ctx *c, const struct fwd_rule *r, uint16_t port,
 	}
 
 	udp_fwd_any(in_ns, &a4, &a6);
-	if (c->ip4.enabled)
+	if (c->ip4.enabled && (fwd_rule_families(r) & FWD_V4))
 		idx[0] = udp_lsn_open(c, &a4, r->ifname, port, in_ns);
-	if (c->ip6.enabled)
+	if (c->ip6.enabled && (fwd_rule_families(r) & FWD_V6))
 		idx[1] = udp_lsn_open(c, &a6, r->ifname, port, in_ns);
 
 	ret = sock_pair_missing(idx);
@@ -327,6 +328,7 @@ static uint32_t udp_in_flow(struct ctx *c, const struct udp_lsn *l,
 			    uint32_t li, const union sockaddr_inany *peer,
 			    uint64_t now_ms)
 {
+	const struct fwd_rule *r;
 	union inany_addr src;
 	struct flow_key key;
 	struct udp_flow *uf;
@@ -336,10 +338,18 @@ static uint32_t udp_in_flow(struct ctx *c, const struct udp_lsn *l,
 	if (peer->sa.sa_family != (l->v4 ? AF_INET : AF_INET6))
 		return FLOW_IDX_NONE;
 
+	r = fwd_port_rule(&c->udp_in, l->port);
+	if (r && !inany_is_unspecified(&r->to_addr) &&
+	    !inany_v4(&r->to_addr) != !l->v4)
+		return FLOW_IDX_NONE;
+
 	memset(&key, 0, sizeof(key));
 	inany_from_sockaddr(&src, &port, peer);
 	nat_inbound(c, &src, &key.remote_addr);
-	nat_guest_addr(c, l->v4, &key.guest_addr);
+	if (r && !inany_is_unspecified(&r->to_addr))
+		key.guest_addr = r->to_addr;
+	else
+		nat_guest_addr(c, l->v4, &key.guest_addr);
 	key.remote_port = port;
 	key.guest_port = fwd_port_target(&c->udp_in, l->port);
 	key.proto = IPPROTO_UDP;

@@ -189,6 +189,8 @@ START_TEST(test_all_addresses)
 	v4_is(&r->to_addr, "192.0.2.5");
 	ck_assert_uint_eq(fwd_port_target(&spec, 8080), 8080);
 	ck_assert(forwarded(eph - 1) && !forwarded(eph));
+	/* An IPv4 target: IPv4 connections only */
+	ck_assert_uint_eq(fwd_rule_families(r), FWD_V4);
 
 	OK("all:[2001:db8::5]");
 	v6_is(&fwd_port_rule(&spec, 22)->to_addr, "2001:db8::5");
@@ -199,6 +201,7 @@ START_TEST(test_all_addresses)
 	OK("::1/all");
 	r = fwd_port_rule(&spec, 1);
 	ck_assert(r && !r->bind_any && !r->bind_v4 && r->weak);
+	ck_assert_uint_eq(fwd_rule_families(r), FWD_V6);
 	v6_is(&r->bind_addr, "::1");
 	ck_assert(inany_is_unspecified(&r->to_addr));
 
@@ -215,6 +218,8 @@ START_TEST(test_all_addresses)
 
 	OK("*/all");
 	ck_assert(fwd_port_rule(&spec, 443)->bind_any);
+	ck_assert_uint_eq(fwd_rule_families(fwd_port_rule(&spec, 443)),
+			  FWD_V4 | FWD_V6);
 
 	/* Both, and exclusions: upstream's 127.0.0.6/all:192.0.2.6 */
 	OK("127.0.0.6/all:192.0.2.6,~22");
