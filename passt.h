@@ -133,7 +133,8 @@ struct ip6_ctx {
  * @chroot_fallback:	--chroot-fallback
  * @conf_path:		-c run-time control socket path, empty if none
  * @sock_path:		passt: -s UNIX socket path
- * @fd_tap_preopened:	passt: -F descriptor, -1 if none
+ * @fd_tap_preopened:	-F descriptor, -1 if none: passt's connected socket,
+ *			or pasta's tap device
  * @vhost_user:		passt: --vhost-user
  * @one_off:		-1: exit after the first guest disconnects
  * @repair_path:	--repair-path, empty if none

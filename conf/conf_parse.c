@@ -138,7 +138,6 @@ static const struct conf_mode_only {
 	{ 's',			MODE_PASST },
 	{ OPT_VHOST_USER,	MODE_PASST },
 	{ OPT_PRINT_CAPS,	MODE_PASST },
-	{ 'F',			MODE_PASST },
 	{ '1',			MODE_PASST },
 	{ OPT_REPAIR_PATH,	MODE_PASST },
 	{ OPT_NO_DHCP_DNS,	MODE_PASST },

@@ -385,6 +385,10 @@ START_TEST(test_qemu_10_1)
 	ck_assert(c.no_tcp && c.no_udp && c.no_dhcp);
 	ck_assert(!c.ip6.enabled);
 	ck_assert_str_eq(ip4(c.ip4.dns_host), "127.0.0.53");
+
+	/* pasta --fd: a tap device of the caller, as upstream's pasta */
+	parse(MODE_PASTA, ARGV("pasta", "--fd", "5", "--netns", "ns1"));
+	ck_assert_int_eq(c.fd_tap_preopened, 5);
 }
 END_TEST
 
