@@ -43,6 +43,7 @@
 #include "flow/flow.h"
 #include "fwd/fwd_ctl.h"
 #include "fwd/fwd_listen.h"
+#include "fwd/mcast.h"
 #include "isolation/pasta.h"
 #include "isolation/sandbox.h"
 #include "isolation/syscalls.h"
@@ -89,6 +90,7 @@ static void passt_stats_log(void)
 	net_stats_log();
 	tcp_stats_log();
 	udp_stats_log();
+	mcast_stats_log();
 	qdisc_stats_log();
 }
 
@@ -246,6 +248,9 @@ static void passt_dispatch(struct ctx *c, const struct epoll_event *ev,
 	case EPOLL_TYPE_CONF:
 		fwd_ctl_handler(c, ref, ev->events, now_ms);
 		break;
+	case EPOLL_TYPE_MCAST:
+		mcast_sock_handler(c, ref, ev->events, now_ms);
+		break;
 	default:
 		debug("Event for unknown descriptor type %u", ref.type);
 		break;
@@ -344,6 +349,7 @@ int main(int argc, char **argv)
 		die("Can't follow listening ports (auto forwarding)");
 	if (fwd_ctl_init(c))
 		die("Can't set up the configuration socket (-c)");
+	mcast_init(c);
 
 	pidfile_fd = daemon_pidfile_open(c->pidfile);
 	conf_print(c);

@@ -30,6 +30,7 @@
 #define MTU_MIN_IPV6		1280
 #define FLOW_MAX_DEFAULT	8192
 #define ETH_ALEN_		6
+#define MCAST_PORTS_MAX		16	/* --mcast-ports */
 
 /**
  * enum passt_mode - which program we are
@@ -179,6 +180,8 @@ struct ip6_ctx {
  * @tcp_out:		-T
  * @udp_in:		-u
  * @udp_out:		-U
+ * @mcast_ports:	--mcast-ports: UDP ports of the multicast proxy
+ * @mcast_nports:	number of @mcast_ports, 0: no multicast
  * @flow_max:		--max-flows: capacity of the flow table
  * @tcp_rmem:		--tcp-rmem: SO_RCVBUF for host TCP sockets, 0 = auto
  * @tcp_wmem:		--tcp-wmem: SO_SNDBUF for host TCP sockets, 0 = auto
@@ -253,6 +256,8 @@ struct ctx {
 	struct fwd_spec tcp_out;
 	struct fwd_spec udp_in;
 	struct fwd_spec udp_out;
+	uint16_t mcast_ports[MCAST_PORTS_MAX];
+	unsigned int mcast_nports;
 
 	unsigned int flow_max;
 	int tcp_rmem;

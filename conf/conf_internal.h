@@ -78,6 +78,7 @@ enum conf_opt_id {
 	OPT_TCP_WMEM,
 	OPT_TAP_RMEM,
 	OPT_TAP_WMEM,
+	OPT_MCAST_PORTS,
 };
 
 /**

@@ -72,6 +72,10 @@
 #define ICMP6_ROUTER_ADV	134
 #define ICMP6_NEIGH_SOL		135
 #define ICMP6_NEIGH_ADV		136
+#define ICMP6_MLD_QUERY		130
+#define ICMP6_MLD_REPORT	131
+#define ICMP6_MLD_DONE		132
+#define ICMP6_MLD2_REPORT	143
 
 /**
  * net_get16() - read a 16-bit big-endian field

@@ -35,6 +35,7 @@ enum epoll_type {
 	EPOLL_TYPE_SIGNAL,		/* signalfd */
 	EPOLL_TYPE_CONF_LISTEN,		/* -c: listening configuration socket */
 	EPOLL_TYPE_CONF,		/* -c: a configuration client */
+	EPOLL_TYPE_MCAST,		/* host socket of a multicast group */
 	EPOLL_TYPE_MAX,
 };
 
