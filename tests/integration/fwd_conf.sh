@@ -25,6 +25,9 @@
 #     deleted (listening on the namespace's loopback in between);
 #   - a malformed update gets an error reply, the connection is closed, and
 #     the table is untouched;
+#   - pasta with -t auto: the auto-scan rules are shown and can be kept, a
+#     table that replaces them stops following, and "auto" can't be
+#     started again at run time (refused, nothing changed);
 #   - upstream's pesto (PESTO_UPSTREAM, default /work/upstream/passt/pesto)
 #     shows the same table as ours, and adds, deletes and clears rules.
 #     Without that binary, this step is logged as not run.
@@ -333,6 +336,50 @@ upstream() {
 		rig_fail "upstream pesto -t: $(cat "$RIG_TMP/up.out")"
 }
 
+# auto_removed() - test (pasta): "auto" shown, kept out of run-time
+# additions, stopped when its table is replaced
+auto_removed() {
+	local sock=$RIG_TMP/auto.sock port=$((BASE + 30)) rc
+
+	rig_target_ns || return 1
+	RIG_RELAY_PID=
+	rig_relay_start daemon -c "$sock" -t auto -l "$RIG_TMP/auto.log" ||
+		return 1
+	RIG_RELAY_LOG=$RIG_TMP/auto.log
+	ip netns exec "$RIG_NS" socat -u "TCP-LISTEN:$port,reuseaddr" \
+		/dev/null &
+	rig_defer "rig_kill $!"
+	rig_poll 5 conf_listening $port ||
+		rig_fail "auto did not follow port $port" || return 1
+	"$PESTO" "$sock" | grep -qF "(best effort) (auto-scan)" ||
+		rig_fail "auto not shown: $("$PESTO" "$sock" | tr '\n' '|')" ||
+		return 1
+
+	# Kept as it is while another table changes: fine
+	"$PESTO" -t auto -u none "$sock" >"$RIG_TMP/pesto.out" 2>&1 ||
+		rig_fail "keeping auto: $(cat "$RIG_TMP/pesto.out")" || return 1
+	conf_listening $port || rig_fail "auto stopped" || return 1
+
+	"$PESTO" -t $((port + 1)) "$sock" >"$RIG_TMP/pesto.out" 2>&1 ||
+		rig_fail "replacing auto: $(cat "$RIG_TMP/pesto.out")" ||
+		return 1
+	rig_poll 5 eval "! conf_listening $port" ||
+		rig_fail "port $port still followed after auto was removed" ||
+		return 1
+	conf_listening $((port + 1)) ||
+		rig_fail "port $((port + 1)) does not listen" || return 1
+
+	# Started again at run time: refused, nothing changed
+	"$PESTO" -t auto "$sock" >"$RIG_TMP/pesto.out" 2>&1
+	rc=$?
+	[ $rc -ne 0 ] && grep -q "can't be added at run time" "$RIG_TMP/pesto.out" ||
+		rig_fail "auto added at run time: $(cat "$RIG_TMP/pesto.out")" ||
+		return 1
+	conf_listening $((port + 1)) ||
+		rig_fail "port $((port + 1)) stopped listening" || return 1
+	rig_relay_stop_check
+}
+
 # run_all() - the tests of one relay
 # $1: pasta or passt
 run_all() {
@@ -364,5 +411,7 @@ run_all pasta
 rm -f "$CSOCK"
 rig_run "passt starts with -c" start_passt
 run_all passt
+rig_run "pasta -c: auto shown, kept, stopped by a new table, not restarted" \
+	auto_removed
 
 rig_summary
