@@ -761,8 +761,8 @@ int mcast_init(struct ctx *c)
 	info("Multicast: %u UDP ports, groups the guest joins on %s%s%s",
 	     c->mcast_nports, *c->ip4.ifname ? c->ip4.ifname : "",
 	     *c->ip4.ifname && *c->ip6.ifname &&
-	     strcmp(c->ip4.ifname, c->ip6.ifname) ? ", " : "",
-	     *c->ip6.ifname && strcmp(c->ip4.ifname, c->ip6.ifname) ?
+	     strcmp(c->ip4.ifname, c->ip6.ifname) != 0 ? ", " : "",
+	     *c->ip6.ifname && strcmp(c->ip4.ifname, c->ip6.ifname) != 0 ?
 	     c->ip6.ifname : "");
 	return 0;
 }

@@ -92,8 +92,8 @@ bool mcast_group_ok(const union inany_addr *group)
 		return IN_MULTICAST(ntohl(v4->s_addr)) &&
 		       ntohl(v4->s_addr) != INADDR_ALLHOSTS_GROUP;
 	return IN6_IS_ADDR_MULTICAST(&group->a6) &&
-	       memcmp(&group->a6, all_nodes, sizeof(all_nodes)) &&
-	       memcmp(&group->a6, sol_node, sizeof(sol_node));
+	       memcmp(&group->a6, all_nodes, sizeof(all_nodes)) != 0 &&
+	       memcmp(&group->a6, sol_node, sizeof(sol_node)) != 0;
 }
 
 /**
@@ -197,7 +197,7 @@ static int mcast_records(const uint8_t *rec, size_t len, unsigned int nrec,
 	unsigned int i, n = 0;
 
 	for (i = 0; i < nrec; i++) {
-		union inany_addr group;
+		union inany_addr group = { 0 };
 		unsigned int nsrc;
 		size_t rlen;
 		bool join;
@@ -281,7 +281,7 @@ int mcast_mld_parse(const struct in6_addr *src, const struct in6_addr *dst,
 		    unsigned int max)
 {
 	struct iovec iov = { .iov_base = (void *)msg, .iov_len = len };
-	union inany_addr s = { .a6 = *src }, d = { .a6 = *dst }, group;
+	union inany_addr s = { .a6 = *src }, d = { .a6 = *dst }, group = { 0 };
 	unsigned int n = 0;
 
 	if (len < MLD_V2_HDR_LEN ||

@@ -247,7 +247,7 @@ static int tuntap_init(struct ctx *c)
 		ret = tuntap_adopt(c->fd_tap_preopened, &o);
 		if (ret)
 			return ret;
-		if (strcmp(c->pasta_ifname, o.ifname))
+		if (strcmp(c->pasta_ifname, o.ifname) != 0)
 			memcpy(c->pasta_ifname, o.ifname,
 			       sizeof(c->pasta_ifname));
 	} else {

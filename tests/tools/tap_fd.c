@@ -51,7 +51,7 @@ int main(int argc, char **argv)
 		flags |= IFF_VNET_HDR;
 		i++;
 	}
-	if (argc - i < 5 || strcmp(argv[i + 3], "--")) {
+	if (argc - i < 5 || strcmp(argv[i + 3], "--") != 0) {
 		fprintf(stderr, "Usage: %s [-v] NETNS_PATH IFNAME FD -- COMMAND [ARG]...\n",
 			argv[0]);
 		return 1;
