@@ -544,26 +544,6 @@ bool mcast_guest_udp(struct ctx *c, const union inany_addr *daddr,
 }
 
 /**
- * mcast_same_sockaddr() - compare two socket addresses (family, address,
- *			   port)
- * @a:		first
- * @b:		second
- *
- * Return: true if equal
- */
-static bool mcast_same_sockaddr(const union sockaddr_inany *a,
-				const union sockaddr_inany *b)
-{
-	if (a->sa.sa_family != b->sa.sa_family)
-		return false;
-	if (a->sa.sa_family == AF_INET)
-		return a->sa4.sin_port == b->sa4.sin_port &&
-		       a->sa4.sin_addr.s_addr == b->sa4.sin_addr.s_addr;
-	return a->sa6.sin6_port == b->sa6.sin6_port &&
-	       IN6_ARE_ADDR_EQUAL(&a->sa6.sin6_addr, &b->sa6.sin6_addr);
-}
-
-/**
  * mcast_to_guest() - a datagram from the host's link, as a frame
  * @c:		execution context
  * @g:		group
@@ -579,7 +559,6 @@ static void mcast_to_guest(struct ctx *c, const union inany_addr *g,
 	unsigned int mtu = c->mtu ? c->mtu : MTU_DEFAULT;
 	uint8_t *ip = mcast_frame + ETH_HDR_LEN, *uh = mcast_frame + l2l3;
 	union inany_addr src;
-	struct iovec iov;
 	uint16_t sport, sum;
 
 	inany_from_sockaddr(&src, &sport, peer);
@@ -603,15 +582,7 @@ static void mcast_to_guest(struct ctx *c, const union inany_addr *g,
 					MCAST_GUEST_TTL_LL : MCAST_GUEST_TTL;
 	}
 
-	net_put16(uh, sport);
-	net_put16(uh + 2, port);
-	net_put16(uh + 4, (uint16_t)l4len);
-	net_put16(uh + 6, 0);
-	iov.iov_base = uh;
-	iov.iov_len = l4len;
-	sum = csum_l4(&src, g, IPPROTO_UDP, &iov, 1, l4len);
-	memcpy(uh + 6, &sum, sizeof(sum));
-
+	csum_udp_header(uh, &src, g, sport, port, l4len);
 	qdisc_send_ordered(c, mcast_frame, l2l3 + l4len);
 	mcast_stats.to_guest++;
 }
@@ -650,7 +621,7 @@ void mcast_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
 			return;
 
 		if (mcast_socks[i].tx[pi] >= 0 &&
-		    mcast_same_sockaddr(&peer, &mcast_socks[i].tx_name[pi])) {
+		    sockaddr_inany_eq(&peer, &mcast_socks[i].tx_name[pi])) {
 			mcast_stats.looped++;
 			continue;
 		}

@@ -31,10 +31,10 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <arpa/inet.h>
 #include <netinet/in.h>
 
 #include "pesto_wire.h"
+#include "../net/ip.h"
 
 /* Offsets in a rule */
 #define PESTO_R_ADDR		0
@@ -47,65 +47,15 @@
 #define PESTO_R_FLAGS		(PESTO_R_PROTO + 1)
 
 /**
- * pesto_put32() - store a big-endian 32-bit number
- * @p:		destination
- * @v:		value
- */
-static void pesto_put32(uint8_t *p, uint32_t v)
-{
-	v = htonl(v);
-	memcpy(p, &v, sizeof(v));
-}
-
-/**
- * pesto_get32() - read a big-endian 32-bit number
- * @p:		source
- *
- * Return: value
- */
-static uint32_t pesto_get32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return ntohl(v);
-}
-
-/**
- * pesto_put16() - store a big-endian 16-bit number
- * @p:		destination
- * @v:		value
- */
-static void pesto_put16(uint8_t *p, uint16_t v)
-{
-	v = htons(v);
-	memcpy(p, &v, sizeof(v));
-}
-
-/**
- * pesto_get16() - read a big-endian 16-bit number
- * @p:		source
- *
- * Return: value
- */
-static uint16_t pesto_get16(const uint8_t *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return ntohs(v);
-}
-
-/**
  * pesto_hello_encode() - the relay's greeting
  * @buf:	PESTO_HELLO_LEN bytes
  */
 void pesto_hello_encode(uint8_t *buf)
 {
 	memcpy(buf, PESTO_MAGIC, PESTO_MAGIC_LEN);
-	pesto_put32(buf + PESTO_MAGIC_LEN, PESTO_VERSION);
-	pesto_put32(buf + PESTO_MAGIC_LEN + 4, PESTO_PIF_NAME_SIZE);
-	pesto_put32(buf + PESTO_MAGIC_LEN + 8, PESTO_IFNAMSIZ);
+	net_put32(buf + PESTO_MAGIC_LEN, PESTO_VERSION);
+	net_put32(buf + PESTO_MAGIC_LEN + 4, PESTO_PIF_NAME_SIZE);
+	net_put32(buf + PESTO_MAGIC_LEN + 8, PESTO_IFNAMSIZ);
 }
 
 /**
@@ -118,7 +68,7 @@ void pesto_hello_encode(uint8_t *buf)
  */
 int pesto_hello_check(const uint8_t *buf, char *errbuf, size_t errlen)
 {
-	uint32_t version = pesto_get32(buf + PESTO_MAGIC_LEN);
+	uint32_t version = net_get32(buf + PESTO_MAGIC_LEN);
 
 	if (memcmp(buf, PESTO_MAGIC, PESTO_MAGIC_LEN) != 0) {
 		snprintf(errbuf, errlen,
@@ -131,12 +81,12 @@ int pesto_hello_check(const uint8_t *buf, char *errbuf, size_t errlen)
 			 version, (unsigned int)PESTO_VERSION);
 		return -1;
 	}
-	if (pesto_get32(buf + PESTO_MAGIC_LEN + 4) != PESTO_PIF_NAME_SIZE ||
-	    pesto_get32(buf + PESTO_MAGIC_LEN + 8) != PESTO_IFNAMSIZ) {
+	if (net_get32(buf + PESTO_MAGIC_LEN + 4) != PESTO_PIF_NAME_SIZE ||
+	    net_get32(buf + PESTO_MAGIC_LEN + 8) != PESTO_IFNAMSIZ) {
 		snprintf(errbuf, errlen,
 			 "the relay uses other name sizes (%u, %u) than we do",
-			 pesto_get32(buf + PESTO_MAGIC_LEN + 4),
-			 pesto_get32(buf + PESTO_MAGIC_LEN + 8));
+			 net_get32(buf + PESTO_MAGIC_LEN + 4),
+			 net_get32(buf + PESTO_MAGIC_LEN + 8));
 		return -1;
 	}
 	return 0;
@@ -154,8 +104,8 @@ void pesto_pif_info_encode(uint8_t *buf, const char *name, uint32_t caps,
 {
 	memset(buf, 0, PESTO_PIF_NAME_SIZE);
 	snprintf((char *)buf, PESTO_PIF_NAME_SIZE, "%s", name);
-	pesto_put32(buf + PESTO_PIF_NAME_SIZE, caps);
-	pesto_put32(buf + PESTO_PIF_NAME_SIZE + 4, count);
+	net_put32(buf + PESTO_PIF_NAME_SIZE, caps);
+	net_put32(buf + PESTO_PIF_NAME_SIZE + 4, count);
 }
 
 /**
@@ -174,8 +124,8 @@ int pesto_pif_info_decode(const uint8_t *buf, char *name, uint32_t *caps,
 	if (buf[PESTO_PIF_NAME_SIZE - 1])
 		return -1;
 	memcpy(name, buf, PESTO_PIF_NAME_SIZE);
-	*caps = pesto_get32(buf + PESTO_PIF_NAME_SIZE);
-	*count = pesto_get32(buf + PESTO_PIF_NAME_SIZE + 4);
+	*caps = net_get32(buf + PESTO_PIF_NAME_SIZE);
+	*count = net_get32(buf + PESTO_PIF_NAME_SIZE + 4);
 	return *count > PESTO_PIF_RULES_MAX ? -1 : 0;
 }
 
@@ -191,9 +141,9 @@ void pesto_rule_encode(uint8_t *buf, const struct pesto_rule *r)
 	memset(buf + PESTO_R_IFNAME, 0, PESTO_IFNAMSIZ);
 	memcpy(buf + PESTO_R_IFNAME, r->ifname,
 	       strnlen(r->ifname, PESTO_IFNAMSIZ - 1));
-	pesto_put16(buf + PESTO_R_FIRST, r->first);
-	pesto_put16(buf + PESTO_R_LAST, r->last);
-	pesto_put16(buf + PESTO_R_TO, r->to);
+	net_put16(buf + PESTO_R_FIRST, r->first);
+	net_put16(buf + PESTO_R_LAST, r->last);
+	net_put16(buf + PESTO_R_TO, r->to);
 	buf[PESTO_R_PROTO] = r->proto;
 	buf[PESTO_R_FLAGS] = r->flags;
 }
@@ -208,9 +158,9 @@ void pesto_rule_decode(const uint8_t *buf, struct pesto_rule *r)
 	memcpy(&r->addr, buf + PESTO_R_ADDR, 16);
 	memcpy(&r->taddr, buf + PESTO_R_TADDR, 16);
 	memcpy(r->ifname, buf + PESTO_R_IFNAME, PESTO_IFNAMSIZ);
-	r->first = pesto_get16(buf + PESTO_R_FIRST);
-	r->last = pesto_get16(buf + PESTO_R_LAST);
-	r->to = pesto_get16(buf + PESTO_R_TO);
+	r->first = net_get16(buf + PESTO_R_FIRST);
+	r->last = net_get16(buf + PESTO_R_LAST);
+	r->to = net_get16(buf + PESTO_R_TO);
 	r->proto = buf[PESTO_R_PROTO];
 	r->flags = buf[PESTO_R_FLAGS];
 }
@@ -419,7 +369,7 @@ static int pesto_update_field(struct pesto_update *u)
 	case PESTO_UP_PIF:
 		return pesto_update_pif(u, u->buf[0]);
 	case PESTO_UP_COUNT:
-		u->left = pesto_get32(u->buf);
+		u->left = net_get32(u->buf);
 		if (u->left > PESTO_PIF_RULES_MAX)
 			return pesto_update_fail(u, "too many rules for one pif");
 		u->state = u->left ? PESTO_UP_RULE : PESTO_UP_PIF;
@@ -513,8 +463,8 @@ size_t pesto_reply_encode(uint8_t *buf, size_t size, uint32_t status,
 		len = size - PESTO_REPLY_HDR_LEN;
 
 	memcpy(buf, PESTO_REPLY_MAGIC, PESTO_MAGIC_LEN);
-	pesto_put32(buf + PESTO_MAGIC_LEN, status);
-	pesto_put32(buf + PESTO_MAGIC_LEN + 4, (uint32_t)len);
+	net_put32(buf + PESTO_MAGIC_LEN, status);
+	net_put32(buf + PESTO_MAGIC_LEN + 4, (uint32_t)len);
 	memcpy(buf + PESTO_REPLY_HDR_LEN, msg, len);
 	return PESTO_REPLY_HDR_LEN + len;
 }
@@ -532,7 +482,7 @@ int pesto_reply_decode(const uint8_t *hdr, uint32_t *status,
 {
 	if (memcmp(hdr, PESTO_REPLY_MAGIC, PESTO_MAGIC_LEN) != 0)
 		return -1;
-	*status = pesto_get32(hdr + PESTO_MAGIC_LEN);
-	*msglen = pesto_get32(hdr + PESTO_MAGIC_LEN + 4);
+	*status = net_get32(hdr + PESTO_MAGIC_LEN);
+	*msglen = net_get32(hdr + PESTO_MAGIC_LEN + 4);
 	return *msglen > PESTO_REPLY_MSG_MAX ? -1 : 0;
 }

@@ -100,6 +100,18 @@ static inline void net_put16(uint8_t *p, uint16_t v)
 }
 
 /**
+ * net_get32() - read a 32-bit big-endian field
+ * @p:		first byte
+ *
+ * Return: value in host order
+ */
+static inline uint32_t net_get32(const uint8_t *p)
+{
+	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) |
+	       ((uint32_t)p[2] << 8) | p[3];
+}
+
+/**
  * net_put32() - write a 32-bit big-endian field
  * @p:		first byte
  * @v:		value in host order

@@ -165,3 +165,26 @@ int sock_pair_missing(int fds[2])
 
 	return fds[0] == -1 && fds[1] == -1 ? -EAFNOSUPPORT : 0;
 }
+
+/**
+ * sock_pair_missing_close() - sock_pair_missing() for two sockets, closed
+ *			       on failure
+ * @fds:	IPv4 and IPv6 results: socket, -errno, or -1 if not tried
+ *
+ * Return: as sock_pair_missing(); on failure, @fds are closed and -1
+ */
+int sock_pair_missing_close(int fds[2])
+{
+	int ret = sock_pair_missing(fds);
+	unsigned int i;
+
+	if (!ret)
+		return 0;
+
+	for (i = 0; i < 2; i++) {
+		if (fds[i] >= 0)
+			close(fds[i]);
+		fds[i] = -1;
+	}
+	return ret;
+}

@@ -141,13 +141,11 @@ static void tcp_listen_any(const struct ctx *c, unsigned int fam,
  * only, if the rule names one): both must work, unless one family can't
  * be used on this host at all.
  *
- * Return: 0 if at least one socket was opened, negative errno otherwise
+ * Return: 0 on success, negative errno otherwise (nothing left open)
  */
 int tcp_listen_rule(const struct ctx *c, const struct fwd_rule *r,
 		    uint16_t port, int fds[2])
 {
-	int ret;
-
 	fds[0] = fds[1] = -1;
 
 	if (!r->bind_any) {
@@ -159,15 +157,7 @@ int tcp_listen_rule(const struct ctx *c, const struct fwd_rule *r,
 	}
 
 	tcp_listen_any(c, fwd_rule_families(r), r->ifname, port, fds);
-	ret = sock_pair_missing(fds);
-	if (ret) {
-		if (fds[0] >= 0)
-			close(fds[0]);
-		if (fds[1] >= 0)
-			close(fds[1]);
-		fds[0] = fds[1] = -1;
-	}
-	return ret;
+	return sock_pair_missing_close(fds);
 }
 
 /**

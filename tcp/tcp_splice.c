@@ -863,7 +863,6 @@ int tcp_splice_listen_rule(const struct ctx *c, const struct fwd_rule *r,
 			   uint16_t port, int fds[2])
 {
 	union inany_addr lo4, lo6;
-	int ret;
 
 	fds[0] = fds[1] = -1;
 	if (!r->bind_any) {
@@ -883,16 +882,7 @@ int tcp_splice_listen_rule(const struct ctx *c, const struct fwd_rule *r,
 		fds[1] = tcp_splice_listen_one(c, &lo6, r->ifname, port);
 
 	/* One family missing in the namespace is fine if the other works */
-	ret = sock_pair_missing(fds);
-	if (!ret)
-		return 0;
-
-	if (fds[0] >= 0)
-		close(fds[0]);
-	if (fds[1] >= 0)
-		close(fds[1]);
-	fds[0] = fds[1] = -1;
-	return ret;
+	return sock_pair_missing_close(fds);
 }
 
 /**

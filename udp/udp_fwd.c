@@ -102,25 +102,6 @@ struct udp_lsn *udp_lsn_at(uint32_t i)
 }
 
 /**
- * udp_peer_eq() - compare two socket addresses of UDP peers
- * @a:		first
- * @b:		second
- *
- * Return: true if same family, address and port
- */
-static bool udp_peer_eq(const union sockaddr_inany *a,
-			const union sockaddr_inany *b)
-{
-	if (a->sa.sa_family != b->sa.sa_family)
-		return false;
-	if (a->sa.sa_family == AF_INET)
-		return a->sa4.sin_port == b->sa4.sin_port &&
-		       a->sa4.sin_addr.s_addr == b->sa4.sin_addr.s_addr;
-	return a->sa6.sin6_port == b->sa6.sin6_port &&
-	       IN6_ARE_ADDR_EQUAL(&a->sa6.sin6_addr, &b->sa6.sin6_addr);
-}
-
-/**
  * udp_lsn_open() - open one listening socket and add it to the epoll set
  * @c:		execution context
  * @addr:	address to bind
@@ -360,7 +341,7 @@ static uint32_t udp_in_flow(struct ctx *c, const struct udp_lsn *l,
 		if (!uf)
 			return FLOW_IDX_NONE;
 		/* Two peers that look the same to the guest: first one wins */
-		if (uf->kind == UDP_KIND_IN && !udp_peer_eq(&uf->peer, peer)) {
+		if (uf->kind == UDP_KIND_IN && !sockaddr_inany_eq(&uf->peer, peer)) {
 			udp_stats.drop_no_flow++;
 			return FLOW_IDX_NONE;
 		}

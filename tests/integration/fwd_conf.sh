@@ -137,19 +137,31 @@ show() {
 		rig_fail "unexpected table: $(tr '\n' '|' <"$RIG_TMP/show.out")"
 }
 
+# conf_held() - start a host -> guest transfer of $DATA that stops after
+# its first part until a flag file exists (receiver hashing into a file)
+# $1: port
+# $2: bytes sent before waiting
+# $3: flag file
+# $4: file for the receiver's hash
+# Sets HELD_PID (the sender) and RIG_BG_PID (the receiver).
+conf_held() {
+	rig_tcp_recv_sha "$GUEST" "TCP4-LISTEN:$1" "$4" $LIMIT
+	rig_wait_listen "$GUEST" "$1" || return 1
+	ip netns exec "$RIG_HOSTNS" timeout $LIMIT bash -c "
+		{ head -c $2 '$DATA'
+		  while [ ! -e '$3' ]; do sleep 0.05; done
+		  tail -c +$(($2 + 1)) '$DATA'; } |
+		socat -u - TCP4:$RIG_ADDR4:$1,connect-timeout=5" &
+	HELD_PID=$!
+	rig_defer "rig_kill $HELD_PID"
+}
+
 # held_transfer() - test: a transfer held half-way across ten changes
 held_transfer() {
 	local flag=$RIG_TMP/go.$RANDOM sum=$RIG_TMP/held.sha pid i
 
-	rig_tcp_recv_sha "$GUEST" "TCP4-LISTEN:$BASE" "$sum" $LIMIT
-	rig_wait_listen "$GUEST" "$BASE" || return 1
-	ip netns exec "$RIG_HOSTNS" timeout $LIMIT bash -c "
-		{ head -c 8M '$DATA'
-		  while [ ! -e '$flag' ]; do sleep 0.05; done
-		  tail -c +8388609 '$DATA'; } |
-		socat -u - TCP4:$RIG_ADDR4:$BASE,connect-timeout=5" &
-	pid=$!
-	rig_defer "rig_kill $pid"
+	conf_held "$BASE" $((8 << 20)) "$flag" "$sum" || return 1
+	pid=$HELD_PID
 
 	for i in $(seq 10); do
 		conf_pesto -A -t $((BASE + 1)),$((BASE + 3))-$((BASE + 4)) ||
@@ -219,15 +231,8 @@ removed_port() {
 	local flag=$RIG_TMP/go.$RANDOM
 
 	# A connection accepted before the rule goes, held open meanwhile
-	rig_tcp_recv_sha "$GUEST" "TCP4-LISTEN:$port" "$sum" $LIMIT
-	rig_wait_listen "$GUEST" "$port" || return 1
-	ip netns exec "$RIG_HOSTNS" timeout $LIMIT bash -c "
-		{ head -c 1M '$DATA'
-		  while [ ! -e '$flag' ]; do sleep 0.05; done
-		  tail -c +1048577 '$DATA'; } |
-		socat -u - TCP4:$RIG_ADDR4:$port,connect-timeout=5" &
-	pid=$!
-	rig_defer "rig_kill $pid"
+	conf_held "$port" $((1 << 20)) "$flag" "$sum" || return 1
+	pid=$HELD_PID
 	rig_poll 5 eval "ip netns exec $GUEST ss -Htn state established \
 		'sport = :$port' | grep -q ." ||
 		rig_fail "no connection on port $port" || return 1
