@@ -305,6 +305,74 @@ static bool fwd_listen_same(const int a[2], const int b[2])
 }
 
 /**
+ * struct fwd_listen_skips - ports a best-effort rule could not bind
+ * @bound:	ports bound (or kept)
+ * @skipped:	ports skipped
+ * @first:	first port skipped
+ * @err:	errno for @first
+ * @budget:	some were skipped for the descriptor budget
+ */
+struct fwd_listen_skips {
+	unsigned int bound;
+	unsigned int skipped;
+	unsigned int first;
+	int err;
+	bool budget;
+};
+
+/**
+ * fwd_listen_port() - stage the sockets of one port of a new rule
+ * @call:	the switch
+ * @r:		rule of @call->next
+ * @p:		port
+ * @sk:		counts, updated
+ *
+ * Return: 0 if bound, kept or skipped (best effort), else negative errno
+ */
+static int fwd_listen_port(const struct fwd_listen_call *call,
+			   const struct fwd_rule *r, unsigned int p,
+			   struct fwd_listen_skips *sk)
+{
+	struct fwd_listen_dir *ld = &fwd_listen_dirs[call->d];
+	const struct fwd_rule *o = NULL;
+	int ret;
+
+	if (call->cur)
+		o = fwd_port_rule(call->cur, (uint16_t)p);
+	if (o && fwd_rule_same_bind(o, r) && (ld->h[p][0] || ld->h[p][1])) {
+		ld->nh[p][0] = ld->h[p][0];
+		ld->nh[p][1] = ld->h[p][1];
+		sk->bound++;
+		return 0;
+	}
+
+	if (ld->h[p][0] || ld->h[p][1]) {
+		fwd_listen_close(call->c, call->d, ld->h[p]);
+		ld->rebound[p / 8] |= (uint8_t)(1U << (p % 8));
+	}
+
+	if (r->weak && fwd_listen_socks + 2 > fwd_listen_budget) {
+		sk->budget = true;
+		ret = -EMFILE;
+	} else {
+		ret = fwd_listen_open(call->c, call->d, r, (uint16_t)p,
+				      ld->nh[p]);
+	}
+	if (!ret) {
+		sk->bound++;
+		return 0;
+	}
+	if (!r->weak)
+		return ret;
+
+	if (!sk->skipped++) {
+		sk->first = p;
+		sk->err = -ret;
+	}
+	return 0;
+}
+
+/**
  * fwd_listen_stage_rule() - stage the sockets of one rule of a new table
  * @call:	the switch
  * @r:		rule of @call->next
@@ -314,82 +382,45 @@ static bool fwd_listen_same(const int a[2], const int b[2])
 static int fwd_listen_stage_rule(const struct fwd_listen_call *call,
 				 const struct fwd_rule *r)
 {
-	struct fwd_listen_dir *ld = &fwd_listen_dirs[call->d];
 	const char *proto = fwd_dir_udp(call->d) ? "UDP" : "TCP";
-	unsigned int p, bound = 0, skipped = 0, first_skipped = 0;
-	bool in_ns = fwd_dir_out(call->d), budget = false;
-	int first_err = 0;
+	const char *opt = fwd_dir_opt(call->d);
+	bool in_ns = fwd_dir_out(call->d);
+	struct fwd_listen_skips sk = { 0 };
 	char where[INANY_STRLEN + IFNAMSIZ + 8];
+	const char *ns = in_ns ? " in the namespace" : "";
+	unsigned int p;
+	int ret;
 
+	fwd_listen_where(r, where, sizeof(where));
 	for (p = r->first; p <= r->last; p++) {
-		const struct fwd_rule *o = NULL;
-		int ret;
-
-		if (call->cur)
-			o = fwd_port_rule(call->cur, (uint16_t)p);
-		if (o && fwd_rule_same_bind(o, r) && (ld->h[p][0] ||
-						      ld->h[p][1])) {
-			ld->nh[p][0] = ld->h[p][0];
-			ld->nh[p][1] = ld->h[p][1];
-			bound++;
-			continue;
-		}
-
-		if (ld->h[p][0] || ld->h[p][1]) {
-			fwd_listen_close(call->c, call->d, ld->h[p]);
-			ld->rebound[p / 8] |= (uint8_t)(1U << (p % 8));
-		}
-
-		if (r->weak && fwd_listen_socks + 2 > fwd_listen_budget) {
-			budget = true;
-			ret = -EMFILE;
-		} else {
-			ret = fwd_listen_open(call->c, call->d, r, (uint16_t)p,
-					      ld->nh[p]);
-		}
-		if (!ret) {
-			bound++;
-			continue;
-		}
-
-		if (!r->weak) {
+		ret = fwd_listen_port(call, r, p, &sk);
+		if (ret) {
 			snprintf(call->errbuf, call->errlen,
 				 "%s: can't listen on %s port %u%s%s: %s%s",
-				 fwd_dir_opt(call->d), proto, p,
-				 fwd_listen_where(r, where, sizeof(where)),
-				 in_ns ? " in the namespace" : "",
-				 strerror(-ret), fwd_listen_hint(-ret, in_ns));
+				 opt, proto, p, where, ns, strerror(-ret),
+				 fwd_listen_hint(-ret, in_ns));
 			return ret;
 		}
-		if (!skipped++) {
-			first_skipped = p;
-			first_err = -ret;
-		}
 	}
 
-	if (!skipped)
+	if (!sk.skipped)
 		return 0;
 
-	if (!bound) {
+	if (!sk.bound) {
 		snprintf(call->errbuf, call->errlen,
 			 "%s: none of %s ports %u-%u%s could be bound%s (port %u: %s%s)",
-			 fwd_dir_opt(call->d), proto, r->first, r->last,
-			 fwd_listen_where(r, where, sizeof(where)),
-			 in_ns ? " in the namespace" : "", first_skipped,
-			 strerror(first_err), fwd_listen_hint(first_err, in_ns));
-		return -first_err;
+			 opt, proto, r->first, r->last, where, ns, sk.first,
+			 strerror(sk.err), fwd_listen_hint(sk.err, in_ns));
+		return -sk.err;
 	}
 
-	if (budget) {
+	if (sk.budget)
 		warn("%s: not forwarding %u %s ports from %u: best-effort rules may hold %lu listening sockets, the rest of the open files limit is kept for connections (raise the limit to forward more)",
-		     fwd_dir_opt(call->d), skipped, proto, first_skipped,
-		     fwd_listen_budget);
-		return 0;
-	}
-	warn("%s: not forwarding %u %s ports that can't be bound%s (first: %u, %s%s)",
-	     fwd_dir_opt(call->d), skipped, proto,
-	     in_ns ? " in the namespace" : "", first_skipped,
-	     strerror(first_err), fwd_listen_hint(first_err, in_ns));
+		     opt, sk.skipped, proto, sk.first, fwd_listen_budget);
+	else
+		warn("%s: not forwarding %u %s ports that can't be bound%s (first: %u, %s%s)",
+		     opt, sk.skipped, proto, ns, sk.first, strerror(sk.err),
+		     fwd_listen_hint(sk.err, in_ns));
 	return 0;
 }
 
