@@ -476,7 +476,7 @@ static void gen_pesto_rule(uint8_t *p, unsigned int first, unsigned int last,
 {
 	memset(p, 0, 56);
 	if (ifname)
-		memcpy(p + 32, ifname, strlen(ifname));
+		snprintf((char *)p + 32, 16, "%s", ifname);
 	p[48] = (uint8_t)(first >> 8);
 	p[49] = (uint8_t)first;
 	p[50] = (uint8_t)(last >> 8);
