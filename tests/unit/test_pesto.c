@@ -266,7 +266,7 @@ START_TEST(test_update_parser)
 	buf[0] = PESTO_PIF_HOST;
 
 	pesto_update_init(&u, 1U << PESTO_PIF_HOST);
-	memcpy(buf + len - 1, buf, len);
+	memmove(buf + len - 1, buf, len);
 	ck_assert_int_eq(pesto_update_feed(&u, buf, 2 * len - 1), -1);
 	ck_assert(strstr(u.err, "twice"));
 
