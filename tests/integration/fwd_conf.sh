@@ -68,7 +68,10 @@ conf_show() {
 # conf_has() - the table shown has a line
 # $1: fixed string, e.g. "TCP [*]:10001  =>  10001"
 conf_has() {
-	conf_show | grep -qF -- "$1"
+	local out
+
+	out=$(conf_show)
+	grep -qF -- "$1" <<<"$out"
 }
 
 # conf_pesto() - run our pesto on the socket, output in $RIG_TMP/pesto.out
@@ -233,8 +236,8 @@ removed_port() {
 	# A connection accepted before the rule goes, held open meanwhile
 	conf_held "$port" $((1 << 20)) "$flag" "$sum" || return 1
 	pid=$HELD_PID
-	rig_poll 5 eval "ip netns exec $GUEST ss -Htn state established \
-		'sport = :$port' | grep -q ." ||
+	rig_poll 5 eval "[ -n \"\$(ip netns exec $GUEST ss -Htn state \
+		established 'sport = :$port')\" ]" ||
 		rig_fail "no connection on port $port" || return 1
 
 	conf_pesto -D -t $port ||
@@ -344,7 +347,7 @@ upstream() {
 # auto_removed() - test (pasta): "auto" shown, kept out of run-time
 # additions, stopped when its table is replaced
 auto_removed() {
-	local sock=$RIG_TMP/auto.sock port=$((BASE + 30)) rc
+	local sock=$RIG_TMP/auto.sock port=$((BASE + 30)) rc out
 
 	rig_target_ns || return 1
 	RIG_RELAY_PID=
@@ -356,8 +359,9 @@ auto_removed() {
 	rig_defer "rig_kill $!"
 	rig_poll 5 conf_listening $port ||
 		rig_fail "auto did not follow port $port" || return 1
-	"$PESTO" "$sock" | grep -qF "(best effort) (auto-scan)" ||
-		rig_fail "auto not shown: $("$PESTO" "$sock" | tr '\n' '|')" ||
+	out=$("$PESTO" "$sock")
+	grep -qF "(best effort) (auto-scan)" <<<"$out" ||
+		rig_fail "auto not shown: $(tr '\n' '|' <<<"$out")" ||
 		return 1
 
 	# Kept as it is while another table changes: fine

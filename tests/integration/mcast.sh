@@ -95,13 +95,19 @@ mc_expect() {
 # mc_host_joined() - the host's veth0 is in a multicast group
 # $1: group
 mc_host_joined() {
-	ip -n "$RIG_HOSTNS" maddr show dev "$DEV" | grep -qw "$1"
+	local out
+
+	out=$(ip -n "$RIG_HOSTNS" maddr show dev "$DEV")
+	grep -qw "$1" <<<"$out"
 }
 
 # mc_relay_joined() - a relay's socket is bound to a group, port 5353
 # $1: group
 mc_relay_joined() {
-	ip netns exec "$RIG_HOSTNS" ss -Huln | grep -F "$1" | grep -q ":5353"
+	local out
+
+	out=$(ip netns exec "$RIG_HOSTNS" ss -Huln)
+	grep -qE -- "\[?${1//./\\.}\]?(%[a-z0-9]+)?:5353" <<<"$out"
 }
 
 # mc_counter_a() - a counter of relay A's multicast proxy, fresh

@@ -34,7 +34,7 @@ rig_random_file "$DATA" 20M || exit 1
 # fd_transfers() - test: pasta on a tap device given with --fd
 # $1: "-v" for a device with a virtio-net header, or empty
 fd_transfers() {
-	local vnet=$1
+	local vnet=$1 addrs
 
 	[ -n "$RIG_RELAY_PID" ] && rig_kill "$RIG_RELAY_PID"
 	RIG_RELAY_PID=
@@ -49,8 +49,9 @@ fd_transfers() {
 	grep -q "Tap device tapfd from --fd 3" "$RIG_RELAY_LOG" ||
 		rig_fail "pasta did not take the device: $(tail -3 "$RIG_RELAY_LOG")" ||
 		return 1
-	rig_has_addr "$RIG_NS" "$RIG_ADDR4" &&
-		ip -n "$RIG_NS" -o addr show dev tapfd | grep -qF " $RIG_ADDR4/" ||
+	# Not "ip | grep -q": with pipefail, grep leaving early fails ip
+	addrs=$(ip -n "$RIG_NS" -o addr show dev tapfd)
+	[[ $addrs == *" $RIG_ADDR4/"* ]] ||
 		rig_fail "tapfd not configured: $(rig_addrs "$RIG_NS")" ||
 		return 1
 
