@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Makefile - builds passt (pasta is a link to it), unit tests and checks
 #
-# make			build passt and pasta
+# make			build passt, pasta and pesto (the -c client)
 # make check		unit tests (Check) and integration tests, as root
 # make stress		the stall matrix and tcp_pressure.sh under the
 #			contention harness, 5 times, with a table (tests/stress)
@@ -40,7 +40,7 @@ ifneq ($(DEBUG),)
 override CFLAGS	+= -DPASST_DEBUG
 endif
 
-MODULE_DIRS := util conf net flow tap tcp udp qdisc isolation
+MODULE_DIRS := util conf net flow fwd tap tcp udp qdisc isolation
 LIB_SRCS := $(sort $(foreach d,$(MODULE_DIRS),$(wildcard $(d)/*.c)))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 HDRS := passt.h $(foreach d,$(MODULE_DIRS),$(wildcard $(d)/*.h))
@@ -64,11 +64,11 @@ PROBE_BINS := $(PROBE_SRCS:tests/probes/%.c=$(BUILD)/probes/%)
 .PHONY: all unit check stress sanitize cppcheck clang-tidy install clean tools \
 	hook fuzz fuzz-build deb
 
-all: $(BUILD)/passt $(BUILD)/pasta tools
+all: $(BUILD)/passt $(BUILD)/pasta $(BUILD)/pesto tools
 
-# The default build also puts passt and pasta at the top of the tree
+# The default build also puts passt, pasta and pesto at the top of the tree
 ifeq ($(BUILD),build)
-all: passt pasta
+all: passt pasta pesto
 endif
 
 $(BUILD)/passt: $(BUILD)/passt.o $(LIB_OBJS)
@@ -82,6 +82,17 @@ passt: $(BUILD)/passt
 
 pasta: passt
 	ln -sf passt pasta
+
+# pesto: client of the -c configuration socket (client/), with the relay's
+# own port parser and protocol code
+PESTO_SRCS := client/pesto.c conf/fwd.c fwd/fwd_rules.c fwd/pesto_wire.c \
+	util/log.c
+$(BUILD)/pesto: $(PESTO_SRCS) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(PESTO_SRCS)
+
+pesto: $(BUILD)/pesto
+	ln -sf $(BUILD)/pesto pesto
 
 tools: $(TOOL_BINS) $(PROBE_BINS)
 
@@ -143,7 +154,8 @@ sanitize:
 # Fuzzing (tests/fuzz/, doc/fuzzing.md): libFuzzer targets built with clang
 # into build-fuzz/, then each run for FUZZ_SECS seconds, FUZZ_JOBS at a
 # time, in a network namespace of its own (tests/fuzz/run.sh)
-FUZZ_TARGETS := fuzz_frame fuzz_tcp fuzz_udp_icmp fuzz_dhcp fuzz_ndp fuzz_conf
+FUZZ_TARGETS := fuzz_frame fuzz_tcp fuzz_udp_icmp fuzz_dhcp fuzz_ndp fuzz_conf \
+	fuzz_pesto
 FUZZ_SECS ?= 30
 FUZZ_JOBS ?= 2
 FUZZ_CC ?= clang
@@ -172,7 +184,7 @@ cppcheck:
 	cppcheck --std=c11 --error-exitcode=1 --enable=warning,performance,portability \
 		--inline-suppr --quiet -D_GNU_SOURCE -D__linux__ \
 		--suppress=missingIncludeSystem \
-		-I. passt.c $(LIB_SRCS) $(UNIT_SRCS) $(TOOL_SRCS) \
+		-I. passt.c client/pesto.c $(LIB_SRCS) $(UNIT_SRCS) $(TOOL_SRCS) \
 		$(PROBE_SRCS) $(wildcard tests/unit/standalone/*.c) \
 		$(wildcard tests/fuzz/*.c)
 
@@ -180,7 +192,7 @@ cppcheck:
 # uninitialised va_list in every file after the first one that uses
 # va_start() in the same run (LLVM bug 41311)
 clang-tidy:
-	@rc=0; for f in passt.c $(LIB_SRCS) $(TOOL_SRCS) $(PROBE_SRCS) \
+	@rc=0; for f in passt.c client/pesto.c $(LIB_SRCS) $(TOOL_SRCS) $(PROBE_SRCS) \
 			$(wildcard tests/fuzz/*.c); do \
 		clang-tidy --quiet --warnings-as-errors='*' $$f -- -I. \
 			$(filter-out -fstack-protector-strong,$(CFLAGS)) \
@@ -191,8 +203,10 @@ install: $(BUILD)/passt
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 $(BUILD)/passt $(DESTDIR)$(BINDIR)/passt
 	ln -sf passt $(DESTDIR)$(BINDIR)/pasta
+	install -m 755 $(BUILD)/pesto $(DESTDIR)$(BINDIR)/pesto
 	install -m 644 doc/passt.1 $(DESTDIR)$(MANDIR)/man1/passt.1
 	ln -sf passt.1 $(DESTDIR)$(MANDIR)/man1/pasta.1
+	install -m 644 doc/pesto.1 $(DESTDIR)$(MANDIR)/man1/pesto.1
 
 # The package is built from a copy of the tree (no build output, no .git)
 # with contrib/debian/ as its debian/ directory
@@ -208,4 +222,5 @@ deb:
 	ls build-deb/*.deb
 
 clean:
-	rm -rf $(BUILD) build-san build-hook build-fuzz build-deb passt pasta
+	rm -rf $(BUILD) build-san build-hook build-fuzz build-deb passt pasta \
+		pesto

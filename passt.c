@@ -43,6 +43,9 @@
 #include "conf/conf.h"
 #include "conf/fwd_auto.h"
 #include "flow/flow.h"
+#include "fwd/fwd_ctl.h"
+#include "fwd/fwd_listen.h"
+#include "fwd/mcast.h"
 #include "isolation/pasta.h"
 #include "isolation/sandbox.h"
 #include "isolation/syscalls.h"
@@ -89,6 +92,7 @@ static void passt_stats_log(void)
 	net_stats_log();
 	tcp_stats_log();
 	udp_stats_log();
+	mcast_stats_log();
 	qdisc_stats_log();
 }
 
@@ -242,6 +246,13 @@ static void passt_dispatch(struct ctx *c, const struct epoll_event *ev,
 	case EPOLL_TYPE_SIGNAL:
 		passt_signal_handler(ref);
 		break;
+	case EPOLL_TYPE_CONF_LISTEN:
+	case EPOLL_TYPE_CONF:
+		fwd_ctl_handler(c, ref, ev->events, now_ms);
+		break;
+	case EPOLL_TYPE_MCAST:
+		mcast_sock_handler(c, ref, ev->events, now_ms);
+		break;
 	default:
 		debug("Event for unknown descriptor type %u", ref.type);
 		break;
@@ -381,10 +392,15 @@ int main(int argc, char **argv)
 		die("Can't set up TCP forwarding from the namespace (-T)");
 	if (udp_init(c))
 		die("Can't set up UDP forwarding");
+	if (fwd_listen_init(c))
+		die("Can't listen on the forwarded ports");
 	if (icmp_init(c))
 		die("Can't set up ICMP echo");
 	if (fwd_auto_init(c))
 		die("Can't follow listening ports (auto forwarding)");
+	if (fwd_ctl_init(c))
+		die("Can't set up the configuration socket (-c)");
+	mcast_init(c);
 
 	pidfile_fd = daemon_pidfile_open(c->pidfile);
 	conf_print(c);

@@ -30,6 +30,7 @@
 #define MTU_MIN_IPV6		1280
 #define FLOW_MAX_DEFAULT	8192
 #define ETH_ALEN_		6
+#define MCAST_PORTS_MAX		16	/* --mcast-ports */
 
 /**
  * enum passt_mode - which program we are
@@ -135,7 +136,8 @@ struct ip6_ctx {
  * @chroot_fallback:	--chroot-fallback
  * @conf_path:		-c run-time control socket path, empty if none
  * @sock_path:		passt: -s UNIX socket path
- * @fd_tap_preopened:	passt: -F descriptor, -1 if none
+ * @fd_tap_preopened:	-F descriptor, -1 if none: passt's connected socket,
+ *			or pasta's tap device
  * @vhost_user:		passt: --vhost-user
  * @one_off:		-1: exit after the first guest disconnects
  * @repair_path:	--repair-path, empty if none
@@ -180,6 +182,8 @@ struct ip6_ctx {
  * @tcp_out:		-T
  * @udp_in:		-u
  * @udp_out:		-U
+ * @mcast_ports:	--mcast-ports: UDP ports of the multicast proxy
+ * @mcast_nports:	number of @mcast_ports, 0: no multicast
  * @flow_max:		--max-flows: capacity of the flow table
  * @tcp_rmem:		--tcp-rmem: SO_RCVBUF for host TCP sockets, 0 = auto
  * @tcp_wmem:		--tcp-wmem: SO_SNDBUF for host TCP sockets, 0 = auto
@@ -254,6 +258,8 @@ struct ctx {
 	struct fwd_spec tcp_out;
 	struct fwd_spec udp_in;
 	struct fwd_spec udp_out;
+	uint16_t mcast_ports[MCAST_PORTS_MAX];
+	unsigned int mcast_nports;
 
 	unsigned int flow_max;
 	int tcp_rmem;

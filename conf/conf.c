@@ -457,6 +457,26 @@ static void conf_host(struct ctx *c, const struct conf_given *g)
 }
 
 /**
+ * conf_ports_finalise() - expand the four forwarding specifications
+ * @c:		configuration, address families known
+ */
+void conf_ports_finalise(struct ctx *c)
+{
+	struct fwd_spec *specs[] = {
+		&c->tcp_in, &c->udp_in, &c->tcp_out, &c->udp_out,
+	};
+	static const char *const opts[] = { "-t", "-u", "-T", "-U" };
+	char errbuf[128];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(specs); i++) {
+		if (fwd_finalise(specs[i], c->ip4.enabled, c->ip6.enabled,
+				 errbuf, sizeof(errbuf)))
+			die("%s: %s", opts[i], errbuf);
+	}
+}
+
+/**
  * conf() - parse the command line and complete the configuration
  * @c:		configuration, set up by conf_defaults()
  * @argc:	argument count
@@ -485,10 +505,7 @@ void conf(struct ctx *c, int argc, char **argv)
 	conf_host(c, &g);
 
 	conf_ports_default(c);
-	fwd_finalise(&c->tcp_in, c->ip4.enabled, c->ip6.enabled);
-	fwd_finalise(&c->tcp_out, c->ip4.enabled, c->ip6.enabled);
-	fwd_finalise(&c->udp_in, c->ip4.enabled, c->ip6.enabled);
-	fwd_finalise(&c->udp_out, c->ip4.enabled, c->ip6.enabled);
+	conf_ports_finalise(c);
 }
 
 /**
@@ -555,55 +572,47 @@ static void conf_append_addr(char *buf, size_t size, size_t *n,
 }
 
 /**
- * conf_fwd_str() - describe a finalised forwarding specification
- * @spec:	specification
- * @buf:	output
- * @size:	size of @buf, at least 4 bytes
- *
- * Return: @buf, or a constant string for keywords
+ * conf_fwd_str_rule() - append one rule of a specification
+ * @buf:	buffer
+ * @size:	size of @buf
+ * @n:		length used so far, updated
+ * @r:		rule
  */
-static const char *conf_fwd_str(const struct fwd_spec *spec, char *buf,
-				size_t size)
+static void conf_fwd_str_rule(char *buf, size_t size, size_t *n,
+			      const struct fwd_rule *r)
 {
-	unsigned int i, p;
-	size_t n = 0;
+	if (!r->bind_any)
+		conf_append_addr(buf, size, n, &r->bind_addr);
+	if (*r->ifname)
+		conf_append(buf, size, n, "%%%s", r->ifname);
+	if (!r->bind_any || *r->ifname)
+		conf_append(buf, size, n, "/");
+	conf_append_range(buf, size, n, r->first, r->last);
 
-	switch (spec->mode) {
-	case FWD_UNSET:
-	case FWD_NONE:
-		return "none";
-	case FWD_AUTO:
-		return "auto (follow listening ports)";
-	default:
-		break;
-	}
-
-	*buf = '\0';
-	for (i = 0; i < spec->n_rules; i++) {
-		const struct fwd_rule *r = &spec->rules[i];
-
-		if (i)
-			conf_append(buf, size, &n, ", ");
-		if (!r->bind_any)
-			conf_append_addr(buf, size, &n, &r->bind_addr);
-		if (*r->ifname)
-			conf_append(buf, size, &n, "%%%s", r->ifname);
-		if (!r->bind_any || *r->ifname)
-			conf_append(buf, size, &n, "/");
-		conf_append_range(buf, size, &n, r->first, r->last);
-
-		if (r->to_first == r->first &&
-		    inany_is_unspecified(&r->to_addr))
-			continue;
-
-		conf_append(buf, size, &n, " -> ");
+	if (r->to_first != r->first || !inany_is_unspecified(&r->to_addr)) {
+		conf_append(buf, size, n, " -> ");
 		if (!inany_is_unspecified(&r->to_addr)) {
-			conf_append_addr(buf, size, &n, &r->to_addr);
-			conf_append(buf, size, &n, "/");
+			conf_append_addr(buf, size, n, &r->to_addr);
+			conf_append(buf, size, n, "/");
 		}
-		conf_append_range(buf, size, &n, r->to_first,
+		conf_append_range(buf, size, n, r->to_first,
 				  r->to_first + r->last - r->first);
 	}
+	if (r->weak)
+		conf_append(buf, size, n, " (best effort)");
+}
+
+/**
+ * conf_fwd_str_excl() - append the excluded ports of a specification
+ * @buf:	buffer
+ * @size:	size of @buf
+ * @n:		length used so far, updated
+ * @spec:	specification
+ */
+static void conf_fwd_str_excl(char *buf, size_t size, size_t *n,
+			      const struct fwd_spec *spec)
+{
+	unsigned int p;
 
 	for (p = 1; p < FWD_PORTS; p++) {
 		unsigned int last = p;
@@ -614,9 +623,38 @@ static const char *conf_fwd_str(const struct fwd_spec *spec, char *buf,
 		       (spec->excluded[(last + 1) / 8] &
 			(1U << ((last + 1) % 8))))
 			last++;
-		conf_append(buf, size, &n, ", ~");
-		conf_append_range(buf, size, &n, p, last);
+		conf_append(buf, size, n, ", ~");
+		conf_append_range(buf, size, n, p, last);
 		p = last;
+	}
+}
+
+/**
+ * conf_fwd_str() - describe a finalised forwarding specification
+ * @spec:	specification
+ * @buf:	output
+ * @size:	size of @buf, at least 4 bytes
+ *
+ * Return: @buf, or a constant string for "none"
+ */
+static const char *conf_fwd_str(const struct fwd_spec *spec, char *buf,
+				size_t size)
+{
+	unsigned int i;
+	size_t n = 0;
+
+	*buf = '\0';
+	if (spec->mode == FWD_AUTO) {
+		conf_append(buf, size, &n, "auto (follow listening ports)");
+		conf_fwd_str_excl(buf, size, &n, spec);
+	} else if (!spec->n_rules) {
+		return "none";
+	}
+
+	for (i = 0; i < spec->n_rules; i++) {
+		if (i)
+			conf_append(buf, size, &n, ", ");
+		conf_fwd_str_rule(buf, size, &n, &spec->rules[i]);
 	}
 
 	if (n >= size)

@@ -78,6 +78,7 @@ enum conf_opt_id {
 	OPT_TCP_WMEM,
 	OPT_TAP_RMEM,
 	OPT_TAP_WMEM,
+	OPT_MCAST_PORTS,
 };
 
 /**
@@ -138,6 +139,7 @@ void conf_check_af(struct ctx *c, const struct conf_given *g);
 /* conf_unimpl.c */
 const char *conf_unimplemented(const struct ctx *c);
 void conf_ports_default(struct ctx *c);
+void conf_ports_finalise(struct ctx *c);
 
 /* conf.c */
 int conf_resolv_read(struct ctx *c, const char *path,

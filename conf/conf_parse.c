@@ -30,6 +30,7 @@
 
 #include "conf.h"
 #include "conf_internal.h"
+#include "../fwd/mcast.h"
 #include "../util/log.h"
 #include "../util/util.h"
 
@@ -117,6 +118,7 @@ static const struct option conf_longopts[] = {
 	{ "udp-ports",		CONF_ARG,	NULL, 'u' },
 	{ "tcp-ns",		CONF_ARG,	NULL, 'T' },
 	{ "udp-ns",		CONF_ARG,	NULL, 'U' },
+	{ "mcast-ports",	CONF_ARG,	NULL, OPT_MCAST_PORTS },
 	/* This project's additions */
 	{ "max-flows",		CONF_ARG,	NULL, OPT_MAX_FLOWS },
 	{ "tcp-rmem",		CONF_ARG,	NULL, OPT_TCP_RMEM },
@@ -138,7 +140,6 @@ static const struct conf_mode_only {
 	{ 's',			MODE_PASST },
 	{ OPT_VHOST_USER,	MODE_PASST },
 	{ OPT_PRINT_CAPS,	MODE_PASST },
-	{ 'F',			MODE_PASST },
 	{ '1',			MODE_PASST },
 	{ OPT_REPAIR_PATH,	MODE_PASST },
 	{ OPT_NO_DHCP_DNS,	MODE_PASST },
@@ -245,8 +246,6 @@ static void conf_opt_fwd(const struct ctx *c, int opt, struct fwd_spec *spec,
 
 	if (spec->mode == FWD_AUTO && c->mode == MODE_PASST)
 		die("%s: 'auto' is only valid for pasta", conf_optname(opt));
-	if (spec->mode == FWD_ALL && c->mode == MODE_PASTA)
-		die("%s: 'all' is only valid for passt", conf_optname(opt));
 }
 
 /**
@@ -555,6 +554,14 @@ static void conf_opt_one(struct ctx *c, struct conf_given *g, int opt,
 	case 'U':
 		conf_opt_fwd(c, opt, &c->udp_out, arg);
 		break;
+	case OPT_MCAST_PORTS: {
+		char errbuf[128];
+
+		if (mcast_ports_parse(arg, c->mcast_ports, &c->mcast_nports,
+				      errbuf, sizeof(errbuf)))
+			die("--mcast-ports: %s", errbuf);
+		break;
+	}
 	case OPT_MAX_FLOWS:
 		c->flow_max = (unsigned int)conf_opt_ulong(opt, arg,
 							   CONF_FLOW_MIN,

@@ -21,17 +21,6 @@
 /* Predicates for conf_unimplemented(): is the feature requested? */
 
 /**
- * unimpl_conf_path() - -c/--conf-path given
- * @c:		parsed configuration
- *
- * Return: true if requested
- */
-static bool unimpl_conf_path(const struct ctx *c)
-{
-	return *c->conf_path;
-}
-
-/**
  * unimpl_repair_path() - --repair-path given with a path (not "none")
  * @c:		parsed configuration
  *
@@ -53,7 +42,6 @@ static const struct conf_unimpl {
 	const char *opt;
 	bool (*requested)(const struct ctx *c);
 } conf_unimpl[] = {
-	{ "-c/--conf-path",		unimpl_conf_path },
 	{ "--repair-path",		unimpl_repair_path },
 };
 

@@ -30,7 +30,8 @@ static const char *const usage_common_top[] = {
 	"                           user and group to run as (default as root:",
 	"                           nobody)",
 	"      --chroot-fallback    go on if the isolation chroot fails",
-	"  -c, --conf-path PATH     run-time configuration socket (*)",
+	"  -c, --conf-path PATH     configuration socket for pesto (forwarding",
+	"                           changed at run time)",
 	"  -h, --help               show this text and exit",
 	"      --version            show the version and exit",
 	"",
@@ -63,6 +64,7 @@ static const char *const usage_pasta_link[] = {
 	"      --no-netns-quit      keep running when the namespace goes away",
 	"  -I, --ns-ifname NAME     tap device name in the namespace",
 	"                           (default: the template interface's name)",
+	"  -F, --fd FD              use the tap device FD opened in the namespace",
 	"      --config-net         set addresses, routes and MTU in the namespace",
 	"      --ns-mac-addr MAC    MAC address of the tap device",
 	"      --no-copy-routes     deprecated, accepted for compatibility",
@@ -136,8 +138,9 @@ static const char *const usage_map[] = {
 	"      --no-dhcpv6          no DHCPv6 server",
 	"      --no-ra              no router advertisements",
 	"",
-	"Forwarding (SPEC: none, all (passt), auto (pasta), or a list of",
-	"  [ADDR[%IFACE]/]FIRST[-LAST][:[TOADDR/]TOFIRST[-TOLAST]] and ~FIRST[-LAST]):",
+	"Forwarding (SPEC: none, auto (pasta), or [ADDR[%IFACE]/] then a list of",
+	"  FIRST[-LAST][:[TOADDR/]TOFIRST[-TOLAST]], FIRST[-LAST]:TOADDR,",
+	"  all[:TOADDR] and ~FIRST[-LAST]):",
 	NULL,
 };
 
@@ -145,6 +148,8 @@ static const char *const usage_passt_fwd[] = {
 	"  -t, --tcp-ports SPEC     host TCP ports forwarded to the guest",
 	"                           (default none)",
 	"  -u, --udp-ports SPEC     host UDP ports forwarded to the guest",
+	"      --mcast-ports PORTS  UDP ports of multicast groups the guest joins,",
+	"                           forwarded with the host's link (default none)",
 	"",
 	NULL,
 };
@@ -155,6 +160,9 @@ static const char *const usage_pasta_fwd[] = {
 	"  -T, --tcp-ns SPEC        namespace TCP ports forwarded to the host",
 	"  -U, --udp-ns SPEC        namespace UDP ports forwarded to the host",
 	"                           (default auto for all four)",
+	"      --mcast-ports PORTS  UDP ports of multicast groups the namespace",
+	"                           joins, forwarded with the host's link",
+	"                           (default none)",
 	"",
 	NULL,
 };

@@ -5,22 +5,31 @@
  * and exclusions and appends them to a struct fwd_spec; repeated options
  * for the same specification call it again and accumulate. A call either
  * succeeds completely or leaves the specification untouched, and explains
- * a failure in the caller's error buffer. The keywords none, all and auto
- * stand alone: they may be repeated but never mixed with each other or
- * with port lists.
+ * a failure in the caller's error buffer. The keywords none and auto stand
+ * alone: they may be repeated but never mixed with each other or with port
+ * lists.
  *
- * An item of a list is split from the left: an optional bind address
- * (IPv4, IPv6 bare or in brackets, optionally followed by %IFACE, or just
- * %IFACE) ending at a slash, then the source range, then after a colon an
- * optional target address ending at a slash and the target range. As a
- * bare IPv6 address also contains colons, text before the first slash is
- * taken as a bind address unless it starts like "PORT:" and is not a valid
- * IPv6 address; brackets always resolve the ambiguity.
+ * An argument may start with a bind part ending at a slash (IPv4, IPv6
+ * bare or in brackets, optionally followed by %IFACE, or %IFACE alone, or
+ * "*" for any address): as in upstream's grammar, it applies to every item
+ * of the list. An item of the list is "all" with an optional target
+ * address, an exclusion, or a range, which may carry a bind part of its
+ * own (an extension of this implementation), then after a colon a target:
+ * an address ending at a slash and a range, a range, or an address alone.
+ * As a bare IPv6 address also contains colons, text before the first
+ * slash is taken as a bind address unless it starts like "PORT:" and is
+ * not a valid IPv6 address; brackets always resolve the ambiguity.
+ *
+ * "all", and a list made of exclusions only, forward what the ephemeral
+ * range leaves (best effort: a port that can't be bound is skipped). Both
+ * keep the bind and target addresses of their argument as a template in
+ * the specification until the ports are known.
  *
  * fwd_finalise() runs once the address families are known: it expands
- * "all" (and a list made of exclusions only) to the non-ephemeral ports,
- * and fills the per-port rule index that the data path uses, leaving out
- * excluded ports and rules bound to a disabled family.
+ * that template to the non-ephemeral ports, splits every rule around the
+ * excluded ports (so that each rule is one contiguous range), drops rules
+ * bound to a disabled family, and fills the per-port rule index that the
+ * data path uses (fwd_index(), also used for tables set at run time).
  */
 
 #include <ctype.h>
@@ -208,10 +217,11 @@ static int fwd_parse_addr(const char *s, bool v6_only, union inany_addr *addr,
 	return -1;
 }
 
+
 /**
- * fwd_parse_bind() - parse the bind part of an item
+ * fwd_parse_bind() - parse the bind part of an argument or an item
  * @s:		text before the slash: ADDR, [ADDR], ADDR%IFACE, [ADDR]%IFACE,
- *		[ADDR%IFACE] or %IFACE; modified in place
+ *		[ADDR%IFACE], %IFACE, * or *%IFACE; modified in place
  * @rule:	rule to fill (bind fields)
  * @errbuf:	error message buffer
  * @errlen:	its size
@@ -253,8 +263,14 @@ static int fwd_parse_bind(char *s, struct fwd_rule *rule,
 		}
 	}
 
+	rule->ifname[0] = '\0';
 	if (ifname && fwd_parse_ifname(ifname, rule->ifname, errbuf, errlen))
 		return -1;
+
+	if (!bracket && !strcmp(addr, "*")) {
+		rule->bind_any = true;
+		return 0;
+	}
 
 	if (!*addr) {
 		if (!ifname || bracket)
@@ -287,6 +303,9 @@ static bool fwd_is_port_part(const char *s)
 	struct in6_addr a6;
 	const char *p = s;
 
+	if (!strncmp(s, "all:", strlen("all:")))
+		return true;
+
 	while (isdigit((unsigned char)*p) || *p == '-')
 		p++;
 
@@ -300,20 +319,83 @@ static bool fwd_is_port_part(const char *s)
 }
 
 /**
- * fwd_parse_target() - parse the [TOADDR/]TOFIRST[-TOLAST] part
- * @s:		text after the colon, modified in place
- * @rule:	rule to fill (to_addr)
- * @r:		parsed target range
+ * fwd_bind_slash() - find the slash ending the bind part of an item
+ * @item:	item text
+ * @slash:	set to the slash, NULL if the item has no bind part
  * @errbuf:	error message buffer
  * @errlen:	its size
  *
  * Return: 0 on success, -1 with a message on error
  */
+static int fwd_bind_slash(char *item, char **slash, char *errbuf,
+			  size_t errlen)
+{
+	char *s;
+	bool port;
+
+	*slash = NULL;
+	if (*item == '[') {
+		s = strchr(item, ']');
+		s = s ? strchr(s, '/') : NULL;
+		if (!s)
+			return fwd_err(errbuf, errlen,
+				       "missing '/' after address in '%s'",
+				       item);
+		*slash = s;
+		return 0;
+	}
+
+	s = strchr(item, '/');
+	if (!s)
+		return 0;
+
+	*s = '\0';
+	port = fwd_is_port_part(item);
+	*s = '/';
+	if (!port)
+		*slash = s;
+	return 0;
+}
+
+/**
+ * fwd_parse_to_addr() - parse a target address, bare or in brackets
+ * @s:		text, nothing else may follow
+ * @bracket:	@s was in brackets: IPv6 only
+ * @rule:	rule to fill (to_addr)
+ * @errbuf:	error message buffer
+ * @errlen:	its size
+ *
+ * Return: 0 on success, -1 with a message on error
+ */
+static int fwd_parse_to_addr(const char *s, bool bracket,
+			     struct fwd_rule *rule, char *errbuf,
+			     size_t errlen)
+{
+	bool v4;
+
+	if (fwd_parse_addr(s, bracket, &rule->to_addr, &v4) ||
+	    inany_is_unspecified(&rule->to_addr))
+		return fwd_err(errbuf, errlen, "invalid target address '%s'",
+			       s);
+	return 0;
+}
+
+/**
+ * fwd_parse_target() - parse [TOADDR/]TOFIRST[-TOLAST] or TOADDR alone
+ * @s:		text after the colon, modified in place
+ * @rule:	rule to fill (to_addr)
+ * @r:		parsed target range, left alone for an address alone
+ * @errbuf:	error message buffer
+ * @errlen:	its size
+ *
+ * Return: 1 if a range was given, 0 for an address alone, -1 with a
+ *	   message on error
+ */
 static int fwd_parse_target(char *s, struct fwd_rule *rule,
 			    struct fwd_range *r, char *errbuf, size_t errlen)
 {
 	char *slash, *addr = s;
-	bool v4, bracket = false;
+	bool bracket = false;
 
 	if (*s == '[') {
 		slash = strchr(s, ']');
@@ -321,26 +403,41 @@ static int fwd_parse_target(char *s, struct fwd_rule *rule,
 			return fwd_err(errbuf, errlen,
 				       "missing ']' in target address '%s'", s);
 		*slash++ = '\0';
+		addr = s + 1;
+		bracket = true;
+		if (!*slash)		/* [TOADDR] alone */
+			return fwd_parse_to_addr(addr, true, rule, errbuf,
+						 errlen);
 		if (*slash != '/')
 			return fwd_err(errbuf, errlen,
 				       "missing '/' after target address '%s]'",
 				       s);
-		addr = s + 1;
-		bracket = true;
 	} else {
 		slash = strrchr(s, '/');
 	}
 
-	if (slash) {
-		*slash = '\0';
-		if (fwd_parse_addr(addr, bracket, &rule->to_addr, &v4) ||
-		    inany_is_unspecified(&rule->to_addr))
+	if (!slash) {
+		struct fwd_range tmp;
+
+		if (isdigit((unsigned char)*s) &&
+		    !fwd_parse_range(s, &tmp, errbuf, errlen)) {
+			*r = tmp;
+			return 1;
+		}
+
+		/* Not a range: TOADDR alone, same ports */
+		if (fwd_parse_to_addr(s, false, rule, errbuf, errlen))
 			return fwd_err(errbuf, errlen,
-				       "invalid target address '%s'", addr);
-		s = slash + 1;
+				       "invalid target '%s': expected a port range or an address",
+				       s);
+		return 0;
 	}
 
-	return fwd_parse_range(s, r, errbuf, errlen);
+	*slash = '\0';
+	if (fwd_parse_to_addr(addr, bracket, rule, errbuf, errlen))
+		return -1;
+
+	return fwd_parse_range(slash + 1, r, errbuf, errlen) ? -1 : 1;
 }
 
 /**
@@ -365,9 +462,9 @@ static int fwd_overlap(const struct fwd_rule *rules, unsigned int n,
 }
 
 /**
- * fwd_parse_item() - parse one rule item (not an exclusion)
+ * fwd_parse_item() - parse one rule item (not an exclusion, not "all")
  * @item:	text, modified in place
- * @rule:	rule to fill, zeroed by the caller
+ * @rule:	rule to fill, holding the bind part of the argument
  * @errbuf:	error message buffer
  * @errlen:	its size
  *
@@ -378,28 +475,15 @@ static int fwd_parse_item(char *item, struct fwd_rule *rule,
 {
 	struct fwd_range src = { 0 }, dst = { 0 };
 	char *ports = item, *colon, *slash;
+	int ret;
 
-	rule->bind_any = true;
-
-	if (*item == '[') {
-		slash = strchr(item, ']');
-		slash = slash ? strchr(slash, '/') : NULL;
-		if (!slash)
-			return fwd_err(errbuf, errlen,
-				       "missing '/' after address in '%s'", item);
-	} else {
-		slash = strchr(item, '/');
-	}
-
+	if (fwd_bind_slash(item, &slash, errbuf, errlen))
+		return -1;
 	if (slash) {
 		*slash = '\0';
-		if (fwd_is_port_part(item)) {
-			*slash = '/';
-		} else {
-			if (fwd_parse_bind(item, rule, errbuf, errlen))
-				return -1;
-			ports = slash + 1;
-		}
+		if (fwd_parse_bind(item, rule, errbuf, errlen))
+			return -1;
+		ports = slash + 1;
 	}
 
 	colon = strchr(ports, ':');
@@ -408,22 +492,22 @@ static int fwd_parse_item(char *item, struct fwd_rule *rule,
 
 	if (fwd_parse_range(ports, &src, errbuf, errlen))
 		return -1;
+	dst = src;
 
 	if (colon) {
 		if (!colon[1])
 			return fwd_err(errbuf, errlen,
 				       "missing target port after ':'");
-		if (fwd_parse_target(colon + 1, rule, &dst, errbuf, errlen))
+		ret = fwd_parse_target(colon + 1, rule, &dst, errbuf, errlen);
+		if (ret < 0)
 			return -1;
-		if (dst.last - dst.first != src.last - src.first)
+		if (ret && dst.last - dst.first != src.last - src.first)
 			return fwd_err(errbuf, errlen,
 				       "target range %u-%u has %u ports, but source range %u-%u has %u",
 				       dst.first, dst.last,
 				       dst.last - dst.first + 1,
 				       src.first, src.last,
 				       src.last - src.first + 1);
-	} else {
-		dst = src;
 	}
 
 	rule->first = (uint16_t)src.first;
@@ -434,20 +518,274 @@ static int fwd_parse_item(char *item, struct fwd_rule *rule,
 }
 
 /**
+ * fwd_parse_all() - parse the rest of an "all" item: nothing, or :TOADDR
+ * @s:		text after "all", modified in place
+ * @rule:	rule to fill (to_addr)
+ * @errbuf:	error message buffer
+ * @errlen:	its size
+ *
+ * Return: 0 on success, -1 with a message on error
+ */
+static int fwd_parse_all(char *s, struct fwd_rule *rule, char *errbuf,
+			 size_t errlen)
+{
+	size_t len;
+
+	if (!*s)
+		return 0;
+	if (*s != ':' || !s[1])
+		return fwd_err(errbuf, errlen,
+			       "'all' takes a target address only, as all:ADDR");
+
+	s++;
+	len = strlen(s);
+	if (*s == '[' && len > 2 && s[len - 1] == ']') {
+		s[len - 1] = '\0';
+		return fwd_parse_to_addr(s + 1, true, rule, errbuf, errlen);
+	}
+	return fwd_parse_to_addr(s, false, rule, errbuf, errlen);
+}
+
+/**
  * fwd_keyword() - recognise a whole-specification keyword
  * @s:		text
  *
- * Return: FWD_NONE, FWD_ALL, FWD_AUTO, or FWD_UNSET if not a keyword
+ * Return: FWD_NONE, FWD_AUTO, or FWD_UNSET if not a keyword
  */
 static enum fwd_mode fwd_keyword(const char *s)
 {
 	if (!strcmp(s, "none"))
 		return FWD_NONE;
-	if (!strcmp(s, "all"))
-		return FWD_ALL;
 	if (!strcmp(s, "auto"))
 		return FWD_AUTO;
 	return FWD_UNSET;
+}
+
+/**
+ * struct fwd_list - one argument while it is parsed, before it is kept
+ * @rules:	rules of its ranges
+ * @n:		number of @rules
+ * @excluded:	ports it excludes
+ * @any_excl:	it has exclusions
+ * @all:	an "all" item was given
+ * @bind:	bind part of the argument, and target address of "all"
+ */
+struct fwd_list {
+	struct fwd_rule rules[FWD_RULES_MAX];
+	unsigned int n;
+	uint8_t excluded[FWD_PORTS / 8];
+	bool any_excl;
+	bool all;
+	struct fwd_rule bind;
+};
+
+/**
+ * fwd_list_item() - parse one item of a list into the list being built
+ * @spec:	specification so far (for overlaps with earlier options)
+ * @l:		list being built
+ * @item:	item text, modified in place
+ * @errbuf:	error message buffer
+ * @errlen:	its size
+ *
+ * Return: 0 on success, -1 with a message on error
+ */
+static int fwd_list_item(const struct fwd_spec *spec, struct fwd_list *l,
+			 char *item, char *errbuf, size_t errlen)
+{
+	struct fwd_range r = { 0 };
+	struct fwd_rule *rule;
+	int o;
+
+	if (!strcmp(item, "auto"))
+		return fwd_err(errbuf, errlen,
+			       "'auto' with an address or with port ranges is not supported in this version: give 'auto' alone");
+	if (fwd_keyword(item) != FWD_UNSET)
+		return fwd_err(errbuf, errlen,
+			       "'%s' must be given alone, not in a list", item);
+
+	if (!strncmp(item, "all", strlen("all")) &&
+	    (!item[3] || item[3] == ':')) {
+		if (l->all)
+			return fwd_err(errbuf, errlen,
+				       "'all' given twice in one list");
+		l->all = true;
+		return fwd_parse_all(item + 3, &l->bind, errbuf, errlen);
+	}
+
+	if (item[0] == '~') {
+		unsigned int port;
+
+		if (fwd_parse_range(item + 1, &r, errbuf, errlen))
+			return -1;
+		for (port = r.first; port <= r.last; port++)
+			fwd_bit_set(l->excluded, port);
+		l->any_excl = true;
+		return 0;
+	}
+
+	if (spec->n_rules + l->n >= FWD_RULES_MAX)
+		return fwd_err(errbuf, errlen,
+			       "too many port ranges: at most %d",
+			       FWD_RULES_MAX);
+
+	rule = &l->rules[l->n];
+	*rule = l->bind;
+	memset(&rule->to_addr, 0, sizeof(rule->to_addr));
+	if (fwd_parse_item(item, rule, errbuf, errlen))
+		return -1;
+
+	r.first = rule->first;
+	r.last = rule->last;
+	o = fwd_overlap(spec->rules, spec->n_rules, &r);
+	if (o < 0)
+		o = fwd_overlap(l->rules, l->n, &r);
+	if (o >= 0) {
+		if (r.first == r.last)
+			return fwd_err(errbuf, errlen,
+				       "port %u is forwarded twice", r.first);
+		return fwd_err(errbuf, errlen,
+			       "port range %u-%u overlaps a range given before",
+			       r.first, r.last);
+	}
+	l->n++;
+	return 0;
+}
+
+/**
+ * fwd_list_prefix() - take the bind part at the start of an argument
+ * @arg:	argument
+ * @l:		list being built: bind part set
+ * @rest:	set to the list after the bind part
+ * @errbuf:	error message buffer
+ * @errlen:	its size
+ *
+ * Return: 0 on success, -1 with a message on error
+ */
+static int fwd_list_prefix(const char *arg, struct fwd_list *l,
+			   const char **rest, char *errbuf, size_t errlen)
+{
+	size_t len = strcspn(arg, ",");
+	char item[FWD_ITEM_MAX], *slash;
+
+	l->bind.bind_any = true;
+	*rest = arg;
+	if (len >= FWD_ITEM_MAX)
+		return fwd_err(errbuf, errlen,
+			       "item too long in port list '%s'", arg);
+	memcpy(item, arg, len);
+	item[len] = '\0';
+
+	if (fwd_bind_slash(item, &slash, errbuf, errlen))
+		return -1;
+	if (!slash)
+		return 0;
+
+	*rest = arg + (slash - item) + 1;
+	*slash = '\0';
+	if (fwd_parse_bind(item, &l->bind, errbuf, errlen))
+		return -1;
+	if (!**rest || **rest == ',')
+		return fwd_err(errbuf, errlen,
+			       "missing port number after '%s/'", item);
+	return 0;
+}
+
+/**
+ * fwd_list_parse() - parse a whole list argument
+ * @spec:	specification so far
+ * @arg:	argument
+ * @l:		list to build
+ * @errbuf:	error message buffer
+ * @errlen:	its size
+ *
+ * Return: 0 on success, -1 with a message on error
+ */
+static int fwd_list_parse(const struct fwd_spec *spec, const char *arg,
+			  struct fwd_list *l, char *errbuf, size_t errlen)
+{
+	const char *p, *comma;
+
+	memset(l, 0, sizeof(*l));
+	if (fwd_list_prefix(arg, l, &p, errbuf, errlen))
+		return -1;
+
+	do {
+		char item[FWD_ITEM_MAX];
+		size_t len;
+
+		comma = strchr(p, ',');
+		len = comma ? (size_t)(comma - p) : strlen(p);
+		if (!len)
+			return fwd_err(errbuf, errlen,
+				       "empty item in port list '%s'", arg);
+		if (len >= FWD_ITEM_MAX)
+			return fwd_err(errbuf, errlen,
+				       "item too long in port list '%s'", arg);
+		memcpy(item, p, len);
+		item[len] = '\0';
+		p = comma ? comma + 1 : NULL;
+
+		if (fwd_list_item(spec, l, item, errbuf, errlen))
+			return -1;
+	} while (p);
+
+	if (l->all && l->n)
+		return fwd_err(errbuf, errlen,
+			       "'all' cannot be combined with port ranges in '%s'",
+			       arg);
+	return 0;
+}
+
+/**
+ * fwd_same_all() - compare the "all" templates of two arguments
+ * @a:		first
+ * @b:		second
+ *
+ * Return: true if they bind and forward to the same addresses
+ */
+static bool fwd_same_all(const struct fwd_rule *a, const struct fwd_rule *b)
+{
+	return fwd_rule_same_bind(a, b) && inany_equals(&a->to_addr,
+							&b->to_addr);
+}
+
+/**
+ * fwd_list_keep() - check a parsed list against the specification, add it
+ * @spec:	specification
+ * @l:		parsed list
+ * @errbuf:	error message buffer
+ * @errlen:	its size
+ *
+ * Return: 0 on success, -1 with a message (and @spec unchanged) on error
+ */
+static int fwd_list_keep(struct fwd_spec *spec, const struct fwd_list *l,
+			 char *errbuf, size_t errlen)
+{
+	size_t i;
+
+	if (l->all && spec->mode == FWD_SPEC)
+		return fwd_err(errbuf, errlen,
+			       "'all' cannot be combined with a port list given before");
+	if (!l->all && spec->mode == FWD_ALL)
+		return fwd_err(errbuf, errlen,
+			       "a port list cannot be combined with 'all' given before");
+
+	if (!l->n) {		/* "all", or exclusions only */
+		if (spec->all_given && !fwd_same_all(&spec->all, &l->bind))
+			return fwd_err(errbuf, errlen,
+				       "'all' (or a list of exclusions only) given twice, with different addresses");
+		spec->all = l->bind;
+		spec->all_given = true;
+	}
+
+	memcpy(spec->rules + spec->n_rules, l->rules, l->n * sizeof(l->rules[0]));
+	spec->n_rules += l->n;
+	if (l->any_excl) {
+		for (i = 0; i < sizeof(l->excluded); i++)
+			spec->excluded[i] |= l->excluded[i];
+	}
+	spec->mode = l->all ? FWD_ALL : FWD_SPEC;
+	return 0;
 }
 
 /**
@@ -465,12 +803,8 @@ int fwd_parse(struct fwd_spec *spec, const char *optarg, char *errbuf,
 	static const char *const names[] = {
 		[FWD_NONE] = "none", [FWD_ALL] = "all", [FWD_AUTO] = "auto",
 	};
-	struct fwd_rule rules[FWD_RULES_MAX];
-	uint8_t excluded[FWD_PORTS / 8];
-	const char *p = optarg, *comma;
+	static struct fwd_list list;
 	enum fwd_mode kw;
-	unsigned int n = 0;
-	bool any_excl = false;
 	char dummy[1];
 
 	if (!errbuf || !errlen) {
@@ -494,85 +828,15 @@ int fwd_parse(struct fwd_spec *spec, const char *optarg, char *errbuf,
 		return 0;
 	}
 
-	if (spec->mode != FWD_UNSET && spec->mode != FWD_SPEC)
+	if (spec->mode == FWD_NONE || spec->mode == FWD_AUTO)
 		return fwd_err(errbuf, errlen,
 			       "a port list cannot be combined with '%s' given before",
 			       names[spec->mode]);
 
-	memset(excluded, 0, sizeof(excluded));
+	if (fwd_list_parse(spec, optarg, &list, errbuf, errlen))
+		return -1;
 
-	do {
-		char item[FWD_ITEM_MAX];
-		struct fwd_range r = { 0 };
-		size_t len;
-		int o;
-
-		comma = strchr(p, ',');
-		len = comma ? (size_t)(comma - p) : strlen(p);
-		if (!len)
-			return fwd_err(errbuf, errlen,
-				       "empty item in port list '%s'", optarg);
-		if (len >= FWD_ITEM_MAX)
-			return fwd_err(errbuf, errlen,
-				       "item too long in port list '%s'",
-				       optarg);
-		memcpy(item, p, len);
-		item[len] = '\0';
-		p = comma ? comma + 1 : NULL;
-
-		if (fwd_keyword(item) != FWD_UNSET)
-			return fwd_err(errbuf, errlen,
-				       "'%s' must be given alone, not in a list",
-				       item);
-
-		if (item[0] == '~') {
-			unsigned int port;
-
-			if (fwd_parse_range(item + 1, &r, errbuf, errlen))
-				return -1;
-			for (port = r.first; port <= r.last; port++)
-				fwd_bit_set(excluded, port);
-			any_excl = true;
-			continue;
-		}
-
-		if (spec->n_rules + n >= FWD_RULES_MAX)
-			return fwd_err(errbuf, errlen,
-				       "too many port ranges: at most %d",
-				       FWD_RULES_MAX);
-
-		memset(&rules[n], 0, sizeof(rules[n]));
-		if (fwd_parse_item(item, &rules[n], errbuf, errlen))
-			return -1;
-
-		r.first = rules[n].first;
-		r.last = rules[n].last;
-		o = fwd_overlap(spec->rules, spec->n_rules, &r);
-		if (o < 0)
-			o = fwd_overlap(rules, n, &r);
-		if (o >= 0) {
-			if (r.first == r.last)
-				return fwd_err(errbuf, errlen,
-					       "port %u is forwarded twice",
-					       r.first);
-			return fwd_err(errbuf, errlen,
-				       "port range %u-%u overlaps a range given before",
-				       r.first, r.last);
-		}
-		n++;
-	} while (p);
-
-	memcpy(spec->rules + spec->n_rules, rules, n * sizeof(rules[0]));
-	spec->n_rules += n;
-	if (any_excl) {
-		size_t i;
-
-		for (i = 0; i < sizeof(excluded); i++)
-			spec->excluded[i] |= excluded[i];
-	}
-	spec->mode = FWD_SPEC;
-
-	return 0;
+	return fwd_list_keep(spec, &list, errbuf, errlen);
 }
 
 /**
@@ -580,7 +844,7 @@ int fwd_parse(struct fwd_spec *spec, const char *optarg, char *errbuf,
  *
  * Return: first ephemeral port, FWD_EPHEMERAL_FALLBACK if unknown
  */
-static unsigned int fwd_ephemeral_start(void)
+unsigned int fwd_ephemeral_start(void)
 {
 	unsigned int first = 0, last = 0;
 	FILE *f = fopen(FWD_EPHEMERAL_PATH, "r");
@@ -600,51 +864,58 @@ static unsigned int fwd_ephemeral_start(void)
 }
 
 /**
- * fwd_finalise() - expand a specification and build its per-port table
- * @spec:	specification, after all fwd_parse() calls
- * @ipv4:	IPv4 is enabled
- * @ipv6:	IPv6 is enabled
+ * fwd_split() - split the rules of a specification around excluded ports
+ * @spec:	specification
+ * @errbuf:	error message buffer
+ * @errlen:	its size
  *
- * Rules bound to an address of a disabled family are kept in the list but
- * left out of the table, with a warning.
+ * Return: 0 on success, -1 with a message if the pieces don't fit
  */
-void fwd_finalise(struct fwd_spec *spec, bool ipv4, bool ipv6)
+static int fwd_split(struct fwd_spec *spec, char *errbuf, size_t errlen)
 {
-	unsigned int i, port;
-	bool any_excl = false;
+	static struct fwd_rule out[FWD_RULES_MAX];
+	unsigned int i, n = 0, p;
 
-	memset(spec->rule_of, 0xff, sizeof(spec->rule_of));
+	for (i = 0; i < spec->n_rules; i++) {
+		const struct fwd_rule *r = &spec->rules[i];
 
-	for (i = 0; i < sizeof(spec->excluded); i++) {
-		if (spec->excluded[i]) {
-			any_excl = true;
-			break;
+		for (p = r->first; p <= r->last; p++) {
+			unsigned int end = p;
+
+			if (fwd_bit_get(spec->excluded, p))
+				continue;
+			while (end < r->last &&
+			       !fwd_bit_get(spec->excluded, end + 1))
+				end++;
+
+			if (n == FWD_RULES_MAX)
+				return fwd_err(errbuf, errlen,
+					       "exclusions split the port ranges into more than %d ranges",
+					       FWD_RULES_MAX);
+			out[n] = *r;
+			out[n].first = (uint16_t)p;
+			out[n].last = (uint16_t)end;
+			out[n].to_first = (uint16_t)(r->to_first +
+						     (p - r->first));
+			n++;
+			p = end;
 		}
 	}
 
-	switch (spec->mode) {
-	case FWD_UNSET:
-	case FWD_NONE:
-	case FWD_AUTO:
-		spec->n_rules = 0;
-		return;
-	case FWD_SPEC:
-		if (spec->n_rules || !any_excl)
-			break;
-		/* Exclusions only: everything else, as for "all" */
-		spec->mode = FWD_ALL;
-		/* fall through */
-	case FWD_ALL: {
-		struct fwd_rule *r = &spec->rules[0];
+	memcpy(spec->rules, out, n * sizeof(out[0]));
+	spec->n_rules = n;
+	return 0;
+}
 
-		memset(r, 0, sizeof(*r));
-		r->bind_any = true;
-		r->first = r->to_first = FWD_PORT_MIN;
-		r->last = (uint16_t)(fwd_ephemeral_start() - 1);
-		spec->n_rules = 1;
-		break;
-	}
-	}
+/**
+ * fwd_drop_disabled() - drop rules bound to an address of a disabled family
+ * @spec:	specification
+ * @ipv4:	IPv4 is enabled
+ * @ipv6:	IPv6 is enabled
+ */
+static void fwd_drop_disabled(struct fwd_spec *spec, bool ipv4, bool ipv6)
+{
+	unsigned int i, n = 0;
 
 	for (i = 0; i < spec->n_rules; i++) {
 		const struct fwd_rule *r = &spec->rules[i];
@@ -658,12 +929,119 @@ void fwd_finalise(struct fwd_spec *spec, bool ipv4, bool ipv6)
 			     r->bind_v4 ? "IPv4" : "IPv6");
 			continue;
 		}
-
-		for (port = r->first; port <= r->last; port++) {
-			if (!fwd_bit_get(spec->excluded, port))
-				spec->rule_of[port] = (uint16_t)i;
-		}
+		spec->rules[n++] = *r;
 	}
+	spec->n_rules = n;
+}
+
+/**
+ * fwd_finalise() - expand a specification and build its per-port table
+ * @spec:	specification, after all fwd_parse() calls
+ * @ipv4:	IPv4 is enabled
+ * @ipv6:	IPv6 is enabled
+ * @errbuf:	buffer for a message explaining a failure, may be NULL
+ * @errlen:	size of @errbuf
+ *
+ * Rules bound to an address of a disabled family are dropped, with a
+ * warning. Finalising again changes nothing.
+ *
+ * Return: 0 on success, -1 with a message on error
+ */
+int fwd_finalise(struct fwd_spec *spec, bool ipv4, bool ipv6, char *errbuf,
+		 size_t errlen)
+{
+	char dummy[1];
+	int ret = 0;
+
+	if (!errbuf || !errlen) {
+		errbuf = dummy;
+		errlen = sizeof(dummy);
+	}
+
+	switch (spec->mode) {
+	case FWD_UNSET:
+	case FWD_NONE:
+	case FWD_AUTO:
+		spec->n_rules = 0;
+		break;
+	case FWD_SPEC:
+		if (spec->n_rules || !spec->all_given)
+			break;
+		/* Exclusions only: everything else, as for "all" */
+		spec->mode = FWD_ALL;
+		/* fall through */
+	case FWD_ALL:
+		if (!spec->n_rules) {
+			struct fwd_rule *r = &spec->rules[0];
+
+			*r = spec->all;
+			r->first = r->to_first = FWD_PORT_MIN;
+			r->last = (uint16_t)(fwd_ephemeral_start() - 1);
+			r->weak = true;
+			spec->n_rules = 1;
+		}
+		break;
+	}
+
+	if (spec->n_rules) {
+		ret = fwd_split(spec, errbuf, errlen);
+		fwd_drop_disabled(spec, ipv4, ipv6);
+	}
+	fwd_index(spec);
+	return ret;
+}
+
+/**
+ * fwd_index() - build the per-port rule index of a specification
+ * @spec:	specification whose rules don't overlap
+ */
+void fwd_index(struct fwd_spec *spec)
+{
+	unsigned int i, port;
+
+	memset(spec->rule_of, 0xff, sizeof(spec->rule_of));
+	for (i = 0; i < spec->n_rules; i++) {
+		const struct fwd_rule *r = &spec->rules[i];
+
+		for (port = r->first; port <= r->last; port++)
+			spec->rule_of[port] = (uint16_t)i;
+	}
+}
+
+/**
+ * fwd_rule_same_bind() - tell if two rules listen on the same sockets
+ * @a:		first rule
+ * @b:		second rule
+ *
+ * Return: true if address (or any address) and interface are the same
+ */
+bool fwd_rule_same_bind(const struct fwd_rule *a, const struct fwd_rule *b)
+{
+	if (a->bind_any != b->bind_any || strcmp(a->ifname, b->ifname) != 0)
+		return false;
+	return a->bind_any || inany_equals(&a->bind_addr, &b->bind_addr);
+}
+
+/**
+ * fwd_rule_families() - the address families a rule listens on
+ * @r:		rule
+ *
+ * A bind address gives its family. Without one, a target address gives
+ * its family (a connection can't change family on its way to the guest);
+ * otherwise both, as far as they are enabled.
+ *
+ * Return: FWD_V4, FWD_V6, or both
+ */
+unsigned int fwd_rule_families(const struct fwd_rule *r)
+{
+	const union inany_addr *a = &r->bind_addr;
+
+	if (r->bind_any) {
+		if (inany_is_unspecified(&r->to_addr))
+			return FWD_V4 | FWD_V6;
+		a = &r->to_addr;
+	}
+	return inany_v4(a) ? FWD_V4 : FWD_V6;
 }
 
 /**

@@ -5,32 +5,45 @@
  * into a list of rules. Each rule binds a range of ports, optionally to an
  * address and an interface, and maps them to a range of target ports (and
  * optionally a target address). Exclusions (~FIRST[-LAST]) remove ports
- * from every rule of the same specification. Lookups by port use a
- * per-port table built from the rules, so the data path never walks the
- * list.
+ * from every rule of the same specification: once the specification is
+ * complete, fwd_finalise() splits rules around them, so that a finalised
+ * rule is one contiguous range (the form the run-time configuration
+ * socket exchanges, see fwd/). Lookups by port use a per-port table built
+ * from the rules, so the data path never walks the list.
  *
- * Grammar: none | all | auto | comma-separated list of
- *   [ADDR[%IFACE]/]FIRST[-LAST][:[TOADDR/]TOFIRST[-TOLAST]]  and  ~FIRST[-LAST]
+ * Grammar: none | auto | [BIND/]LIST, where BIND is ADDR[%IFACE], %IFACE
+ * or *[%IFACE] and applies to every item of LIST, and LIST is a
+ * comma-separated list of
+ *   all[:TOADDR]
+ *   [BIND/]FIRST[-LAST][:[TOADDR/]TOFIRST[-TOLAST]]
+ *   [BIND/]FIRST[-LAST]:TOADDR
+ *   ~FIRST[-LAST]
  */
 #ifndef CONF_FWD_H
 #define CONF_FWD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <net/if.h>
 
 #include "../net/inany.h"
 
-#define FWD_RULES_MAX		256
+#define FWD_RULES_MAX		256	/* rules of one specification */
 #define FWD_PORTS		65536
 #define FWD_NO_RULE		0xffff
+
+/* Address families a rule listens on, see fwd_rule_families() */
+#define FWD_V4			(1U << 0)
+#define FWD_V6			(1U << 1)
 
 /**
  * enum fwd_mode - what a specification asks for
  * @FWD_UNSET:	not given on the command line (mode default applies)
  * @FWD_NONE:	forward nothing
  * @FWD_SPEC:	forward the ports listed in the rules
- * @FWD_ALL:	forward every non-ephemeral port, minus exclusions
+ * @FWD_ALL:	forward every non-ephemeral port, minus exclusions (after
+ *		fwd_finalise(), "best effort" rules: see @weak)
  * @FWD_AUTO:	pasta: follow the ports listening on the other side
  */
 enum fwd_mode {
@@ -52,6 +65,8 @@ enum fwd_mode {
  * @last:	last port (inclusive)
  * @to_first:	target port for @first (others follow in order)
  * @to_addr:	target address, unspecified if none given
+ * @weak:	best effort ("all"): ports that can't be bound are skipped,
+ *		as long as one port of the rule is
  */
 struct fwd_rule {
 	union inany_addr bind_addr;
@@ -62,6 +77,7 @@ struct fwd_rule {
 	uint16_t last;
 	uint16_t to_first;
 	union inany_addr to_addr;
+	bool weak;
 };
 
 /**
@@ -69,6 +85,9 @@ struct fwd_rule {
  * @mode:	enum fwd_mode
  * @rules:	rules, in command-line order
  * @n_rules:	number of rules in use
+ * @all:	bind and target addresses of "all" (or of a list of
+ *		exclusions only), ports unused
+ * @all_given:	@all is set
  * @rule_of:	for each port, index of the rule forwarding it, FWD_NO_RULE
  *		if not forwarded (built by fwd_finalise())
  * @excluded:	bitmap of excluded ports
@@ -77,13 +96,20 @@ struct fwd_spec {
 	enum fwd_mode mode;
 	struct fwd_rule rules[FWD_RULES_MAX];
 	unsigned int n_rules;
+	struct fwd_rule all;
+	bool all_given;
 	uint16_t rule_of[FWD_PORTS];
 	uint8_t excluded[FWD_PORTS / 8];
 };
 
 int fwd_parse(struct fwd_spec *spec, const char *optarg, char *errbuf,
 	      size_t errlen);
-void fwd_finalise(struct fwd_spec *spec, bool ipv4, bool ipv6);
+int fwd_finalise(struct fwd_spec *spec, bool ipv4, bool ipv6, char *errbuf,
+		 size_t errlen);
+void fwd_index(struct fwd_spec *spec);
+unsigned int fwd_ephemeral_start(void);
+bool fwd_rule_same_bind(const struct fwd_rule *a, const struct fwd_rule *b);
+unsigned int fwd_rule_families(const struct fwd_rule *r);
 bool fwd_port_is_forwarded(const struct fwd_spec *spec, uint16_t port);
 uint16_t fwd_port_target(const struct fwd_spec *spec, uint16_t port);
 const struct fwd_rule *fwd_port_rule(const struct fwd_spec *spec,

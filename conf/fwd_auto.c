@@ -334,7 +334,7 @@ static void fwd_auto_close_port(struct ctx *c, struct fwd_auto_dir *d,
 		if (h < 0)
 			continue;
 		if (d->udp)
-			udp_fwd_auto_close(c, (uint32_t)h);
+			udp_fwd_close(c, (uint32_t)h);
 		else
 			close(h);
 		d->h[port][i] = 0;
@@ -552,6 +552,89 @@ static void fwd_auto_excl_init(struct fwd_auto_dir *d,
 		if ((rev->mode == FWD_SPEC || rev->mode == FWD_ALL) &&
 		    fwd_port_is_forwarded(rev, (uint16_t)port))
 			fwd_auto_set(d->excl, port, true);
+	}
+}
+
+/**
+ * fwd_auto_dir_of() - the direction for a protocol and side
+ * @udp:	UDP (else TCP)
+ * @in_ns:	sockets in the namespace (-T, -U)
+ *
+ * Return: the direction
+ */
+static struct fwd_auto_dir *fwd_auto_dir_of(bool udp, bool in_ns)
+{
+	unsigned int i;
+
+	for (i = 0; i < FWD_AUTO_DIRS - 1; i++) {
+		const struct fwd_auto_dir *d = &fwd_auto_dirs[i];
+
+		if (d->udp == udp && d->in_ns == in_ns)
+			break;
+	}
+	return &fwd_auto_dirs[i];
+}
+
+/**
+ * fwd_auto_release() - close every socket of an "auto" direction
+ * @c:		execution context
+ * @udp:	UDP (else TCP)
+ * @in_ns:	sockets in the namespace (-T, -U)
+ *
+ * The direction keeps following: the next scan opens them again, unless
+ * fwd_auto_stop() is called first.
+ */
+void fwd_auto_release(struct ctx *c, bool udp, bool in_ns)
+{
+	struct fwd_auto_dir *d = fwd_auto_dir_of(udp, in_ns);
+	unsigned int port;
+
+	if (!d->on)
+		return;
+
+	for (port = 1; port < FWD_PORTS; port++) {
+		if (fwd_auto_bit(d->have, port))
+			fwd_auto_close_port(c, d, port);
+	}
+}
+
+/**
+ * fwd_auto_stop() - stop following listening ports in one direction
+ * @c:		execution context
+ * @udp:	UDP (else TCP)
+ * @in_ns:	sockets in the namespace (-T, -U)
+ *
+ * Its sockets are closed; its table of sockets stays allocated.
+ */
+void fwd_auto_stop(struct ctx *c, bool udp, bool in_ns)
+{
+	struct fwd_auto_dir *d = fwd_auto_dir_of(udp, in_ns);
+
+	fwd_auto_release(c, udp, in_ns);
+	if (d->on)
+		debug("%s auto: stopped", d->opt);
+	d->on = false;
+}
+
+/**
+ * fwd_auto_excl_update() - recompute the ports each direction leaves out
+ * @c:		execution context, with the tables now in force
+ *
+ * For a change of the tables at run time (fwd/fwd_listen.c): ports
+ * forwarded by fixed rules of the reverse direction are never followed.
+ */
+void fwd_auto_excl_update(const struct ctx *c)
+{
+	const struct fwd_spec *spec[FWD_AUTO_DIRS] = {
+		&c->tcp_in, &c->tcp_out, &c->udp_in, &c->udp_out,
+	};
+	unsigned int i;
+
+	for (i = 0; i < FWD_AUTO_DIRS; i++) {
+		struct fwd_auto_dir *d = &fwd_auto_dirs[i];
+
+		if (d->on)
+			fwd_auto_excl_init(d, spec[i], spec[d->rev]);
 	}
 }
 

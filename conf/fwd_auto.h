@@ -18,5 +18,8 @@ struct ctx;
 int fwd_auto_init(struct ctx *c);
 void fwd_auto_scan(struct ctx *c);
 int fwd_auto_parse_line(const char *line, bool udp, uint16_t *port);
+void fwd_auto_release(struct ctx *c, bool udp, bool in_ns);
+void fwd_auto_stop(struct ctx *c, bool udp, bool in_ns);
+void fwd_auto_excl_update(const struct ctx *c);
 
 #endif /* CONF_FWD_AUTO_H */

@@ -319,3 +319,30 @@ uint16_t csum_l4(const union inany_addr *src, const union inany_addr *dst,
 
 	return c;
 }
+
+/**
+ * csum_udp_header() - write a UDP header, with the checksum of the datagram
+ * @uh:		UDP header, followed by the payload
+ * @src:	IP source
+ * @dst:	IP destination, same family
+ * @sport:	source port
+ * @dport:	destination port
+ * @l4len:	UDP header and payload length
+ */
+void csum_udp_header(uint8_t *uh, const union inany_addr *src,
+		     const union inany_addr *dst, uint16_t sport,
+		     uint16_t dport, size_t l4len)
+{
+	struct iovec iov = { .iov_base = uh, .iov_len = l4len };
+	uint16_t sum;
+
+	uh[0] = (uint8_t)(sport >> 8);
+	uh[1] = (uint8_t)sport;
+	uh[2] = (uint8_t)(dport >> 8);
+	uh[3] = (uint8_t)dport;
+	uh[4] = (uint8_t)(l4len >> 8);
+	uh[5] = (uint8_t)l4len;
+	uh[6] = uh[7] = 0;
+	sum = csum_l4(src, dst, IPPROTO_UDP, &iov, 1, l4len);
+	memcpy(uh + 6, &sum, sizeof(sum));
+}

@@ -36,4 +36,8 @@ uint16_t csum_l4(const union inany_addr *src, const union inany_addr *dst,
 		 uint8_t proto, const struct iovec *iov, size_t n,
 		 size_t l4len);
 
+void csum_udp_header(uint8_t *uh, const union inany_addr *src,
+		     const union inany_addr *dst, uint16_t sport,
+		     uint16_t dport, size_t l4len);
+
 #endif /* NET_CHECKSUM_H */

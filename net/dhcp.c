@@ -659,9 +659,7 @@ static void dhcp_send(struct ctx *c, uint8_t *buf, struct dhcp_out *o,
 {
 	size_t msglen, l4len, l2l3;
 	union inany_addr s, d;
-	struct iovec iov;
 	uint8_t *uh;
-	uint16_t sum;
 
 	o->p[o->len++] = DHCP_OPT_END;
 	msglen = DHCP_OFF_OPTS + o->len;
@@ -676,15 +674,7 @@ static void dhcp_send(struct ctx *c, uint8_t *buf, struct dhcp_out *o,
 	l2l3 = net_fill_l2l3(c, buf, &s, &d, IPPROTO_UDP, l4len);
 
 	uh = buf + l2l3;
-	net_put16(uh, DHCP_SERVER_PORT);
-	net_put16(uh + 2, DHCP_CLIENT_PORT);
-	net_put16(uh + 4, (uint16_t)l4len);
-	net_put16(uh + 6, 0);
-
-	iov.iov_base = uh;
-	iov.iov_len = l4len;
-	sum = csum_l4(&s, &d, IPPROTO_UDP, &iov, 1, l4len);
-	memcpy(uh + 6, &sum, sizeof(sum));
+	csum_udp_header(uh, &s, &d, DHCP_SERVER_PORT, DHCP_CLIENT_PORT, l4len);
 
 	qdisc_send(c, buf, l2l3 + l4len);
 }

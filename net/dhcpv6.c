@@ -642,24 +642,14 @@ static void dhcpv6_send(struct ctx *c, uint8_t *buf, size_t msglen,
 {
 	size_t l4len = DHCPV6_UDP_HDR_LEN + msglen, l2l3;
 	union inany_addr s, d;
-	struct iovec iov;
 	uint8_t *uh;
-	uint16_t sum;
 
 	s.a6 = c->ip6.our_tap_ll;
 	d.a6 = *dst;
 	l2l3 = net_fill_l2l3(c, buf, &s, &d, IPPROTO_UDP, l4len);
 
 	uh = buf + l2l3;
-	net_put16(uh, DHCPV6_SERVER_PORT);
-	net_put16(uh + 2, DHCPV6_CLIENT_PORT);
-	net_put16(uh + 4, (uint16_t)l4len);
-	net_put16(uh + 6, 0);
-
-	iov.iov_base = uh;
-	iov.iov_len = l4len;
-	sum = csum_l4(&s, &d, IPPROTO_UDP, &iov, 1, l4len);
-	memcpy(uh + 6, &sum, sizeof(sum));
+	csum_udp_header(uh, &s, &d, DHCPV6_SERVER_PORT, DHCPV6_CLIENT_PORT, l4len);
 
 	qdisc_send(c, buf, l2l3 + l4len);
 }

@@ -159,4 +159,23 @@ static inline void inany_from_sockaddr(union inany_addr *a, uint16_t *port,
 	}
 }
 
+/**
+ * sockaddr_inany_eq() - compare two socket addresses
+ * @a:		first
+ * @b:		second
+ *
+ * Return: true if same family, address and port
+ */
+static inline bool sockaddr_inany_eq(const union sockaddr_inany *a,
+				     const union sockaddr_inany *b)
+{
+	if (a->sa.sa_family != b->sa.sa_family)
+		return false;
+	if (a->sa.sa_family == AF_INET)
+		return a->sa4.sin_port == b->sa4.sin_port &&
+		       a->sa4.sin_addr.s_addr == b->sa4.sin_addr.s_addr;
+	return a->sa6.sin6_port == b->sa6.sin6_port &&
+	       IN6_ARE_ADDR_EQUAL(&a->sa6.sin6_addr, &b->sa6.sin6_addr);
+}
+
 #endif /* NET_INANY_H */

@@ -72,6 +72,10 @@
 #define ICMP6_ROUTER_ADV	134
 #define ICMP6_NEIGH_SOL		135
 #define ICMP6_NEIGH_ADV		136
+#define ICMP6_MLD_QUERY		130
+#define ICMP6_MLD_REPORT	131
+#define ICMP6_MLD_DONE		132
+#define ICMP6_MLD2_REPORT	143
 
 /**
  * net_get16() - read a 16-bit big-endian field
@@ -93,6 +97,18 @@ static inline void net_put16(uint8_t *p, uint16_t v)
 {
 	p[0] = (uint8_t)(v >> 8);
 	p[1] = (uint8_t)v;
+}
+
+/**
+ * net_get32() - read a 32-bit big-endian field
+ * @p:		first byte
+ *
+ * Return: value in host order
+ */
+static inline uint32_t net_get32(const uint8_t *p)
+{
+	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) |
+	       ((uint32_t)p[2] << 8) | p[3];
 }
 
 /**

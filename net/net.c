@@ -22,7 +22,8 @@
  * neighbour and router solicitations to net/ndp.c, DHCP and DHCPv6
  * requests to net/dhcp.c and net/dhcpv6.c, other UDP datagrams (with a
  * valid length, between unicast addresses) to udp/, ICMP and ICMPv6 echo
- * requests to net/icmp.c. Each drop increments exactly one counter of
+ * requests to net/icmp.c; with --mcast-ports, IGMP, MLD and UDP to those
+ * ports of multicast groups to fwd/mcast.c. Each drop increments exactly one counter of
  * net_stats, and each frame handed on one to_ counter, so that every
  * frame is accounted for once (frames = drops + to_ counters).
  *
@@ -38,6 +39,7 @@
 #include <netinet/in.h>
 #include <netinet/ip_icmp.h>
 
+#include "../fwd/mcast.h"
 #include "../passt.h"
 #include "../tcp/tcp.h"
 #include "../udp/udp.h"
@@ -189,6 +191,16 @@ static void net_udp_input(struct ctx *c, bool v4,
 		return;
 	}
 
+	if (c->mcast_nports &&
+	    (v4 ? IN_MULTICAST(ntohl(daddr->v4mapped.a4.s_addr))
+		: IN6_IS_ADDR_MULTICAST(&daddr->a6)) &&
+	    (v4 ? net_ip4_is_unicast(saddr->v4mapped.a4)
+		: net_ip6_is_unicast(&saddr->a6)) &&
+	    mcast_guest_udp(c, daddr, l4, ulen, now_ms)) {
+		net_stats.to_mcast++;
+		return;
+	}
+
 	if (v4 ? !net_ip4_is_unicast(saddr->v4mapped.a4) ||
 		 !net_ip4_is_unicast(daddr->v4mapped.a4)
 	       : !net_ip6_is_unicast(&saddr->a6) ||
@@ -290,6 +302,17 @@ static void net_ip4_input(struct ctx *c, const uint8_t *frame, size_t len,
 		icmp_tap_input(c, &saddr, &daddr, ip + ihl, tot_len - ihl,
 			       now_ms);
 		return;
+	case IPPROTO_IGMP:
+		if (!c->mcast_nports) {
+			net_drop_unsupported("IGMP without --mcast-ports");
+			return;
+		}
+		if (mcast_guest_igmp(c, ip + ihl, tot_len - ihl, now_ms)) {
+			net_drop_malformed("IGMP message");
+			return;
+		}
+		net_stats.to_mcast++;
+		return;
 	default:
 		net_drop_unsupported("IPv4 protocol");
 		return;
@@ -343,6 +366,20 @@ static void net_icmp6_input(struct ctx *c, const uint8_t *frame,
 		icmp_tap_input(c, &s, &d, l4, l4len, now_ms);
 		return;
 	}
+	case ICMP6_MLD_QUERY:
+	case ICMP6_MLD_REPORT:
+	case ICMP6_MLD_DONE:
+	case ICMP6_MLD2_REPORT:
+		if (!c->mcast_nports) {
+			net_drop_unsupported("MLD without --mcast-ports");
+			return;
+		}
+		if (mcast_guest_mld(c, saddr, daddr, l4, l4len, now_ms)) {
+			net_drop_malformed("MLD message");
+			return;
+		}
+		net_stats.to_mcast++;
+		return;
 	default:
 		net_drop_unsupported("ICMPv6 type");
 		return;
@@ -594,7 +631,7 @@ void net_stats_log(void)
 	info("net: frames=%llu bytes=%llu drop_malformed=%llu "
 	     "drop_unsupported=%llu arp_replies=%llu ndp_replies=%llu "
 	     "to_arp=%llu to_ndp=%llu to_dhcp=%llu to_tcp=%llu to_udp=%llu "
-	     "to_icmp=%llu",
+	     "to_icmp=%llu to_mcast=%llu",
 	     (unsigned long long)n->frames, (unsigned long long)n->bytes,
 	     (unsigned long long)n->drop_malformed,
 	     (unsigned long long)n->drop_unsupported,
@@ -602,7 +639,8 @@ void net_stats_log(void)
 	     (unsigned long long)n->ndp_replies,
 	     (unsigned long long)n->to_arp, (unsigned long long)n->to_ndp,
 	     (unsigned long long)n->to_dhcp, (unsigned long long)n->to_tcp,
-	     (unsigned long long)n->to_udp, (unsigned long long)n->to_icmp);
+	     (unsigned long long)n->to_udp, (unsigned long long)n->to_icmp,
+	     (unsigned long long)n->to_mcast);
 }
 
 /**

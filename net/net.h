@@ -44,6 +44,7 @@ struct ctx;
  * @to_tcp:		TCP segments passed to tcp/
  * @to_udp:		UDP datagrams passed to udp/
  * @to_icmp:		ICMP and ICMPv6 echo requests passed to net/icmp.c
+ * @to_mcast:		IGMP, MLD and multicast UDP passed to fwd/mcast.c
  *
  * Every frame counted in @frames is counted once more, in exactly one of
  * the drop_ or to_ counters: frames equals their sum whenever the
@@ -62,6 +63,7 @@ struct net_stats {
 	uint64_t to_tcp;
 	uint64_t to_udp;
 	uint64_t to_icmp;
+	uint64_t to_mcast;
 };
 
 extern struct net_stats net_stats;

@@ -137,3 +137,56 @@ int sock_pair_result(int fds[2])
 		fds[1] = -1;
 	return 0;
 }
+
+/**
+ * sock_pair_missing() - outcome of opening a port where a family may be
+ *			 missing altogether (no ::1 in a namespace, say)
+ * @fds:	IPv4 and IPv6 results: socket or slot, -errno on failure,
+ *		-1 if not tried
+ *
+ * Return: 0 if every family tried is open, or one is and the other can't
+ *	   exist here (EADDRNOTAVAIL, EAFNOSUPPORT): failures become -1.
+ *	   Otherwise the first error, with @fds left for the caller to close
+ */
+int sock_pair_missing(int fds[2])
+{
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		int other = fds[!i];
+
+		if (fds[i] >= 0 || fds[i] == -1)
+			continue;
+		if (other >= 0 && (fds[i] == -EADDRNOTAVAIL ||
+				   fds[i] == -EAFNOSUPPORT)) {
+			fds[i] = -1;
+			continue;
+		}
+		return fds[i];
+	}
+
+	return fds[0] == -1 && fds[1] == -1 ? -EAFNOSUPPORT : 0;
+}
+
+/**
+ * sock_pair_missing_close() - sock_pair_missing() for two sockets, closed
+ *			       on failure
+ * @fds:	IPv4 and IPv6 results: socket, -errno, or -1 if not tried
+ *
+ * Return: as sock_pair_missing(); on failure, @fds are closed and -1
+ */
+int sock_pair_missing_close(int fds[2])
+{
+	int ret = sock_pair_missing(fds);
+	unsigned int i;
+
+	if (!ret)
+		return 0;
+
+	for (i = 0; i < 2; i++) {
+		if (fds[i] >= 0)
+			close(fds[i]);
+		fds[i] = -1;
+	}
+	return ret;
+}

@@ -16,5 +16,7 @@ int sock_bind_connect(int s, const union inany_addr *src, uint16_t sport,
 		      const union inany_addr *dst, uint16_t dport,
 		      uint32_t scope);
 int sock_pair_result(int fds[2]);
+int sock_pair_missing(int fds[2]);
+int sock_pair_missing_close(int fds[2]);
 
 #endif /* NET_SOCK_H */

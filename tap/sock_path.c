@@ -7,9 +7,10 @@
  * A path is free if nothing is there, or if the socket file there refuses
  * connections (stale, left by a relay that is gone: it is removed); a
  * socket someone listens on is never touched, and neither is a file that
- * is not a socket. The stream backend (stream.c) and the vhost-user
- * backend (vhost_user.c) both use tap_sock_listen(); with -F/--fd they use
- * tap_sock_adopt() instead, to check the descriptor they were given.
+ * is not a socket (util/unix_sock.c). The stream backend (stream.c) and
+ * the vhost-user backend (vhost_user.c) both use tap_sock_listen(); with
+ * -F/--fd they use tap_sock_adopt() instead, to check the descriptor they
+ * were given.
  *
  * All of this runs at start-up, before the sandbox.
  */
@@ -20,93 +21,18 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/un.h>
 
 #include "sock_path.h"
 #include "../passt.h"
 #include "../util/log.h"
+#include "../util/unix_sock.h"
 
 /* Default socket paths: SOCK_PATH_FMT with N from 1 to SOCK_PATH_NMAX */
 #define SOCK_PATH_FMT		"/tmp/passt_%u.socket"
 #define SOCK_PATH_NMAX		128
 /* Connections waiting while a guest is connected */
 #define SOCK_PATH_BACKLOG	4
-
-/**
- * sock_path_probe() - is there a live socket at a path?
- * @path:	socket path
- *
- * A socket file that refuses connections is stale and removed.
- *
- * Return: 0 if the path is free now, -EADDRINUSE if something listens
- *	   there, -ENOTSOCK if it is another kind of file, other negative
- *	   errno if it can't be used
- */
-static int sock_path_probe(const char *path)
-{
-	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	struct stat st;
-	int fd, ret;
-
-	if (lstat(path, &st))
-		return errno == ENOENT ? 0 : -errno;
-	if (!S_ISSOCK(st.st_mode))
-		return -ENOTSOCK;
-
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-
-	memcpy(a.sun_path, path, strlen(path) + 1);
-	ret = connect(fd, (const struct sockaddr *)&a, sizeof(a)) ? -errno : 0;
-	close(fd);
-
-	if (!ret || ret == -EAGAIN || ret == -EINPROGRESS)
-		return -EADDRINUSE;	/* someone listens: busy or free */
-	if (ret == -ENOENT)
-		return 0;		/* gone meanwhile */
-	if (ret != -ECONNREFUSED)
-		return ret;
-
-	/* Nobody listens: a leftover of an earlier run */
-	if (unlink(path) && errno != ENOENT)
-		return -errno;
-	debug("removed stale socket %s", path);
-	return 0;
-}
-
-/**
- * sock_path_bind() - create a listening UNIX socket at a free path
- * @path:	socket path, fits sun_path
- *
- * Return: listening socket, or negative errno
- */
-static int sock_path_bind(const char *path)
-{
-	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	int fd, ret;
-
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-
-	memcpy(a.sun_path, path, strlen(path) + 1);
-	if (bind(fd, (const struct sockaddr *)&a, sizeof(a))) {
-		ret = -errno;
-		close(fd);
-		return ret;
-	}
-
-	if (listen(fd, SOCK_PATH_BACKLOG)) {
-		ret = -errno;
-		close(fd);
-		unlink(path);
-		return ret;
-	}
-
-	return fd;
-}
 
 /**
  * sock_path_given() - listen at the path given with -s
@@ -116,7 +42,7 @@ static int sock_path_bind(const char *path)
  */
 static int sock_path_given(const char *path)
 {
-	int ret = sock_path_probe(path);
+	int ret = unix_sock_probe(path);
 
 	if (ret == -EADDRINUSE) {
 		err("another process listens on %s: stop it, or choose "
@@ -133,7 +59,7 @@ static int sock_path_given(const char *path)
 		return ret;
 	}
 
-	ret = sock_path_bind(path);
+	ret = unix_sock_listen(path, SOCK_PATH_BACKLOG, 0);
 	if (ret < 0) {
 		err("can't listen on UNIX socket %s: %s (check the directory "
 		    "and its permissions)", path, strerror(-ret));
@@ -158,13 +84,13 @@ static int sock_path_auto(char *path, size_t size)
 
 		snprintf(path, size, SOCK_PATH_FMT, n);
 
-		ret = sock_path_probe(path);
+		ret = unix_sock_probe(path);
 		if (ret < 0) {
 			last = ret;
 			continue;
 		}
 
-		ret = sock_path_bind(path);
+		ret = unix_sock_listen(path, SOCK_PATH_BACKLOG, 0);
 		if (ret >= 0)
 			return ret;
 		last = ret;	/* e.g. taken by another relay meanwhile */

@@ -6,7 +6,9 @@
  * The device is created by opening /dev/net/tun from a thread that entered
  * the target network namespace (pasta_run_in_ns()): a tuntap device lives
  * in the namespace its descriptor was opened in, and disappears when the
- * descriptor is closed. It is a tap (Ethernet frames) without packet
+ * descriptor is closed. With --fd, the caller created it there and hands
+ * us its descriptor; if that has no virtio-net header (IFF_VNET_HDR),
+ * frames go without offloads. It is a tap (Ethernet frames) without packet
  * information header, non-blocking, with a longer transmit queue than the
  * default so that bursts from the namespace's kernel are not dropped. Once
  * it exists, nl_ns_configure() sets it up over netlink.
@@ -63,6 +65,7 @@ SYSCALLS(SYSCALLS_PASTA, "read", "writev", "epoll_ctl");
 					 TUNTAP_FRAME_SLACK, 64)
 
 static int tuntap_fd = -1;		/* the device, -1 before init */
+static bool tuntap_vnet = true;		/* frames carry a virtio-net header */
 static char tuntap_name[IFNAMSIZ];	/* its name in the namespace */
 static bool tuntap_out_armed;		/* EPOLLOUT is in the epoll set */
 static struct tap_stats tuntap_stats;
@@ -177,6 +180,51 @@ static const char *tuntap_open_fail_hint(const struct tuntap_open *o)
 }
 
 /**
+ * tuntap_adopt() - take the tap device of the caller (--fd)
+ * @fd:		descriptor
+ * @o:		result: descriptor and name
+ *
+ * The caller created the device in the namespace. If it opened it with
+ * IFF_VNET_HDR, offloads are set up as for ours; otherwise frames come and
+ * go without header, within the MTU, with full checksums.
+ *
+ * Return: 0 on success, negative errno on failure (logged)
+ */
+static int tuntap_adopt(int fd, struct tuntap_open *o)
+{
+	struct ifreq ifr;
+	int fl;
+
+	memset(&ifr, 0, sizeof(ifr));
+	if (ioctl(fd, TUNGETIFF, &ifr)) {
+		err("--fd %d is not a tap device: %s", fd, strerror(errno));
+		return -ENODEV;
+	}
+	if ((ifr.ifr_flags & (IFF_TAP | IFF_TUN)) != IFF_TAP ||
+	    !(ifr.ifr_flags & IFF_NO_PI)) {
+		err("--fd %d: %s is not a tap device without packet information (open it with IFF_TAP | IFF_NO_PI)",
+		    fd, ifr.ifr_name);
+		return -EINVAL;
+	}
+
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) ||
+	    fcntl(fd, F_SETFD, FD_CLOEXEC)) {
+		err_perror("--fd %d: can't make it non-blocking", fd);
+		return -EBADF;
+	}
+
+	tuntap_vnet = ifr.ifr_flags & IFF_VNET_HDR;
+	if (tuntap_vnet)
+		tuntap_offload_setup(fd);
+	o->fd = fd;
+	snprintf(o->ifname, sizeof(o->ifname), "%s", ifr.ifr_name);
+	info("Tap device %s from --fd %d%s", o->ifname, fd,
+	     tuntap_vnet ? ", with offloads" : "");
+	return 0;
+}
+
+/**
  * tuntap_init() - create, register and configure the tap device
  * @c:		execution context; c->pasta_ifname is set to the device's
  *		name if it was empty
@@ -195,13 +243,22 @@ static int tuntap_init(struct ctx *c)
 		return -EBADF;
 	}
 
-	ret = pasta_run_in_ns(tuntap_open_in_ns, &o);
-	if (ret) {
-		if (o.step) {
-			err("can't %s in the namespace: %s%s", o.step,
-			    strerror(o.err), tuntap_open_fail_hint(&o));
+	if (c->fd_tap_preopened >= 0) {
+		ret = tuntap_adopt(c->fd_tap_preopened, &o);
+		if (ret)
+			return ret;
+		if (strcmp(c->pasta_ifname, o.ifname) != 0)
+			memcpy(c->pasta_ifname, o.ifname,
+			       sizeof(c->pasta_ifname));
+	} else {
+		ret = pasta_run_in_ns(tuntap_open_in_ns, &o);
+		if (ret) {
+			if (o.step) {
+				err("can't %s in the namespace: %s%s", o.step,
+				    strerror(o.err), tuntap_open_fail_hint(&o));
+			}
+			return ret;
 		}
-		return ret;
 	}
 
 	tuntap_fd = o.fd;
@@ -313,7 +370,8 @@ static void tuntap_input(struct ctx *c, uint64_t now_ms)
 	}
 
 	for (i = 0; i < n; i++) {
-		const size_t vh = sizeof(struct virtio_net_hdr);
+		const size_t vh = tuntap_vnet ? sizeof(struct virtio_net_hdr)
+					      : 0;
 
 		tuntap_stats.rx_frames++;
 		tuntap_stats.rx_bytes += len[i];
@@ -452,12 +510,13 @@ static const struct tap_stats *tuntap_get_stats(void)
 /**
  * tuntap_offload() - tell if the device takes offloaded frames
  *
- * Return: true: the device is opened with IFF_VNET_HDR, every frame
- *	   written carries a struct virtio_net_hdr
+ * Return: true if the device is opened with IFF_VNET_HDR (always, unless
+ *	   it came from --fd without it): every frame written carries a
+ *	   struct virtio_net_hdr
  */
 static bool tuntap_offload(void)
 {
-	return true;
+	return tuntap_vnet;
 }
 
 const struct tap_backend tap_tuntap_backend = {

@@ -638,7 +638,7 @@ static void tcp_conns_log(void)
 }
 
 /**
- * tcp_init() - allocate connection state, probe the kernel, listen
+ * tcp_init() - allocate connection state, probe the kernel
  * @c:		execution context
  *
  * Return: 0 on success, negative error code on failure
@@ -667,8 +667,5 @@ int tcp_init(struct ctx *c)
 
 	qdisc_register(FLOW_TYPE_TCP, tcp_pull);
 
-	if (c->no_tcp)
-		return 0;
-
-	return tcp_listen_init(c);
+	return 0;
 }

@@ -13,6 +13,7 @@
 #include "../util/epoll_ref.h"
 
 struct ctx;
+struct fwd_rule;
 struct tcphdr;
 
 int tcp_init(struct ctx *c);
@@ -25,6 +26,8 @@ void tcp_listen_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
 			uint64_t now_ms);
 void tcp_defer_handler(struct ctx *c, uint64_t now_ms);
 int tcp_listen_auto(const struct ctx *c, uint16_t port, int fds[2]);
+int tcp_listen_rule(const struct ctx *c, const struct fwd_rule *r,
+		    uint16_t port, int fds[2]);
 void tcp_stats_log(void);
 void tcp_input_done(struct ctx *c);
 void tcp_sock_bufs(const struct ctx *c, int s);

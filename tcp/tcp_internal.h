@@ -274,9 +274,6 @@ uint32_t tcp_isn(const struct tcp_conn *conn, uint64_t now_ms);
 void tcp_wq_purge(struct tcp_conn *conn);
 void tcp_guest_held_push(struct ctx *c, struct tcp_conn *conn);
 
-/* tcp_listen.c */
-int tcp_listen_init(struct ctx *c);
-
 /* tcp_limits.c */
 int tcp_limits_init(const struct ctx *c);
 void tcp_halfopen_add(struct tcp_conn *conn);

@@ -4,13 +4,16 @@
  * Theory of operation
  *
  * For every port of the -t specification, a listening socket is opened on
- * the host at start-up: bound to the rule's address (and interface) if it
- * names one, otherwise one socket for each enabled family on the wildcard
- * address. The epoll reference carries the port, so an accepted
- * connection needs no lookup to find its target port in the guest.
+ * the host (tcp_listen_rule(), called by fwd/fwd_listen.c at start-up and
+ * when the table changes at run time): bound to the rule's address (and
+ * interface) if it names one, otherwise one socket for each enabled
+ * family on the wildcard address. The epoll reference carries the port;
+ * the rule, and so the target port in the guest, is looked up when a
+ * connection is accepted, in the table in force then.
  *
- * An accepted connection becomes a flow toward the guest's address: the
- * relay sends the guest a SYN from the peer's address (loopback and the
+ * An accepted connection becomes a flow toward the guest's address (or the
+ * rule's target address, if it names one): the relay sends the guest a
+ * SYN from the peer's address (loopback and the
  * host's own address are shown as the mapped addresses of flow/nat.c),
  * and data starts to flow once the guest answers.
  *
@@ -109,90 +112,52 @@ fail:
 }
 
 /**
- * tcp_listen_pair_failed() - did opening a forwarded port fail?
- * @ret4:	result for IPv4, 0 if not tried
- * @tried4:	IPv4 was tried
- * @ret6:	result for IPv6, 0 if not tried
- * @tried6:	IPv6 was tried
- *
- * One family missing (EADDRNOTAVAIL, EAFNOSUPPORT) is fine if the other
- * works; the port taken, or refused, in either family is a failure: the
- * caller asked for the port, and connections to it would reach another
- * program.
- *
- * Return: true if the port is not forwarded as asked
+ * tcp_listen_any() - listen on the wildcard address of each enabled family
+ * @c:		execution context
+ * @fam:	families wanted, FWD_V4 and FWD_V6
+ * @ifname:	interface to bind to, NULL or empty for none
+ * @port:	port
+ * @fds:	results, socket or -errno: [0] IPv4, [1] IPv6 (-1: not tried)
  */
-static bool tcp_listen_pair_failed(int ret4, bool tried4, int ret6,
-				   bool tried6)
+static void tcp_listen_any(const struct ctx *c, unsigned int fam,
+			   const char *ifname, uint16_t port, int fds[2])
 {
-	bool missing4 = ret4 == -EADDRNOTAVAIL || ret4 == -EAFNOSUPPORT;
-	bool missing6 = ret6 == -EADDRNOTAVAIL || ret6 == -EAFNOSUPPORT;
-
-	if (ret4 >= 0 && ret6 >= 0)
-		return false;
-	if (missing4 && tried6 && ret6 >= 0)
-		return false;
-	if (missing6 && tried4 && ret4 >= 0)
-		return false;
-	return true;
+	fds[0] = fds[1] = -1;
+	if (c->ip4.enabled && (fam & FWD_V4))
+		fds[0] = tcp_listen_one(c, true, NULL, ifname, port);
+	if (c->ip6.enabled && (fam & FWD_V6))
+		fds[1] = tcp_listen_one(c, false, NULL, ifname, port);
 }
 
 /**
- * tcp_listen_init() - listen on every port forwarded with -t
+ * tcp_listen_rule() - listen on one -t port, for its rule
  * @c:		execution context
+ * @r:		rule forwarding @port
+ * @port:	port
+ * @fds:	sockets opened, -1 for a family not opened: [0] IPv4, [1] IPv6
  *
- * Return: 0 on success, negative error code if a port could not be bound
+ * A rule with an address gets one socket; without one, a socket on the
+ * wildcard address of each enabled family (of the target address's family
+ * only, if the rule names one): both must work, unless one family can't
+ * be used on this host at all.
+ *
+ * Return: 0 on success, negative errno otherwise (nothing left open)
  */
-int tcp_listen_init(struct ctx *c)
+int tcp_listen_rule(const struct ctx *c, const struct fwd_rule *r,
+		    uint16_t port, int fds[2])
 {
-	const struct fwd_spec *spec = &c->tcp_in;
-	unsigned int port, count = 0;
+	fds[0] = fds[1] = -1;
 
-	if (spec->mode != FWD_SPEC && spec->mode != FWD_ALL)
-		return 0;
+	if (!r->bind_any) {
+		int s = tcp_listen_one(c, r->bind_v4, &r->bind_addr, r->ifname,
+				       port);
 
-	for (port = 1; port < FWD_PORTS; port++) {
-		const struct fwd_rule *r = fwd_port_rule(spec, (uint16_t)port);
-		int ret4 = 0, ret6 = 0;
-		bool v4, v6;
-
-		if (!r)
-			continue;
-
-		if (!r->bind_any) {
-			v4 = r->bind_v4;
-			v6 = !r->bind_v4;
-		} else {
-			v4 = c->ip4.enabled;
-			v6 = c->ip6.enabled;
-		}
-
-		if (v4 && c->ip4.enabled)
-			ret4 = tcp_listen_one(c, true,
-					      r->bind_any ? NULL : &r->bind_addr,
-					      r->ifname, (uint16_t)port);
-		if (v6 && c->ip6.enabled)
-			ret6 = tcp_listen_one(c, false,
-					      r->bind_any ? NULL : &r->bind_addr,
-					      r->ifname, (uint16_t)port);
-
-		if (tcp_listen_pair_failed(ret4, v4 && c->ip4.enabled,
-					   ret6, v6 && c->ip6.enabled)) {
-			int e = ret4 < 0 ? -ret4 : -ret6;
-
-			if (spec->mode == FWD_ALL)
-				continue;
-			err("TCP: can't listen on forwarded port %u: %s%s",
-			    port, strerror(e),
-			    e == EADDRINUSE ? " (is another program using it?)"
-					    : "");
-			return -e;
-		}
-		count++;
+		fds[r->bind_v4 ? 0 : 1] = s;
+		return sock_pair_result(fds);
 	}
 
-	debug("TCP: listening on %u forwarded ports", count);
-	return 0;
+	tcp_listen_any(c, fwd_rule_families(r), r->ifname, port, fds);
+	return sock_pair_missing_close(fds);
 }
 
 /**
@@ -206,11 +171,7 @@ int tcp_listen_init(struct ctx *c)
  */
 int tcp_listen_auto(const struct ctx *c, uint16_t port, int fds[2])
 {
-	fds[0] = fds[1] = -1;
-	if (c->ip4.enabled)
-		fds[0] = tcp_listen_one(c, true, NULL, NULL, port);
-	if (c->ip6.enabled)
-		fds[1] = tcp_listen_one(c, false, NULL, NULL, port);
+	tcp_listen_any(c, FWD_V4 | FWD_V6, NULL, port, fds);
 	return sock_pair_result(fds);
 }
 
@@ -307,6 +268,30 @@ static bool tcp_listen_splice(struct ctx *c, int s,
 }
 
 /**
+ * tcp_listen_target() - the guest's address for a connection to a -t port
+ * @c:		execution context
+ * @port:	forwarded (listening) port
+ * @v4:		the connection is IPv4
+ * @addr:	the rule's target address if it names one, else the guest's
+ *
+ * Return: 0 on success, -1 if the rule's target is of the other family
+ */
+static int tcp_listen_target(const struct ctx *c, uint16_t port, bool v4,
+			     union inany_addr *addr)
+{
+	const struct fwd_rule *r = fwd_port_rule(&c->tcp_in, port);
+
+	if (!r || inany_is_unspecified(&r->to_addr)) {
+		nat_guest_addr(c, v4, addr);
+		return 0;
+	}
+	if (!inany_v4(&r->to_addr) != !v4)
+		return -1;
+	*addr = r->to_addr;
+	return 0;
+}
+
+/**
  * tcp_conn_from_host() - a forwarded port accepted a connection
  * @c:		execution context
  * @s:		accepted socket
@@ -333,7 +318,10 @@ static void tcp_conn_from_host(struct ctx *c, int s,
 	}
 
 	nat_inbound(c, &key.remote_addr, &key.remote_addr);
-	nat_guest_addr(c, v4, &key.guest_addr);
+	if (tcp_listen_target(c, port, v4, &key.guest_addr)) {
+		close(s);
+		return;
+	}
 	key.remote_port = peer_port;
 	key.guest_port = fwd_port_target(&c->tcp_in, port);
 	key.proto = IPPROTO_TCP;
@@ -360,11 +348,10 @@ static void tcp_conn_from_host(struct ctx *c, int s,
 	conn->remote_port = key.remote_port;
 	conn->ws_to_guest = TCP_WS_OURS;
 	conn->mss = (uint16_t)MIN(mtu - (v4 ? 20 : 40) - TCP_HDR_LEN, 65535U);
-	conn->seq_isn = tcp_isn(conn, now_ms);
-	conn->seq_acked = conn->seq_isn;
+	conn->seq_acked = tcp_isn(conn, now_ms);
 	conn->seq_to_guest = conn->seq_acked + 1;
 	conn->seq_max_sent = conn->seq_to_guest;
-	tcp_conn_state(conn, CONN_SYN_SENT);
+	conn->state = CONN_SYN_SENT;
 	conn->wnd_to_guest = tcp_wnd_for_guest(c, conn);
 
 	if (flow_hash_insert(conn->flow, &key)) {
@@ -372,7 +359,6 @@ static void tcp_conn_from_host(struct ctx *c, int s,
 		return;
 	}
 
-	flow_log(conn->flow, "accepted on host port %u", port);
 	tcp_stats.conns_in++;
 	tcp_send_syn(c, conn, false);
 	tcp_timer_arm(conn, now_ms, TCP_RTO_INIT_MS);

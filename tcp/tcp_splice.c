@@ -7,10 +7,11 @@
  * pasta accepts it on one side, opens a second socket on the other side,
  * and moves bytes between the two sockets with splice() through a pipe per
  * direction, so data never enters user space. -T (namespace to host) is
- * the first user: for every forwarded port, tcp_splice_init() opens a
- * listening socket inside the namespace (a socket keeps the namespace it
- * was created in for life), on 127.0.0.1 and ::1 for the enabled families,
- * or on the address a rule names. An accepted connection is handed to
+ * the first user: for every forwarded port, tcp_splice_listen_rule()
+ * (called by fwd/fwd_listen.c from a thread inside the namespace) opens a
+ * listening socket there (a socket keeps the namespace it was created in
+ * for life), on 127.0.0.1 and ::1 for the enabled families, or on the
+ * address a rule names. An accepted connection is handed to
  * tcp_splice_conn_new() with a target: the same loopback family in the
  * host (or the rule's target address), at the port fwd_port_target() maps
  * to. The same entry point serves the other direction (host loopback to
@@ -852,142 +853,47 @@ fail:
 }
 
 /**
- * tcp_splice_listen_hint() - a hint for the user about a listening error
- * @e:		errno
- *
- * Return: text to append to the error message, possibly empty
- */
-static const char *tcp_splice_listen_hint(int e)
-{
-	switch (e) {
-	case EADDRINUSE:
-		return " (is another program in the namespace using it?)";
-	case EADDRNOTAVAIL:
-		return " (is the address configured, and loopback up, in the "
-		       "namespace?)";
-	case EMFILE:
-	case ENFILE:
-		return " (raise the open files limit, or forward fewer ports)";
-	default:
-		return "";
-	}
-}
-
-/**
- * tcp_splice_listen_port() - listen on one -T port, for its rule
+ * tcp_splice_listen_rule() - listen on one -T port, for its rule
  * @c:		execution context
  * @r:		rule forwarding @port
  * @port:	port
- * @failed:	address that failed, set on failure
+ * @fds:	sockets opened, -1 for a family not opened: [0] IPv4, [1] IPv6
  *
- * With no bind address in the rule, we listen on the loopback address of
- * each enabled family; one family missing in the namespace (no ::1, or
- * IPv6 disabled there) is tolerated if the other one works.
+ * Runs inside the namespace (fwd/fwd_listen.c calls it from a thread
+ * there). With no bind address in the rule, we listen on the loopback
+ * address of each enabled family; one family missing in the namespace (no
+ * ::1, or IPv6 disabled there) is tolerated if the other one works.
  *
  * Return: 0 on success, negative errno on failure
  */
-static int tcp_splice_listen_port(const struct ctx *c,
-				  const struct fwd_rule *r, uint16_t port,
-				  union inany_addr *failed)
+int tcp_splice_listen_rule(const struct ctx *c, const struct fwd_rule *r,
+			   uint16_t port, int fds[2])
 {
-	bool try4 = c->ip4.enabled, try6 = c->ip6.enabled;
 	union inany_addr lo4, lo6;
-	int s4 = -1, s6 = -1;
 
+	fds[0] = fds[1] = -1;
 	if (!r->bind_any) {
 		int s = tcp_splice_listen_one(c, &r->bind_addr, r->ifname,
 					      port);
 
-		*failed = r->bind_addr;
-		return s < 0 ? s : 0;
+		fds[r->bind_v4 ? 0 : 1] = s;
+		return sock_pair_result(fds);
 	}
 
 	inany_from_v4(&lo4, (struct in_addr){ htonl(INADDR_LOOPBACK) });
 	lo6.a6 = in6addr_loopback;
 
-	if (try4)
-		s4 = tcp_splice_listen_one(c, &lo4, r->ifname, port);
-	if (try6)
-		s6 = tcp_splice_listen_one(c, &lo6, r->ifname, port);
-
-	if ((!try4 || s4 >= 0) && (!try6 || s6 >= 0))
-		return 0;
+	if (c->ip4.enabled && (fwd_rule_families(r) & FWD_V4))
+		fds[0] = tcp_splice_listen_one(c, &lo4, r->ifname, port);
+	if (c->ip6.enabled && (fwd_rule_families(r) & FWD_V6))
+		fds[1] = tcp_splice_listen_one(c, &lo6, r->ifname, port);
 
 	/* One family missing in the namespace is fine if the other works */
-	if (try4 && try6 && s4 >= 0 &&
-	    (s6 == -EADDRNOTAVAIL || s6 == -EAFNOSUPPORT)) {
-		debug("TCP splice: port %u: listening on 127.0.0.1 only", port);
-		return 0;
-	}
-	if (try4 && try6 && s6 >= 0 &&
-	    (s4 == -EADDRNOTAVAIL || s4 == -EAFNOSUPPORT)) {
-		debug("TCP splice: port %u: listening on ::1 only", port);
-		return 0;
-	}
-
-	if (try4 && s4 >= 0)
-		close(s4);
-	if (try6 && s6 >= 0)
-		close(s6);
-	*failed = (try4 && s4 < 0) ? lo4 : lo6;
-	return (try4 && s4 < 0) ? s4 : s6;
+	return sock_pair_missing_close(fds);
 }
 
 /**
- * tcp_splice_listen_ns() - listen on every -T port, run in the namespace
- * @arg:	execution context
- *
- * For "all", ports that can't be bound are skipped, with one warning.
- *
- * Return: 0 on success, negative errno if a port could not be bound
- */
-static int tcp_splice_listen_ns(void *arg)
-{
-	const struct ctx *c = arg;
-	const struct fwd_spec *spec = &c->tcp_out;
-	unsigned int port, count = 0, skipped = 0, first_skipped = 0;
-	int first_err = 0;
-
-	for (port = 1; port < FWD_PORTS; port++) {
-		const struct fwd_rule *r = fwd_port_rule(spec, (uint16_t)port);
-		char buf[INANY_STRLEN];
-		union inany_addr failed;
-		int ret;
-
-		if (!r)
-			continue;
-
-		ret = tcp_splice_listen_port(c, r, (uint16_t)port, &failed);
-		if (!ret) {
-			count++;
-			continue;
-		}
-
-		if (spec->mode == FWD_ALL) {
-			if (!skipped++) {
-				first_skipped = port;
-				first_err = -ret;
-			}
-			continue;
-		}
-
-		err("-T: can't listen on %s port %u in the namespace: %s%s",
-		    inany_ntop(&failed, buf), port, strerror(-ret),
-		    tcp_splice_listen_hint(-ret));
-		return ret;
-	}
-
-	if (skipped) {
-		warn("-T: not forwarding %u ports that can't be bound in the namespace (first: %u, %s%s)",
-		     skipped, first_skipped, strerror(first_err),
-		     tcp_splice_listen_hint(first_err));
-	}
-	debug("TCP splice: listening on %u ports in the namespace", count);
-	return 0;
-}
-
-/**
- * tcp_splice_init() - allocate connection state, listen on -T ports
+ * tcp_splice_init() - allocate connection state and the socket pool
  * @c:		execution context
  *
  * Return: 0 on success, negative errno on failure (logged)
@@ -1017,10 +923,7 @@ int tcp_splice_init(struct ctx *c)
 	if (tcp_splice_pool_init(c))
 		return -EMFILE;
 
-	if (c->tcp_out.mode != FWD_SPEC && c->tcp_out.mode != FWD_ALL)
-		return 0;
-
-	return pasta_run_in_ns(tcp_splice_listen_ns, c);
+	return 0;
 }
 
 /**
@@ -1030,8 +933,8 @@ int tcp_splice_init(struct ctx *c)
  * @fds:	sockets opened, -1 for a family not opened: [0] 127.0.0.1,
  *		[1] ::1
  *
- * Runs in a thread inside the namespace (see pasta_run_in_ns()), like the
- * listening sockets of tcp_splice_init(). Connections are forwarded to the
+ * Runs in a thread inside the namespace (see pasta_run_in_ns()), like
+ * tcp_splice_listen_rule(). Connections are forwarded to the
  * same port on the host's loopback of their family.
  *
  * Return: 0 if at least one socket was opened, negative errno otherwise

@@ -13,6 +13,7 @@
 #include "../util/epoll_ref.h"
 
 struct ctx;
+struct fwd_rule;
 
 /* Pipe size asked for each direction of a spliced connection */
 #define TCP_SPLICE_PIPE_SIZE		(1024 * 1024)
@@ -44,6 +45,8 @@ unsigned int tcp_splice_active(void);
 unsigned int tcp_splice_check(void);
 void tcp_splice_budget_set(unsigned int rounds);
 int tcp_splice_listen_auto(const struct ctx *c, uint16_t port, int fds[2]);
+int tcp_splice_listen_rule(const struct ctx *c, const struct fwd_rule *r,
+			   uint16_t port, int fds[2]);
 unsigned int tcp_splice_pool_count(void);
 
 #endif /* TCP_TCP_SPLICE_H */

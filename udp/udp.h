@@ -14,6 +14,7 @@
 #include "../util/epoll_ref.h"
 
 struct ctx;
+struct fwd_rule;
 
 int udp_init(struct ctx *c);
 void udp_stats_log(void);
@@ -24,6 +25,8 @@ void udp_out_flush(void);
 void udp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
 		      uint64_t now_ms);
 int udp_fwd_auto_open(struct ctx *c, uint16_t port, bool in_ns, int idx[2]);
-void udp_fwd_auto_close(struct ctx *c, uint32_t i);
+void udp_fwd_close(struct ctx *c, uint32_t i);
+int udp_fwd_rule_open(struct ctx *c, const struct fwd_rule *r, uint16_t port,
+		      bool in_ns, int idx[2]);
 
 #endif /* UDP_UDP_H */

@@ -4,9 +4,12 @@
  * Theory of operation
  *
  * -u (both modes): for every forwarded port a UDP socket is bound on the
- * host, to the rule's address (and interface) if it names one, otherwise
- * one per enabled family on the wildcard address. A datagram from a peer
- * we have no flow for starts one toward the guest's address, at the port
+ * host (udp_fwd_rule_open(), called by fwd/fwd_listen.c at start-up and
+ * when the table changes at run time), to the rule's address (and
+ * interface) if it names one, otherwise one per enabled family on the
+ * wildcard address (of the target address's family only, if the rule
+ * names one). A datagram from a peer we have no flow for starts one
+ * toward the guest's address (or the rule's target address), at the port
  * fwd_port_target() maps to, coming from the peer's address as
  * flow/nat.c shows it to the guest (loopback as the gateway, and so on).
  * The guest's replies find that flow by their addresses and leave with
@@ -27,10 +30,11 @@
  *
  * "auto" (pasta): conf/fwd_auto.c follows the ports bound on the other
  * side and opens or closes the listening sockets of single ports at run
- * time (udp_fwd_auto_open(), udp_fwd_auto_close()). Room for them is
- * reserved at start-up, UDP_FWD_AUTO_LSN slots per "auto" specification,
- * and slots of closed sockets are reused. Closing a socket closes the
- * flows that reply through it. A rule-less port maps to itself.
+ * time (udp_fwd_auto_open(), udp_fwd_close()). Room for them is
+ * reserved at start-up, UDP_FWD_AUTO_LSN slots per "auto" specification
+ * (and UDP_FWD_CONF_LSN per direction for rules set at run time), and
+ * slots of closed sockets are reused. Closing a socket closes the flows
+ * that reply through it. A rule-less port maps to itself.
  *
  * --splice-only: -u datagrams would reach the guest through the tap
  * device, so no -u socket is opened.
@@ -65,12 +69,14 @@ SYSCALLS(SYSCALLS_BOTH, "socket", "bind", "setsockopt", "getsockopt", "close",
 
 /* Listening socket slots reserved per "auto" specification (-u, -U) */
 #define UDP_FWD_AUTO_LSN	4096
+/* Ports of rules added at run time (-c), per direction (-u, -U) */
+#define UDP_FWD_CONF_LSN	4096
 
 static struct udp_lsn *udp_lsns;
 static unsigned int udp_lsn_count;	/* slots ever used (high mark) */
 static unsigned int udp_lsn_cap;
 
-/* Slots below udp_lsn_count freed by udp_fwd_auto_close(): a stack */
+/* Slots below udp_lsn_count freed by udp_fwd_close(): a stack */
 static uint32_t *udp_lsn_free;
 static unsigned int udp_lsn_free_count;
 
@@ -93,25 +99,6 @@ struct udp_lsn *udp_lsn_at(uint32_t i)
 	if (i >= udp_lsn_count || udp_lsns[i].fd < 0)
 		return NULL;
 	return &udp_lsns[i];
-}
-
-/**
- * udp_peer_eq() - compare two socket addresses of UDP peers
- * @a:		first
- * @b:		second
- *
- * Return: true if same family, address and port
- */
-static bool udp_peer_eq(const union sockaddr_inany *a,
-			const union sockaddr_inany *b)
-{
-	if (a->sa.sa_family != b->sa.sa_family)
-		return false;
-	if (a->sa.sa_family == AF_INET)
-		return a->sa4.sin_port == b->sa4.sin_port &&
-		       a->sa4.sin_addr.s_addr == b->sa4.sin_addr.s_addr;
-	return a->sa6.sin6_port == b->sa6.sin6_port &&
-	       IN6_ARE_ADDR_EQUAL(&a->sa6.sin6_addr, &b->sa6.sin6_addr);
 }
 
 /**
@@ -176,114 +163,66 @@ fail:
 }
 
 /**
- * udp_fwd_port() - open the listening sockets of one forwarded port
+ * udp_fwd_any() - addresses of a port without a bind address in its rule
+ * @in_ns:	-U: loopback addresses (in the namespace), else wildcards
+ * @a4:		IPv4 address, set
+ * @a6:		IPv6 address, set
+ */
+static void udp_fwd_any(bool in_ns, union inany_addr *a4,
+			union inany_addr *a6)
+{
+	inany_from_v4(a4, (struct in_addr){ htonl(in_ns ? INADDR_LOOPBACK
+							: INADDR_ANY) });
+	memset(a6, 0, sizeof(*a6));
+	a6->a6 = in_ns ? in6addr_loopback : in6addr_any;
+}
+
+/**
+ * udp_fwd_rule_open() - open the listening sockets of one forwarded port
  * @c:		execution context
  * @r:		rule forwarding the port
  * @port:	port
  * @in_ns:	-U: loopback addresses of the namespace (we run inside it)
+ * @idx:	slots of the sockets opened, -1 if none: [0] IPv4, [1] IPv6
  *
  * Without an address in the rule, one socket per enabled family: on the
  * wildcard address for -u, on loopback for -U. One family missing (no
  * IPv6 in the namespace, say) is fine if the other works.
  *
- * Return: 0 on success, -errno on failure
+ * Return: 0 on success, -errno on failure (then no socket is left open)
  */
-static int udp_fwd_port(const struct ctx *c, const struct fwd_rule *r,
-			uint16_t port, bool in_ns)
+int udp_fwd_rule_open(struct ctx *c, const struct fwd_rule *r, uint16_t port,
+		      bool in_ns, int idx[2])
 {
-	bool try4 = c->ip4.enabled, try6 = c->ip6.enabled;
 	union inany_addr a4, a6;
-	int ret4 = 0, ret6 = 0;
+	int ret;
+
+	idx[0] = idx[1] = -1;
+	if (!udp_lsns || (!in_ns && udp_proxy == FLOW_IDX_NONE))
+		return -ENOSPC;
 
 	if (!r->bind_any) {
-		ret4 = udp_lsn_open(c, &r->bind_addr, r->ifname, port, in_ns);
-		return ret4 < 0 ? ret4 : 0;
+		idx[r->bind_v4 ? 0 : 1] = udp_lsn_open(c, &r->bind_addr,
+						       r->ifname, port, in_ns);
+		return sock_pair_result(idx);
 	}
 
-	inany_from_v4(&a4, (struct in_addr){ htonl(in_ns ? INADDR_LOOPBACK
-							 : INADDR_ANY) });
-	a6.a6 = in_ns ? in6addr_loopback : in6addr_any;
+	udp_fwd_any(in_ns, &a4, &a6);
+	if (c->ip4.enabled && (fwd_rule_families(r) & FWD_V4))
+		idx[0] = udp_lsn_open(c, &a4, r->ifname, port, in_ns);
+	if (c->ip6.enabled && (fwd_rule_families(r) & FWD_V6))
+		idx[1] = udp_lsn_open(c, &a6, r->ifname, port, in_ns);
 
-	if (try4)
-		ret4 = MIN(udp_lsn_open(c, &a4, r->ifname, port, in_ns), 0);
-	if (try6)
-		ret6 = MIN(udp_lsn_open(c, &a6, r->ifname, port, in_ns), 0);
-
-	if (try4 && try6 && !ret4 &&
-	    (ret6 == -EADDRNOTAVAIL || ret6 == -EAFNOSUPPORT))
-		return 0;
-	if (try4 && try6 && !ret6 &&
-	    (ret4 == -EADDRNOTAVAIL || ret4 == -EAFNOSUPPORT))
+	ret = sock_pair_missing(idx);
+	if (!ret)
 		return 0;
 
-	return ret4 ? ret4 : ret6;
-}
-
-/**
- * udp_fwd_spec() - open the listening sockets of a whole specification
- * @c:		execution context
- * @spec:	c->udp_in or c->udp_out
- * @in_ns:	-U: we run inside the namespace
- *
- * Ports that can't be bound are skipped for "all", with one warning.
- *
- * Return: 0 on success, -errno if a port could not be bound (logged)
- */
-static int udp_fwd_spec(const struct ctx *c, const struct fwd_spec *spec,
-			bool in_ns)
-{
-	const char *opt = in_ns ? "-U" : "-u";
-	unsigned int port, count = 0, skipped = 0, first_skipped = 0;
-	int first_err = 0;
-
-	for (port = 1; port < FWD_PORTS; port++) {
-		const struct fwd_rule *r = fwd_port_rule(spec, (uint16_t)port);
-		int ret;
-
-		if (!r)
-			continue;
-
-		ret = udp_fwd_port(c, r, (uint16_t)port, in_ns);
-		if (!ret) {
-			count++;
-			continue;
-		}
-
-		if (spec->mode == FWD_ALL) {
-			if (!skipped++) {
-				first_skipped = port;
-				first_err = -ret;
-			}
-			continue;
-		}
-
-		err("%s: can't bind UDP port %u%s: %s%s", opt, port,
-		    in_ns ? " in the namespace" : "", strerror(-ret),
-		    ret == -EADDRINUSE ? " (is another program using it?)"
-				       : "");
-		return ret;
-	}
-
-	if (skipped) {
-		warn("%s: not forwarding %u UDP ports that can't be bound (first: %u, %s)",
-		     opt, skipped, first_skipped, strerror(first_err));
-	}
-	debug("UDP: %s: listening on %u ports%s", opt, count,
-	      in_ns ? " in the namespace" : "");
-	return 0;
-}
-
-/**
- * udp_fwd_ns() - open the -U sockets, run inside the namespace
- * @arg:	execution context
- *
- * Return: 0 on success, -errno on failure
- */
-static int udp_fwd_ns(void *arg)
-{
-	const struct ctx *c = arg;
-
-	return udp_fwd_spec(c, &c->udp_out, true);
+	if (idx[0] >= 0)
+		udp_fwd_close(c, (uint32_t)idx[0]);
+	if (idx[1] >= 0)
+		udp_fwd_close(c, (uint32_t)idx[1]);
+	idx[0] = idx[1] = -1;
+	return ret;
 }
 
 /**
@@ -307,26 +246,33 @@ static unsigned int udp_fwd_ports(const struct fwd_spec *spec)
 }
 
 /**
- * udp_fwd_init() - open the -u and -U listening sockets
+ * udp_fwd_init() - allocate the listening socket slots and the proxy
  * @c:		execution context
+ *
+ * Slots: two per port of the -u and -U specifications, UDP_FWD_AUTO_LSN
+ * per "auto" specification, and UDP_FWD_CONF_LSN per direction if the
+ * table can change at run time (-c). fwd/fwd_listen.c opens the sockets.
  *
  * Return: 0 on success, -errno on failure (logged)
  */
 int udp_fwd_init(struct ctx *c)
 {
 	unsigned int n_in = udp_fwd_ports(&c->udp_in), n_out = 0, n_auto = 0;
-	bool auto_in = false;
-	int ret;
+	unsigned int n_conf = *c->conf_path ? UDP_FWD_CONF_LSN : 0;
+	bool auto_in = false, in = false;
 
 	if (c->splice_only)
 		n_in = 0;
 	if (c->mode == MODE_PASTA) {
-		n_out = udp_fwd_ports(&c->udp_out);
+		n_out = udp_fwd_ports(&c->udp_out) + n_conf;
 		auto_in = c->udp_in.mode == FWD_AUTO && !c->splice_only;
 		n_auto = (auto_in ? UDP_FWD_AUTO_LSN : 0) +
 			 (c->udp_out.mode == FWD_AUTO ? UDP_FWD_AUTO_LSN : 0);
 	}
-	if (!n_in && !n_out && !n_auto)
+	if (!c->splice_only)
+		n_in += n_conf;
+	in = n_in || auto_in;
+	if (!in && !n_out && !n_auto)
 		return 0;
 
 	udp_lsn_cap = 2 * (n_in + n_out) + n_auto;
@@ -338,22 +284,13 @@ int udp_fwd_init(struct ctx *c)
 		return -ENOMEM;
 	}
 
-	if (n_in || auto_in) {
-		if (n_in) {
-			ret = udp_fwd_spec(c, &c->udp_in, false);
-			if (ret)
-				return ret;
-		}
-
+	if (in) {
 		udp_proxy = udp_flow_new(c, UDP_KIND_PROXY, true, 0);
 		if (udp_proxy == FLOW_IDX_NONE) {
 			err("UDP: no flow left for forwarded ports: raise --max-flows");
 			return -ENOSPC;
 		}
 	}
-
-	if (n_out)
-		return pasta_run_in_ns(udp_fwd_ns, c);
 
 	return 0;
 }
@@ -372,6 +309,7 @@ static uint32_t udp_in_flow(struct ctx *c, const struct udp_lsn *l,
 			    uint32_t li, const union sockaddr_inany *peer,
 			    uint64_t now_ms)
 {
+	const struct fwd_rule *r;
 	union inany_addr src;
 	struct flow_key key;
 	struct udp_flow *uf;
@@ -381,10 +319,18 @@ static uint32_t udp_in_flow(struct ctx *c, const struct udp_lsn *l,
 	if (peer->sa.sa_family != (l->v4 ? AF_INET : AF_INET6))
 		return FLOW_IDX_NONE;
 
+	r = fwd_port_rule(&c->udp_in, l->port);
+	if (r && !inany_is_unspecified(&r->to_addr) &&
+	    !inany_v4(&r->to_addr) != !l->v4)
+		return FLOW_IDX_NONE;
+
 	memset(&key, 0, sizeof(key));
 	inany_from_sockaddr(&src, &port, peer);
 	nat_inbound(c, &src, &key.remote_addr);
-	nat_guest_addr(c, l->v4, &key.guest_addr);
+	if (r && !inany_is_unspecified(&r->to_addr))
+		key.guest_addr = r->to_addr;
+	else
+		nat_guest_addr(c, l->v4, &key.guest_addr);
 	key.remote_port = port;
 	key.guest_port = fwd_port_target(&c->udp_in, l->port);
 	key.proto = IPPROTO_UDP;
@@ -395,7 +341,7 @@ static uint32_t udp_in_flow(struct ctx *c, const struct udp_lsn *l,
 		if (!uf)
 			return FLOW_IDX_NONE;
 		/* Two peers that look the same to the guest: first one wins */
-		if (uf->kind == UDP_KIND_IN && !udp_peer_eq(&uf->peer, peer)) {
+		if (uf->kind == UDP_KIND_IN && !sockaddr_inany_eq(&uf->peer, peer)) {
 			udp_stats.drop_no_flow++;
 			return FLOW_IDX_NONE;
 		}
@@ -573,11 +519,7 @@ int udp_fwd_auto_open(struct ctx *c, uint16_t port, bool in_ns, int idx[2])
 	if (!udp_lsns || (!in_ns && udp_proxy == FLOW_IDX_NONE))
 		return -ENOSPC;
 
-	inany_from_v4(&a4, (struct in_addr){ htonl(in_ns ? INADDR_LOOPBACK
-							 : INADDR_ANY) });
-	memset(&a6, 0, sizeof(a6));
-	a6.a6 = in_ns ? in6addr_loopback : in6addr_any;
-
+	udp_fwd_any(in_ns, &a4, &a6);
 	if (c->ip4.enabled)
 		idx[0] = udp_lsn_open(c, &a4, NULL, port, in_ns);
 	if (c->ip6.enabled)
@@ -586,14 +528,14 @@ int udp_fwd_auto_open(struct ctx *c, uint16_t port, bool in_ns, int idx[2])
 }
 
 /**
- * udp_fwd_auto_close() - close a listening socket opened for "auto"
+ * udp_fwd_close() - close a listening socket
  * @c:		execution context
- * @i:		its slot, from udp_fwd_auto_open()
+ * @i:		its slot, from udp_fwd_auto_open() or udp_fwd_rule_open()
  *
  * Flows replying through the socket (-u from host peers, -U from
  * namespace peers) end with it. The slot is reused by a later open.
  */
-void udp_fwd_auto_close(struct ctx *c, uint32_t i)
+void udp_fwd_close(struct ctx *c, uint32_t i)
 {
 	unsigned int idx, cap = flow_capacity();
 	struct udp_lsn *l = udp_lsn_at(i);

@@ -33,6 +33,9 @@ enum epoll_type {
 	EPOLL_TYPE_NSQUIT_INOTIFY,	/* watch for the netns file going away */
 	EPOLL_TYPE_NSQUIT_PIDFD,	/* watch for a PID going away */
 	EPOLL_TYPE_SIGNAL,		/* signalfd */
+	EPOLL_TYPE_CONF_LISTEN,		/* -c: listening configuration socket */
+	EPOLL_TYPE_CONF,		/* -c: a configuration client */
+	EPOLL_TYPE_MCAST,		/* host socket of a multicast group */
 	EPOLL_TYPE_MAX,
 };
 

@@ -53,6 +53,8 @@
 #include "../../passt.h"
 #include "../../conf/conf.h"
 #include "../../flow/flow.h"
+#include "../../fwd/fwd_listen.h"
+#include "../../fwd/mcast.h"
 #include "../../net/icmp.h"
 #include "../../net/net.h"
 #include "../../qdisc/qdisc.h"
@@ -379,6 +381,9 @@ static void fuzz_dispatch(const struct epoll_event *ev)
 	case EPOLL_TYPE_PING:
 		icmp_sock_handler(c, ref, ev->events, fuzz_now);
 		break;
+	case EPOLL_TYPE_MCAST:
+		mcast_sock_handler(c, ref, ev->events, fuzz_now);
+		break;
 	default:	/* the timer runs on virtual time, in fuzz_pump() */
 		break;
 	}
@@ -475,7 +480,7 @@ void fuzz_init(void)
 		"-D", "10.0.2.3", "-D", "fd00::3", "-S", "example.org",
 		"-H", "fuzzguest", "--fqdn", "fuzzguest.example.org",
 		"-t", FUZZ_STR(FZ_TCP_FWD_PORT), "-u", FUZZ_STR(FZ_UDP_FWD_PORT),
-		"--max-flows", "512",
+		"--max-flows", "512", "--mcast-ports", "5353",
 		NULL
 	};
 	struct rlimit lim;
@@ -510,8 +515,9 @@ void fuzz_init(void)
 		fuzz_fail("timer wheel set-up");
 	if (tap_init(c))
 		fuzz_fail("guest backend set-up");
-	if (tcp_init(c) || udp_init(c) || icmp_init(c))
-		fuzz_fail("TCP, UDP or ICMP set-up");
+	if (tcp_init(c) || udp_init(c) || fwd_listen_init(c) || icmp_init(c) ||
+	    mcast_init(c))
+		fuzz_fail("TCP, UDP, ICMP or multicast set-up");
 
 	fuzz_servers_init();
 	fuzz_now = timer_now_ms();

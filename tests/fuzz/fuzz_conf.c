@@ -7,8 +7,8 @@
  * accepts other options); the rest is split on NUL bytes into arguments.
  * They go through the parsing stages of conf() that depend on nothing but
  * the command line: conf_parse() (every option and value check),
- * conf_unimplemented(), conf_ports_default() and fwd_finalise() on the
- * four forwarding specs, then conf_print() formats the outcome. The
+ * conf_unimplemented(), conf_ports_default() and conf_ports_finalise() on
+ * the four forwarding specs, then conf_print() formats the outcome. The
  * host-derived stages (netlink, resolv.conf, opening -l files) are left
  * out on purpose: they would make the fuzzer create files.
  *
@@ -115,10 +115,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	conf_parse(c, argc, argv, &g);
 	(void)conf_unimplemented(c);
 	conf_ports_default(c);
-	fwd_finalise(&c->tcp_in, c->ip4.enabled, c->ip6.enabled);
-	fwd_finalise(&c->tcp_out, c->ip4.enabled, c->ip6.enabled);
-	fwd_finalise(&c->udp_in, c->ip4.enabled, c->ip6.enabled);
-	fwd_finalise(&c->udp_out, c->ip4.enabled, c->ip6.enabled);
+	conf_ports_finalise(c);
 	conf_print(c);
 
 	fuzz_exit_jmp = NULL;

@@ -461,6 +461,70 @@ static void gen_conf(void)
 }
 
 /**
+ * gen_pesto_rule() - one rule of the configuration protocol
+ * @p:		56 bytes, set
+ * @first:	first port
+ * @last:	last port
+ * @to:		target of @first
+ * @proto:	6 (TCP) or 17 (UDP)
+ * @flags:	1: any address of both families, 2: best effort, 4: auto
+ * @ifname:	interface, NULL for none
+ */
+static void gen_pesto_rule(uint8_t *p, unsigned int first, unsigned int last,
+			   unsigned int to, uint8_t proto, uint8_t flags,
+			   const char *ifname)
+{
+	memset(p, 0, 56);
+	if (ifname)
+		snprintf((char *)p + 32, 16, "%s", ifname);
+	p[48] = (uint8_t)(first >> 8);
+	p[49] = (uint8_t)first;
+	p[50] = (uint8_t)(last >> 8);
+	p[51] = (uint8_t)last;
+	p[52] = (uint8_t)(to >> 8);
+	p[53] = (uint8_t)to;
+	p[54] = proto;
+	p[55] = flags;
+}
+
+/**
+ * gen_pesto() - seeds of fuzz_pesto: set-up byte, then a client's update
+ */
+static void gen_pesto(void)
+{
+	uint8_t in[1 + 2 * (5 + 3 * 56) + 1], *p = in;
+	static const uint8_t empty[] = { 0x01, 0x00 };
+	static const uint8_t bad[] = { 0x01, 0x01, 0xff, 0xff, 0xff, 0xff };
+
+	*p++ = 0x31;			/* pasta, 8-byte pieces */
+	*p++ = 1;			/* HOST: -t 8080, -t 9000-9004:19000 */
+	*p++ = 0, *p++ = 0, *p++ = 0, *p++ = 3;
+	gen_pesto_rule(p, 8080, 8080, 8080, 6, 1, NULL);
+	gen_pesto_rule(p + 56, 9000, 9004, 19000, 6, 1, NULL);
+	gen_pesto_rule(p + 112, 1, 32767, 1, 17, 3, NULL);
+	p += 3 * 56;
+	*p++ = 3;			/* SPLICE: -T 3000 */
+	*p++ = 0, *p++ = 0, *p++ = 0, *p++ = 1;
+	gen_pesto_rule(p, 3000, 3000, 3000, 6, 1, "lo");
+	p += 56;
+	*p++ = 0;
+	gen_write("fuzz_pesto", "update", in, (size_t)(p - in));
+
+	p = in;
+	*p++ = 0x08 | 0x01;		/* "auto" in force, 1-byte pieces */
+	*p++ = 1;
+	*p++ = 0, *p++ = 0, *p++ = 0, *p++ = 2;
+	gen_pesto_rule(p, 1, 14, 1, 6, 7, NULL);
+	gen_pesto_rule(p + 56, 16, 65535, 16, 6, 7, NULL);
+	p += 2 * 56;
+	*p++ = 0;
+	gen_write("fuzz_pesto", "keep_auto", in, (size_t)(p - in));
+
+	gen_write("fuzz_pesto", "empty", empty, sizeof(empty));
+	gen_write("fuzz_pesto", "too_many", bad, sizeof(bad));
+}
+
+/**
  * main() - write every target's seeds
  * @argc:	argument count
  * @argv:	program name, output directory
@@ -485,5 +549,6 @@ int main(int argc, char **argv)
 	gen_dhcp();
 	gen_ndp();
 	gen_conf();
+	gen_pesto();
 	return 0;
 }

@@ -29,9 +29,9 @@
 #         length, header checksum, IP length, fragment) was counted as a
 #         drop;
 #       balance: frames = drop_malformed + drop_unsupported + to_arp +
-#         to_ndp + to_dhcp + to_tcp + to_udp + to_icmp, every frame has
-#         exactly one outcome (a drop with its reason, or the protocol
-#         handler it went to).
+#         to_ndp + to_dhcp + to_tcp + to_udp + to_icmp + to_mcast, every
+#         frame has exactly one outcome (a drop with its reason, or the
+#         protocol handler it went to).
 
 # shellcheck source=tests/lib/rig.sh disable=SC2317 # tests run via rig_run
 . "$(dirname "$0")/../lib/rig.sh"
@@ -175,7 +175,8 @@ storm() {
 		  C0[drop_malformed] - C0[drop_unsupported] ))
 	sumdrops=$(( CNT[drop_malformed] + CNT[drop_unsupported] ))
 	bal=$(( CNT[frames] - sumdrops - CNT[to_arp] - CNT[to_ndp] -
-		CNT[to_dhcp] - CNT[to_tcp] - CNT[to_udp] - CNT[to_icmp] ))
+		CNT[to_dhcp] - CNT[to_tcp] - CNT[to_udp] - CNT[to_icmp] -
+		${CNT[to_mcast]:-0} ))
 	f0=""
 	for k in drop_malformed drop_unsupported to_arp to_ndp to_dhcp \
 		 to_tcp to_udp to_icmp arp_replies ndp_replies rst_unknown \

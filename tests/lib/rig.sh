@@ -479,6 +479,8 @@ rig_relay_alive() {
 # foreground mode readiness is polled for (up to 5 s).
 # Sets RIG_RELAY_PID, RIG_RELAY_LOG, RIG_RELAY_MODE. Calls rig_persist: the
 # relay runs until the end of the script (or rig_relay_stop_check).
+# RIG_RELAY_WRAP, if set, is a command (words) the relay is started
+# through, in daemon mode (e.g. tests/tools/tap_fd, for --fd).
 rig_relay_start() {
 	local mode=$1 pidfile rc
 	shift
@@ -492,8 +494,9 @@ rig_relay_start() {
 
 	if [ "$mode" = daemon ]; then
 		pidfile=$RIG_TMP/relay.$RIG_RELAY_SEQ.pid
-		echo "# $RELAY -P $pidfile $*" >"$RIG_RELAY_LOG"
-		rig_h timeout 30 "$RELAY" -P "$pidfile" "$@" \
+		echo "# $RIG_RELAY_WRAP $RELAY -P $pidfile $*" >"$RIG_RELAY_LOG"
+		# shellcheck disable=SC2086 # the wrapper is split into words
+		rig_h timeout 30 $RIG_RELAY_WRAP "$RELAY" -P "$pidfile" "$@" \
 			>>"$RIG_RELAY_LOG" 2>&1
 		rc=$?
 		RIG_RELAY_PID=$(cat "$pidfile" 2>/dev/null)

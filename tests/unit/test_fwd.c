@@ -48,7 +48,7 @@ static void parse_ok(const char *const *args)
 	reset();
 	for (; *args; args++)
 		ck_assert_msg(!parse(*args), "'%s' failed: %s", *args, errbuf);
-	fwd_finalise(&spec, true, true);
+	fwd_finalise(&spec, true, true, NULL, 0);
 }
 
 #define OK(...)		parse_ok((const char *const[]){ __VA_ARGS__, NULL })
@@ -132,6 +132,229 @@ START_TEST(test_all)
 	ck_assert(!forwarded(65535));
 	ck_assert(!forwarded(0));
 	ck_assert_uint_eq(fwd_port_target(&spec, 443), 443);
+	ck_assert(spec.rules[0].weak);
+
+	/* all with exclusions: split around them, each piece best effort */
+	OK("all,~80-81");
+	ck_assert_uint_eq(spec.n_rules, 2);
+	ck_assert(forwarded(79) && !forwarded(80) && !forwarded(81));
+	ck_assert(forwarded(82) && forwarded(eph - 1) && !forwarded(eph));
+	ck_assert(spec.rules[0].weak && spec.rules[1].weak);
+	ck_assert_uint_eq(spec.rules[1].first, 82);
+	ck_assert_uint_eq(fwd_port_target(&spec, 82), 82);
+
+	OK("all", "all");
+	ck_assert_uint_eq(spec.n_rules, 1);
+}
+END_TEST
+
+/**
+ * v4_is() - check an IPv4-mapped address
+ * @a:		address
+ * @want:	expected, dotted
+ */
+static void v4_is(const union inany_addr *a, const char *want)
+{
+	char buf[INET_ADDRSTRLEN];
+
+	ck_assert_ptr_nonnull(inany_v4(a));
+	inet_ntop(AF_INET, inany_v4(a), buf, sizeof(buf));
+	ck_assert_str_eq(buf, want);
+}
+
+/**
+ * v6_is() - check an IPv6 address
+ * @a:		address
+ * @want:	expected, text
+ */
+static void v6_is(const union inany_addr *a, const char *want)
+{
+	char buf[INET6_ADDRSTRLEN];
+
+	ck_assert_ptr_null(inany_v4(a));
+	inet_ntop(AF_INET6, &a->a6, buf, sizeof(buf));
+	ck_assert_str_eq(buf, want);
+}
+
+START_TEST(test_all_addresses)
+{
+	unsigned int eph = ephemeral_start();
+	const struct fwd_rule *r;
+
+	/* all:TOADDR: every port, to the same port at TOADDR */
+	OK("all:192.0.2.5");
+	ck_assert_int_eq(spec.mode, FWD_ALL);
+	r = fwd_port_rule(&spec, 8080);
+	ck_assert(r && r->bind_any && r->weak);
+	v4_is(&r->to_addr, "192.0.2.5");
+	ck_assert_uint_eq(fwd_port_target(&spec, 8080), 8080);
+	ck_assert(forwarded(eph - 1) && !forwarded(eph));
+	/* An IPv4 target: IPv4 connections only */
+	ck_assert_uint_eq(fwd_rule_families(r), FWD_V4);
+
+	OK("all:[2001:db8::5]");
+	v6_is(&fwd_port_rule(&spec, 22)->to_addr, "2001:db8::5");
+	OK("all:::1");
+	v6_is(&fwd_port_rule(&spec, 22)->to_addr, "::1");
+
+	/* ADDR[%IF]/all: every port, bound to ADDR (and IF) */
+	OK("::1/all");
+	r = fwd_port_rule(&spec, 1);
+	ck_assert(r && !r->bind_any && !r->bind_v4 && r->weak);
+	ck_assert_uint_eq(fwd_rule_families(r), FWD_V6);
+	v6_is(&r->bind_addr, "::1");
+	ck_assert(inany_is_unspecified(&r->to_addr));
+
+	OK("192.0.2.1%eth0/all");
+	r = fwd_port_rule(&spec, 443);
+	ck_assert(!r->bind_any && r->bind_v4);
+	v4_is(&r->bind_addr, "192.0.2.1");
+	ck_assert_str_eq(r->ifname, "eth0");
+
+	OK("%eth0/all");
+	r = fwd_port_rule(&spec, 443);
+	ck_assert(r->bind_any);
+	ck_assert_str_eq(r->ifname, "eth0");
+
+	OK("*/all");
+	ck_assert(fwd_port_rule(&spec, 443)->bind_any);
+	ck_assert_uint_eq(fwd_rule_families(fwd_port_rule(&spec, 443)),
+			  FWD_V4 | FWD_V6);
+
+	/* Both, and exclusions: upstream's 127.0.0.6/all:192.0.2.6 */
+	OK("127.0.0.6/all:192.0.2.6,~22");
+	r = fwd_port_rule(&spec, 80);
+	v4_is(&r->bind_addr, "127.0.0.6");
+	v4_is(&r->to_addr, "192.0.2.6");
+	ck_assert(!forwarded(22) && forwarded(21) && forwarded(23));
+	ck_assert_uint_eq(spec.n_rules, 2);
+
+	/* Exclusions only, with an address: all of that address */
+	OK("192.0.2.1/~25");
+	ck_assert_int_eq(spec.mode, FWD_ALL);
+	v4_is(&fwd_port_rule(&spec, 24)->bind_addr, "192.0.2.1");
+	ck_assert(!forwarded(25));
+
+	bad("all:", "target address");
+	bad("all:1.2.3", "invalid target address");
+	bad("all:80", "invalid target address");
+	bad("all:0.0.0.0", "invalid target address");
+	bad("all:192.0.2.1/80", NULL);
+	bad("allx", NULL);
+
+	/* The same "all" twice is fine, two different ones are not */
+	OK("~22", "~23");
+	reset();
+	ck_assert_int_eq(parse("~22"), 0);
+	ck_assert_int_eq(parse("192.0.2.1/~23"), -1);
+	ck_assert(strstr(errbuf, "different"));
+}
+END_TEST
+
+START_TEST(test_prefix_for_list)
+{
+	const struct fwd_rule *r;
+
+	/* A bind part at the start applies to the whole list (upstream) */
+	OK("192.0.2.1/22,80-81");
+	v4_is(&fwd_port_rule(&spec, 22)->bind_addr, "192.0.2.1");
+	r = fwd_port_rule(&spec, 81);
+	ck_assert(!r->bind_any);
+	v4_is(&r->bind_addr, "192.0.2.1");
+
+	OK("%eth0/22,80");
+	ck_assert_str_eq(fwd_port_rule(&spec, 80)->ifname, "eth0");
+
+	/* An item may still give its own (extension) */
+	OK("192.0.2.1/22,::1/80");
+	v6_is(&fwd_port_rule(&spec, 80)->bind_addr, "::1");
+	OK("192.0.2.1/22,*/80");
+	ck_assert(fwd_port_rule(&spec, 80)->bind_any);
+
+	OK("*%eth1/22");
+	r = fwd_port_rule(&spec, 22);
+	ck_assert(r->bind_any);
+	ck_assert_str_eq(r->ifname, "eth1");
+}
+END_TEST
+
+START_TEST(test_target_address_only)
+{
+	const struct fwd_rule *r;
+
+	/* FIRST[-LAST]:TOADDR: same ports at TOADDR */
+	OK("5000-5001:192.0.2.5");
+	r = fwd_port_rule(&spec, 5001);
+	v4_is(&r->to_addr, "192.0.2.5");
+	ck_assert_uint_eq(fwd_port_target(&spec, 5001), 5001);
+
+	OK("80:[2001:db8::7]");
+	v6_is(&fwd_port_rule(&spec, 80)->to_addr, "2001:db8::7");
+	ck_assert_uint_eq(fwd_port_target(&spec, 80), 80);
+
+	OK("80:::1");
+	v6_is(&fwd_port_rule(&spec, 80)->to_addr, "::1");
+
+	/* upstream's 0.0.0.0/5000:192.0.2.5/6000 */
+	OK("0.0.0.0/5000:192.0.2.5/6000");
+	r = fwd_port_rule(&spec, 5000);
+	ck_assert(!r->bind_any && r->bind_v4);
+	ck_assert(inany_is_unspecified(&r->bind_addr));
+	v4_is(&r->to_addr, "192.0.2.5");
+	ck_assert_uint_eq(fwd_port_target(&spec, 5000), 6000);
+
+	bad("80:192.0.2", "expected a port range or an address");
+	bad("80:[::1", NULL);
+}
+END_TEST
+
+START_TEST(test_ranges_with_exclusions)
+{
+	/* first-last:[toaddr/]tofirst-tolast with exclusions: split, with
+	 * each piece keeping its offset
+	 */
+	OK("9000-9010:192.0.2.9/19000-19010,~9005");
+	ck_assert_uint_eq(spec.n_rules, 2);
+	ck_assert_uint_eq(spec.rules[0].first, 9000);
+	ck_assert_uint_eq(spec.rules[0].last, 9004);
+	ck_assert_uint_eq(spec.rules[0].to_first, 19000);
+	ck_assert_uint_eq(spec.rules[1].first, 9006);
+	ck_assert_uint_eq(spec.rules[1].last, 9010);
+	ck_assert_uint_eq(spec.rules[1].to_first, 19006);
+	v4_is(&spec.rules[1].to_addr, "192.0.2.9");
+	ck_assert(!spec.rules[0].weak);
+	ck_assert(!forwarded(9005));
+	ck_assert_uint_eq(fwd_port_target(&spec, 9010), 19010);
+
+	/* An exclusion at either end just trims */
+	OK("100-110:200-210,~100,~110");
+	ck_assert_uint_eq(spec.n_rules, 1);
+	ck_assert_uint_eq(spec.rules[0].first, 101);
+	ck_assert_uint_eq(spec.rules[0].to_first, 201);
+	ck_assert_uint_eq(spec.rules[0].last, 109);
+
+	/* Excluding a whole range drops it */
+	OK("100,200,~100");
+	ck_assert_uint_eq(spec.n_rules, 1);
+	ck_assert_uint_eq(spec.rules[0].first, 200);
+}
+END_TEST
+
+START_TEST(test_split_limit)
+{
+	char arg[FWD_RULES_MAX * 8 + 32];
+	size_t n;
+	int i;
+
+	/* 1-1000 minus every odd port from 3: one piece per even port */
+	n = (size_t)snprintf(arg, sizeof(arg), "1-1000");
+	for (i = 3; i < 3 + 2 * FWD_RULES_MAX; i += 2)
+		n += (size_t)snprintf(arg + n, sizeof(arg) - n, ",~%d", i);
+	reset();
+	ck_assert_int_eq(parse(arg), 0);
+	ck_assert_int_eq(fwd_finalise(&spec, true, true, errbuf,
+				      sizeof(errbuf)), -1);
+	ck_assert(strstr(errbuf, "more than"));
 }
 END_TEST
 
@@ -160,7 +383,10 @@ START_TEST(test_keyword_mixing)
 
 	bad("22,auto", "alone");
 	bad("none,22", "alone");
-	bad("all,~80", "alone");
+	bad("::1/auto", "alone");
+	bad("all,22", "combined");
+	bad("22,all", "combined");
+	bad("all,all", "twice");
 }
 END_TEST
 
@@ -386,15 +612,15 @@ END_TEST
 START_TEST(test_disabled_family)
 {
 	reset();
-	ck_assert_int_eq(parse("::1/8080,192.0.2.1/22,443"), 0);
-	fwd_finalise(&spec, true, false);
+	ck_assert_int_eq(parse("443,::1/8080,192.0.2.1/22"), 0);
+	fwd_finalise(&spec, true, false, NULL, 0);
 	ck_assert(!forwarded(8080));
 	ck_assert(forwarded(22) && forwarded(443));
-	ck_assert_uint_eq(spec.n_rules, 3);
+	ck_assert_uint_eq(spec.n_rules, 2);
 
 	reset();
-	ck_assert_int_eq(parse("::1/8080,192.0.2.1/22,443"), 0);
-	fwd_finalise(&spec, false, true);
+	ck_assert_int_eq(parse("443,::1/8080,192.0.2.1/22"), 0);
+	fwd_finalise(&spec, false, true, NULL, 0);
 	ck_assert(forwarded(8080) && !forwarded(22) && forwarded(443));
 }
 END_TEST
@@ -473,7 +699,7 @@ START_TEST(test_failure_is_atomic)
 	ck_assert_int_eq(parse("22,~30"), 0);
 	ck_assert_int_eq(parse("40,~41,50-40"), -1);
 	ck_assert_int_eq(parse("60,60"), -1);
-	fwd_finalise(&spec, true, true);
+	fwd_finalise(&spec, true, true, NULL, 0);
 	ck_assert_uint_eq(spec.n_rules, 1);
 	ck_assert(forwarded(22));
 	ck_assert(!forwarded(40) && !forwarded(60));
@@ -497,7 +723,7 @@ START_TEST(test_too_many_rules)
 	ck_assert(strstr(errbuf, "too many"));
 	/* Exclusions don't take rule slots */
 	ck_assert_int_eq(parse("~1000"), 0);
-	fwd_finalise(&spec, true, true);
+	fwd_finalise(&spec, true, true, NULL, 0);
 	ck_assert(!forwarded(1000) && forwarded(1002));
 }
 END_TEST
@@ -514,7 +740,7 @@ START_TEST(test_finalise_twice)
 {
 	OK("22,~23");
 	ck_assert(forwarded(22));
-	fwd_finalise(&spec, true, true);
+	fwd_finalise(&spec, true, true, NULL, 0);
 	ck_assert_uint_eq(spec.n_rules, 1);
 	ck_assert(forwarded(22) && !forwarded(23));
 }
@@ -532,6 +758,11 @@ static Suite *fwd_suite(void)
 
 	tcase_add_test(tc, test_keywords);
 	tcase_add_test(tc, test_all);
+	tcase_add_test(tc, test_all_addresses);
+	tcase_add_test(tc, test_prefix_for_list);
+	tcase_add_test(tc, test_target_address_only);
+	tcase_add_test(tc, test_ranges_with_exclusions);
+	tcase_add_test(tc, test_split_limit);
 	tcase_add_test(tc, test_keyword_mixing);
 	tcase_add_test(tc, test_single_and_lists);
 	tcase_add_test(tc, test_translation);

@@ -52,6 +52,7 @@
 #include "../../qdisc/qdisc.h"
 #include "../../tap/tap.h"
 #include "../../udp/udp.h"
+#include "../../fwd/fwd_listen.h"
 #include "../../udp/udp_internal.h"
 #include "../../util/epoll_ref.h"
 #include "../../util/timer.h"
@@ -91,7 +92,7 @@ static void tu_setup(const char *udp_in)
 
 		ck_assert_msg(!fwd_parse(&tu_ctx.udp_in, udp_in, e,
 					 sizeof(e)), "-u %s: %s", udp_in, e);
-		fwd_finalise(&tu_ctx.udp_in, true, true);
+		fwd_finalise(&tu_ctx.udp_in, true, true, NULL, 0);
 	} else {
 		tu_ctx.udp_in.mode = FWD_NONE;
 	}
@@ -107,6 +108,7 @@ static void tu_setup(const char *udp_in)
 	ck_assert_int_eq(timer_wheel_init(&tu_ctx, tu_ctx.epollfd), 0);
 	ck_assert_int_eq(tap_init(&tu_ctx), 0);
 	ck_assert_int_eq(udp_init(&tu_ctx), 0);
+	ck_assert_int_eq(fwd_listen_init(&tu_ctx), 0);
 	ck_assert_int_eq(icmp_init(&tu_ctx), 0);
 }
 

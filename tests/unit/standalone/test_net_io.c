@@ -3,7 +3,8 @@
  *
  * Build (not linked against the other modules: it defines its own
  * qdisc_send(), tcp_tap_input(), tcp_input_done(), udp_tap_input(),
- * udp_out_flush(), icmp_tap_input(), dhcp_input() and dhcpv6_input()):
+ * udp_out_flush(), icmp_tap_input(), dhcp_input(), dhcpv6_input() and
+ * the entry points of fwd/mcast.c, never called without --mcast-ports):
  *
  *   cc $(CFLAGS) -I. -o build/tests/test_net_io \
  *	tests/unit/standalone/test_net_io.c net/net.c net/arp.c net/ndp.c \
@@ -35,6 +36,7 @@
 #include "../../../net/dhcp.h"
 #include "../../../net/dhcpv6.h"
 #include "../../../net/icmp.h"
+#include "../../../fwd/mcast.h"
 #include "../../../net/net.h"
 #include "../../../qdisc/qdisc.h"
 #include "../../../tcp/tcp.h"
@@ -212,6 +214,73 @@ void tcp_input_done(struct ctx *c)
  */
 void udp_out_flush(void)
 {
+}
+
+/**
+ * mcast_guest_igmp() - test double: the multicast proxy is off here
+ * @c:		execution context
+ * @msg:	message
+ * @len:	its length
+ * @now_ms:	time
+ *
+ * Return: never
+ */
+int mcast_guest_igmp(struct ctx *c, const uint8_t *msg, size_t len,
+		     uint64_t now_ms)
+{
+	(void)c;
+	(void)msg;
+	(void)len;
+	(void)now_ms;
+	ck_abort_msg("IGMP passed on without --mcast-ports");
+	return -1;
+}
+
+/**
+ * mcast_guest_mld() - test double: the multicast proxy is off here
+ * @c:		execution context
+ * @src:	source
+ * @dst:	destination
+ * @msg:	message
+ * @len:	its length
+ * @now_ms:	time
+ *
+ * Return: never
+ */
+int mcast_guest_mld(struct ctx *c, const struct in6_addr *src,
+		    const struct in6_addr *dst, const uint8_t *msg,
+		    size_t len, uint64_t now_ms)
+{
+	(void)c;
+	(void)src;
+	(void)dst;
+	(void)msg;
+	(void)len;
+	(void)now_ms;
+	ck_abort_msg("MLD passed on without --mcast-ports");
+	return -1;
+}
+
+/**
+ * mcast_guest_udp() - test double: the multicast proxy is off here
+ * @c:		execution context
+ * @daddr:	destination
+ * @l4:		UDP header
+ * @ulen:	UDP length
+ * @now_ms:	time
+ *
+ * Return: never
+ */
+bool mcast_guest_udp(struct ctx *c, const union inany_addr *daddr,
+		     const uint8_t *l4, size_t ulen, uint64_t now_ms)
+{
+	(void)c;
+	(void)daddr;
+	(void)l4;
+	(void)ulen;
+	(void)now_ms;
+	ck_abort_msg("multicast UDP passed on without --mcast-ports");
+	return false;
 }
 
 /**

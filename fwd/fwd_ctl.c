@@ -1,0 +1,594 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* fwd_ctl.c - the -c configuration socket: forwarding tables changed at
+ * run time by a client (upstream's pesto, or ours)
+ *
+ * Theory of operation
+ *
+ * With -c PATH, the relay listens on a UNIX socket at PATH, created at
+ * start-up (before going to the background, and before the sandbox hides
+ * the file system) with mode 0600: whoever may connect may change what
+ * the host exposes. One client is served at a time; while it is, the
+ * listening socket is out of the epoll set's interest, and further
+ * clients wait in its backlog.
+ *
+ * A session (the protocol is in fwd/pesto_wire.c and doc/pesto.md): the
+ * relay queues its greeting and its tables (fwd/fwd_rules.c) as soon as
+ * it accepts; the client may send an update, the new tables of the pifs it
+ * changes, which the parser takes in whatever pieces arrive; the relay
+ * applies it (fwd/fwd_listen.c: all directions at once, or nothing),
+ * queues a reply with a status and a message, and closes once the reply is
+ * out. A client that closes without sending anything only looked. A
+ * malformed update gets an error reply, and the connection is closed.
+ *
+ * Nothing blocks the data path: the client's socket is non-blocking, its
+ * input is parsed as it comes, and output that doesn't fit its socket
+ * buffer waits for EPOLLOUT in a buffer sized for the largest tables and
+ * reply. A client gets FWD_CTL_TIMEOUT_MS to finish, from when it is
+ * accepted; then it is dropped.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include "fwd_ctl.h"
+#include "fwd_listen.h"
+#include "fwd_rules.h"
+#include "pesto_wire.h"
+#include "../conf/fwd.h"
+#include "../passt.h"
+#include "../util/epoll_ref.h"
+#include "../util/log.h"
+#include "../util/timer.h"
+#include "../util/unix_sock.h"
+#include "../util/util.h"
+#include "../isolation/syscalls.h"
+
+/* System calls after start-up: configuration clients */
+SYSCALLS(SYSCALLS_BOTH, "accept4", "recvfrom", "sendto", "getsockopt",
+	 "epoll_ctl", "close");
+
+/* Clients that may wait while one is served */
+#define FWD_CTL_BACKLOG		4
+/* Time a client has to finish, from its connection */
+#define FWD_CTL_TIMEOUT_MS	10000
+/* Bytes read from a client at a time */
+#define FWD_CTL_READ_SIZE	4096
+/* One pif's table on the wire, at most */
+#define FWD_CTL_PIF_MAX		(1 + PESTO_PIF_INFO_LEN + \
+				 PESTO_PIF_RULES_MAX * PESTO_RULE_LEN)
+/* Output: greeting, two pifs, the end mark, the reply */
+#define FWD_CTL_OUT_MAX		(PESTO_HELLO_LEN + 2 * FWD_CTL_PIF_MAX + 1 + \
+				 PESTO_REPLY_HDR_LEN + PESTO_REPLY_MSG_MAX)
+
+static int fwd_ctl_listen_fd = -1;
+static int fwd_ctl_fd = -1;		/* the client being served */
+static bool fwd_ctl_done;		/* reply queued: close once sent */
+static bool fwd_ctl_out_armed;		/* EPOLLOUT in the interest set */
+static uint8_t fwd_ctl_out[FWD_CTL_OUT_MAX];
+static size_t fwd_ctl_out_len, fwd_ctl_out_sent;
+static struct pesto_update fwd_ctl_update;
+static struct pesto_rule fwd_ctl_rules[PESTO_PIF_RULES_MAX];
+static struct fwd_spec fwd_ctl_next[FWD_DIRS];
+static struct wheel_timer fwd_ctl_timer;
+
+/**
+ * fwd_ctl_env() - pif and families of the running relay
+ * @c:		execution context
+ * @pif:	PESTO_PIF_HOST or PESTO_PIF_SPLICE
+ *
+ * Return: the environment for fwd/fwd_rules.c
+ */
+static struct fwd_rules_env fwd_ctl_env(const struct ctx *c, uint8_t pif)
+{
+	return (struct fwd_rules_env){ .pif = pif, .ipv4 = c->ip4.enabled,
+				       .ipv6 = c->ip6.enabled };
+}
+
+/**
+ * fwd_ctl_caps() - capabilities of a pif, as the greeting announces them
+ * @c:		execution context
+ *
+ * Return: PESTO_CAP_* bits
+ */
+static uint32_t fwd_ctl_caps(const struct ctx *c)
+{
+	uint32_t caps = PESTO_CAP_IFNAME;
+
+	if (c->ip4.enabled)
+		caps |= PESTO_CAP_IPV4;
+	if (c->ip6.enabled)
+		caps |= PESTO_CAP_IPV6;
+	if (!c->no_tcp)
+		caps |= PESTO_CAP_TCP;
+	if (!c->no_udp)
+		caps |= PESTO_CAP_UDP;
+	if (c->mode == MODE_PASTA)
+		caps |= PESTO_CAP_SCAN;
+	return caps;
+}
+
+/**
+ * fwd_ctl_pifs() - the pifs of this relay
+ * @c:		execution context
+ *
+ * Return: bitmap (1 << pif)
+ */
+static unsigned int fwd_ctl_pifs(const struct ctx *c)
+{
+	unsigned int pifs = 1U << PESTO_PIF_HOST;
+
+	if (c->mode == MODE_PASTA)
+		pifs |= 1U << PESTO_PIF_SPLICE;
+	return pifs;
+}
+
+/**
+ * fwd_ctl_put_pif() - queue one pif's information and rules
+ * @c:		execution context
+ * @pif:	PESTO_PIF_HOST or PESTO_PIF_SPLICE
+ * @tcp:	direction of its TCP rules
+ * @udp:	direction of its UDP rules
+ *
+ * Return: 0 on success, -1 if its rules don't fit the protocol
+ */
+static int fwd_ctl_put_pif(struct ctx *c, uint8_t pif, enum fwd_dir tcp,
+			   enum fwd_dir udp)
+{
+	struct fwd_rules_env env = fwd_ctl_env(c, pif);
+	uint8_t *p = fwd_ctl_out + fwd_ctl_out_len;
+	unsigned int n = 0, i;
+	int ret;
+
+	ret = fwd_rules_to_wire(&env, fwd_dir_spec(c, tcp), IPPROTO_TCP,
+				fwd_ctl_rules, PESTO_PIF_RULES_MAX);
+	if (ret < 0)
+		return -1;
+	n = (unsigned int)ret;
+	ret = fwd_rules_to_wire(&env, fwd_dir_spec(c, udp), IPPROTO_UDP,
+				fwd_ctl_rules + n, PESTO_PIF_RULES_MAX - n);
+	if (ret < 0)
+		return -1;
+	n += (unsigned int)ret;
+
+	*p++ = pif;
+	pesto_pif_info_encode(p, pesto_pif_name(pif), fwd_ctl_caps(c), n);
+	p += PESTO_PIF_INFO_LEN;
+	for (i = 0; i < n; i++, p += PESTO_RULE_LEN)
+		pesto_rule_encode(p, &fwd_ctl_rules[i]);
+
+	fwd_ctl_out_len = (size_t)(p - fwd_ctl_out);
+	return 0;
+}
+
+/**
+ * fwd_ctl_put_tables() - queue the greeting and the tables in force
+ * @c:		execution context
+ *
+ * Return: 0 on success, -1 if the tables don't fit the protocol (logged)
+ */
+static int fwd_ctl_put_tables(struct ctx *c)
+{
+	pesto_hello_encode(fwd_ctl_out);
+	fwd_ctl_out_len = PESTO_HELLO_LEN;
+	fwd_ctl_out_sent = 0;
+
+	if (fwd_ctl_put_pif(c, PESTO_PIF_HOST, FWD_DIR_TCP_IN,
+			    FWD_DIR_UDP_IN) ||
+	    (c->mode == MODE_PASTA &&
+	     fwd_ctl_put_pif(c, PESTO_PIF_SPLICE, FWD_DIR_TCP_OUT,
+			     FWD_DIR_UDP_OUT))) {
+		warn("Configuration client: the forwarding tables have more than %d rules per pif, or 'auto' with too many exclusions, which the protocol can't carry",
+		     PESTO_PIF_RULES_MAX);
+		return -1;
+	}
+
+	fwd_ctl_out[fwd_ctl_out_len++] = PESTO_PIF_NONE;
+	return 0;
+}
+
+/**
+ * fwd_ctl_arm() - set the epoll interest for the client
+ * @c:		execution context
+ * @out:	wait for room to write too
+ */
+static void fwd_ctl_arm(const struct ctx *c, bool out)
+{
+	union epoll_ref ref = { .type = EPOLL_TYPE_CONF };
+	struct epoll_event ev;
+
+	ref.fd = (uint32_t)fwd_ctl_fd;
+	ev.data.u64 = ref.u64;
+	ev.events = (fwd_ctl_done ? 0 : EPOLLIN | EPOLLRDHUP) |
+		    (out ? EPOLLOUT : 0);
+	if (epoll_ctl(c->epollfd, EPOLL_CTL_MOD, fwd_ctl_fd, &ev))
+		debug_perror("Configuration client: epoll_ctl");
+	fwd_ctl_out_armed = out;
+}
+
+/**
+ * fwd_ctl_listen_arm() - take new clients, or leave them waiting
+ * @c:		execution context
+ * @on:		take them
+ */
+static void fwd_ctl_listen_arm(const struct ctx *c, bool on)
+{
+	union epoll_ref ref = { .type = EPOLL_TYPE_CONF_LISTEN };
+	struct epoll_event ev;
+
+	ref.fd = (uint32_t)fwd_ctl_listen_fd;
+	ev.data.u64 = ref.u64;
+	ev.events = on ? EPOLLIN : 0;
+	if (epoll_ctl(c->epollfd, EPOLL_CTL_MOD, fwd_ctl_listen_fd, &ev))
+		debug_perror("Configuration socket: epoll_ctl");
+}
+
+/**
+ * fwd_ctl_close() - end the session with the client
+ * @c:		execution context
+ */
+static void fwd_ctl_close(const struct ctx *c)
+{
+	if (fwd_ctl_fd < 0)
+		return;
+
+	epoll_ctl(c->epollfd, EPOLL_CTL_DEL, fwd_ctl_fd, NULL);
+	close(fwd_ctl_fd);
+	fwd_ctl_fd = -1;
+	timer_cancel(&fwd_ctl_timer);
+	fwd_ctl_listen_arm(c, true);
+	debug("Configuration client: closed");
+}
+
+/**
+ * fwd_ctl_flush() - write queued output to the client
+ * @c:		execution context
+ */
+static void fwd_ctl_flush(const struct ctx *c)
+{
+	while (fwd_ctl_out_sent < fwd_ctl_out_len) {
+		ssize_t n = send(fwd_ctl_fd, fwd_ctl_out + fwd_ctl_out_sent,
+				 fwd_ctl_out_len - fwd_ctl_out_sent,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			if (!fwd_ctl_out_armed)
+				fwd_ctl_arm(c, true);
+			return;
+		}
+		if (n <= 0) {
+			/* Upstream's pesto closes without reading a reply */
+			debug("Configuration client: gone before our reply");
+			fwd_ctl_close(c);
+			return;
+		}
+		fwd_ctl_out_sent += (size_t)n;
+	}
+
+	if (fwd_ctl_out_armed)
+		fwd_ctl_arm(c, false);
+	if (fwd_ctl_done)
+		fwd_ctl_close(c);
+}
+
+/**
+ * fwd_ctl_reply() - queue the reply to an update, close once it is out
+ * @c:		execution context
+ * @status:	0 if applied, else a positive errno value
+ * @msg:	message for the user
+ */
+static void fwd_ctl_reply(const struct ctx *c, int status, const char *msg)
+{
+	fwd_ctl_out_len += pesto_reply_encode(fwd_ctl_out + fwd_ctl_out_len,
+					      sizeof(fwd_ctl_out) -
+					      fwd_ctl_out_len,
+					      (uint32_t)status, msg);
+	fwd_ctl_done = true;
+	fwd_ctl_flush(c);
+
+	/* Waiting to write the rest: no more input wanted */
+	if (fwd_ctl_fd >= 0)
+		fwd_ctl_arm(c, true);
+}
+
+/**
+ * fwd_ctl_log_rules() - log the tables now in force
+ * @c:		execution context
+ */
+static void fwd_ctl_log_rules(struct ctx *c)
+{
+	unsigned int d, i;
+
+	for (d = 0; d < FWD_DIRS; d++) {
+		struct fwd_rules_env env = fwd_ctl_env(c, fwd_dir_out(d) ?
+						       PESTO_PIF_SPLICE :
+						       PESTO_PIF_HOST);
+		int n;
+
+		if (!fwd_dir_on(c, d))
+			continue;
+		n = fwd_rules_to_wire(&env, fwd_dir_spec(c, d),
+				      fwd_dir_udp(d) ? IPPROTO_UDP
+						     : IPPROTO_TCP,
+				      fwd_ctl_rules, PESTO_PIF_RULES_MAX);
+		info("    %s: %d rules", fwd_dir_opt(d), n);
+		for (i = 0; n > 0 && i < (unsigned int)n; i++) {
+			char buf[160];
+
+			info("        %s", pesto_rule_fmt(&fwd_ctl_rules[i], buf,
+						       sizeof(buf)));
+		}
+	}
+}
+
+/**
+ * fwd_ctl_apply() - apply a complete update
+ * @c:		execution context
+ * @u:		parsed update
+ * @msg:	message for the client
+ * @len:	size of @msg
+ *
+ * Return: 0 if applied, positive errno otherwise (nothing changed)
+ */
+static int fwd_ctl_apply(struct ctx *c, const struct pesto_update *u,
+			 char *msg, size_t len)
+{
+	struct fwd_spec *next[FWD_DIRS] = { NULL };
+	unsigned int i, k;
+	int ret;
+
+	for (i = 0; i < u->n; i++) {
+		const struct pesto_pif *t = &u->tables[i];
+		struct fwd_rules_env env = fwd_ctl_env(c, t->pif);
+		bool splice = t->pif == PESTO_PIF_SPLICE;
+		enum fwd_dir dirs[2] = {
+			splice ? FWD_DIR_TCP_OUT : FWD_DIR_TCP_IN,
+			splice ? FWD_DIR_UDP_OUT : FWD_DIR_UDP_IN,
+		};
+
+		for (k = 0; k < 2; k++) {
+			uint8_t proto = k ? IPPROTO_UDP : IPPROTO_TCP;
+			enum fwd_dir d = dirs[k];
+			unsigned int j;
+
+			if (!fwd_dir_on(c, d)) {
+				for (j = 0; j < t->count; j++) {
+					if (t->rules[j].proto != proto)
+						continue;
+					snprintf(msg, len, "%s: forwarding of %s is disabled in this relay",
+						 fwd_dir_opt(d),
+						 k ? "UDP" : "TCP");
+					return EINVAL;
+				}
+				continue;
+			}
+
+			if (fwd_rules_from_wire(&env, t, proto,
+						fwd_dir_spec(c, d),
+						&fwd_ctl_next[d], msg, len))
+				return EINVAL;
+			next[d] = &fwd_ctl_next[d];
+		}
+	}
+
+	ret = fwd_listen_switch(c, next, msg, len);
+	if (ret)
+		return -ret;
+
+	snprintf(msg, len, "forwarding tables updated");
+	info("Configuration client: forwarding tables updated:");
+	fwd_ctl_log_rules(c);
+	return 0;
+}
+
+/**
+ * fwd_ctl_input() - read what the client sent, act once it is complete
+ * @c:		execution context
+ */
+static void fwd_ctl_input(struct ctx *c)
+{
+	uint8_t buf[FWD_CTL_READ_SIZE];
+	char msg[PESTO_REPLY_MSG_MAX / 2];
+	int ret = 0;
+
+	while (!ret) {
+		ssize_t n = recv(fwd_ctl_fd, buf, sizeof(buf), MSG_DONTWAIT);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (n < 0) {
+			debug_perror("Configuration client: recv");
+			fwd_ctl_close(c);
+			return;
+		}
+		if (!n) {
+			if (fwd_ctl_update.bytes) {
+				fwd_ctl_reply(c, EPROTO, "update cut short");
+				warn("Configuration client: update cut short");
+			} else {
+				fwd_ctl_close(c);	/* it only looked */
+			}
+			return;
+		}
+		ret = pesto_update_feed(&fwd_ctl_update, buf, (size_t)n);
+	}
+
+	if (ret < 0) {
+		snprintf(msg, sizeof(msg), "malformed update: %s",
+			 fwd_ctl_update.err);
+		warn("Configuration client: %s", msg);
+		fwd_ctl_reply(c, EPROTO, msg);
+		return;
+	}
+
+	ret = fwd_ctl_apply(c, &fwd_ctl_update, msg, sizeof(msg));
+	if (ret)
+		warn("Configuration client: update refused, nothing changed: %s",
+		     msg);
+	fwd_ctl_reply(c, ret, msg);
+}
+
+/**
+ * fwd_ctl_timeout() - a client took too long: drop it
+ * @c:		execution context
+ * @t:		our timer
+ * @now_ms:	current time
+ */
+static void fwd_ctl_timeout(struct ctx *c, struct wheel_timer *t,
+			    uint64_t now_ms)
+{
+	(void)t;
+	(void)now_ms;
+
+	if (fwd_ctl_fd < 0)
+		return;
+	warn("Configuration client: not done after %d ms, dropped",
+	     FWD_CTL_TIMEOUT_MS);
+	fwd_ctl_close(c);
+}
+
+/**
+ * fwd_ctl_accept() - take a new client
+ * @c:		execution context
+ * @now_ms:	current time
+ */
+static void fwd_ctl_accept(struct ctx *c, uint64_t now_ms)
+{
+	union epoll_ref ref = { .type = EPOLL_TYPE_CONF };
+	struct ucred cred = { .pid = 0 };
+	socklen_t sl = sizeof(cred);
+	struct epoll_event ev;
+	int fd;
+
+	if (fwd_ctl_fd >= 0) {
+		fwd_ctl_listen_arm(c, false);	/* it waits its turn */
+		return;
+	}
+
+	fd = accept4(fwd_ctl_listen_fd, NULL, NULL,
+		     SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (fd < 0) {
+		if (errno != EAGAIN && errno != EWOULDBLOCK)
+			warn_perror("Configuration socket: accept");
+		return;
+	}
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &sl))
+		debug_perror("Configuration client: SO_PEERCRED");
+	info("Configuration client connected: PID %d, UID %u",
+	     (int)cred.pid, (unsigned int)cred.uid);
+
+	fwd_ctl_fd = fd;
+	fwd_ctl_done = false;
+	fwd_ctl_out_armed = false;
+	pesto_update_init(&fwd_ctl_update, fwd_ctl_pifs(c));
+
+	ref.fd = (uint32_t)fd;
+	ev.data.u64 = ref.u64;
+	ev.events = EPOLLIN | EPOLLRDHUP;
+	if (epoll_ctl(c->epollfd, EPOLL_CTL_ADD, fd, &ev)) {
+		warn_perror("Configuration client: epoll_ctl");
+		close(fd);
+		fwd_ctl_fd = -1;
+		return;
+	}
+	fwd_ctl_listen_arm(c, false);
+	timer_arm(&fwd_ctl_timer, now_ms + FWD_CTL_TIMEOUT_MS);
+
+	if (fwd_ctl_put_tables(c)) {
+		fwd_ctl_close(c);
+		return;
+	}
+	fwd_ctl_flush(c);
+}
+
+/**
+ * fwd_ctl_handler() - events on the configuration sockets
+ * @c:		execution context
+ * @ref:	epoll reference
+ * @events:	epoll events
+ * @now_ms:	current time
+ */
+void fwd_ctl_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
+		     uint64_t now_ms)
+{
+	if (ref.type == EPOLL_TYPE_CONF_LISTEN) {
+		fwd_ctl_accept(c, now_ms);
+		return;
+	}
+
+	/* An event queued for a client closed earlier in this batch */
+	if (fwd_ctl_fd < 0 || (int)ref.fd != fwd_ctl_fd)
+		return;
+
+	if (events & EPOLLOUT)
+		fwd_ctl_flush(c);
+	if (fwd_ctl_fd >= 0 && !fwd_ctl_done && (events & (EPOLLIN |
+							   EPOLLRDHUP |
+							   EPOLLHUP)))
+		fwd_ctl_input(c);
+	if (fwd_ctl_fd >= 0 && (events & EPOLLERR)) {
+		debug("Configuration client: socket error");
+		fwd_ctl_close(c);
+	}
+}
+
+/**
+ * fwd_ctl_init() - listen on the -c socket, if given
+ * @c:		execution context
+ *
+ * Return: 0 on success (also without -c), -1 on failure (logged)
+ */
+int fwd_ctl_init(struct ctx *c)
+{
+	union epoll_ref ref = { .type = EPOLL_TYPE_CONF_LISTEN };
+	struct epoll_event ev = { .events = EPOLLIN };
+	int ret;
+
+	if (!*c->conf_path)
+		return 0;
+
+	if (strlen(c->conf_path) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
+		err("-c: %s is too long for a UNIX socket (at most %zu bytes): choose a shorter path",
+		    c->conf_path, sizeof(((struct sockaddr_un *)0)->sun_path) - 1);
+		return -1;
+	}
+
+	ret = unix_sock_probe(c->conf_path);
+	if (ret == -EADDRINUSE) {
+		err("-c: another process listens on %s: stop it, or choose another path",
+		    c->conf_path);
+		return -1;
+	}
+	if (ret == -ENOTSOCK) {
+		err("-c: %s exists and is not a socket: choose another path",
+		    c->conf_path);
+		return -1;
+	}
+	if (!ret)
+		ret = unix_sock_listen(c->conf_path, FWD_CTL_BACKLOG, 0600);
+	if (ret < 0) {
+		err("-c: can't listen on %s: %s (check the directory and its permissions)",
+		    c->conf_path, strerror(-ret));
+		return -1;
+	}
+
+	fwd_ctl_listen_fd = ret;
+	ref.fd = (uint32_t)ret;
+	ev.data.u64 = ref.u64;
+	if (epoll_ctl(c->epollfd, EPOLL_CTL_ADD, ret, &ev)) {
+		err_perror("-c: epoll_ctl");
+		return -1;
+	}
+	timer_init(&fwd_ctl_timer, fwd_ctl_timeout);
+	info("Configuration socket: %s", c->conf_path);
+	return 0;
+}

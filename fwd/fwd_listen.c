@@ -1,0 +1,658 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* fwd_listen.c - listening sockets of the forwarding rules, and switching
+ * to a new table at run time
+ *
+ * Theory of operation
+ *
+ * Each of the four directions (-t, -u, -T, -U) has a table of rules
+ * (struct fwd_spec in struct ctx, contiguous ranges once finalised) and,
+ * here, the sockets listening for them: per port, up to two sockets (one
+ * per address family) for TCP, or two listening slots of udp/udp_fwd.c for
+ * UDP. The protocol modules open them (tcp_listen_rule(),
+ * tcp_splice_listen_rule(), udp_fwd_rule_open()); -T and -U sockets are
+ * opened by a thread inside the namespace (pasta_run_in_ns()).
+ *
+ * Start-up and a change at run time (the -c socket, fwd/fwd_ctl.c) are
+ * the same operation: switching from the current table (none at start-up)
+ * to a new one, all directions at once, atomically:
+ *
+ * 1. Stage: for every port of the new table, the sockets of the current
+ *    one are kept if the current rule for that port listens on the same
+ *    address and interface (its target may differ: targets are looked up
+ *    when a connection or datagram arrives); otherwise new sockets are
+ *    opened. A port whose address or interface changes has its old
+ *    sockets closed first, since the new ones would conflict with them
+ *    (the port is "rebound"). A port that can't be bound fails the whole
+ *    switch, except in a best-effort rule ("all"), which only fails if
+ *    none of its ports can be bound.
+ * 2. On failure, roll back: close what was opened, reopen the rebound
+ *    ports for their current rule, and leave the current table in force.
+ *    Only a rebound port can be lost this way, if another program took it
+ *    in between; that is logged.
+ * 3. Commit: close the sockets the new table doesn't keep, and put the
+ *    new table in force.
+ *
+ * A best-effort rule ("all") covers tens of thousands of ports: such rules
+ * stop short of the open files limit (they may hold three quarters of it),
+ * so that connections can still be accepted and made.
+ *
+ * Connections already accepted are sockets of their own: closing a
+ * listener doesn't end them. UDP flows reply through the listening
+ * socket, so the flows of a closed UDP socket end with it.
+ *
+ * "auto" directions (conf/fwd_auto.c) have no rules and follow listening
+ * ports with sockets of their own; switching such a direction to a table
+ * of rules closes them first (a failed switch leaves them to the next
+ * scan, within FWD_AUTO_SCAN_MS) and stops following, and the exclusions
+ * of the other "auto" directions are recomputed from the new tables.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/resource.h>
+
+#include "fwd_listen.h"
+#include "../conf/fwd.h"
+#include "../conf/fwd_auto.h"
+#include "../isolation/pasta.h"
+#include "../passt.h"
+#include "../tcp/tcp.h"
+#include "../tcp/tcp_splice.h"
+#include "../udp/udp.h"
+#include "../util/log.h"
+#include "../util/util.h"
+#include "../isolation/syscalls.h"
+
+/* System calls after start-up: closing listening sockets of removed rules
+ * (opening them is listed by tcp/ and udp/)
+ */
+SYSCALLS(SYSCALLS_BOTH, "close");
+
+/* Descriptors that best-effort rules leave for everything else (flows,
+ * spliced pipes, files): a quarter of the open files limit, at least this
+ */
+#define FWD_LISTEN_SPARE_MIN	1024
+
+static unsigned long fwd_listen_socks;	/* listening sockets held */
+static unsigned long fwd_listen_budget;	/* most best-effort rules may fill */
+
+/**
+ * struct fwd_listen_dir - sockets of one direction
+ * @h:		per port, sockets (TCP) or listening slots (UDP) in force,
+ *		plus one: 0 means none ([0] IPv4, [1] IPv6)
+ * @nh:		the same for the table being switched to
+ * @rebound:	ports whose sockets in @h were closed while staging
+ * @staged:	@nh is filled, for this switch
+ */
+struct fwd_listen_dir {
+	int (*h)[2];
+	int (*nh)[2];
+	uint8_t rebound[FWD_PORTS / 8];
+	bool staged;
+};
+
+static struct fwd_listen_dir fwd_listen_dirs[FWD_DIRS];
+
+/**
+ * struct fwd_listen_call - what a call (maybe into the namespace) works on
+ * @c:		execution context
+ * @d:		direction
+ * @cur:	table in force, NULL at start-up
+ * @next:	table to switch to
+ * @errbuf:	message explaining a failure
+ * @errlen:	size of @errbuf
+ */
+struct fwd_listen_call {
+	struct ctx *c;
+	enum fwd_dir d;
+	const struct fwd_spec *cur;
+	const struct fwd_spec *next;
+	char *errbuf;
+	size_t errlen;
+};
+
+/**
+ * fwd_dir_spec() - the table in force for a direction
+ * @c:		execution context
+ * @d:		direction
+ *
+ * Return: pointer to the specification in @c
+ */
+struct fwd_spec *fwd_dir_spec(struct ctx *c, enum fwd_dir d)
+{
+	switch (d) {
+	case FWD_DIR_TCP_IN:
+		return &c->tcp_in;
+	case FWD_DIR_UDP_IN:
+		return &c->udp_in;
+	case FWD_DIR_TCP_OUT:
+		return &c->tcp_out;
+	default:
+		return &c->udp_out;
+	}
+}
+
+/**
+ * fwd_dir_udp() - tell if a direction forwards UDP
+ * @d:		direction
+ *
+ * Return: true for -u and -U
+ */
+bool fwd_dir_udp(enum fwd_dir d)
+{
+	return d == FWD_DIR_UDP_IN || d == FWD_DIR_UDP_OUT;
+}
+
+/**
+ * fwd_dir_out() - tell if a direction listens in the namespace
+ * @d:		direction
+ *
+ * Return: true for -T and -U
+ */
+bool fwd_dir_out(enum fwd_dir d)
+{
+	return d == FWD_DIR_TCP_OUT || d == FWD_DIR_UDP_OUT;
+}
+
+/**
+ * fwd_dir_opt() - the option of a direction, for messages
+ * @d:		direction
+ *
+ * Return: "-t", "-u", "-T" or "-U"
+ */
+const char *fwd_dir_opt(enum fwd_dir d)
+{
+	static const char *const opt[FWD_DIRS] = { "-t", "-u", "-T", "-U" };
+
+	return opt[d];
+}
+
+/**
+ * fwd_dir_on() - tell if a direction can have listening sockets
+ * @c:		execution context
+ * @d:		direction
+ *
+ * Return: false if its protocol is disabled, for -T and -U in passt, and
+ *	   for -u with --splice-only
+ */
+bool fwd_dir_on(const struct ctx *c, enum fwd_dir d)
+{
+	if (fwd_dir_udp(d) ? c->no_udp : c->no_tcp)
+		return false;
+	if (fwd_dir_out(d) && c->mode != MODE_PASTA)
+		return false;
+	return !(d == FWD_DIR_UDP_IN && c->splice_only);
+}
+
+/**
+ * fwd_listen_hint() - a hint for the user about a listening error
+ * @e:		errno
+ * @in_ns:	the socket was for the namespace
+ *
+ * Return: text to append to the error message, possibly empty
+ */
+static const char *fwd_listen_hint(int e, bool in_ns)
+{
+	switch (e) {
+	case EADDRINUSE:
+		return in_ns ? " (is another program in the namespace using it?)"
+			     : " (is another program using it?)";
+	case EADDRNOTAVAIL:
+		return in_ns ? " (is the address configured, and loopback up, in the namespace?)"
+			     : " (is the address configured? see --freebind)";
+	case EACCES:
+		return " (ports below net.ipv4.ip_unprivileged_port_start need CAP_NET_BIND_SERVICE)";
+	case ENODEV:
+		return " (no such interface)";
+	case EMFILE:
+	case ENFILE:
+		return " (raise the open files limit, or forward fewer ports)";
+	case ENOSPC:
+		return " (no listening socket slot left: forward fewer UDP ports)";
+	default:
+		return "";
+	}
+}
+
+/**
+ * fwd_listen_where() - describe where a rule listens, for messages
+ * @r:		rule
+ * @buf:	output
+ * @size:	size of @buf
+ *
+ * Return: @buf: " at ADDR", " on IFACE", both, or empty
+ */
+static const char *fwd_listen_where(const struct fwd_rule *r, char *buf,
+				    size_t size)
+{
+	char a[INANY_STRLEN];
+	int n = 0;
+
+	*buf = '\0';
+	if (!r->bind_any)
+		n = snprintf(buf, size, " at %s", inany_ntop(&r->bind_addr, a));
+	if (*r->ifname && n >= 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, " on %s", r->ifname);
+	return buf;
+}
+
+/**
+ * fwd_listen_open() - open the sockets of one port for its rule
+ * @c:		execution context
+ * @d:		direction
+ * @r:		rule
+ * @port:	port
+ * @h:		handles opened, plus one (0: none)
+ *
+ * Return: 0 on success, negative errno on failure
+ */
+static int fwd_listen_open(struct ctx *c, enum fwd_dir d,
+			   const struct fwd_rule *r, uint16_t port, int h[2])
+{
+	int fds[2], ret;
+
+	if (fwd_dir_udp(d))
+		ret = udp_fwd_rule_open(c, r, port, fwd_dir_out(d), fds);
+	else if (fwd_dir_out(d))
+		ret = tcp_splice_listen_rule(c, r, port, fds);
+	else
+		ret = tcp_listen_rule(c, r, port, fds);
+
+	if (ret < 0)
+		return ret;
+
+	h[0] = fds[0] + 1;
+	h[1] = fds[1] + 1;
+	fwd_listen_socks += (fds[0] >= 0) + (fds[1] >= 0);
+	return 0;
+}
+
+/**
+ * fwd_listen_close() - close the sockets of one port
+ * @c:		execution context
+ * @d:		direction
+ * @h:		handles, plus one, set to 0 on return
+ */
+static void fwd_listen_close(struct ctx *c, enum fwd_dir d, int h[2])
+{
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		if (!h[i])
+			continue;
+		if (fwd_dir_udp(d))
+			udp_fwd_close(c, (uint32_t)(h[i] - 1));
+		else
+			close(h[i] - 1);
+		h[i] = 0;
+		fwd_listen_socks--;
+	}
+}
+
+/**
+ * fwd_listen_same() - tell if two handle pairs are the same sockets
+ * @a:		first pair
+ * @b:		second pair
+ *
+ * Return: true if equal
+ */
+static bool fwd_listen_same(const int a[2], const int b[2])
+{
+	return a[0] == b[0] && a[1] == b[1];
+}
+
+/**
+ * struct fwd_listen_skips - ports a best-effort rule could not bind
+ * @bound:	ports bound (or kept)
+ * @skipped:	ports skipped
+ * @first:	first port skipped
+ * @err:	errno for @first
+ * @budget:	some were skipped for the descriptor budget
+ */
+struct fwd_listen_skips {
+	unsigned int bound;
+	unsigned int skipped;
+	unsigned int first;
+	int err;
+	bool budget;
+};
+
+/**
+ * fwd_listen_port() - stage the sockets of one port of a new rule
+ * @call:	the switch
+ * @r:		rule of @call->next
+ * @p:		port
+ * @sk:		counts, updated
+ *
+ * Return: 0 if bound, kept or skipped (best effort), else negative errno
+ */
+static int fwd_listen_port(const struct fwd_listen_call *call,
+			   const struct fwd_rule *r, unsigned int p,
+			   struct fwd_listen_skips *sk)
+{
+	struct fwd_listen_dir *ld = &fwd_listen_dirs[call->d];
+	const struct fwd_rule *o = NULL;
+	int ret;
+
+	if (call->cur)
+		o = fwd_port_rule(call->cur, (uint16_t)p);
+	if (o && fwd_rule_same_bind(o, r) && (ld->h[p][0] || ld->h[p][1])) {
+		ld->nh[p][0] = ld->h[p][0];
+		ld->nh[p][1] = ld->h[p][1];
+		sk->bound++;
+		return 0;
+	}
+
+	if (ld->h[p][0] || ld->h[p][1]) {
+		fwd_listen_close(call->c, call->d, ld->h[p]);
+		ld->rebound[p / 8] |= (uint8_t)(1U << (p % 8));
+	}
+
+	if (r->weak && fwd_listen_socks + 2 > fwd_listen_budget) {
+		sk->budget = true;
+		ret = -EMFILE;
+	} else {
+		ret = fwd_listen_open(call->c, call->d, r, (uint16_t)p,
+				      ld->nh[p]);
+	}
+	if (!ret) {
+		sk->bound++;
+		return 0;
+	}
+	if (!r->weak)
+		return ret;
+
+	if (!sk->skipped++) {
+		sk->first = p;
+		sk->err = -ret;
+	}
+	return 0;
+}
+
+/**
+ * fwd_listen_stage_rule() - stage the sockets of one rule of a new table
+ * @call:	the switch
+ * @r:		rule of @call->next
+ *
+ * Return: 0 on success, negative errno with a message in @call->errbuf
+ */
+static int fwd_listen_stage_rule(const struct fwd_listen_call *call,
+				 const struct fwd_rule *r)
+{
+	const char *proto = fwd_dir_udp(call->d) ? "UDP" : "TCP";
+	const char *opt = fwd_dir_opt(call->d);
+	bool in_ns = fwd_dir_out(call->d);
+	struct fwd_listen_skips sk = { 0 };
+	char where[INANY_STRLEN + IFNAMSIZ + 8];
+	const char *ns = in_ns ? " in the namespace" : "";
+	unsigned int p;
+	int ret;
+
+	fwd_listen_where(r, where, sizeof(where));
+	for (p = r->first; p <= r->last; p++) {
+		ret = fwd_listen_port(call, r, p, &sk);
+		if (ret) {
+			snprintf(call->errbuf, call->errlen,
+				 "%s: can't listen on %s port %u%s%s: %s%s",
+				 opt, proto, p, where, ns, strerror(-ret),
+				 fwd_listen_hint(-ret, in_ns));
+			return ret;
+		}
+	}
+
+	if (!sk.skipped)
+		return 0;
+
+	if (!sk.bound) {
+		snprintf(call->errbuf, call->errlen,
+			 "%s: none of %s ports %u-%u%s could be bound%s (port %u: %s%s)",
+			 opt, proto, r->first, r->last, where, ns, sk.first,
+			 strerror(sk.err), fwd_listen_hint(sk.err, in_ns));
+		return -sk.err;
+	}
+
+	if (sk.budget)
+		warn("%s: not forwarding %u %s ports from %u: best-effort rules may hold %lu listening sockets, the rest of the open files limit is kept for connections (raise the limit to forward more)",
+		     opt, sk.skipped, proto, sk.first, fwd_listen_budget);
+	else
+		warn("%s: not forwarding %u %s ports that can't be bound%s (first: %u, %s%s)",
+		     opt, sk.skipped, proto, ns, sk.first, strerror(sk.err),
+		     fwd_listen_hint(sk.err, in_ns));
+	return 0;
+}
+
+/**
+ * fwd_listen_stage() - open what a new table needs in one direction
+ * @arg:	struct fwd_listen_call
+ *
+ * Runs inside the namespace for -T and -U.
+ *
+ * Return: 0 on success, negative errno with a message in the call's error
+ *	   buffer
+ */
+static int fwd_listen_stage(void *arg)
+{
+	const struct fwd_listen_call *call = arg;
+	struct fwd_listen_dir *ld = &fwd_listen_dirs[call->d];
+	unsigned int i;
+	int ret;
+
+	memset(ld->nh, 0, FWD_PORTS * sizeof(*ld->nh));
+	memset(ld->rebound, 0, sizeof(ld->rebound));
+	ld->staged = true;
+
+	for (i = 0; i < call->next->n_rules; i++) {
+		ret = fwd_listen_stage_rule(call, &call->next->rules[i]);
+		if (ret)
+			return ret;
+	}
+
+	return 0;
+}
+
+/**
+ * fwd_listen_rollback() - undo a staged direction
+ * @arg:	struct fwd_listen_call
+ *
+ * Runs inside the namespace for -T and -U: rebound ports are opened again.
+ *
+ * Return: 0
+ */
+static int fwd_listen_rollback(void *arg)
+{
+	const struct fwd_listen_call *call = arg;
+	struct fwd_listen_dir *ld = &fwd_listen_dirs[call->d];
+	unsigned int p;
+
+	for (p = 1; p < FWD_PORTS; p++) {
+		const struct fwd_rule *o;
+		int ret;
+
+		if (!fwd_listen_same(ld->nh[p], ld->h[p]))
+			fwd_listen_close(call->c, call->d, ld->nh[p]);
+
+		if (!(ld->rebound[p / 8] & (1U << (p % 8))) || !call->cur)
+			continue;
+		o = fwd_port_rule(call->cur, (uint16_t)p);
+		if (!o)
+			continue;
+		ret = fwd_listen_open(call->c, call->d, o, (uint16_t)p,
+				      ld->h[p]);
+		if (ret)
+			warn("%s: port %u lost its listening socket while undoing a change: %s",
+			     fwd_dir_opt(call->d), p, strerror(-ret));
+	}
+	ld->staged = false;
+	return 0;
+}
+
+/**
+ * fwd_listen_commit() - close what a staged direction drops, keep the rest
+ * @c:		execution context
+ * @d:		direction
+ */
+static void fwd_listen_commit(struct ctx *c, enum fwd_dir d)
+{
+	struct fwd_listen_dir *ld = &fwd_listen_dirs[d];
+	unsigned int p;
+
+	for (p = 1; p < FWD_PORTS; p++) {
+		if (!fwd_listen_same(ld->nh[p], ld->h[p]))
+			fwd_listen_close(c, d, ld->h[p]);
+	}
+	memcpy(ld->h, ld->nh, FWD_PORTS * sizeof(*ld->h));
+	ld->staged = false;
+}
+
+/**
+ * fwd_listen_run() - run a step for a direction, in the namespace if needed
+ * @fn:		fwd_listen_stage() or fwd_listen_rollback()
+ * @call:	the switch
+ *
+ * Return: what @fn returned
+ */
+static int fwd_listen_run(int (*fn)(void *), struct fwd_listen_call *call)
+{
+	if (fwd_dir_out(call->d))
+		return pasta_run_in_ns(fn, call);
+	return fn(call);
+}
+
+/**
+ * fwd_listen_apply() - switch every direction given to a new table
+ * @c:		execution context
+ * @cur:	tables in force, NULL entries (or NULL) at start-up
+ * @next:	tables to switch to, NULL for a direction left alone
+ * @errbuf:	message explaining a failure
+ * @errlen:	size of @errbuf
+ *
+ * Return: 0 on success, negative errno (nothing changed) with a message
+ */
+static int fwd_listen_apply(struct ctx *c, const struct fwd_spec *const *cur,
+			    const struct fwd_spec *const *next, char *errbuf,
+			    size_t errlen)
+{
+	struct fwd_listen_call calls[FWD_DIRS];
+	unsigned int d, staged;
+	int ret = 0;
+
+	*errbuf = '\0';
+	for (d = 0; d < FWD_DIRS; d++) {
+		calls[d] = (struct fwd_listen_call){
+			.c = c, .d = d, .cur = cur ? cur[d] : NULL,
+			.next = next[d], .errbuf = errbuf, .errlen = errlen,
+		};
+		if (!next[d] || !fwd_listen_dirs[d].h)
+			continue;
+		ret = fwd_listen_run(fwd_listen_stage, &calls[d]);
+		if (ret)
+			break;
+	}
+
+	if (ret) {
+		if (!*errbuf)
+			snprintf(errbuf, errlen, "%s: %s", fwd_dir_opt(d),
+				 strerror(ret < 0 ? -ret : EIO));
+		for (staged = 0; staged <= d && staged < FWD_DIRS; staged++) {
+			if (fwd_listen_dirs[staged].staged)
+				fwd_listen_run(fwd_listen_rollback,
+					       &calls[staged]);
+		}
+		return ret < 0 ? ret : -EIO;
+	}
+
+	for (d = 0; d < FWD_DIRS; d++) {
+		if (fwd_listen_dirs[d].staged)
+			fwd_listen_commit(c, d);
+	}
+	return 0;
+}
+
+/**
+ * fwd_listen_init() - open the listening sockets of the start-up tables
+ * @c:		execution context, specifications finalised
+ *
+ * Return: 0 on success, -1 on failure (logged)
+ */
+int fwd_listen_init(struct ctx *c)
+{
+	const struct fwd_spec *next[FWD_DIRS] = { 0 };
+	unsigned long spare;
+	struct rlimit lim;
+	char errbuf[256];
+	unsigned int d;
+
+	if (getrlimit(RLIMIT_NOFILE, &lim) || lim.rlim_cur == RLIM_INFINITY)
+		lim.rlim_cur = FWD_PORTS * 4;
+	spare = MAX(lim.rlim_cur / 4, FWD_LISTEN_SPARE_MIN);
+	fwd_listen_budget = lim.rlim_cur > spare ? lim.rlim_cur - spare : 0;
+
+	for (d = 0; d < FWD_DIRS; d++) {
+		struct fwd_listen_dir *ld = &fwd_listen_dirs[d];
+
+		if (!fwd_dir_on(c, d))
+			continue;
+
+		ld->h = calloc(FWD_PORTS, sizeof(*ld->h));
+		ld->nh = calloc(FWD_PORTS, sizeof(*ld->nh));
+		if (!ld->h || !ld->nh) {
+			err("%s: can't allocate the table of listening sockets",
+			    fwd_dir_opt(d));
+			return -1;
+		}
+		next[d] = fwd_dir_spec(c, d);
+	}
+
+	if (fwd_listen_apply(c, NULL, next, errbuf, sizeof(errbuf))) {
+		err("%s", errbuf);
+		return -1;
+	}
+	return 0;
+}
+
+/**
+ * fwd_listen_switch() - put new tables in force, atomically
+ * @c:		execution context
+ * @next:	new tables (finalised, checked), NULL for a direction left
+ *		alone; copied into @c on success
+ * @errbuf:	message explaining a failure
+ * @errlen:	size of @errbuf
+ *
+ * Return: 0 on success, negative errno (nothing changed) with a message
+ */
+int fwd_listen_switch(struct ctx *c, struct fwd_spec *const next[FWD_DIRS],
+		      char *errbuf, size_t errlen)
+{
+	const struct fwd_spec *cur[FWD_DIRS], *nx[FWD_DIRS];
+	unsigned int d;
+	int ret;
+
+	for (d = 0; d < FWD_DIRS; d++) {
+		cur[d] = fwd_dir_spec(c, d);
+		nx[d] = next[d];
+
+		/* Ports followed now could be in the way of new rules */
+		if (next[d] && cur[d]->mode == FWD_AUTO &&
+		    next[d]->mode != FWD_AUTO)
+			fwd_auto_release(c, fwd_dir_udp(d), fwd_dir_out(d));
+	}
+
+	ret = fwd_listen_apply(c, cur, nx, errbuf, errlen);
+	if (ret)
+		return ret;
+
+	for (d = 0; d < FWD_DIRS; d++) {
+		struct fwd_spec *spec = fwd_dir_spec(c, d);
+
+		if (!next[d])
+			continue;
+		if (spec->mode == FWD_AUTO && next[d]->mode != FWD_AUTO)
+			fwd_auto_stop(c, fwd_dir_udp(d), fwd_dir_out(d));
+		memcpy(spec, next[d], sizeof(*spec));
+	}
+	fwd_auto_excl_update(c);
+	return 0;
+}
