@@ -30,7 +30,10 @@
  * TX (guest to us, vu_virtq_pop_frame()): one chain is one frame behind a
  * virtio-net header, which is copied out (host order) for the caller to
  * see the guest's offloads, and not into the frame. Each chain is given
- * back at once.
+ * back at once, also when the frame is dropped: a bad chain, fewer bytes
+ * than the virtio-net and Ethernet headers, or more than the caller's
+ * buffer (counted to the end of the chain, copied only as far as the
+ * buffer goes) cost the guest that frame, never the queue.
  *
  * RX (us to guest, vu_virtq_push_frame()): the virtio-net header (the
  * caller's offload description, little-endian, or zeroes) and the frame
@@ -341,25 +344,32 @@ static void vu_hdr_put(const struct virtio_net_hdr *vh, uint8_t *h)
  *		the chain is too short for them), NULL if not needed
  * @buf:	buffer for the frame
  * @size:	size of @buf
+ * @len:	set to the frame's length: what was copied, or for a frame
+ *		too long for @buf, what the chain holds (nothing copied
+ *		past @size)
  *
- * The chain is given back as used (length 0) in any case.
+ * The chain is given back as used (length 0) in any case: a bad one
+ * costs the guest that frame only.
  *
- * Return: frame length (at least an Ethernet header), 0 if nothing is
- *	   available or the queue is stopped, -1 for a bad chain (counted
- *	   in stats.bad_chain)
+ * Return: 1 with a frame of at least an Ethernet header, 0 if nothing is
+ *	   available or the queue is stopped; -EINVAL for a bad chain
+ *	   (stats.bad_chain), -EBADMSG for a chain shorter than the
+ *	   virtio-net and Ethernet headers (stats.short_frame), -EMSGSIZE
+ *	   for a frame longer than @size (stats.long_frame)
  */
-ssize_t vu_virtq_pop_frame(struct vu_virtq *vq, const struct vu_mem *m,
-			   size_t hdrlen, struct virtio_net_hdr *vh,
-			   uint8_t *buf, size_t size)
+int vu_virtq_pop_frame(struct vu_virtq *vq, const struct vu_mem *m,
+		       size_t hdrlen, struct virtio_net_hdr *vh, uint8_t *buf,
+		       size_t size, size_t *len)
 {
 	uint8_t h[VU_HDR_MAX] = { 0 };
 	size_t skip = hdrlen, n = 0;
 	struct vu_chain c;
 	unsigned int head;
-	uint32_t len;
+	uint32_t dlen;
 	uint8_t *p;
 	int rc;
 
+	*len = 0;
 	if (vh)
 		memset(vh, 0, sizeof(*vh));
 
@@ -369,37 +379,43 @@ ssize_t vu_virtq_pop_frame(struct vu_virtq *vq, const struct vu_mem *m,
 	head = vu_avail_head(vq, vq->last_avail);
 	vu_chain_start(vq, &c, head);
 
-	while ((rc = vu_chain_next(vq, m, &c, false, &p, &len)) > 0) {
+	while ((rc = vu_chain_next(vq, m, &c, false, &p, &dlen)) > 0) {
 		size_t at = hdrlen - skip, k;
 
 		/* Header bytes: keep the ones we know, skip them all */
-		for (k = 0; k < skip && k < len && at + k < sizeof(h); k++)
+		for (k = 0; k < skip && k < dlen && at + k < sizeof(h); k++)
 			h[at + k] = p[k];
 
-		if (skip >= len) {
-			skip -= len;
+		if (skip >= dlen) {
+			skip -= dlen;
 			continue;
 		}
 
 		p += skip;
-		len -= skip;
+		dlen -= skip;
 		skip = 0;
 
-		if (len > size - n) {
-			rc = -1;
-			break;
-		}
-
-		memcpy(buf + n, p, len);
-		n += len;
+		/* Too long: count the rest, copy nothing more */
+		if (n <= size && dlen <= size - n)
+			memcpy(buf + n, p, dlen);
+		n += dlen;
 	}
 
 	vu_used_put(vq, 0, head, 0);
 	vu_used_publish(vq, 1);
 
-	if (rc < 0 || n < VU_FRAME_MIN) {
+	*len = n;
+	if (rc < 0) {
 		vq->stats.bad_chain++;
-		return -1;
+		return -EINVAL;
+	}
+	if (n > size) {
+		vq->stats.long_frame++;
+		return -EMSGSIZE;
+	}
+	if (n < VU_FRAME_MIN) {
+		vq->stats.short_frame++;
+		return -EBADMSG;
 	}
 
 	if (vh && hdrlen >= VU_HDR_OFFLOAD)
@@ -407,7 +423,7 @@ ssize_t vu_virtq_pop_frame(struct vu_virtq *vq, const struct vu_mem *m,
 
 	vq->stats.frames++;
 	vq->stats.bytes += n;
-	return (ssize_t)n;
+	return 1;
 }
 
 /**

@@ -56,6 +56,21 @@ static uint8_t t_in[T_BIG + 4096];	/* frames as sent */
 static uint8_t t_out[T_BIG + 4096];	/* frames as received */
 
 /**
+ * t_pop() - take a frame from the TX queue into t_out
+ * @vh:		offload fields, filled, or NULL
+ * @size:	room for the frame
+ *
+ * Return: frame length, 0 if none, or the error of vu_virtq_pop_frame()
+ */
+static ssize_t t_pop(struct virtio_net_hdr *vh, size_t size)
+{
+	size_t len;
+	int rc = vu_virtq_pop_frame(&vq, &mem, T_HDR, vh, t_out, size, &len);
+
+	return rc > 0 ? (ssize_t)len : rc;
+}
+
+/**
  * gd() - guest view of a descriptor
  * @i:		index
  *
@@ -325,8 +340,7 @@ static void tx_ok(const size_t *segs, unsigned int nseg, size_t flen,
 
 	memset(t_out, 0, flen);
 	memset(&vh, 0xff, sizeof(vh));
-	ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, &vh, t_out,
-					    sizeof(t_out)), flen);
+	ck_assert_int_eq(t_pop(&vh, sizeof(t_out)), flen);
 	ck_assert(!memcmp(t_out, t_in + T_HDR, flen));
 
 	/* The header's offload fields, little-endian in guest memory */
@@ -348,22 +362,33 @@ static void tx_ok(const size_t *segs, unsigned int nseg, size_t flen,
 }
 
 /**
- * tx_bad() - make a chain available, check that it is refused and given
- *	      back, then that a good frame still goes through
- * @head:	head of the bad chain
+ * tx_refused() - make a chain available, check that it is refused for the
+ *		  given reason and given back, then that a good frame still
+ *		  goes through
+ * @head:	head of the refused chain
  * @size:	room for the frame
+ * @err:	error vu_virtq_pop_frame() must return
+ * @flen:	frame length it must report
  */
-static void tx_bad(unsigned int head, size_t size)
+static void tx_refused(unsigned int head, size_t size, int err, size_t flen)
 {
-	uint64_t bad0 = vq.stats.bad_chain, frames0 = vq.stats.frames;
+	uint64_t frames0 = vq.stats.frames;
+	struct vu_virtq_stats st0 = vq.stats;
 	uint16_t used0 = g_used_idx(), last0 = vq.last_avail;
-	size_t seg = T_HDR + 60;
+	size_t seg = T_HDR + 60, got;
 	uint32_t id, len;
 
 	g_avail(head);
 	ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, NULL, t_out,
-					    size), -1);
-	ck_assert_uint_eq(vq.stats.bad_chain, bad0 + 1);
+					    size, &got), err);
+	if (err != -EINVAL)
+		ck_assert_uint_eq(got, flen);
+	ck_assert_uint_eq(vq.stats.bad_chain,
+			  st0.bad_chain + (err == -EINVAL));
+	ck_assert_uint_eq(vq.stats.short_frame,
+			  st0.short_frame + (err == -EBADMSG));
+	ck_assert_uint_eq(vq.stats.long_frame,
+			  st0.long_frame + (err == -EMSGSIZE));
 	ck_assert_uint_eq(vq.stats.frames, frames0);
 	ck_assert_uint_eq(g_used_idx(), (uint16_t)(used0 + 1));
 	g_used(used0, &id, &len);
@@ -373,6 +398,16 @@ static void tx_bad(unsigned int head, size_t size)
 	ck_assert(!vu_virtq_has_avail(&vq));
 
 	tx_ok(&seg, 1, 60, head);
+}
+
+/**
+ * tx_bad() - a bad chain is refused and given back, the queue goes on
+ * @head:	head of the bad chain
+ * @size:	room for the frame
+ */
+static void tx_bad(unsigned int head, size_t size)
+{
+	tx_refused(head, size, -EINVAL, 0);
 }
 
 /**
@@ -513,8 +548,7 @@ START_TEST(tx_descriptor_layouts)
 
 	q_start(T_NUM, 0, false);
 	ck_assert(!vu_virtq_has_avail(&vq));
-	ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, NULL, t_out,
-					    sizeof(t_out)), 0);
+	ck_assert_int_eq(t_pop(NULL, sizeof(t_out)), 0);
 
 	tx_ok(one, 1, 100, 1);
 	tx_ok(two, 2, 100, 2);
@@ -543,11 +577,8 @@ START_TEST(tx_index_wraps)
 		g_avail(g_chain(&s, 1, 0, NULL));
 	}
 	for (i = 0; i < 5; i++)
-		ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, NULL,
-						    t_out,
-						    sizeof(t_out)), 64);
-	ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, NULL, t_out,
-					    sizeof(t_out)), 0);
+		ck_assert_int_eq(t_pop(NULL, sizeof(t_out)), 64);
+	ck_assert_int_eq(t_pop(NULL, sizeof(t_out)), 0);
 	ck_assert_uint_eq(g_used_idx(), 8);
 }
 END_TEST
@@ -560,8 +591,7 @@ START_TEST(tx_stopped_queue)
 	g_avail(g_chain(&s, 1, 0, NULL));
 	vu_virtq_stop(&vq);
 	ck_assert(!vu_virtq_has_avail(&vq));
-	ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, NULL, t_out,
-					    sizeof(t_out)), 0);
+	ck_assert_int_eq(t_pop(NULL, sizeof(t_out)), 0);
 	ck_assert_uint_eq(vq.last_avail, 10);
 	ck_assert_uint_eq(g_used_idx(), 10);
 }
@@ -920,13 +950,17 @@ START_TEST(tx_hostile)
 	       0);
 	tx_bad(225, sizeof(t_out));
 
-	/* Frame too long for the buffer, too short, shorter than header */
-	tx_bad(g_chain(&big, 1, 0, NULL), 199);
-	tx_bad(g_chain(&tiny, 1, 0, NULL), sizeof(t_out));
+	/* Frame too long for the buffer (its whole length reported), too
+	 * short, shorter than the header: counted apart from bad chains
+	 */
+	tx_refused(g_chain(&big, 1, 0, NULL), 199, -EMSGSIZE, 200);
+	tx_refused(g_chain(&tiny, 1, 0, NULL), sizeof(t_out), -EBADMSG, 10);
 	tiny = 8;
-	tx_bad(g_chain(&tiny, 1, 0, NULL), sizeof(t_out));
+	tx_refused(g_chain(&tiny, 1, 0, NULL), sizeof(t_out), -EBADMSG, 0);
 
-	ck_assert_uint_eq(vq.stats.bad_chain, 15);
+	ck_assert_uint_eq(vq.stats.bad_chain, 12);
+	ck_assert_uint_eq(vq.stats.short_frame, 2);
+	ck_assert_uint_eq(vq.stats.long_frame, 1);
 	ck_assert_uint_eq(vq.stats.frames, 15);
 }
 END_TEST
@@ -951,8 +985,7 @@ START_TEST(tx_chain_limit)
 		g_desc(i, T_GPA + T_BUF + i * 64, 64,
 		       i < 7 ? VRING_DESC_F_NEXT : 0, i + 1);
 	g_avail(0);
-	ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, NULL, t_out,
-					    sizeof(t_out)), 8 * 64 - T_HDR);
+	ck_assert_int_eq(t_pop(NULL, sizeof(t_out)), 8 * 64 - T_HDR);
 
 	/* Index num itself, as head or next, with a plausible descriptor
 	 * there (this queue is smaller than the table we write)
@@ -1017,8 +1050,7 @@ START_TEST(notify_without_event_idx)
 
 	q_start(T_NUM, 0, false);
 	g_avail(g_chain(&s, 1, 0, NULL));
-	ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, NULL, t_out,
-					    sizeof(t_out)), 64);
+	ck_assert_int_eq(t_pop(NULL, sizeof(t_out)), 64);
 	ck_assert(vu_virtq_need_notify(&vq));
 
 	ga()->flags = htole16(VRING_AVAIL_F_NO_INTERRUPT);
@@ -1047,8 +1079,7 @@ START_TEST(notify_with_event_idx)
 	ga()->flags = htole16(VRING_AVAIL_F_NO_INTERRUPT);
 	*used_event = htole16(0);
 	g_avail(g_chain(&s, 1, 0, NULL));
-	ck_assert_int_gt(vu_virtq_pop_frame(&vq, &mem, T_HDR, NULL, t_out,
-					    sizeof(t_out)), 0);
+	ck_assert_int_gt(t_pop(NULL, sizeof(t_out)), 0);
 	ck_assert(vu_virtq_need_notify(&vq));	/* used 0 -> 1 crosses 0 */
 	ck_assert_uint_eq(vq.signalled_used, 1);
 
@@ -1056,9 +1087,7 @@ START_TEST(notify_with_event_idx)
 	*used_event = htole16(5);
 	for (i = 0; i < 2; i++) {
 		g_avail(g_chain(&s, 1, 0, NULL));
-		ck_assert_int_gt(vu_virtq_pop_frame(&vq, &mem, T_HDR, NULL,
-						    t_out,
-						    sizeof(t_out)), 0);
+		ck_assert_int_gt(t_pop(NULL, sizeof(t_out)), 0);
 	}
 	ck_assert(!vu_virtq_need_notify(&vq));
 	ck_assert_uint_eq(vq.signalled_used, 1);
@@ -1066,9 +1095,7 @@ START_TEST(notify_with_event_idx)
 	/* 3 -> 7 crosses 5 */
 	for (i = 0; i < 4; i++) {
 		g_avail(g_chain(&s, 1, 0, NULL));
-		ck_assert_int_gt(vu_virtq_pop_frame(&vq, &mem, T_HDR, NULL,
-						    t_out,
-						    sizeof(t_out)), 0);
+		ck_assert_int_gt(t_pop(NULL, sizeof(t_out)), 0);
 	}
 	ck_assert(vu_virtq_need_notify(&vq));
 	ck_assert_uint_eq(vq.signalled_used, 7);
@@ -1076,8 +1103,7 @@ START_TEST(notify_with_event_idx)
 	/* An event index already passed (guest lagging) doesn't fire... */
 	*used_event = htole16(6);
 	g_avail(g_chain(&s, 1, 0, NULL));
-	ck_assert_int_gt(vu_virtq_pop_frame(&vq, &mem, T_HDR, NULL, t_out,
-					    sizeof(t_out)), 0);
+	ck_assert_int_gt(t_pop(NULL, sizeof(t_out)), 0);
 	ck_assert(!vu_virtq_need_notify(&vq));
 	/* ...but exactly the one before the new index does: 7 -> 8 */
 	*used_event = htole16(7);
@@ -1105,8 +1131,7 @@ START_TEST(kick_enable_flags)
 	g_avail(g_chain(&s, 1, 0, NULL));
 	ck_assert(vu_virtq_kick_enable(&vq, true));
 	ck_assert(!(le16toh(gu()->flags) & VRING_USED_F_NO_NOTIFY));
-	ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, NULL, t_out,
-					    sizeof(t_out)), 64);
+	ck_assert_int_eq(t_pop(NULL, sizeof(t_out)), 64);
 	ck_assert(!vu_virtq_kick_enable(&vq, true));
 }
 END_TEST
@@ -1128,8 +1153,7 @@ START_TEST(kick_enable_event_idx)
 	ck_assert_uint_eq(le16toh(*avail_event), 7);
 
 	g_avail(g_chain(&s, 1, 0, NULL));
-	ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, NULL, t_out,
-					    sizeof(t_out)), 64);
+	ck_assert_int_eq(t_pop(NULL, sizeof(t_out)), 64);
 	/* One chain there (reported): the kick is for the one after it */
 	g_avail(g_chain(&s, 1, 0, NULL));
 	ck_assert(vu_virtq_kick_enable(&vq, true));
