@@ -54,6 +54,9 @@ SRCS_test_vu_virtq := tap/vu_mem.c tap/vu_virtq.c
 UNIT_BINS += $(STANDALONE:%=$(BUILD)/tests/%)
 TOOL_SRCS := $(sort $(wildcard tests/tools/*.c))
 TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tools/%)
+# Shared by the tools (tests/tools/lib/), linked into each
+TOOL_LIB_SRCS := $(sort $(wildcard tests/tools/lib/*.c))
+TOOL_LIB_HDRS := $(wildcard tests/tools/lib/*.h)
 # Kernel probes (tests/probes/): check kernel behaviour tcp/ relies on
 PROBE_SRCS := $(sort $(wildcard tests/probes/*.c))
 PROBE_BINS := $(PROBE_SRCS:tests/probes/%.c=$(BUILD)/probes/%)
@@ -99,9 +102,9 @@ $(STANDALONE:%=$(BUILD)/tests/%): $(BUILD)/tests/%: \
 	$(CC) $(CFLAGS) $(LDFLAGS) -I. -o $@ $< $(SRCS_$*) \
 		$(shell pkg-config --libs check)
 
-$(BUILD)/tools/%: tests/tools/%.c
+$(BUILD)/tools/%: tests/tools/%.c $(TOOL_LIB_SRCS) $(TOOL_LIB_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(TOOL_LIB_SRCS)
 
 $(BUILD)/probes/%: tests/probes/%.c tests/probes/probe.h tcp/tcp_window.h
 	@mkdir -p $(dir $@)
@@ -163,7 +166,7 @@ cppcheck:
 	cppcheck --std=c11 --error-exitcode=1 --enable=warning,performance,portability \
 		--inline-suppr --quiet -D_GNU_SOURCE -D__linux__ \
 		--suppress=missingIncludeSystem \
-		-I. passt.c $(LIB_SRCS) $(UNIT_SRCS) $(TOOL_SRCS) \
+		-I. passt.c $(LIB_SRCS) $(UNIT_SRCS) $(TOOL_SRCS) $(TOOL_LIB_SRCS) \
 		$(PROBE_SRCS) $(wildcard tests/unit/standalone/*.c) \
 		$(wildcard tests/fuzz/*.c)
 
@@ -171,7 +174,8 @@ cppcheck:
 # uninitialised va_list in every file after the first one that uses
 # va_start() in the same run (LLVM bug 41311)
 clang-tidy:
-	@rc=0; for f in passt.c $(LIB_SRCS) $(TOOL_SRCS) $(PROBE_SRCS) \
+	@rc=0; for f in passt.c $(LIB_SRCS) $(TOOL_SRCS) $(TOOL_LIB_SRCS) \
+			$(PROBE_SRCS) \
 			$(wildcard tests/fuzz/*.c); do \
 		clang-tidy --quiet --warnings-as-errors='*' $$f -- -I. \
 			$(filter-out -fstack-protector-strong,$(CFLAGS)) \
