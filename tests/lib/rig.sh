@@ -578,6 +578,42 @@ rig_relay_counter() {
 		sed "s/.* $2=//"
 }
 
+# Counters of the relay, by "MODULE.KEY" (tap.rx_short, net.frames, ...):
+# see rig_relay_stats()
+declare -gA RIG_CNT
+
+# rig_relay_stats() - make the relay log its counters (SIGUSR1), load them
+# Fills RIG_CNT from the newest line of each module (tap, net, tcp, udp,
+# qdisc); the relay must log to $RIG_RELAY_LOG.
+# Return: 0 if a new set of counters appeared in the log within 5 s
+rig_relay_stats() {
+	local before line kv first m
+
+	before=$(grep -c 'qdisc: frames=' "$RIG_RELAY_LOG" 2>/dev/null)
+	kill -USR1 "$RIG_RELAY_PID" 2>/dev/null ||
+		rig_fail "can't signal the relay (pid $RIG_RELAY_PID)" ||
+		return 1
+	rig_poll 5 rig_log_grew "$RIG_RELAY_LOG" 'qdisc: frames=' \
+		"${before:-0}" ||
+		rig_fail "no counters in the relay's log 5 s after SIGUSR1" ||
+		return 1
+	RIG_CNT=()
+	# Each module's line, by its first key (qdisc's per-flow lines and
+	# tcp's per-connection ones start otherwise)
+	for first in tap:rx_frames net:frames tcp:conns_out udp:flows_out \
+		     qdisc:frames; do
+		m=${first%%:*}
+		line=$(grep "$m: ${first#*:}=" "$RIG_RELAY_LOG" | tail -n 1)
+		line=${line##*"$m: "}
+		for kv in $line; do
+			# shellcheck disable=SC2034 # read by the tests
+			case $kv in
+			*=*) RIG_CNT[$m.${kv%%=*}]=${kv#*=} ;;
+			esac
+		done
+	done
+}
+
 # rig_log_grew() - does a file hold more lines matching a pattern than before?
 # $1: file
 # $2: grep pattern
