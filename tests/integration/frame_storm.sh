@@ -7,13 +7,17 @@
 # device in the target namespace; for passt, a guest namespace whose tap
 # device tap_bridge connects to passt's stream socket. In both, frames
 # sent on that tap device with an AF_PACKET socket go to the relay (for
-# passt, through the stream socket).
+# passt, through the stream socket). For passt, tap_bridge also has an
+# injection socket (--inject): frames of 0 to 13 bytes, which no tap
+# device can carry, go through it to the stream, with their length
+# prefix.
 #
 # Each storm test starts two 200 MiB transfers of the same random file,
 # one from the namespace to the host's loopback and one from the host to
 # the namespace through the tap (a forwarded port), then injects STORM_N
 # frames with tests/tools/frame_storm (random bytes, and ARP, IPv4, IPv6,
-# TCP, UDP, ICMP, ICMPv6, DHCP, DHCPv6, NDP templates, valid or mutated).
+# TCP, UDP, ICMP, ICMPv6, DHCP, DHCPv6, NDP templates, valid or mutated;
+# for passt also one in 30 of 0 to 13 bytes, "short").
 # The host namespace's loopback is shaped (tbf) so that the transfers last
 # longer than the storm. The test passes if:
 #   - the relay is still running, both transfers end and their SHA-256
@@ -21,8 +25,10 @@
 #   - the storm ended while both transfers were still running;
 #   - the relay's counters (logged on SIGUSR1, read before and after)
 #     account for the junk:
-#       frames: delta(frames) >= sent - delta(tx_dropped of the tap),
-#         every injected frame the kernel passed on was counted;
+#       frames: delta(frames) >= sent - short - delta(tx_dropped of the
+#         tap), every injected frame the kernel passed on was counted;
+#       short: delta(rx_short) of the tap line = short, every frame of 0
+#         to 13 bytes was dropped and counted by the backend;
 #       drops: delta(drop_malformed + drop_unsupported) >=
 #         must_drop - delta(tx_dropped), every frame the injector built
 #         to fail the relay's parser (bad EtherType, IP version, header
@@ -31,7 +37,11 @@
 #       balance: frames = drop_malformed + drop_unsupported + to_arp +
 #         to_ndp + to_dhcp + to_tcp + to_udp + to_icmp, every frame has
 #         exactly one outcome (a drop with its reason, or the protocol
-#         handler it went to).
+#         handler it went to); and the backend handed net/ what it
+#         counted as received (tap rx_frames = net frames).
+# passt: the guest's connection is still the one it made before the storm
+# (tap_bridge, which exits when passt closes it, is running; passt logged
+# one accepted connection and no closed one).
 
 # shellcheck source=tests/lib/rig.sh disable=SC2317 # tests run via rig_run
 . "$(dirname "$0")/../lib/rig.sh"
@@ -62,31 +72,8 @@ rig_ns_new NS_PASST g || exit 1
 DATA=$RIG_TMP/bulk.bin
 rig_random_file "$DATA" "$SIZE" || exit 1
 SOCK=$RIG_TMP/passt.socket
+INJECT=$RIG_TMP/inject.socket
 rig_log "storm: $STORM_N frames at $STORM_PPS/s, seed $SEED"
-
-# Counters from the relay's last stats lines: "MODULE: key=value ..."
-declare -A CNT
-
-# stats_read() - make the relay log its counters, load them into CNT
-# Return: 0 if a new set of counters appeared in the log within 5 s
-stats_read() {
-	local before line
-
-	before=$(grep -c 'net: frames=' "$RIG_RELAY_LOG")
-	kill -USR1 "$RIG_RELAY_PID" || return 1
-	rig_poll 5 eval "[ \$(grep -c 'net: frames=' '$RIG_RELAY_LOG') \
-			   -gt $before ]" ||
-		rig_fail "no counters in the log 5 s after SIGUSR1" || return 1
-	CNT=()
-	for line in "$(grep 'net: frames=' "$RIG_RELAY_LOG" | tail -n 1)" \
-		    "$(grep 'tcp: conns_out=' "$RIG_RELAY_LOG" | tail -n 1)"; do
-		for kv in ${line#*: }; do
-			case $kv in
-			*=*) CNT[${kv%%=*}]=${kv#*=} ;;
-			esac
-		done
-	done
-}
 
 # tap_drops() - frames the namespace's tap device dropped on transmit
 # $1: namespace
@@ -102,19 +89,31 @@ shape_loopback() {
 	rig_defer "rig_h tc qdisc del dev lo root 2>/dev/null; true"
 }
 
+# Counters before the storm (RIG_CNT keys)
+declare -A C0
+
+# grew() - how much a counter grew since C0 was taken
+# $1: MODULE.KEY
+grew() {
+	echo $(( ${RIG_CNT[$1]:-0} - ${C0[$1]:-0} ))
+}
+
 # storm() - test: transfers both ways, storm, checks (see top of file)
 # $1: namespace of the "guest"
 # $2: its tap device
+# $3: injection socket of the bridge (frames of 0 to 13 bytes), or empty
 storm() {
-	local ns=$1 dev=$2 want sum_out sum_in snd_out snd_in rcv_out rcv_in
-	local f0 d0 t0 out sent must sumdrops drops frames bal k
+	local ns=$1 dev=$2 inject=$3 want sum_out sum_in snd_out snd_in
+	local rcv_out rcv_in d0 t0 out sent must short drops frames bal k f0
+	local -a opts=()
 
 	want=$(rig_sha "$DATA")
 	shape_loopback || return 1
-	stats_read || return 1
-	declare -A C0
-	for k in "${!CNT[@]}"; do C0[$k]=${CNT[$k]}; done
+	rig_relay_stats || return 1
+	C0=()
+	for k in "${!RIG_CNT[@]}"; do C0[$k]=${RIG_CNT[$k]}; done
 	t0=$(tap_drops "$ns" "$dev")
+	[ -n "$inject" ] && opts=(--inject "$inject")
 
 	# namespace -> host, and host -> namespace through the tap
 	sum_out=$RIG_TMP/out.sha
@@ -139,7 +138,7 @@ storm() {
 	sleep 0.5
 
 	out=$(ip netns exec "$ns" "$STORM" -n "$STORM_N" -r "$STORM_PPS" \
-		-s "$SEED" "$dev" 2>&1)
+		-s "$SEED" "${opts[@]}" "$dev" 2>&1)
 	rig_log "$out"
 	case $out in
 	*"frame_storm: sent="*) ;;
@@ -166,27 +165,30 @@ storm() {
 	[ "$(cat "$sum_in")" = "$want" ] ||
 		rig_fail "host -> namespace: sha256 mismatch" || return 1
 
-	stats_read || return 1
-	sent=$(sed -n 's/.*sent=\([0-9]*\).*/\1/p' <<<"$out")
+	rig_relay_stats || return 1
+	sent=$(sed -n 's/.* sent=\([0-9]*\).*/\1/p' <<<"$out")
 	must=$(sed -n 's/.*must_drop=\([0-9]*\).*/\1/p' <<<"$out")
+	short=$(sed -n 's/.* short=\([0-9]*\).*/\1/p' <<<"$out")
 	d0=$(( $(tap_drops "$ns" "$dev") - t0 ))
-	frames=$(( CNT[frames] - C0[frames] ))
-	drops=$(( CNT[drop_malformed] + CNT[drop_unsupported] -
-		  C0[drop_malformed] - C0[drop_unsupported] ))
-	sumdrops=$(( CNT[drop_malformed] + CNT[drop_unsupported] ))
-	bal=$(( CNT[frames] - sumdrops - CNT[to_arp] - CNT[to_ndp] -
-		CNT[to_dhcp] - CNT[to_tcp] - CNT[to_udp] - CNT[to_icmp] ))
-	f0=""
-	for k in drop_malformed drop_unsupported to_arp to_ndp to_dhcp \
-		 to_tcp to_udp to_icmp arp_replies ndp_replies rst_unknown \
-		 refused; do
-		f0+=" $k+$(( ${CNT[$k]:-0} - ${C0[$k]:-0} ))"
+	frames=$(grew net.frames)
+	drops=$(( $(grew net.drop_malformed) + $(grew net.drop_unsupported) ))
+	bal=${RIG_CNT[net.frames]}
+	for k in drop_malformed drop_unsupported to_arp to_ndp to_dhcp to_tcp \
+		 to_udp to_icmp; do
+		bal=$(( bal - ${RIG_CNT[net.$k]} ))
 	done
-	rig_log "sent $sent (must drop $must), tap drops $d0;" \
+	f0=""
+	for k in net.drop_malformed net.drop_unsupported net.to_arp \
+		 net.to_ndp net.to_dhcp net.to_tcp net.to_udp net.to_icmp \
+		 net.arp_replies net.ndp_replies tcp.rst_unknown tcp.refused \
+		 tap.rx_short tap.rx_long tap.rx_bad_chain tap.rx_bad_offload; do
+		f0+=" ${k#*.}+$(grew "$k")"
+	done
+	rig_log "sent $sent (must drop $must, $short short), tap drops $d0;" \
 		"relay: frames+$frames$f0"
-	[ "$frames" -ge $((sent - d0)) ] ||
-		rig_fail "relay counted $frames frames, $sent were sent" \
-			 "($d0 dropped by the tap device)" || return 1
+	[ "$frames" -ge $((sent - short - d0)) ] ||
+		rig_fail "relay counted $frames frames, $((sent - short))" \
+			 "were sent ($d0 dropped by the tap device)" || return 1
 	[ "$drops" -ge $((must - d0)) ] ||
 		rig_fail "relay counted $drops drops, $must frames must" \
 			 "have been dropped ($d0 dropped by the tap)" ||
@@ -194,8 +196,33 @@ storm() {
 	[ "$bal" -eq 0 ] ||
 		rig_fail "counters do not balance: frames minus drops and" \
 			 "to_ counters is $bal" || return 1
+	k=$(grew tap.rx_short)
+	[ "$k" -eq "${short:-0}" ] ||
+		rig_fail "relay counted $k frames shorter than Ethernet," \
+			 "${short:-0} were sent" || return 1
+	[ "${RIG_CNT[tap.rx_frames]}" -eq "${RIG_CNT[net.frames]}" ] ||
+		rig_fail "tap rx_frames ${RIG_CNT[tap.rx_frames]} is not net" \
+			 "frames ${RIG_CNT[net.frames]}" || return 1
 
 	rig_still_serving "$ns"
+}
+
+# same_guest() - test: the guest's connection is still the first one
+# $1: PID of the bridge (it exits when the relay closes the connection)
+# $2: its log
+same_guest() {
+	local n
+
+	passt_exited "$1" &&
+		rig_fail "the bridge exited: passt closed the guest's" \
+			 "connection: $(tr '\n' ' ' <"$2")" && return 1
+	n=$(grep -c "Accepted guest connection" "$RIG_RELAY_LOG")
+	[ "$n" -eq 1 ] ||
+		rig_fail "passt accepted $n guest connections, expected 1" ||
+		return 1
+	! passt_log_has "Guest connection closed" ||
+		rig_fail "passt logged: $(grep -m 1 'Guest connection closed' \
+			 "$RIG_RELAY_LOG")"
 }
 
 # pasta_up() - test: pasta in the foreground for its namespace
@@ -215,7 +242,7 @@ passt_up() {
 	# shellcheck disable=SC2153 # set by rig_ns_new
 	RIG_NS=$NS_PASST
 	passt_start fg "$SOCK" -t "$FWD" || return 1
-	passt_guest_start "$NS_PASST" || return 1
+	passt_guest_start "$NS_PASST" --inject "$INJECT" || return 1
 	passt_guest_static "$NS_PASST" || return 1
 	rig_poll 5 passt_log_has "Accepted guest connection" ||
 		rig_fail "passt did not log the guest's connection"
@@ -229,8 +256,10 @@ if [ -n "$RIG_RELAY_PID" ]; then
 fi
 rig_run "passt: relay and guest up for the storm" passt_up
 if [ -n "$RIG_RELAY_PID" ]; then
-	rig_run "passt: $STORM_N-frame storm through the stream socket during 2 x $SIZE, sha256, counters" \
-		storm "$NS_PASST" "$PASST_TAP"
+	rig_run "passt: $STORM_N-frame storm with frames of 0 to 13 bytes through the stream socket during 2 x $SIZE, sha256, counters" \
+		storm "$NS_PASST" "$PASST_TAP" "$INJECT"
+	rig_run "passt: the same guest connection after the storm" \
+		same_guest "$PASST_BRIDGE_PID" "$PASST_BRIDGE_LOG"
 	rig_run "passt exits on SIGTERM" rig_relay_stop_check
 fi
 rig_summary
