@@ -5,19 +5,23 @@
 #
 # Rig (tests/lib/rig.sh, tests/lib/passt.sh): for pasta, the relay's tap
 # device in the target namespace; for passt, a guest namespace whose tap
-# device tap_bridge connects to passt's stream socket. In both, frames
-# sent on that tap device with an AF_PACKET socket go to the relay (for
-# passt, through the stream socket). For passt, tap_bridge also has an
-# injection socket (--inject): frames of 0 to 13 bytes, which no tap
-# device can carry, go through it to the stream, with their length
-# prefix.
+# device tap_bridge connects to passt's stream socket; for passt
+# --vhost-user, a guest namespace whose tap device tests/tools/vu_bridge
+# connects to passt's vhost-user socket (it is the front-end and the
+# guest's driver: shared memory, virtqueues, offloads both ways). In all
+# three, frames sent on that tap device with an AF_PACKET socket go to the
+# relay (for passt, through the stream socket or the transmit virtqueue).
+# For passt, both bridges also have an injection socket (--inject):
+# frames of 0 to 13 bytes, which no tap device can carry, go through it
+# to the stream with their length prefix, or to the virtqueue behind a
+# virtio-net header.
 #
 # Each storm test starts two 200 MiB transfers of the same random file,
 # one from the namespace to the host's loopback and one from the host to
 # the namespace through the tap (a forwarded port), then injects STORM_N
 # frames with tests/tools/frame_storm (random bytes, and ARP, IPv4, IPv6,
 # TCP, UDP, ICMP, ICMPv6, DHCP, DHCPv6, NDP templates, valid or mutated;
-# for passt also one in 30 of 0 to 13 bytes, "short").
+# for passt, both ways, also one in 30 of 0 to 13 bytes, "short").
 # The host namespace's loopback is shaped (tbf) so that the transfers last
 # longer than the storm. The test passes if:
 #   - the relay is still running, both transfers end and their SHA-256
@@ -40,7 +44,7 @@
 #         handler it went to); and the backend handed net/ what it
 #         counted as received (tap rx_frames = net frames).
 # passt: the guest's connection is still the one it made before the storm
-# (tap_bridge, which exits when passt closes it, is running; passt logged
+# (the bridge, which exits when passt closes it, is running; passt logged
 # one accepted connection and no closed one).
 
 # shellcheck source=tests/lib/rig.sh disable=SC2317 # tests run via rig_run
@@ -68,11 +72,15 @@ rig_host_ns || exit 1
 rig_target_ns || exit 1
 NS_PASTA=$RIG_NS
 rig_ns_new NS_PASST g || exit 1
+rig_ns_new NS_VU v || exit 1
+VU_BRIDGE=$TOOLS_DIR/vu_bridge
 
 DATA=$RIG_TMP/bulk.bin
 rig_random_file "$DATA" "$SIZE" || exit 1
 SOCK=$RIG_TMP/passt.socket
 INJECT=$RIG_TMP/inject.socket
+SOCK_VU=$RIG_TMP/vu.socket
+INJECT_VU=$RIG_TMP/inject_vu.socket
 rig_log "storm: $STORM_N frames at $STORM_PPS/s, seed $SEED"
 
 # tap_drops() - frames the namespace's tap device dropped on transmit
@@ -248,6 +256,17 @@ passt_up() {
 		rig_fail "passt did not log the guest's connection"
 }
 
+# vu_up() - test: passt --vhost-user, a guest namespace through vu_bridge
+vu_up() {
+	RIG_NS=$NS_VU
+	passt_start fg "$SOCK_VU" --vhost-user -t "$FWD" || return 1
+	BRIDGE=$VU_BRIDGE passt_guest_start "$NS_VU" --offload \
+		--inject "$INJECT_VU" || return 1
+	passt_guest_static "$NS_VU" || return 1
+	rig_poll 5 passt_log_has "queue 1 (transmit) started" ||
+		rig_fail "the transmit queue did not start"
+}
+
 rig_run "pasta: relay up for the storm" pasta_up
 if [ -n "$RIG_RELAY_PID" ]; then
 	rig_run "pasta: $STORM_N-frame storm on the tap during 2 x $SIZE, sha256, counters" \
@@ -261,5 +280,13 @@ if [ -n "$RIG_RELAY_PID" ]; then
 	rig_run "passt: the same guest connection after the storm" \
 		same_guest "$PASST_BRIDGE_PID" "$PASST_BRIDGE_LOG"
 	rig_run "passt exits on SIGTERM" rig_relay_stop_check
+fi
+rig_run "passt --vhost-user: relay and guest up for the storm" vu_up
+if [ -n "$RIG_RELAY_PID" ]; then
+	rig_run "passt --vhost-user: $STORM_N-frame storm with frames of 0 to 13 bytes through the virtqueues during 2 x $SIZE, sha256, counters" \
+		storm "$NS_VU" "$PASST_TAP" "$INJECT_VU"
+	rig_run "passt --vhost-user: the same guest connection after the storm" \
+		same_guest "$PASST_BRIDGE_PID" "$PASST_BRIDGE_LOG"
+	rig_run "passt --vhost-user exits on SIGTERM" rig_relay_stop_check
 fi
 rig_summary
