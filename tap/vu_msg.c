@@ -954,16 +954,14 @@ static int vu_msg_dispatch(struct ctx *c, struct vu_dev *dev,
 	const struct vu_msg_type *t = NULL;
 	enum vu_res res;
 
-	if (m->hdr.flags & VU_FLAG_REPLY) {
-		err("vhost-user: front-end sent a reply (request %u) we did "
-		    "not ask for", req);
-		return -EPROTO;
-	}
-
 	if (req < VU_REQUEST_MAX && vu_msg_types[req].fn)
 		t = &vu_msg_types[req];
 
-	if (!t) {
+	if (m->hdr.flags & VU_FLAG_REPLY) {
+		err("vhost-user: front-end sent a reply (request %u) we did "
+		    "not ask for", req);
+		res = VU_BAD;
+	} else if (!t) {
 		bool logged = req < VU_REQUEST_MAX &&
 			      (dev->unknown & VU_BIT(req));
 

@@ -804,6 +804,49 @@ START_TEST(test_tx_bad_lengths)
 }
 END_TEST
 
+/**
+ * open_fds() - count this process's open descriptors
+ *
+ * Return: their number
+ */
+static unsigned int open_fds(void)
+{
+	unsigned int n = 0;
+	int fd;
+
+	for (fd = 0; fd < 1024; fd++)
+		n += fcntl(fd, F_GETFD) != -1;
+	return n;
+}
+
+START_TEST(test_reply_flag_fds)
+{
+	unsigned int before;
+	uint64_t idx = 0;
+	int two[2];
+
+	setup();
+	two[0] = eventfd(0, 0);
+	two[1] = eventfd(0, 0);
+	before = open_fds();
+
+	/* A "reply" from the front-end, with descriptors: the connection
+	 * goes, and the relay keeps none of them
+	 */
+	send_msg(SET_VRING_KICK, FLAG_REPLY, &idx, sizeof(idx), two, 2);
+	ck_assert(!tap_connected(&c));
+	close(two[0]);
+	close(two[1]);
+	/* Gone: the relay's socket, its copies of both queues' kick and
+	 * call eventfds (ours stay open), our two; the relay's copies of
+	 * those two never stayed
+	 */
+	ck_assert_uint_eq(open_fds(), before - 1 - 4 - 2);
+
+	teardown();
+}
+END_TEST
+
 START_TEST(test_malformed)
 {
 	uint64_t idx = 0;
@@ -847,6 +890,7 @@ static Suite *vhost_user_suite(void)
 	tcase_add_test(tc, test_offload_tx);
 	tcase_add_test(tc, test_tx_bad_lengths);
 	tcase_add_test(tc, test_malformed);
+	tcase_add_test(tc, test_reply_flag_fds);
 	suite_add_tcase(s, tc);
 	return s;
 }
