@@ -94,11 +94,11 @@
 #include "../isolation/syscalls.h"
 
 /* System calls after start-up: the front-end's messages and descriptors,
- * its memory, the eventfds
+ * its memory (fstat(): does a region lie within its file?), the eventfds
  */
 SYSCALLS(SYSCALLS_PASST, "accept4", "recvmsg", "sendmsg", "read", "write",
 	 "close", "epoll_ctl", "fcntl", "getsockopt", "setsockopt", "mmap",
-	 "munmap");
+	 "munmap", "fstat", "newfstatat");
 
 /* Longest frame from the guest: the largest IP packet with a VLAN tag, an
  * IPv6 TSO super-frame (65535 bytes of payload after its 40-byte header)

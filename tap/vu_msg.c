@@ -504,7 +504,12 @@ static enum vu_res vu_msg_set_mem_table(struct ctx *c, struct vu_dev *dev,
 	 */
 	vu_msg_stop_all(c, dev);
 	ret = vu_mem_map(&dev->mem, d, mem->nregions);
-	if (ret) {
+	if (ret == -ERANGE || ret == -ENODEV) {
+		err("vhost-user: can't map the guest's memory (%u regions): "
+		    "%s", mem->nregions, ret == -ERANGE ?
+		    "a region goes past the end of its file" :
+		    "a region's descriptor is no memfd or file");
+	} else if (ret) {
 		err("vhost-user: can't map the guest's memory (%u regions): "
 		    "%s", mem->nregions, strerror(-ret));
 	}

@@ -1328,8 +1328,27 @@ START_TEST(mem_regions)
 	bad[1].uva = UINT64_MAX - 0x1000;
 	ck_assert_int_eq(vu_mem_map(&mem, bad, 2), -EINVAL);
 	memcpy(bad, d, sizeof(bad));
-	bad[1].fd = -1;					/* mmap() fails */
+	bad[1].fd = -1;					/* fstat() fails */
 	ck_assert_int_eq(vu_mem_map(&mem, bad, 2), -EBADF);
+	/* Past the end of the file: mapped, it would be a SIGBUS */
+	memcpy(bad, d, sizeof(bad));
+	bad[1].offset = T_MEM_SIZE - 0x1000;
+	ck_assert_int_eq(vu_mem_map(&mem, bad, 2), -ERANGE);
+	bad[1].offset = T_MEM_SIZE + (uint64_t)page;
+	ck_assert_int_eq(vu_mem_map(&mem, bad, 2), -ERANGE);
+	bad[1].offset = 0;
+	bad[1].size = T_MEM_SIZE + 1;
+	ck_assert_int_eq(vu_mem_map(&mem, bad, 2), -ERANGE);
+	{
+		int p2[2];
+
+		ck_assert_int_eq(pipe(p2), 0);		/* no regular file */
+		memcpy(bad, d, sizeof(bad));
+		bad[1].fd = p2[0];
+		ck_assert_int_eq(vu_mem_map(&mem, bad, 2), -ENODEV);
+		close(p2[0]);
+		close(p2[1]);
+	}
 	for (i = 2; i <= VU_MEM_REGIONS_MAX; i++) {
 		d[i] = d[1];
 		d[i].gpa = 0x400000 + i * 0x5000ULL;	/* adjacent */
