@@ -137,7 +137,8 @@ sanitize:
 # Fuzzing (tests/fuzz/, doc/fuzzing.md): libFuzzer targets built with clang
 # into build-fuzz/, then each run for FUZZ_SECS seconds, FUZZ_JOBS at a
 # time, in a network namespace of its own (tests/fuzz/run.sh)
-FUZZ_TARGETS := fuzz_frame fuzz_tcp fuzz_udp_icmp fuzz_dhcp fuzz_ndp fuzz_conf
+FUZZ_TARGETS := fuzz_frame fuzz_tcp fuzz_udp_icmp fuzz_dhcp fuzz_ndp fuzz_conf \
+	fuzz_vu_msg fuzz_vu_virtq
 FUZZ_SECS ?= 30
 FUZZ_JOBS ?= 2
 FUZZ_CC ?= clang
@@ -145,8 +146,10 @@ FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra \
 	-Wno-missing-field-initializers -fno-strict-aliasing -g -O1 \
 	-fno-omit-frame-pointer -fsanitize=address,undefined \
 	-fno-sanitize-recover=all
-FUZZ_OBJS := $(LIB_SRCS:%.c=build-fuzz/%.o) build-fuzz/tests/fuzz/fuzz_common.o
-FUZZ_HDRS := $(HDRS) tests/fuzz/fuzz.h tests/fuzz/fuzz_build.h
+FUZZ_OBJS := $(LIB_SRCS:%.c=build-fuzz/%.o) build-fuzz/tests/fuzz/fuzz_common.o \
+	build-fuzz/tests/fuzz/fuzz_vu.o build-fuzz/tests/tools/lib/vu_client.o
+FUZZ_HDRS := $(HDRS) tests/fuzz/fuzz.h tests/fuzz/fuzz_build.h \
+	tests/fuzz/fuzz_vu.h tests/tools/lib/vu_client.h
 
 build-fuzz/%.o: %.c $(FUZZ_HDRS)
 	@mkdir -p $(dir $@)
