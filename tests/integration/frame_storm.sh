@@ -62,18 +62,14 @@ SEED=${STORM_SEED:-$RANDOM}
 
 rig_init
 passt_init
-STORM=$TOOLS_DIR/frame_storm
-if [ ! -x "$STORM" ]; then
-	echo "FAIL: prerequisites: $STORM not built (run make tools)"
-	exit 1
-fi
+rig_need_tool STORM frame_storm || exit 1
+rig_need_tool VU_BRIDGE vu_bridge || exit 1
 rig_need tc || exit 1
 rig_host_ns || exit 1
 rig_target_ns || exit 1
 NS_PASTA=$RIG_NS
 rig_ns_new NS_PASST g || exit 1
 rig_ns_new NS_VU v || exit 1
-VU_BRIDGE=$TOOLS_DIR/vu_bridge
 
 DATA=$RIG_TMP/bulk.bin
 rig_random_file "$DATA" "$SIZE" || exit 1
@@ -90,13 +86,6 @@ tap_drops() {
 	ip netns exec "$1" cat "/sys/class/net/$2/statistics/tx_dropped"
 }
 
-# shape_loopback() - slow the host namespace's loopback down (tbf)
-shape_loopback() {
-	rig_h tc qdisc add dev lo root tbf rate "$SHAPE_RATE" burst 512kb \
-		latency 100ms || rig_fail "can't add tbf to lo" || return 1
-	rig_defer "rig_h tc qdisc del dev lo root 2>/dev/null; true"
-}
-
 # Counters before the storm (RIG_CNT keys)
 declare -A C0
 
@@ -111,12 +100,11 @@ grew() {
 # $2: its tap device
 # $3: injection socket of the bridge (frames of 0 to 13 bytes), or empty
 storm() {
-	local ns=$1 dev=$2 inject=$3 want sum_out sum_in snd_out snd_in
-	local rcv_out rcv_in d0 t0 out sent must short drops frames bal k f0
+	local ns=$1 dev=$2 inject=$3 d0 t0 out sent must short drops frames
+	local bal k f0
 	local -a opts=()
 
-	want=$(rig_sha "$DATA")
-	shape_loopback || return 1
+	rig_shape_loopback "$SHAPE_RATE" || return 1
 	rig_relay_stats || return 1
 	C0=()
 	for k in "${!RIG_CNT[@]}"; do C0[$k]=${RIG_CNT[$k]}; done
@@ -124,25 +112,7 @@ storm() {
 	[ -n "$inject" ] && opts=(--inject "$inject")
 
 	# namespace -> host, and host -> namespace through the tap
-	sum_out=$RIG_TMP/out.sha
-	sum_in=$RIG_TMP/in.sha
-	rig_tcp_recv_sha "$RIG_HOSTNS" "TCP4-LISTEN:7001,bind=127.0.0.1" \
-		"$sum_out" $((LIMIT + 20))
-	rcv_out=$RIG_BG_PID
-	rig_tcp_recv_sha "$ns" "TCP4-LISTEN:$FWD" "$sum_in" $((LIMIT + 20))
-	rcv_in=$RIG_BG_PID
-	rig_wait_listen "$RIG_HOSTNS" 7001 || return 1
-	rig_wait_listen "$ns" "$FWD" || return 1
-
-	ip netns exec "$ns" timeout -k 5 "$LIMIT" socat -u "FILE:$DATA" \
-		"TCP4:$RIG_GW4:7001,connect-timeout=5" 2>"$RIG_TMP/snd_out.err" &
-	snd_out=$!
-	rig_defer "rig_kill $snd_out"
-	ip netns exec "$RIG_HOSTNS" timeout -k 5 "$LIMIT" socat -u \
-		"FILE:$DATA" "TCP4:$RIG_ADDR4:$FWD,connect-timeout=5" \
-		2>"$RIG_TMP/snd_in.err" &
-	snd_in=$!
-	rig_defer "rig_kill $snd_in"
+	rig_bulk_start "$ns" "$DATA" "$FWD" "$LIMIT" || return 1
 	sleep 0.5
 
 	out=$(ip netns exec "$ns" "$STORM" -n "$STORM_N" -r "$STORM_PPS" \
@@ -152,26 +122,10 @@ storm() {
 	*"frame_storm: sent="*) ;;
 	*) rig_fail "frame_storm failed: $out"; return 1 ;;
 	esac
-	if rig_exited "$snd_out" || rig_exited "$snd_in"; then
+	rig_bulk_running ||
 		rig_fail "a transfer ended before the storm did (lower" \
-			 "STORM_SHAPE)"
-		return 1
-	fi
-
-	rig_wait_pid "$snd_out" "$LIMIT" ||
-		rig_fail "namespace -> host sender failed:" \
-			 "$(cat "$RIG_TMP/snd_out.err")" || return 1
-	rig_wait_pid "$snd_in" "$LIMIT" ||
-		rig_fail "host -> namespace sender failed:" \
-			 "$(cat "$RIG_TMP/snd_in.err")" || return 1
-	rig_wait_pid "$rcv_out" 20 || rig_fail "receiver on host failed" ||
-		return 1
-	rig_wait_pid "$rcv_in" 20 ||
-		rig_fail "receiver in namespace failed" || return 1
-	[ "$(cat "$sum_out")" = "$want" ] ||
-		rig_fail "namespace -> host: sha256 mismatch" || return 1
-	[ "$(cat "$sum_in")" = "$want" ] ||
-		rig_fail "host -> namespace: sha256 mismatch" || return 1
+			 "STORM_SHAPE)" || return 1
+	rig_bulk_check "$DATA" "$LIMIT" || return 1
 
 	rig_relay_stats || return 1
 	sent=$(sed -n 's/.* sent=\([0-9]*\).*/\1/p' <<<"$out")
@@ -213,24 +167,6 @@ storm() {
 			 "frames ${RIG_CNT[net.frames]}" || return 1
 
 	rig_still_serving "$ns"
-}
-
-# same_guest() - test: the guest's connection is still the first one
-# $1: PID of the bridge (it exits when the relay closes the connection)
-# $2: its log
-same_guest() {
-	local n
-
-	passt_exited "$1" &&
-		rig_fail "the bridge exited: passt closed the guest's" \
-			 "connection: $(tr '\n' ' ' <"$2")" && return 1
-	n=$(grep -c "Accepted guest connection" "$RIG_RELAY_LOG")
-	[ "$n" -eq 1 ] ||
-		rig_fail "passt accepted $n guest connections, expected 1" ||
-		return 1
-	! passt_log_has "Guest connection closed" ||
-		rig_fail "passt logged: $(grep -m 1 'Guest connection closed' \
-			 "$RIG_RELAY_LOG")"
 }
 
 # pasta_up() - test: pasta in the foreground for its namespace
@@ -278,7 +214,7 @@ if [ -n "$RIG_RELAY_PID" ]; then
 	rig_run "passt: $STORM_N-frame storm with frames of 0 to 13 bytes through the stream socket during 2 x $SIZE, sha256, counters" \
 		storm "$NS_PASST" "$PASST_TAP" "$INJECT"
 	rig_run "passt: the same guest connection after the storm" \
-		same_guest "$PASST_BRIDGE_PID" "$PASST_BRIDGE_LOG"
+		passt_same_guest "$PASST_BRIDGE_PID" "$PASST_BRIDGE_LOG"
 	rig_run "passt exits on SIGTERM" rig_relay_stop_check
 fi
 rig_run "passt --vhost-user: relay and guest up for the storm" vu_up
@@ -286,7 +222,7 @@ if [ -n "$RIG_RELAY_PID" ]; then
 	rig_run "passt --vhost-user: $STORM_N-frame storm with frames of 0 to 13 bytes through the virtqueues during 2 x $SIZE, sha256, counters" \
 		storm "$NS_VU" "$PASST_TAP" "$INJECT_VU"
 	rig_run "passt --vhost-user: the same guest connection after the storm" \
-		same_guest "$PASST_BRIDGE_PID" "$PASST_BRIDGE_LOG"
+		passt_same_guest "$PASST_BRIDGE_PID" "$PASST_BRIDGE_LOG"
 	rig_run "passt --vhost-user exits on SIGTERM" rig_relay_stop_check
 fi
 rig_summary

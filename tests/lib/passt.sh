@@ -215,6 +215,26 @@ passt_guest_stop() {
 	return 0
 }
 
+# passt_same_guest() - the guest's connection is still the first one:
+# its bridge (which exits when passt closes the connection) is running,
+# passt logged one accepted guest connection and no closed one
+# $1: PID of the bridge
+# $2: its log
+passt_same_guest() {
+	local n
+
+	passt_exited "$1" &&
+		rig_fail "the bridge exited: passt closed the guest's" \
+			 "connection: $(tr '\n' ' ' <"$2")" && return 1
+	n=$(grep -c "Accepted guest connection" "$RIG_RELAY_LOG")
+	[ "$n" -eq 1 ] ||
+		rig_fail "passt accepted $n guest connections, expected 1" ||
+		return 1
+	! passt_log_has "Guest connection closed" ||
+		rig_fail "passt logged: $(grep -m 1 'Guest connection closed' \
+			 "$RIG_RELAY_LOG")"
+}
+
 # passt_log_has() - check the relay's log for a fixed string
 # $1: string
 passt_log_has() {
