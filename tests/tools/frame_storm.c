@@ -836,17 +836,31 @@ static int inject_lengths(const struct storm_cfg *cfg)
 }
 
 /**
- * short_frame() - build a frame shorter than an Ethernet header
- * @f:		frame
- * @len:	its length, set (0 to 13)
+ * short_frame() - maybe send the next frame shorter than Ethernet instead
+ * @cfg:	configuration, with short_fd
+ * @f:		frame buffer
+ * @cnt:	counters, updated
+ *
+ * Return: true if this frame was one (sent through --inject, or failed)
  */
-static void short_frame(uint8_t *f, size_t *len)
+static bool short_frame(const struct storm_cfg *cfg, uint8_t *f,
+			struct storm_counts *cnt)
 {
-	size_t i;
+	size_t len, i;
 
-	*len = storm_below(STORM_ETH_LEN);
-	for (i = 0; i < *len; i++)
+	if (cfg->short_fd < 0 || storm_below(STORM_SHORT_EVERY))
+		return false;
+
+	len = storm_below(STORM_ETH_LEN);
+	for (i = 0; i < len; i++)
 		f[i] = (uint8_t)storm_rand();
+	if (send(cfg->short_fd, f, len, 0) == (ssize_t)len) {
+		cnt->short_frames++;
+		cnt->sent++;
+	} else {
+		cnt->errors++;
+	}
+	return true;
 }
 
 /**
@@ -887,6 +901,43 @@ static int storm_send(int s, const uint8_t *f, size_t len)
 }
 
 /**
+ * storm_open() - a packet socket bound to the interface
+ * @ifname:	interface name
+ * @mac:	set to its address
+ *
+ * Return: socket, -1 on failure (reported)
+ */
+static int storm_open(const char *ifname, uint8_t *mac)
+{
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET };
+	struct ifreq ifr;
+	int s;
+
+	s = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+	if (s < 0) {
+		perror("frame_storm: AF_PACKET socket");
+		return -1;
+	}
+	memset(&ifr, 0, sizeof(ifr));
+	memcpy(ifr.ifr_name, ifname, strlen(ifname) + 1);
+	if (ioctl(s, SIOCGIFINDEX, &ifr)) {
+		perror("frame_storm: interface index");
+		return -1;
+	}
+	sll.sll_ifindex = ifr.ifr_ifindex;
+	if (ioctl(s, SIOCGIFHWADDR, &ifr)) {
+		perror("frame_storm: interface address");
+		return -1;
+	}
+	memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
+	if (bind(s, (struct sockaddr *)&sll, sizeof(sll))) {
+		perror("frame_storm: bind to interface");
+		return -1;
+	}
+	return s;
+}
+
+/**
  * main() - parse options, send the frames, print the counts
  * @argc:	argument count
  * @argv:	arguments
@@ -910,10 +961,8 @@ int main(int argc, char **argv)
 	struct storm_cfg cfg = { .count = STORM_COUNT_DEFAULT, .seed = 1,
 				 .short_fd = -1 };
 	struct storm_counts cnt = { 0 };
-	struct sockaddr_ll sll = { .sll_family = AF_PACKET };
 	uint8_t frame[STORM_FRAME_MAX];
 	uint64_t start;
-	struct ifreq ifr;
 	unsigned long i;
 	int opt, s;
 
@@ -951,27 +1000,9 @@ int main(int argc, char **argv)
 	    !cfg.n_ports)
 		usage(argv[0]);
 
-	s = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
-	if (s < 0) {
-		perror("frame_storm: AF_PACKET socket");
+	s = storm_open(argv[optind], cfg.own_mac);
+	if (s < 0)
 		return 1;
-	}
-	memset(&ifr, 0, sizeof(ifr));
-	memcpy(ifr.ifr_name, argv[optind], strlen(argv[optind]) + 1);
-	if (ioctl(s, SIOCGIFINDEX, &ifr)) {
-		perror("frame_storm: interface index");
-		return 1;
-	}
-	sll.sll_ifindex = ifr.ifr_ifindex;
-	if (ioctl(s, SIOCGIFHWADDR, &ifr)) {
-		perror("frame_storm: interface address");
-		return 1;
-	}
-	memcpy(cfg.own_mac, ifr.ifr_hwaddr.sa_data, 6);
-	if (bind(s, (struct sockaddr *)&sll, sizeof(sll))) {
-		perror("frame_storm: bind to interface");
-		return 1;
-	}
 
 	start = now_ns();
 	for (i = 0; i < cfg.count; i++) {
@@ -985,17 +1016,8 @@ int main(int argc, char **argv)
 				usleep((useconds_t)((due - now) / 1000));
 		}
 
-		if (!cfg.flood && cfg.short_fd >= 0 &&
-		    !storm_below(STORM_SHORT_EVERY)) {
-			short_frame(frame, &len);
-			if (send(cfg.short_fd, frame, len, 0) == (ssize_t)len) {
-				cnt.short_frames++;
-				cnt.sent++;
-			} else {
-				cnt.errors++;
-			}
+		if (!cfg.flood && short_frame(&cfg, frame, &cnt))
 			continue;
-		}
 
 		if (cfg.flood)
 			flood_frame(&cfg, frame, &len, i);

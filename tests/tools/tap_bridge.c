@@ -299,17 +299,9 @@ static void inject_read(int fd)
 		ssize_t n;
 
 		buf_compact(b, BRIDGE_LEN_SIZE + BRIDGE_INJECT_MAX);
-		n = recv(fd, b->data + b->tail + BRIDGE_LEN_SIZE,
-			 BRIDGE_INJECT_MAX, MSG_TRUNC);
-		if (n < 0) {
-			if (errno == EAGAIN || errno == EINTR)
-				return;
-			bridge_fail("read from the injection socket", NULL);
-		}
-		if (n > BRIDGE_INJECT_MAX) {
-			errno = EMSGSIZE;
-			bridge_fail("injected frame", NULL);
-		}
+		n = bridge_inject_recv(fd, b->data + b->tail + BRIDGE_LEN_SIZE);
+		if (n < 0)
+			return;
 
 		be = htonl((uint32_t)n);
 		memcpy(b->data + b->tail, &be, sizeof(be));

@@ -422,16 +422,9 @@ static void vb_inject(struct vb_conn *c, int fd)
 	if (c->inj_desc >= 0 || !c->tx_nfree)
 		return;
 
-	n = recv(fd, b + VB_HDR_LEN, BRIDGE_INJECT_MAX, MSG_TRUNC);
-	if (n < 0) {
-		if (errno == EAGAIN || errno == EINTR)
-			return;
-		bridge_fail("read from the injection socket", NULL);
-	}
-	if (n > BRIDGE_INJECT_MAX) {
-		errno = EMSGSIZE;
-		bridge_fail("injected frame", NULL);
-	}
+	n = bridge_inject_recv(fd, b + VB_HDR_LEN);
+	if (n < 0)
+		return;
 
 	memset(b, 0, VB_HDR_LEN);
 	d = c->tx_free[--c->tx_nfree];
@@ -637,13 +630,26 @@ static bool vb_poll(struct vb_conn *c, int tap, int inject, bool tap_more,
 }
 
 /**
- * main() - set up, then move frames until passt closes the connection
+ * struct vb_opts - command line
+ * @cycles:	--cycles
+ * @cycle_ms:	--cycle-ms
+ * @inject:	--inject socket, -1 if none
+ * @tap:	tap device name
+ */
+struct vb_opts {
+	long long cycles;
+	long long cycle_ms;
+	int inject;
+	const char *tap;
+};
+
+/**
+ * vb_parse() - parse the command line, or exit
  * @argc:	argument count
  * @argv:	arguments
- *
- * Return: 0 when passt closed the connection
+ * @o:		options, filled
  */
-int main(int argc, char **argv)
+static void vb_parse(int argc, char **argv, struct vb_opts *o)
 {
 	static const struct option opts[] = {
 		{ "offload",	no_argument,	   NULL, 'o' },
@@ -654,25 +660,24 @@ int main(int argc, char **argv)
 		{ "help",	no_argument,	   NULL, 'h' },
 		{ 0 },
 	};
-	long long cycles = VB_CYCLES, cycle_ms = VB_CYCLE_MS, left = 0;
-	long long cycle_end = 0;
-	int opt, tap, inject = -1;
-	bool tap_more = false;
+	int opt;
 
-	bridge_name = "vu_bridge";
+	o->cycles = VB_CYCLES;
+	o->cycle_ms = VB_CYCLE_MS;
+	o->inject = -1;
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
 			offload = true;
 			break;
 		case 'i':
-			inject = bridge_inject_open(optarg);
+			o->inject = bridge_inject_open(optarg);
 			break;
 		case 'c':
-			cycles = bridge_parse_num("cycles", optarg);
+			o->cycles = bridge_parse_num("cycles", optarg);
 			break;
 		case 'm':
-			cycle_ms = bridge_parse_num("cycle-ms", optarg);
+			o->cycle_ms = bridge_parse_num("cycle-ms", optarg);
 			break;
 		case 'w':
 			wait_s = (int)bridge_parse_num("wait", optarg);
@@ -686,10 +691,29 @@ int main(int argc, char **argv)
 	if (argc - optind != 2)
 		usage(argv[0], 1);
 	sock_path = argv[optind];
+	o->tap = argv[optind + 1];
+}
+
+/**
+ * main() - set up, then move frames until passt closes the connection
+ * @argc:	argument count
+ * @argv:	arguments
+ *
+ * Return: 0 when passt closed the connection
+ */
+int main(int argc, char **argv)
+{
+	long long left = 0, cycle_end = 0;
+	bool tap_more = false;
+	struct vb_opts o;
+	int tap;
+
+	bridge_name = "vu_bridge";
+	vb_parse(argc, argv, &o);
 
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGUSR1, vb_on_usr1);
-	tap = bridge_tap_open(argv[optind + 1], VB_HDR_LEN, offload ?
+	tap = bridge_tap_open(o.tap, VB_HDR_LEN, offload ?
 			      TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 : 0);
 	conn.dev.fd = -1;
 	vb_up(&conn);
@@ -699,15 +723,15 @@ int main(int argc, char **argv)
 
 		if (cycle_request && !left) {
 			cycle_request = 0;
-			left = cycles;
-			cycle_end = bridge_now_ms() + cycle_ms;
+			left = o.cycles;
+			cycle_end = bridge_now_ms() + o.cycle_ms;
 			continue;
 		}
 		if (left && timeout <= 0) {
 			vb_down(&conn, cnt.cycles++);
 			vb_up(&conn);
 			if (--left) {
-				cycle_end = bridge_now_ms() + cycle_ms;
+				cycle_end = bridge_now_ms() + o.cycle_ms;
 			} else {
 				fprintf(stderr, "vu_bridge: %llu reconnections "
 					"done\n", cnt.cycles);
@@ -715,15 +739,15 @@ int main(int argc, char **argv)
 			continue;
 		}
 
-		if (!vb_poll(&conn, tap, inject, tap_more,
+		if (!vb_poll(&conn, tap, o.inject, tap_more,
 			     timeout < 0 ? -1 : timeout))
 			break;
 
 		vb_rx(&conn, tap);
 		vb_tx_reclaim(&conn);
 		tap_more = vb_tap_read(&conn, tap);
-		if (inject >= 0)
-			vb_inject(&conn, inject);
+		if (o.inject >= 0)
+			vb_inject(&conn, o.inject);
 	}
 
 	fprintf(stderr, "vu_bridge: passt closed the connection; %llu frames "

@@ -203,3 +203,27 @@ int bridge_inject_open(const char *path)
 		bridge_fail("bind the injection socket to", path);
 	return fd;
 }
+
+/**
+ * bridge_inject_recv() - take one injected frame, if one is there
+ * @fd:		injection socket
+ * @buf:	room for BRIDGE_INJECT_MAX bytes
+ *
+ * Return: its length (0 is a frame too), -1 if none is waiting; exits
+ *	   if the socket fails or the frame is longer than BRIDGE_INJECT_MAX
+ */
+ssize_t bridge_inject_recv(int fd, void *buf)
+{
+	ssize_t n = recv(fd, buf, BRIDGE_INJECT_MAX, MSG_TRUNC);
+
+	if (n < 0) {
+		if (errno == EAGAIN || errno == EINTR)
+			return -1;
+		bridge_fail("read from the injection socket", NULL);
+	}
+	if (n > BRIDGE_INJECT_MAX) {
+		errno = EMSGSIZE;
+		bridge_fail("injected frame", NULL);
+	}
+	return n;
+}

@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /* Largest frame a test may inject: a datagram on the injection socket */
 #define BRIDGE_INJECT_MAX	(256 * 1024)
@@ -30,5 +31,6 @@ int bridge_tap_open(const char *name, size_t vnet_hdr_len,
 		    unsigned int offloads);
 int bridge_connect(const char *path, int wait_s);
 int bridge_inject_open(const char *path);
+ssize_t bridge_inject_recv(int fd, void *buf);
 
 #endif /* TESTS_TOOLS_LIB_BRIDGE_H */

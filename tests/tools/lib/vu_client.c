@@ -20,7 +20,6 @@
 
 #include "vu_client.h"
 
-#define VUC_FDS_MAX	8
 
 /**
  * struct vuc_hdr - message header as on the wire
@@ -35,30 +34,26 @@ struct vuc_hdr {
 };
 
 /**
- * vuc_send() - send one message, descriptors along with its header
+ * vuc_sendmsg() - send bytes with descriptors attached, without waiting
+ *		   unless told to
  * @fd:		socket
- * @req:	request
- * @flags:	flags besides the version (VUC_FLAG_NEED_REPLY)
- * @p:		payload
- * @size:	its length
+ * @iov:	bytes
+ * @iovcnt:	entries in @iov
  * @fds:	descriptors to pass, NULL for none
  * @nfds:	their number, at most VUC_FDS_MAX
+ * @flags:	send flags besides MSG_NOSIGNAL (MSG_DONTWAIT)
  *
- * Return: 0, or negative errno
+ * Return: bytes sent, or negative errno
  */
-int vuc_send(int fd, uint32_t req, uint32_t flags, const void *p,
-	     size_t size, const int *fds, unsigned int nfds)
+ssize_t vuc_sendmsg(int fd, const struct iovec *iov, size_t iovcnt,
+		    const int *fds, unsigned int nfds, int flags)
 {
 	union {
 		char buf[CMSG_SPACE(VUC_FDS_MAX * sizeof(int))];
 		struct cmsghdr align;
 	} ctl;
-	struct vuc_hdr h = { req, VUC_VERSION | flags, (uint32_t)size };
-	struct iovec iov[2] = {
-		{ .iov_base = &h, .iov_len = sizeof(h) },
-		{ .iov_base = (void *)p, .iov_len = size },
-	};
-	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+	struct msghdr mh = { .msg_iov = (struct iovec *)iov,
+			     .msg_iovlen = iovcnt };
 	ssize_t n;
 
 	if (nfds > VUC_FDS_MAX)
@@ -77,10 +72,35 @@ int vuc_send(int fd, uint32_t req, uint32_t flags, const void *p,
 	}
 
 	do
-		n = sendmsg(fd, &mh, MSG_NOSIGNAL);
+		n = sendmsg(fd, &mh, MSG_NOSIGNAL | flags);
 	while (n < 0 && errno == EINTR);
+	return n < 0 ? -errno : n;
+}
+
+/**
+ * vuc_send() - send one message, descriptors along with its header
+ * @fd:		socket
+ * @req:	request
+ * @flags:	flags besides the version (VUC_FLAG_NEED_REPLY)
+ * @p:		payload
+ * @size:	its length
+ * @fds:	descriptors to pass, NULL for none
+ * @nfds:	their number, at most VUC_FDS_MAX
+ *
+ * Return: 0, or negative errno
+ */
+int vuc_send(int fd, uint32_t req, uint32_t flags, const void *p,
+	     size_t size, const int *fds, unsigned int nfds)
+{
+	struct vuc_hdr h = { req, VUC_VERSION | flags, (uint32_t)size };
+	struct iovec iov[2] = {
+		{ .iov_base = &h, .iov_len = sizeof(h) },
+		{ .iov_base = (void *)p, .iov_len = size },
+	};
+	ssize_t n = vuc_sendmsg(fd, iov, 2, fds, nfds, 0);
+
 	if (n < 0)
-		return -errno;
+		return (int)n;
 	return n == (ssize_t)(sizeof(h) + size) ? 0 : -EPIPE;
 }
 

@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
+#include <sys/uio.h>
 
 /* Requests (vhost-user specification) */
 #define VUC_GET_FEATURES		1
@@ -62,8 +64,8 @@
 					 VUC_F_HOST_TSO4 | VUC_F_HOST_TSO6)
 #define VUC_PF_REPLY_ACK		(1ULL << 3)
 
-/* Longest header plus payload we send or read back */
-#define VUC_MSG_MAX			(12 + 4096)
+/* Descriptors one message may carry (more than a back-end takes) */
+#define VUC_FDS_MAX			16
 
 /**
  * struct vuc_queue - where a queue is, in the one memory region
@@ -105,6 +107,8 @@ struct vuc_dev {
 	struct vuc_queue q[2];
 };
 
+ssize_t vuc_sendmsg(int fd, const struct iovec *iov, size_t iovcnt,
+		    const int *fds, unsigned int nfds, int flags);
 int vuc_send(int fd, uint32_t req, uint32_t flags, const void *p,
 	     size_t size, const int *fds, unsigned int nfds);
 int vuc_reply(int fd, uint32_t req, void *p, size_t size);
