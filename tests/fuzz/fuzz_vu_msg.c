@@ -99,15 +99,10 @@ static unsigned int fuzz_msg_fds(uint8_t ctl, int *fds)
 static bool fuzz_msg_send(int fd, uint8_t ctl, const uint32_t *hdr,
 			  const uint8_t *p, size_t len, unsigned int *nfds)
 {
-	union {
-		char buf[CMSG_SPACE(15 * sizeof(int))];
-		struct cmsghdr align;
-	} cbuf;
 	struct iovec iov[2] = {
 		{ .iov_base = (void *)hdr, .iov_len = 12 },
 		{ .iov_base = (void *)p, .iov_len = len },
 	};
-	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
 	int fds[15];
 	unsigned int n = 0, i;
 	ssize_t sent;
@@ -115,30 +110,17 @@ static bool fuzz_msg_send(int fd, uint8_t ctl, const uint32_t *hdr,
 	if ((ctl & 0x0f) <= *nfds)
 		n = fuzz_msg_fds(ctl, fds);
 	*nfds -= n;
-	if (n) {
-		struct cmsghdr *cm;
-
-		memset(&cbuf, 0, sizeof(cbuf));
-		mh.msg_control = cbuf.buf;
-		mh.msg_controllen = CMSG_SPACE(n * sizeof(int));
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(n * sizeof(int));
-		memcpy(CMSG_DATA(cm), fds, n * sizeof(int));
-	}
 
 	if (ctl & 0x80) {
-		mh.msg_iovlen = 1;
-		sent = sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+		sent = vuc_sendmsg(fd, iov, 1, fds, n, MSG_DONTWAIT);
 		if (sent == 12 && len) {
-			ssize_t more = send(fd, p, len,
-					    MSG_NOSIGNAL | MSG_DONTWAIT);
+			ssize_t more = vuc_sendmsg(fd, &iov[1], 1, NULL, 0,
+						   MSG_DONTWAIT);
 
 			sent = more < 0 ? 12 : 12 + more;
 		}
 	} else {
-		sent = sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+		sent = vuc_sendmsg(fd, iov, 2, fds, n, MSG_DONTWAIT);
 	}
 
 	for (i = 0; i < n; i++)
