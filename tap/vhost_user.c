@@ -397,6 +397,22 @@ static void vu_tx_error(size_t len, int ret)
 }
 
 /**
+ * vu_avail_warn() - say once per connection that a ring's index is broken
+ * @q:		queue
+ * @qi:		its index
+ */
+static void vu_avail_warn(struct vu_queue *q, unsigned int qi)
+{
+	if (!q->vq.stats.bad_avail || q->avail_warned)
+		return;
+
+	q->avail_warned = true;
+	warn("vhost-user: the guest claims more available chains on queue %u "
+	     "than its %u entries: its driver is broken, the queue is ignored "
+	     "while that lasts (a device reset sets it up again)", qi, q->num);
+}
+
+/**
  * vu_offload() - tell if frames to the guest may be offloaded
  *
  * Return: true if the guest took GUEST_CSUM, GUEST_TSO4 and GUEST_TSO6:
@@ -457,6 +473,7 @@ static size_t vu_send_frames(struct ctx *c, const struct iovec *iov,
 				retried = true;
 				continue;
 			}
+			vu_avail_warn(q, VU_RX_Q);
 			vu_stats.tx_backpressure++;
 			break;
 		}
@@ -605,8 +622,10 @@ static void vu_tx_kick(struct ctx *c, uint64_t now_ms)
 			vu_call(q);
 
 		/* Nothing arrived while notifications were off: done */
-		if (!vu_virtq_kick_enable(&q->vq, true))
+		if (!vu_virtq_kick_enable(&q->vq, true)) {
+			vu_avail_warn(q, VU_TX_Q);
 			return;
+		}
 	}
 
 	/* More to take: after one turn of the main loop */

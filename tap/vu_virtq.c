@@ -19,13 +19,14 @@
  *
  * The guest is hostile: every field is read once into a local variable
  * (relaxed atomic loads, so the compiler can't read it twice) and checked
- * before use. A chain is walked by vu_chain_next(): an index must be below
- * num, a chain has at most min(num, VU_CHAIN_MAX) descriptors (which also
- * ends loops), indirect descriptors are refused (never offered), the
- * direction must be the queue's (device-readable for TX, device-writable
- * for RX), and every buffer must lie in one mapped region. A bad chain is
- * counted and given back as used with length 0, so the guest can reuse
- * its descriptors.
+ * before use. The available index may not run more than num entries ahead
+ * of ours (vu_avail_count(): otherwise the ring counts as empty). A chain
+ * is walked by vu_chain_next(): an index must be below num, a chain has
+ * at most min(num, VU_CHAIN_MAX) descriptors (which also ends loops),
+ * indirect descriptors are refused (never offered), the direction must be
+ * the queue's (device-readable for TX, device-writable for RX), and every
+ * buffer must lie in one mapped region. A bad chain is counted and given
+ * back as used with length 0, so the guest can reuse its descriptors.
  *
  * TX (guest to us, vu_virtq_pop_frame()): one chain is one frame behind a
  * virtio-net header, which is copied out (host order) for the caller to
@@ -108,6 +109,29 @@ static uint16_t vu_avail_idx(const struct vu_virtq *vq)
 
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	return idx;
+}
+
+/**
+ * vu_avail_count() - how many chains the guest made available
+ * @vq:		queue, started
+ *
+ * A guest can't have more chains available than the ring has slots: a
+ * larger count is a broken (or hostile) driver, and taking what it claims
+ * would mean reading the same slots again and again, up to 65535 chains
+ * per kick. Such a ring counts as empty as long as the count is
+ * impossible (a device reset through the front-end starts it again at a
+ * sane index): stats.bad_avail.
+ *
+ * Return: chains available, 0 if none or if the count is impossible
+ */
+static uint16_t vu_avail_count(struct vu_virtq *vq)
+{
+	uint16_t n = vu_avail_idx(vq) - vq->last_avail;
+
+	if (n <= vq->num)
+		return n;
+	vq->stats.bad_avail++;
+	return 0;
 }
 
 /**
@@ -287,13 +311,14 @@ void vu_virtq_stop(struct vu_virtq *vq)
  * @vq:		queue
  *
  * Return: true if the queue is started and has chains we did not take
+ *	   (none if the guest claims more than the ring holds)
  */
-bool vu_virtq_has_avail(const struct vu_virtq *vq)
+bool vu_virtq_has_avail(struct vu_virtq *vq)
 {
 	if (!vq->started)
 		return false;
 
-	return vu_avail_idx(vq) != vq->last_avail;
+	return vu_avail_count(vq) != 0;
 }
 
 /**
@@ -373,7 +398,7 @@ int vu_virtq_pop_frame(struct vu_virtq *vq, const struct vu_mem *m,
 	if (vh)
 		memset(vh, 0, sizeof(*vh));
 
-	if (!vq->started || vu_avail_idx(vq) == vq->last_avail)
+	if (!vq->started || !vu_avail_count(vq))
 		return 0;
 
 	head = vu_avail_head(vq, vq->last_avail);
@@ -608,10 +633,7 @@ int vu_virtq_push_frame(struct vu_virtq *vq, const struct vu_mem *m,
 		return -EAGAIN;
 	}
 
-	/* More than num is a broken guest: don't take a ring slot twice */
-	avail = vu_avail_idx(vq) - vq->last_avail;
-	if (avail > vq->num)
-		avail = vq->num;
+	avail = vu_avail_count(vq);
 
 	for (k = 0; s.pos < s.total; k++) {
 		int64_t n;

@@ -965,6 +965,45 @@ START_TEST(tx_hostile)
 }
 END_TEST
 
+START_TEST(avail_beyond_ring)
+{
+	size_t s = T_HDR + 60;
+	uint8_t frame[3000];
+	struct iovec iov = { frame, sizeof(frame) };
+	unsigned int h, i;
+
+	/* The guest claims num + 1 chains: more than the ring holds. The
+	 * ring counts as empty, both ways, nothing is taken or published
+	 */
+	q_start(8, 100, false);
+	h = g_chain(&s, 1, 0, NULL);
+	g_aidx = 100 + 9;
+	__atomic_store_n(&ga()->idx, htole16(g_aidx), __ATOMIC_RELEASE);
+	ck_assert(!vu_virtq_has_avail(&vq));
+	ck_assert_int_eq(t_pop(NULL, sizeof(t_out)), 0);
+	ck_assert_uint_eq(vq.last_avail, 100);
+	ck_assert_uint_eq(g_used_idx(), 100);
+	ck_assert_uint_ge(vq.stats.bad_avail, 2);
+
+	/* Backwards (65535 ahead) too */
+	g_aidx = 99;
+	__atomic_store_n(&ga()->idx, htole16(g_aidx), __ATOMIC_RELEASE);
+	ck_assert(!vu_virtq_has_avail(&vq));
+	pattern(frame, sizeof(frame), 3);
+	ck_assert_int_eq(vu_virtq_push_frame(&vq, &mem, T_HDR, NULL, &iov, 1),
+			 -EAGAIN);
+	ck_assert_uint_eq(g_used_idx(), 100);
+
+	/* Exactly num is fine, and the queue goes on from there */
+	g_aidx = 100;
+	for (i = 0; i < 8; i++)
+		g_avail(h);
+	ck_assert(vu_virtq_has_avail(&vq));
+	ck_assert_int_eq(t_pop(NULL, sizeof(t_out)), 60);
+	ck_assert_uint_eq(vq.last_avail, 101);
+}
+END_TEST
+
 START_TEST(tx_chain_limit)
 {
 	size_t s = T_HDR + 60;
@@ -1416,6 +1455,7 @@ int main(void)
 	tcase_add_test(tc, rx_without_mrg_rxbuf);
 	tcase_add_test(tc, tx_hostile);
 	tcase_add_test(tc, tx_chain_limit);
+	tcase_add_test(tc, avail_beyond_ring);
 	tcase_add_test(tc, rx_hostile);
 	tcase_add_test(tc, notify_without_event_idx);
 	tcase_add_test(tc, notify_with_event_idx);
