@@ -129,11 +129,7 @@ dhcp() {
 
 # traffic() - test: 1 MiB each way on the same connection, sha256
 traffic() {
-	rig_transfer "$RIG_NS" "TCP4:$RIG_GW4:7001" \
-		"$RIG_HOSTNS" "TCP4-LISTEN:7001,bind=127.0.0.1" \
-		"$DATA" "$LIMIT" || return 1
-	rig_transfer "$RIG_HOSTNS" "TCP4:$RIG_ADDR4:$FWD" \
-		"$RIG_NS" "TCP4-LISTEN:$FWD" "$DATA" "$LIMIT"
+	rig_transfer_both "$RIG_NS" "$DATA" "$FWD" "$LIMIT"
 }
 
 # accounted() - test: every frame the guest sent is accounted for

@@ -729,6 +729,21 @@ rig_tcp_recv_sha() {
 	rig_defer "rig_kill $RIG_BG_PID"
 }
 
+# rig_transfer_both() - a file from a namespace to the host's loopback
+# (port 7001, through the relay's gateway), then from the host back to the
+# namespace through a forwarded port, each checked with sha256
+# $1: namespace of the guest
+# $2: file
+# $3: port forwarded to the guest
+# $4: seconds each may take
+rig_transfer_both() {
+	rig_transfer "$1" "TCP4:$RIG_GW4:7001" \
+		"$RIG_HOSTNS" "TCP4-LISTEN:7001,bind=127.0.0.1" "$2" "$4" ||
+		return 1
+	rig_transfer "$RIG_HOSTNS" "TCP4:$RIG_ADDR4:$3" \
+		"$1" "TCP4-LISTEN:$3" "$2" "$4"
+}
+
 # rig_need_tool() - check that a test tool is built, set a variable to it
 # $1: variable name
 # $2: tool (tests/tools/NAME, in $TOOLS_DIR)
