@@ -57,6 +57,9 @@ SRCS_test_vu_virtq := tap/vu_mem.c tap/vu_virtq.c
 UNIT_BINS += $(STANDALONE:%=$(BUILD)/tests/%)
 TOOL_SRCS := $(sort $(wildcard tests/tools/*.c))
 TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tools/%)
+# Shared by the tools (tests/tools/lib/), linked into each
+TOOL_LIB_SRCS := $(sort $(wildcard tests/tools/lib/*.c))
+TOOL_LIB_HDRS := $(wildcard tests/tools/lib/*.h)
 # Kernel probes (tests/probes/): check kernel behaviour tcp/ relies on
 PROBE_SRCS := $(sort $(wildcard tests/probes/*.c))
 PROBE_BINS := $(PROBE_SRCS:tests/probes/%.c=$(BUILD)/probes/%)
@@ -113,9 +116,9 @@ $(STANDALONE:%=$(BUILD)/tests/%): $(BUILD)/tests/%: \
 	$(CC) $(CFLAGS) $(LDFLAGS) -I. -o $@ $< $(SRCS_$*) \
 		$(shell pkg-config --libs check)
 
-$(BUILD)/tools/%: tests/tools/%.c
+$(BUILD)/tools/%: tests/tools/%.c $(TOOL_LIB_SRCS) $(TOOL_LIB_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(TOOL_LIB_SRCS)
 
 # A probe may link the relay's own code for what it checks (SRCS_probe_*)
 SRCS_probe_trunc_hold := tcp/tcp_rcvwnd.c
@@ -155,7 +158,7 @@ sanitize:
 # into build-fuzz/, then each run for FUZZ_SECS seconds, FUZZ_JOBS at a
 # time, in a network namespace of its own (tests/fuzz/run.sh)
 FUZZ_TARGETS := fuzz_frame fuzz_tcp fuzz_udp_icmp fuzz_dhcp fuzz_ndp fuzz_conf \
-	fuzz_pesto
+	fuzz_pesto fuzz_vu_msg fuzz_vu_virtq
 FUZZ_SECS ?= 30
 FUZZ_JOBS ?= 2
 FUZZ_CC ?= clang
@@ -163,8 +166,10 @@ FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra \
 	-Wno-missing-field-initializers -fno-strict-aliasing -g -O1 \
 	-fno-omit-frame-pointer -fsanitize=address,undefined \
 	-fno-sanitize-recover=all
-FUZZ_OBJS := $(LIB_SRCS:%.c=build-fuzz/%.o) build-fuzz/tests/fuzz/fuzz_common.o
-FUZZ_HDRS := $(HDRS) tests/fuzz/fuzz.h tests/fuzz/fuzz_build.h
+FUZZ_OBJS := $(LIB_SRCS:%.c=build-fuzz/%.o) build-fuzz/tests/fuzz/fuzz_common.o \
+	build-fuzz/tests/fuzz/fuzz_vu.o build-fuzz/tests/tools/lib/vu_client.o
+FUZZ_HDRS := $(HDRS) tests/fuzz/fuzz.h tests/fuzz/fuzz_build.h \
+	tests/fuzz/fuzz_vu.h tests/tools/lib/vu_client.h
 
 build-fuzz/%.o: %.c $(FUZZ_HDRS)
 	@mkdir -p $(dir $@)
@@ -185,6 +190,7 @@ cppcheck:
 		--inline-suppr --quiet -D_GNU_SOURCE -D__linux__ \
 		--suppress=missingIncludeSystem \
 		-I. passt.c client/pesto.c $(LIB_SRCS) $(UNIT_SRCS) $(TOOL_SRCS) \
+		$(TOOL_LIB_SRCS) \
 		$(PROBE_SRCS) $(wildcard tests/unit/standalone/*.c) \
 		$(wildcard tests/fuzz/*.c)
 
@@ -192,7 +198,8 @@ cppcheck:
 # uninitialised va_list in every file after the first one that uses
 # va_start() in the same run (LLVM bug 41311)
 clang-tidy:
-	@rc=0; for f in passt.c client/pesto.c $(LIB_SRCS) $(TOOL_SRCS) $(PROBE_SRCS) \
+	@rc=0; for f in passt.c client/pesto.c $(LIB_SRCS) $(TOOL_SRCS) \
+			$(TOOL_LIB_SRCS) $(PROBE_SRCS) \
 			$(wildcard tests/fuzz/*.c); do \
 		clang-tidy --quiet --warnings-as-errors='*' $$f -- -I. \
 			$(filter-out -fstack-protector-strong,$(CFLAGS)) \

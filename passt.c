@@ -75,20 +75,7 @@ static struct wheel_timer passt_stats_timer;
  */
 static void passt_stats_log(void)
 {
-	const struct tap_stats *t = tap_stats_get();
-
-	if (t) {
-		info("tap: rx_frames=%llu rx_bytes=%llu rx_errors=%llu "
-		     "tx_frames=%llu tx_bytes=%llu tx_errors=%llu "
-		     "tx_backpressure=%llu",
-		     (unsigned long long)t->rx_frames,
-		     (unsigned long long)t->rx_bytes,
-		     (unsigned long long)t->rx_errors,
-		     (unsigned long long)t->tx_frames,
-		     (unsigned long long)t->tx_bytes,
-		     (unsigned long long)t->tx_errors,
-		     (unsigned long long)t->tx_backpressure);
-	}
+	tap_stats_log();
 	net_stats_log();
 	tcp_stats_log();
 	udp_stats_log();

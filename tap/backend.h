@@ -55,6 +55,12 @@ struct tap_backend {
 void tap_frame_in(struct ctx *c, const uint8_t *frame, size_t len,
 		  uint64_t now_ms);
 
+/* A frame from the guest the backend can't hand over: count it, log the
+ * first ones (tap.c)
+ */
+void tap_rx_drop(struct tap_stats *s, enum tap_drop why, size_t len,
+		 size_t limit);
+
 /* pasta: tuntap device in the namespace (tap/tuntap.c) */
 extern const struct tap_backend tap_tuntap_backend;
 

@@ -21,11 +21,22 @@
  * Input: one read() per wake-up into a large static buffer takes whatever
  * the socket holds, then every complete frame in it goes to tap_frame_in()
  * in place. A frame cut by the end of the read is moved to the start of
- * the buffer and completed by the next read. A length outside
- * [STREAM_FRAME_MIN, STREAM_FRAME_MAX] means we lost the framing: the
- * connection is closed (counted in rx_errors). The buffer starts 2 bytes
+ * the buffer and completed by the next read. The buffer starts 2 bytes
  * past a 4-byte boundary, so the first frame of a read (and any frame
  * after frames of lengths multiple of 4) has its IP header 4-byte aligned.
+ *
+ * Bad frames: the length prefix says how many bytes follow, and they
+ * follow, so a frame shorter than an Ethernet header (0 to 13 bytes) or
+ * longer than the largest frame (STREAM_FRAME_MAX) leaves the framing
+ * intact: it is read like any other, dropped and counted (tap_rx_drop()),
+ * and the next frame is served. Closing would cost the guest every
+ * connection it has, and QEMU's -netdev stream client does not reconnect.
+ * A length beyond STREAM_SKIP_MAX is different: no network device makes
+ * such frames, so the stream lost its framing (a writer that skipped or
+ * repeated bytes), and whatever follows would be read as garbage lengths.
+ * That alone closes the connection, logged with the numbers (and counted
+ * as rx_long). Up to STREAM_SKIP_MAX, a long frame is waited for whole in
+ * the input buffer, which is larger, then skipped.
  *
  * Output: one sendmsg() carries as many frames as fit STREAM_TX_IOV
  * buffers, each frame preceded by a length from a static array. The socket
@@ -76,6 +87,10 @@ SYSCALLS(SYSCALLS_PASST, "accept4", "read", "sendto", "sendmsg", "setsockopt",
 #define STREAM_FRAME_MIN	ETH_HDR_LEN
 /* Longest frame: Ethernet header, a VLAN tag, the largest IP packet */
 #define STREAM_FRAME_MAX	(ETH_HDR_LEN + 4 + 65535)
+/* Longest frame skipped (read and dropped) instead of closing the stream:
+ * sixteen times the largest frame, far beyond what any device sends
+ */
+#define STREAM_SKIP_MAX		(16 * STREAM_FRAME_MAX)
 
 /* Input buffer: what one read() can take */
 #define STREAM_RX_SIZE		(8 * 1024 * 1024)
@@ -95,6 +110,7 @@ static int stream_listen_fd = -1;	/* listening socket, -1 with -F */
 static bool stream_listening;		/* listening socket in epoll set */
 static int stream_fd = -1;		/* connected guest, -1 if none */
 static uint32_t stream_gen;		/* connection number, in epoll refs */
+static uint64_t stream_conn_frames;	/* frames read on this connection */
 static bool stream_out_armed;		/* EPOLLOUT is in the epoll set */
 static char stream_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 static struct tap_stats stream_stats;
@@ -192,6 +208,7 @@ static int stream_guest_attach(struct ctx *c, int fd)
 
 	stream_fd = fd;
 	stream_gen++;
+	stream_conn_frames = 0;
 	stream_rx_fill = 0;
 	stream_tail_len = stream_tail_done = 0;
 	stream_out_armed = false;
@@ -300,6 +317,24 @@ static void stream_want_output(struct ctx *c, bool on)
 }
 
 /**
+ * stream_lost_framing() - a length no frame can have: close the stream
+ * @c:		execution context
+ * @len:	the length read
+ */
+static void stream_lost_framing(struct ctx *c, uint32_t len)
+{
+	stream_stats.rx_drop[TAP_DROP_LONG]++;
+	err("guest sent a frame length of %u bytes after %llu frames, beyond "
+	    "the %u bytes up to which a frame is skipped (the largest frame "
+	    "is %u bytes): the stream lost its framing, closing the "
+	    "connection%s", len, (unsigned long long)stream_conn_frames,
+	    (unsigned int)STREAM_SKIP_MAX, (unsigned int)STREAM_FRAME_MAX,
+	    stream_conn_frames ? "" : " (does the peer speak QEMU's -netdev "
+	    "stream protocol? vhost-user needs --vhost-user)");
+	stream_guest_close(c, "lost framing");
+}
+
+/**
  * stream_input() - read what the guest sent, hand over complete frames
  * @c:		execution context
  * @now_ms:	current time, milliseconds
@@ -336,26 +371,31 @@ static void stream_input(struct ctx *c, uint64_t now_ms)
 		memcpy(&be, base + p, sizeof(be));
 		len = ntohl(be);
 
-		if (len < STREAM_FRAME_MIN || len > STREAM_FRAME_MAX) {
-			stream_stats.rx_errors++;
-			err("guest sent a frame length of %u bytes (valid: %u "
-			    "to %u): the stream is corrupt, closing it", len,
-			    (unsigned int)STREAM_FRAME_MIN,
-			    (unsigned int)STREAM_FRAME_MAX);
-			stream_guest_close(c, "corrupt stream");
+		if (len > STREAM_SKIP_MAX) {
+			stream_lost_framing(c, len);
 			return;
 		}
 
 		if (stream_rx_fill - p - STREAM_LEN_SIZE < len)
 			break;	/* cut by the end of the read */
 
-		stream_stats.rx_frames++;
-		stream_stats.rx_bytes += len;
-		tap_frame_in(c, base + p + STREAM_LEN_SIZE, len, now_ms);
+		stream_conn_frames++;
+		if (len < STREAM_FRAME_MIN) {
+			tap_rx_drop(&stream_stats, TAP_DROP_SHORT, len,
+				    STREAM_FRAME_MIN);
+		} else if (len > STREAM_FRAME_MAX) {
+			tap_rx_drop(&stream_stats, TAP_DROP_LONG, len,
+				    STREAM_FRAME_MAX);
+		} else {
+			stream_stats.rx_frames++;
+			stream_stats.rx_bytes += len;
+			tap_frame_in(c, base + p + STREAM_LEN_SIZE, len,
+				     now_ms);
 
-		/* A write error while answering may have closed it */
-		if (gen != stream_gen)
-			return;
+			/* A write error while answering may have closed it */
+			if (gen != stream_gen)
+				return;
+		}
 
 		p += STREAM_LEN_SIZE + len;
 	}

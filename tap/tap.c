@@ -22,10 +22,20 @@
  * from the guest pass through tap_frame_in() on their way to net_input(),
  * and frames the backend took from tap_send_frames() are recorded once it
  * returns.
+ *
+ * Input side, for every backend: one bad frame never costs the guest its
+ * connection. A frame the backend can't hand to net/ (shorter than an
+ * Ethernet header, longer than the largest frame, an unreadable vhost-user
+ * chain, an offload that was not negotiated) is read, dropped, and counted
+ * by reason with tap_rx_drop(), which logs the first few of each reason;
+ * the backend goes on with the next frame. Only input that breaks the
+ * transport itself (a stream whose framing is lost, a vhost-user message
+ * that can't be parsed) ends the connection (design.md, "Hostile guest").
  */
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "tap.h"
 #include "backend.h"
@@ -35,7 +45,33 @@
 #include "../util/pcap.h"
 #include "../util/util.h"
 
+/* Log this many dropped input frames of each reason at warning level */
+#define TAP_DROP_LOG_MAX	8
+
 static const struct tap_backend *tap_be;	/* chosen at tap_init() */
+static unsigned int tap_drop_logged[TAP_DROPS];
+
+/**
+ * struct tap_drop_desc - how a reason of enum tap_drop reads in messages
+ * @name:	counter name in tap_stats_log()
+ * @before:	text before the limit the frame broke
+ * @after:	text after it
+ */
+struct tap_drop_desc {
+	const char *name;
+	const char *before;
+	const char *after;
+};
+
+static const struct tap_drop_desc tap_drop_desc[TAP_DROPS] = {
+	[TAP_DROP_SHORT]   = { "rx_short", "shorter than ", " bytes" },
+	[TAP_DROP_LONG]	   = { "rx_long", "longer than ", " bytes" },
+	[TAP_DROP_CHAIN]   = { "rx_bad_chain", "an unusable descriptor "
+			       "chain (index, loop, direction or address) "
+			       "in a queue of ", " entries" },
+	[TAP_DROP_OFFLOAD] = { "rx_bad_offload", "segmentation type ",
+			       ", which was not negotiated" },
+};
 
 /**
  * tap_backend_for() - the backend for our mode
@@ -200,6 +236,38 @@ void tap_frame_in(struct ctx *c, const uint8_t *frame, size_t len,
 }
 
 /**
+ * tap_rx_drop() - count a frame from the guest that can't go to net/
+ * @s:		the backend's counters
+ * @why:	reason
+ * @len:	the frame's length, bytes (after any virtio-net header)
+ * @limit:	the bound it broke (TAP_DROP_SHORT, TAP_DROP_LONG: bytes;
+ *		TAP_DROP_CHAIN: descriptors; TAP_DROP_OFFLOAD: the type)
+ *
+ * The first TAP_DROP_LOG_MAX drops of each reason are logged as warnings,
+ * later ones at debug level: a broken guest driver is worth knowing about,
+ * a hostile one must not fill the log.
+ */
+void tap_rx_drop(struct tap_stats *s, enum tap_drop why, size_t len,
+		 size_t limit)
+{
+	const struct tap_drop_desc *d = &tap_drop_desc[why];
+
+	s->rx_drop[why]++;
+
+	if (tap_drop_logged[why] >= TAP_DROP_LOG_MAX) {
+		debug("dropped a frame of %zu bytes from the guest: %s%zu%s",
+		      len, d->before, limit, d->after);
+		return;
+	}
+
+	tap_drop_logged[why]++;
+	warn("dropped a frame of %zu bytes from the guest: %s%zu%s; its "
+	     "connection stays up (counted in %s%s)", len, d->before, limit,
+	     d->after, d->name, tap_drop_logged[why] == TAP_DROP_LOG_MAX ?
+	     ", further ones logged at debug level" : "");
+}
+
+/**
  * tap_connected() - is there a guest to send frames to?
  * @c:		execution context
  *
@@ -260,4 +328,32 @@ const struct tap_stats *tap_stats_get(void)
 	static const struct tap_stats none;
 
 	return tap_be ? tap_be->stats() : &none;
+}
+
+/**
+ * tap_stats_log() - log the backend's counters, one line of key=value pairs
+ */
+void tap_stats_log(void)
+{
+	const struct tap_stats *t = tap_stats_get();
+	char drops[TAP_DROPS * 48];
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < TAP_DROPS && n < sizeof(drops); i++) {
+		n += (size_t)snprintf(drops + n, sizeof(drops) - n,
+				      " %s=%llu", tap_drop_desc[i].name,
+				      (unsigned long long)t->rx_drop[i]);
+	}
+
+	info("tap: rx_frames=%llu rx_bytes=%llu rx_errors=%llu%s "
+	     "tx_frames=%llu tx_bytes=%llu tx_errors=%llu "
+	     "tx_backpressure=%llu",
+	     (unsigned long long)t->rx_frames,
+	     (unsigned long long)t->rx_bytes,
+	     (unsigned long long)t->rx_errors, drops,
+	     (unsigned long long)t->tx_frames,
+	     (unsigned long long)t->tx_bytes,
+	     (unsigned long long)t->tx_errors,
+	     (unsigned long long)t->tx_backpressure);
 }

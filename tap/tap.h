@@ -26,10 +26,33 @@ struct ctx;
 #define TAP_SEND_MAX		512	/* frames in one tap_send_frames_vnet() */
 
 /**
+ * enum tap_drop - why a backend dropped a frame from the guest before net/
+ * @TAP_DROP_SHORT:	shorter than an Ethernet header (after the
+ *			virtio-net header, where there is one)
+ * @TAP_DROP_LONG:	longer than the largest frame the backend takes
+ * @TAP_DROP_CHAIN:	vhost-user: a descriptor chain that can't be read
+ *			(index out of range, loop, wrong direction, buffer
+ *			outside guest memory)
+ * @TAP_DROP_OFFLOAD:	vhost-user: a segmentation offload the guest did
+ *			not negotiate
+ * @TAP_DROPS:		number of reasons
+ */
+enum tap_drop {
+	TAP_DROP_SHORT,
+	TAP_DROP_LONG,
+	TAP_DROP_CHAIN,
+	TAP_DROP_OFFLOAD,
+	TAP_DROPS,
+};
+
+/**
  * struct tap_stats - counters of the active backend
- * @rx_frames:		frames read from the guest
- * @rx_bytes:		bytes read from the guest
- * @rx_errors:		failed reads, frames with impossible lengths
+ * @rx_frames:		frames read from the guest and handed to net/
+ * @rx_bytes:		their bytes
+ * @rx_errors:		failed reads
+ * @rx_drop:		frames read from the guest and dropped, by reason
+ *			(enum tap_drop): every frame the guest sent is in
+ *			@rx_frames or in one of these
  * @tx_frames:		frames written to the guest
  * @tx_bytes:		bytes written to the guest
  * @tx_errors:		frames the backend rejected (dropped)
@@ -39,6 +62,7 @@ struct tap_stats {
 	uint64_t rx_frames;
 	uint64_t rx_bytes;
 	uint64_t rx_errors;
+	uint64_t rx_drop[TAP_DROPS];
 	uint64_t tx_frames;
 	uint64_t tx_bytes;
 	uint64_t tx_errors;
@@ -58,5 +82,6 @@ void tap_want_output(struct ctx *c, bool on);
 bool tap_output_armed(const struct ctx *c);
 bool tap_output_held(const struct ctx *c);
 const struct tap_stats *tap_stats_get(void);
+void tap_stats_log(void);
 
 #endif /* TAP_TAP_H */

@@ -336,6 +336,31 @@ static void __attribute__((noreturn)) tuntap_gone(int err_no)
 }
 
 /**
+ * tuntap_frame_bad() - check the length of what one read() returned
+ * @r:		bytes the frame had (virtio-net header included): the kernel
+ *		returns the whole length even if it copied only the buffer
+ *
+ * Return: true if the frame is dropped (counted): shorter than the
+ *	   virtio-net and Ethernet headers, or cut by the end of the buffer
+ */
+static bool tuntap_frame_bad(size_t r)
+{
+	const size_t vh = sizeof(struct virtio_net_hdr);
+
+	if (r < vh + ETH_HDR_LEN) {
+		tap_rx_drop(&tuntap_stats, TAP_DROP_SHORT,
+			    r < vh ? 0 : r - vh, ETH_HDR_LEN);
+		return true;
+	}
+	if (r > TUNTAP_FRAME_MAX) {
+		tap_rx_drop(&tuntap_stats, TAP_DROP_LONG, r - vh,
+			    TUNTAP_FRAME_MAX - vh);
+		return true;
+	}
+	return false;
+}
+
+/**
  * tuntap_input() - read a batch of frames, hand each to net_input()
  * @c:		execution context
  * @now_ms:	current time, milliseconds
@@ -361,10 +386,8 @@ static void tuntap_input(struct ctx *c, uint64_t now_ms)
 			break;
 		}
 
-		if (r < ETH_HDR_LEN) {
-			tuntap_stats.rx_errors++;
+		if (tuntap_frame_bad((size_t)r))
 			continue;
-		}
 
 		len[n++] = (size_t)r;
 	}
@@ -374,11 +397,7 @@ static void tuntap_input(struct ctx *c, uint64_t now_ms)
 					      : 0;
 
 		tuntap_stats.rx_frames++;
-		tuntap_stats.rx_bytes += len[i];
-		if (len[i] < vh + ETH_HDR_LEN) {
-			tuntap_stats.rx_errors++;
-			continue;
-		}
+		tuntap_stats.rx_bytes += len[i] - vh;
 		/* Checksums may be partial (offloaded): nothing here
 		 * verifies TCP or UDP checksums of guest frames anyway
 		 */

@@ -62,8 +62,13 @@
  * as they are (nothing there verifies TCP or UDP checksums, and TCP
  * writes the payload to its socket in one piece). A frame whose header
  * asks for a segmentation we did not agree to (UDP, ECN, or TCP without
- * HOST_TSO4/6) is dropped (rx_errors). vu_off_stats counts offloaded
- * frames, logged when the front-end goes.
+ * HOST_TSO4/6) is dropped (rx_bad_offload). vu_off_stats counts
+ * offloaded frames, logged when the front-end goes.
+ *
+ * Bad frames from the guest: a chain vu_virtq can't read, one with fewer
+ * bytes than the virtio-net and Ethernet headers, or a frame longer than
+ * VU_FRAME_MAX is given back to the guest as used, dropped and counted
+ * by reason (tap_rx_drop()); the queue goes on with the next chain.
  */
 
 #include <errno.h>
@@ -89,11 +94,11 @@
 #include "../isolation/syscalls.h"
 
 /* System calls after start-up: the front-end's messages and descriptors,
- * its memory, the eventfds
+ * its memory (fstat(): does a region lie within its file?), the eventfds
  */
 SYSCALLS(SYSCALLS_PASST, "accept4", "recvmsg", "sendmsg", "read", "write",
 	 "close", "epoll_ctl", "fcntl", "getsockopt", "setsockopt", "mmap",
-	 "munmap");
+	 "munmap", "fstat", "newfstatat");
 
 /* Longest frame from the guest: the largest IP packet with a VLAN tag, an
  * IPv6 TSO super-frame (65535 bytes of payload after its 40-byte header)
@@ -392,6 +397,22 @@ static void vu_tx_error(size_t len, int ret)
 }
 
 /**
+ * vu_avail_warn() - say once per connection that a ring's index is broken
+ * @q:		queue
+ * @qi:		its index
+ */
+static void vu_avail_warn(struct vu_queue *q, unsigned int qi)
+{
+	if (!q->vq.stats.bad_avail || q->avail_warned)
+		return;
+
+	q->avail_warned = true;
+	warn("vhost-user: the guest claims more available chains on queue %u "
+	     "than its %u entries: its driver is broken, the queue is ignored "
+	     "while that lasts (a device reset sets it up again)", qi, q->num);
+}
+
+/**
  * vu_offload() - tell if frames to the guest may be offloaded
  *
  * Return: true if the guest took GUEST_CSUM, GUEST_TSO4 and GUEST_TSO6:
@@ -452,6 +473,7 @@ static size_t vu_send_frames(struct ctx *c, const struct iovec *iov,
 				retried = true;
 				continue;
 			}
+			vu_avail_warn(q, VU_RX_Q);
 			vu_stats.tx_backpressure++;
 			break;
 		}
@@ -524,12 +546,24 @@ static bool vu_tx_offload_ok(const struct virtio_net_hdr *vh, size_t len)
 	}
 
 	vu_off_stats.rx_bad++;
-	if (vu_off_stats.rx_bad <= VU_TX_ERR_LOG_MAX) {
-		warn("vhost-user: dropping a frame of %zu bytes from the "
-		     "guest: segmentation type %#x was not negotiated", len,
-		     vh->gso_type);
-	}
+	tap_rx_drop(&vu_stats, TAP_DROP_OFFLOAD, len, vh->gso_type);
 	return false;
+}
+
+/**
+ * vu_tx_drop() - count a frame from the guest that vu_virtq refused
+ * @q:		transmit queue
+ * @rc:		what vu_virtq_pop_frame() returned, negative
+ * @len:	the frame's length, as far as it was read
+ */
+static void vu_tx_drop(const struct vu_queue *q, int rc, size_t len)
+{
+	if (rc == -EBADMSG)
+		tap_rx_drop(&vu_stats, TAP_DROP_SHORT, len, ETH_HDR_LEN);
+	else if (rc == -EMSGSIZE)
+		tap_rx_drop(&vu_stats, TAP_DROP_LONG, len, VU_FRAME_MAX);
+	else if (rc < 0)
+		tap_rx_drop(&vu_stats, TAP_DROP_CHAIN, len, q->num);
 }
 
 /**
@@ -555,27 +589,26 @@ static void vu_tx_kick(struct ctx *c, uint64_t now_ms)
 		     i++) {
 			uint8_t *frame = vu_tx_buf[n] + VU_TX_OFF;
 			struct virtio_net_hdr vh;
-			ssize_t len;
+			size_t len;
+			int rc;
 
-			len = vu_virtq_pop_frame(&q->vq, &vu_dev.mem,
-						 vu_dev.hdrlen, &vh, frame,
-						 VU_TX_SLOT - VU_TX_OFF);
+			rc = vu_virtq_pop_frame(&q->vq, &vu_dev.mem,
+						vu_dev.hdrlen, &vh, frame,
+						VU_FRAME_MAX, &len);
 			used = true;
-			if (len <= 0) {
-				/* Bad chain: given back, counted by vu_virtq */
-				vu_stats.rx_errors++;
+			if (rc <= 0) {
+				/* Given back already: count, go on */
+				vu_tx_drop(q, rc, len);
 				continue;
 			}
 			if (!q->enabled)
 				continue;	/* disabled: take and drop */
-			if (!vu_tx_offload_ok(&vh, (size_t)len)) {
-				vu_stats.rx_errors++;
+			if (!vu_tx_offload_ok(&vh, len))
 				continue;
-			}
 
 			vu_stats.rx_frames++;
-			vu_stats.rx_bytes += (uint64_t)len;
-			tap_frame_in(c, frame, (size_t)len, now_ms);
+			vu_stats.rx_bytes += len;
+			tap_frame_in(c, frame, len, now_ms);
 			n++;
 
 			/* Answering may have closed the connection */
@@ -589,8 +622,10 @@ static void vu_tx_kick(struct ctx *c, uint64_t now_ms)
 			vu_call(q);
 
 		/* Nothing arrived while notifications were off: done */
-		if (!vu_virtq_kick_enable(&q->vq, true))
+		if (!vu_virtq_kick_enable(&q->vq, true)) {
+			vu_avail_warn(q, VU_TX_Q);
 			return;
+		}
 	}
 
 	/* More to take: after one turn of the main loop */

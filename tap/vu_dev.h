@@ -80,6 +80,7 @@ struct ctx;
  * @err_fd:	eventfd to report errors on, -1 if none (unused)
  * @enabled:	SET_VRING_ENABLE state
  * @watched:	@kick_fd is in the epoll set
+ * @avail_warned: a broken available index was logged (vhost_user.c)
  */
 struct vu_queue {
 	struct vu_virtq vq;
@@ -94,6 +95,7 @@ struct vu_queue {
 	int err_fd;
 	bool enabled;
 	bool watched;
+	bool avail_warned;
 };
 
 /**

@@ -15,6 +15,15 @@
  * any failure, whatever was mapped of the new table is unmapped again and
  * the old table stays usable. The file descriptors stay the caller's.
  *
+ * A region must lie within its file (fstat()): mmap() maps past the end
+ * of a file without complaint, and the first access there is a SIGBUS,
+ * so a table claiming more memory than its memfd holds would let the
+ * front-end (or a guest placing its rings there) kill us. Guest memory is
+ * a memfd or a file (hugetlbfs, tmpfs), so anything else is refused too.
+ * A front-end that shrinks the file once it is mapped can still do that:
+ * nothing short of a SIGBUS handler (or sealed memfds, which QEMU does
+ * not use) prevents it.
+ *
  * Translation (vu_mem_gpa(), vu_mem_uva()) gives a pointer only for a
  * range that lies entirely inside one region. Region ends never wrap
  * (checked when mapping), and the check is written as "offset below size,
@@ -26,6 +35,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 #include "vu_virtq.h"
 
@@ -88,6 +98,27 @@ static int vu_mem_check(const struct vu_mem_region_desc *d, unsigned int n)
 }
 
 /**
+ * vu_mem_in_file() - check that a region lies within its file
+ * @d:		region
+ *
+ * Return: 0 if it does, -ENODEV if the descriptor is no regular file,
+ *	   -ERANGE if the region goes past its end, other negative errno
+ */
+static int vu_mem_in_file(const struct vu_mem_region_desc *d)
+{
+	struct stat st;
+
+	if (fstat(d->fd, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -ENODEV;
+	if (st.st_size < 0 || d->offset > (uint64_t)st.st_size ||
+	    d->size > (uint64_t)st.st_size - d->offset)
+		return -ERANGE;
+	return 0;
+}
+
+/**
  * vu_mem_unmap_regions() - unmap the first regions of a table
  * @r:		regions
  * @n:		how many of them are mapped
@@ -113,8 +144,10 @@ static void vu_mem_unmap_regions(struct vu_mem_region *r, unsigned int n)
  *
  * Return: 0 on success, -EINVAL for a bad table (too many regions, an
  *	   empty one, a range that wraps, overlapping guest physical
- *	   ranges), or the negative errno of a failed mmap(). On failure
- *	   the current table is left as it was.
+ *	   ranges), -ENODEV for a descriptor that is no regular file,
+ *	   -ERANGE for a region past the end of its file, or the negative
+ *	   errno of a failed fstat() or mmap(). On failure the current
+ *	   table is left as it was.
  */
 int vu_mem_map(struct vu_mem *m, const struct vu_mem_region_desc *d,
 	       unsigned int n)
@@ -135,6 +168,12 @@ int vu_mem_map(struct vu_mem *m, const struct vu_mem_region_desc *d,
 		struct vu_mem_region *r = &new.r[i];
 		uint64_t lead = d[i].offset % (uint64_t)page;
 		void *p;
+
+		rc = vu_mem_in_file(&d[i]);
+		if (rc) {
+			vu_mem_unmap_regions(new.r, i);
+			return rc;
+		}
 
 		r->mmap_len = d[i].size + lead;
 		p = mmap(NULL, r->mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED,

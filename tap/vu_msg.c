@@ -504,7 +504,12 @@ static enum vu_res vu_msg_set_mem_table(struct ctx *c, struct vu_dev *dev,
 	 */
 	vu_msg_stop_all(c, dev);
 	ret = vu_mem_map(&dev->mem, d, mem->nregions);
-	if (ret) {
+	if (ret == -ERANGE || ret == -ENODEV) {
+		err("vhost-user: can't map the guest's memory (%u regions): "
+		    "%s", mem->nregions, ret == -ERANGE ?
+		    "a region goes past the end of its file" :
+		    "a region's descriptor is no memfd or file");
+	} else if (ret) {
 		err("vhost-user: can't map the guest's memory (%u regions): "
 		    "%s", mem->nregions, strerror(-ret));
 	}
@@ -954,16 +959,14 @@ static int vu_msg_dispatch(struct ctx *c, struct vu_dev *dev,
 	const struct vu_msg_type *t = NULL;
 	enum vu_res res;
 
-	if (m->hdr.flags & VU_FLAG_REPLY) {
-		err("vhost-user: front-end sent a reply (request %u) we did "
-		    "not ask for", req);
-		return -EPROTO;
-	}
-
 	if (req < VU_REQUEST_MAX && vu_msg_types[req].fn)
 		t = &vu_msg_types[req];
 
-	if (!t) {
+	if (m->hdr.flags & VU_FLAG_REPLY) {
+		err("vhost-user: front-end sent a reply (request %u) we did "
+		    "not ask for", req);
+		res = VU_BAD;
+	} else if (!t) {
 		bool logged = req < VU_REQUEST_MAX &&
 			      (dev->unknown & VU_BIT(req));
 

@@ -19,18 +19,22 @@
  *
  * The guest is hostile: every field is read once into a local variable
  * (relaxed atomic loads, so the compiler can't read it twice) and checked
- * before use. A chain is walked by vu_chain_next(): an index must be below
- * num, a chain has at most min(num, VU_CHAIN_MAX) descriptors (which also
- * ends loops), indirect descriptors are refused (never offered), the
- * direction must be the queue's (device-readable for TX, device-writable
- * for RX), and every buffer must lie in one mapped region. A bad chain is
- * counted and given back as used with length 0, so the guest can reuse
- * its descriptors.
+ * before use. The available index may not run more than num entries ahead
+ * of ours (vu_avail_count(): otherwise the ring counts as empty). A chain
+ * is walked by vu_chain_next(): an index must be below num, a chain has
+ * at most min(num, VU_CHAIN_MAX) descriptors (which also ends loops),
+ * indirect descriptors are refused (never offered), the direction must be
+ * the queue's (device-readable for TX, device-writable for RX), and every
+ * buffer must lie in one mapped region. A bad chain is counted and given
+ * back as used with length 0, so the guest can reuse its descriptors.
  *
  * TX (guest to us, vu_virtq_pop_frame()): one chain is one frame behind a
  * virtio-net header, which is copied out (host order) for the caller to
  * see the guest's offloads, and not into the frame. Each chain is given
- * back at once.
+ * back at once, also when the frame is dropped: a bad chain, fewer bytes
+ * than the virtio-net and Ethernet headers, or more than the caller's
+ * buffer (counted to the end of the chain, copied only as far as the
+ * buffer goes) cost the guest that frame, never the queue.
  *
  * RX (us to guest, vu_virtq_push_frame()): the virtio-net header (the
  * caller's offload description, little-endian, or zeroes) and the frame
@@ -105,6 +109,29 @@ static uint16_t vu_avail_idx(const struct vu_virtq *vq)
 
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	return idx;
+}
+
+/**
+ * vu_avail_count() - how many chains the guest made available
+ * @vq:		queue, started
+ *
+ * A guest can't have more chains available than the ring has slots: a
+ * larger count is a broken (or hostile) driver, and taking what it claims
+ * would mean reading the same slots again and again, up to 65535 chains
+ * per kick. Such a ring counts as empty as long as the count is
+ * impossible (a device reset through the front-end starts it again at a
+ * sane index): stats.bad_avail.
+ *
+ * Return: chains available, 0 if none or if the count is impossible
+ */
+static uint16_t vu_avail_count(struct vu_virtq *vq)
+{
+	uint16_t n = vu_avail_idx(vq) - vq->last_avail;
+
+	if (n <= vq->num)
+		return n;
+	vq->stats.bad_avail++;
+	return 0;
 }
 
 /**
@@ -284,13 +311,14 @@ void vu_virtq_stop(struct vu_virtq *vq)
  * @vq:		queue
  *
  * Return: true if the queue is started and has chains we did not take
+ *	   (none if the guest claims more than the ring holds)
  */
-bool vu_virtq_has_avail(const struct vu_virtq *vq)
+bool vu_virtq_has_avail(struct vu_virtq *vq)
 {
 	if (!vq->started)
 		return false;
 
-	return vu_avail_idx(vq) != vq->last_avail;
+	return vu_avail_count(vq) != 0;
 }
 
 /**
@@ -341,65 +369,78 @@ static void vu_hdr_put(const struct virtio_net_hdr *vh, uint8_t *h)
  *		the chain is too short for them), NULL if not needed
  * @buf:	buffer for the frame
  * @size:	size of @buf
+ * @len:	set to the frame's length: what was copied, or for a frame
+ *		too long for @buf, what the chain holds (nothing copied
+ *		past @size)
  *
- * The chain is given back as used (length 0) in any case.
+ * The chain is given back as used (length 0) in any case: a bad one
+ * costs the guest that frame only.
  *
- * Return: frame length (at least an Ethernet header), 0 if nothing is
- *	   available or the queue is stopped, -1 for a bad chain (counted
- *	   in stats.bad_chain)
+ * Return: 1 with a frame of at least an Ethernet header, 0 if nothing is
+ *	   available or the queue is stopped; -EINVAL for a bad chain
+ *	   (stats.bad_chain), -EBADMSG for a chain shorter than the
+ *	   virtio-net and Ethernet headers (stats.short_frame), -EMSGSIZE
+ *	   for a frame longer than @size (stats.long_frame)
  */
-ssize_t vu_virtq_pop_frame(struct vu_virtq *vq, const struct vu_mem *m,
-			   size_t hdrlen, struct virtio_net_hdr *vh,
-			   uint8_t *buf, size_t size)
+int vu_virtq_pop_frame(struct vu_virtq *vq, const struct vu_mem *m,
+		       size_t hdrlen, struct virtio_net_hdr *vh, uint8_t *buf,
+		       size_t size, size_t *len)
 {
 	uint8_t h[VU_HDR_MAX] = { 0 };
 	size_t skip = hdrlen, n = 0;
 	struct vu_chain c;
 	unsigned int head;
-	uint32_t len;
+	uint32_t dlen;
 	uint8_t *p;
 	int rc;
 
+	*len = 0;
 	if (vh)
 		memset(vh, 0, sizeof(*vh));
 
-	if (!vq->started || vu_avail_idx(vq) == vq->last_avail)
+	if (!vq->started || !vu_avail_count(vq))
 		return 0;
 
 	head = vu_avail_head(vq, vq->last_avail);
 	vu_chain_start(vq, &c, head);
 
-	while ((rc = vu_chain_next(vq, m, &c, false, &p, &len)) > 0) {
+	while ((rc = vu_chain_next(vq, m, &c, false, &p, &dlen)) > 0) {
 		size_t at = hdrlen - skip, k;
 
 		/* Header bytes: keep the ones we know, skip them all */
-		for (k = 0; k < skip && k < len && at + k < sizeof(h); k++)
+		for (k = 0; k < skip && k < dlen && at + k < sizeof(h); k++)
 			h[at + k] = p[k];
 
-		if (skip >= len) {
-			skip -= len;
+		if (skip >= dlen) {
+			skip -= dlen;
 			continue;
 		}
 
 		p += skip;
-		len -= skip;
+		dlen -= skip;
 		skip = 0;
 
-		if (len > size - n) {
-			rc = -1;
-			break;
-		}
-
-		memcpy(buf + n, p, len);
-		n += len;
+		/* Too long: count the rest, copy nothing more */
+		if (n <= size && dlen <= size - n)
+			memcpy(buf + n, p, dlen);
+		n += dlen;
 	}
 
 	vu_used_put(vq, 0, head, 0);
 	vu_used_publish(vq, 1);
 
-	if (rc < 0 || n < VU_FRAME_MIN) {
+	*len = n;
+	if (rc < 0) {
 		vq->stats.bad_chain++;
-		return -1;
+		return -EINVAL;
+	}
+	if (n > size) {
+		vq->stats.long_frame++;
+		return -EMSGSIZE;
+	}
+	if (n < VU_FRAME_MIN) {
+		vq->stats.short_frame++;
+		return -EBADMSG;
 	}
 
 	if (vh && hdrlen >= VU_HDR_OFFLOAD)
@@ -407,7 +448,7 @@ ssize_t vu_virtq_pop_frame(struct vu_virtq *vq, const struct vu_mem *m,
 
 	vq->stats.frames++;
 	vq->stats.bytes += n;
-	return (ssize_t)n;
+	return 1;
 }
 
 /**
@@ -592,10 +633,7 @@ int vu_virtq_push_frame(struct vu_virtq *vq, const struct vu_mem *m,
 		return -EAGAIN;
 	}
 
-	/* More than num is a broken guest: don't take a ring slot twice */
-	avail = vu_avail_idx(vq) - vq->last_avail;
-	if (avail > vq->num)
-		avail = vq->num;
+	avail = vu_avail_count(vq);
 
 	for (k = 0; s.pos < s.total; k++) {
 		int64_t n;

@@ -85,8 +85,12 @@ void *vu_mem_uva(const struct vu_mem *m, uint64_t uva, uint64_t len);
  * @frames:	frames taken (TX) or given (RX)
  * @bytes:	their bytes, virtio-net header excluded
  * @bad_chain:	chains refused: index out of range, loop, too long,
- *		address outside guest memory, wrong direction, frame too
- *		short or too long
+ *		address outside guest memory, wrong direction
+ * @short_frame:	TX chains with fewer bytes than the virtio-net and
+ *		Ethernet headers
+ * @long_frame:	TX frames longer than the caller's buffer
+ * @bad_avail:	times the guest claimed more available chains than the
+ *		ring holds (the ring counted as empty)
  * @no_buffers:	RX frames that found too few available buffers
  * @too_long:	RX frames dropped as longer than the guest's buffers can
  *		ever hold: one chain without mergeable buffers, more than
@@ -96,6 +100,9 @@ struct vu_virtq_stats {
 	uint64_t frames;
 	uint64_t bytes;
 	uint64_t bad_chain;
+	uint64_t short_frame;
+	uint64_t long_frame;
+	uint64_t bad_avail;
 	uint64_t no_buffers;
 	uint64_t too_long;
 };
@@ -135,10 +142,10 @@ int vu_virtq_start(struct vu_virtq *vq, const struct vu_mem *m,
 		   unsigned int num, uint64_t desc_uva, uint64_t avail_uva,
 		   uint64_t used_uva, uint16_t base);
 void vu_virtq_stop(struct vu_virtq *vq);
-bool vu_virtq_has_avail(const struct vu_virtq *vq);
-ssize_t vu_virtq_pop_frame(struct vu_virtq *vq, const struct vu_mem *m,
-			   size_t hdrlen, struct virtio_net_hdr *vh,
-			   uint8_t *buf, size_t size);
+bool vu_virtq_has_avail(struct vu_virtq *vq);
+int vu_virtq_pop_frame(struct vu_virtq *vq, const struct vu_mem *m,
+		       size_t hdrlen, struct virtio_net_hdr *vh, uint8_t *buf,
+		       size_t size, size_t *len);
 int vu_virtq_push_frame(struct vu_virtq *vq, const struct vu_mem *m,
 			size_t hdrlen, const struct virtio_net_hdr *vh,
 			const struct iovec *iov, size_t iovcnt);

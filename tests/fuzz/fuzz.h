@@ -3,7 +3,8 @@
  *
  * Theory of operation: fuzz_common.c starts one real relay in the fuzzer's
  * process (passt mode, fixed addresses, the guest on one end of a stream
- * socket pair) and keeps it for the whole run, like a long-running relay.
+ * socket pair, or with --vhost-user on a socket path) and keeps it for the
+ * whole run, like a long-running relay.
  * A target hands frames to fuzz_frame_in(), which feeds them to the same
  * input path as the stream backend and then runs what one main loop
  * iteration runs. Frames the relay sends to the guest are read back and
@@ -31,6 +32,7 @@ extern jmp_buf *fuzz_exit_jmp;
 extern bool fuzz_verbose;
 
 void fuzz_init(void);
+const char *fuzz_init_vhost_user(void);
 void fuzz_frame_in(const uint8_t *frame, size_t len);
 void fuzz_pump(unsigned int rounds);
 void fuzz_advance(uint64_t ms);

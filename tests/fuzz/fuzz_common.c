@@ -7,9 +7,12 @@
  * wheel, guest backend, TCP, UDP, ICMP) from a fixed command line: passt
  * mode, guest 10.0.2.15/24 and fd00::15/64, gateways 10.0.2.2 and fd00::2
  * (mapped to the host's loopback), -F with one end of a stream socket
- * pair as the guest connection. The fuzzer keeps the other end. Logging
- * stays on at debug level so that every message is formatted, but it is
- * written nowhere.
+ * pair as the guest connection. The fuzzer keeps the other end.
+ * fuzz_init_vhost_user() starts it the same way but with --vhost-user,
+ * listening on a socket path in a temporary directory of its own: the
+ * vhost-user targets (fuzz_vu.c) connect there as front-ends, one
+ * connection per input. Logging stays on at debug level so that every
+ * message is formatted, but it is written nowhere.
  *
  * The process must run in a network namespace of its own with only "lo"
  * up (tests/fuzz/run.sh): whatever sockets the relay opens toward the
@@ -81,6 +84,8 @@ jmp_buf *fuzz_exit_jmp;
 bool fuzz_verbose;		/* FUZZ_LOG set: relay and harness log */
 
 static bool fuzz_ready;
+static char fuzz_sock_dir[] = "/tmp/fuzz-vu-XXXXXX";
+static char fuzz_sock[sizeof(fuzz_sock_dir) + 16];
 static uint64_t fuzz_now;
 static uint64_t fuzz_inputs;
 static int fuzz_guest = -1;		/* our end of the guest socket */
@@ -118,6 +123,15 @@ void __wrap_exit(int status)
 		longjmp(*j, 1);
 	}
 	__real_exit(status);
+}
+
+/**
+ * fuzz_sock_cleanup() - remove the vhost-user socket and its directory
+ */
+static void fuzz_sock_cleanup(void)
+{
+	unlink(fuzz_sock);
+	rmdir(fuzz_sock_dir);
 }
 
 /**
@@ -317,7 +331,7 @@ uint16_t fuzz_connect(bool v6, uint16_t port)
  */
 static void fuzz_guest_read(void)
 {
-	for (;;) {
+	while (fuzz_guest >= 0) {
 		size_t off = 0;
 		ssize_t n;
 
@@ -366,6 +380,9 @@ static void fuzz_dispatch(const struct epoll_event *ev)
 	switch (ref.type) {
 	case EPOLL_TYPE_TAP_STREAM:
 	case EPOLL_TYPE_TAP_LISTEN:
+	case EPOLL_TYPE_VHOST_CMD:
+	case EPOLL_TYPE_VHOST_KICK:
+	case EPOLL_TYPE_VHOST_LISTEN:
 		tap_handler(c, ref, ev->events, fuzz_now);
 		net_input_done(c);
 		break;
@@ -467,32 +484,46 @@ void fuzz_set_out(fuzz_out_fn fn)
 }
 
 /**
- * fuzz_init() - start the relay, once per process
+ * fuzz_start() - start the relay, once per process
+ * @vhost_user:	--vhost-user on a socket path, else the stream backend on
+ *		one end of a socket pair
  */
-void fuzz_init(void)
+static void fuzz_start(bool vhost_user)
 {
 	struct ctx *c = &fuzz_ctx;
 	char fdbuf[16];
 	char *argv[] = {
-		"passt", "-f", "-q", "-F", fdbuf,
+		"passt", "-f", "-q",
 		"-a", "10.0.2.15/24", "-g", "10.0.2.2",
 		"-a", "fd00::15/64", "-g", "fd00::2",
 		"-D", "10.0.2.3", "-D", "fd00::3", "-S", "example.org",
 		"-H", "fuzzguest", "--fqdn", "fuzzguest.example.org",
 		"-t", FUZZ_STR(FZ_TCP_FWD_PORT), "-u", FUZZ_STR(FZ_UDP_FWD_PORT),
 		"--max-flows", "512", "--mcast-ports", "5353",
-		NULL
+		"-F", fdbuf, NULL, NULL,
 	};
+	int argc = (int)(sizeof(argv) / sizeof(argv[0])) - 2;
 	struct rlimit lim;
 	int sv[2];
 
 	if (fuzz_ready)
 		return;
 
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
-		fuzz_fail("socketpair()");
-	fuzz_guest = sv[1];
-	snprintf(fdbuf, sizeof(fdbuf), "%d", sv[0]);
+	if (vhost_user) {
+		if (!mkdtemp(fuzz_sock_dir))
+			fuzz_fail("mkdtemp() for the vhost-user socket");
+		snprintf(fuzz_sock, sizeof(fuzz_sock), "%s/vu.sock",
+			 fuzz_sock_dir);
+		argv[argc - 2] = "--vhost-user";
+		argv[argc - 1] = "-s";
+		argv[argc] = fuzz_sock;
+		argc++;
+	} else {
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+			fuzz_fail("socketpair()");
+		fuzz_guest = sv[1];
+		snprintf(fdbuf, sizeof(fdbuf), "%d", sv[0]);
+	}
 
 	if (!getrlimit(RLIMIT_NOFILE, &lim)) {
 		lim.rlim_cur = lim.rlim_max;
@@ -501,7 +532,7 @@ void fuzz_init(void)
 
 	log_init("passt");
 	conf_defaults(c, MODE_PASST);
-	conf(c, (int)(sizeof(argv) / sizeof(argv[0])) - 1, argv);
+	conf(c, argc, argv);
 	fuzz_verbose = getenv("FUZZ_LOG") != NULL;
 	log_to_stderr(fuzz_verbose);
 	log_set_level(getenv("FUZZ_TRACE") ? LOG_TRACE : LOG_DEBUG);
@@ -518,9 +549,30 @@ void fuzz_init(void)
 	if (tcp_init(c) || udp_init(c) || fwd_listen_init(c) || icmp_init(c) ||
 	    mcast_init(c))
 		fuzz_fail("TCP, UDP, ICMP or multicast set-up");
+	if (vhost_user)
+		atexit(fuzz_sock_cleanup);
 
 	fuzz_servers_init();
 	fuzz_now = timer_now_ms();
 	fuzz_ready = true;
 	fuzz_pump(2);
+}
+
+/**
+ * fuzz_init() - start the relay with the stream backend, once per process
+ */
+void fuzz_init(void)
+{
+	fuzz_start(false);
+}
+
+/**
+ * fuzz_init_vhost_user() - start the relay with --vhost-user, once
+ *
+ * Return: the path of the socket it listens on
+ */
+const char *fuzz_init_vhost_user(void)
+{
+	fuzz_start(true);
+	return fuzz_sock;
 }

@@ -6,8 +6,9 @@
  * Usage: gen_seeds DIR, e.g. gen_seeds tests/fuzz/corpus. For each target
  * it writes DIR/TARGET/NAME files: a handful of valid inputs in the
  * target's own input format (see each fuzz_*.c), built with the same
- * frame builders as the harness (fuzz_build.h). The output is committed;
- * run it again after changing an input format.
+ * frame builders as the harness (fuzz_build.h); the vhost-user targets'
+ * seeds replay recorded traffic (gen_seeds_vu.c). The output is
+ * committed; run it again after changing an input format.
  */
 
 #include <errno.h>
@@ -17,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "fuzz_build.h"
+#include "gen_seeds.h"
 
 static uint8_t gen_frame[FZ_FRAME_MAX];
 static const char *gen_dir;
@@ -28,8 +30,8 @@ static const char *gen_dir;
  * @data:	contents
  * @len:	length
  */
-static void gen_write(const char *target, const char *name,
-		      const void *data, size_t len)
+void gen_write(const char *target, const char *name, const void *data,
+	       size_t len)
 {
 	char path[4096];
 	FILE *f;
@@ -550,5 +552,6 @@ int main(int argc, char **argv)
 	gen_ndp();
 	gen_conf();
 	gen_pesto();
+	gen_vu();
 	return 0;
 }

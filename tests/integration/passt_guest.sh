@@ -58,34 +58,17 @@ relay_up() {
 		rig_fail "passt did not announce the capture"
 }
 
-# lease_var() - a variable recorded by the DHCP client script
+# lease_var() - a variable of the lease
 # $1: name
 lease_var() {
-	sed -n "s/^$1=//p" "$LEASE" | tail -n 1
+	passt_lease_var "$LEASE" "$1"
 }
 
 # dhcp() - test: busybox udhcpc gets the host's configuration
 dhcp() {
-	local script=$RIG_TMP/udhcpc.sh got
+	local got
 
-	cat >"$script" <<EOF
-#!/bin/sh
-# Record what the server gave, change nothing on the system
-[ "\$1" = bound ] || exit 0
-for v in ip subnet mask router mtu serverid lease dns domain; do
-	eval "echo \$v=\\\$\$v"
-done >>"$LEASE"
-EOF
-	chmod +x "$script"
-
-	rig_g timeout 20 busybox udhcpc -i "$PASST_TAP" -n -q -f -t 5 -T 1 \
-		-s "$script" >"$RIG_TMP/udhcpc.log" 2>&1 ||
-		rig_fail "udhcpc got no lease:" \
-			 "$(tail -n 2 "$RIG_TMP/udhcpc.log" | tr '\n' ' ')" ||
-		return 1
-	[ -s "$LEASE" ] || rig_fail "client script did not run" || return 1
-	rig_log "lease: $(tr '\n' ' ' <"$LEASE")"
-
+	passt_dhcp "$RIG_NS" "$LEASE" || return 1
 	got=$(lease_var ip)
 	[ "$got" = "$RIG_ADDR4" ] ||
 		rig_fail "address $got, expected $RIG_ADDR4" || return 1
@@ -100,12 +83,7 @@ EOF
 		rig_fail "MTU $got, expected $PASST_MTU" || return 1
 
 	# Apply it as a DHCP client would, for the traffic test
-	if ! ip -n "$RIG_NS" link set "$PASST_TAP" mtu "$(lease_var mtu)" ||
-	   ! ip -n "$RIG_NS" addr add "$(lease_var ip)/$(lease_var mask)" \
-		dev "$PASST_TAP" ||
-	   ! ip -n "$RIG_NS" route add default via "$(lease_var router)"; then
-		rig_fail "can't apply the lease"
-	fi
+	passt_lease_apply "$RIG_NS" "$LEASE"
 }
 
 # slaac_addr() - print the guest's global IPv6 addresses from autoconf

@@ -102,9 +102,7 @@ relay_up() {
 flood() {
 	local sum=$RIG_TMP/flood.sha snd rcv out t0 ms d0
 
-	rig_h tc qdisc add dev lo root tbf rate "$SHAPE_RATE" burst 512kb \
-		latency 100ms || rig_fail "can't add tbf to lo" || return 1
-	rig_defer "rig_h tc qdisc del dev lo root 2>/dev/null; true"
+	rig_shape_loopback "$SHAPE_RATE" || return 1
 
 	rig_tcp_recv_sha "$RIG_HOSTNS" "TCP4-LISTEN:7001,bind=127.0.0.1" \
 		"$sum" $((LIMIT + 20))

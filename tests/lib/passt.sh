@@ -153,6 +153,59 @@ passt_guest_static() {
 	fi
 }
 
+# passt_dhcp() - busybox udhcpc on the guest's tap device, recording the
+# lease in a file (VAR=value lines: ip, subnet, mask, router, mtu, ...)
+# without applying it: ip netns exec shares the host's /etc, a client
+# script must not touch resolv.conf
+# $1: namespace
+# $2: lease file
+# Return: 0 with a lease (logged), rig_fail otherwise
+passt_dhcp() {
+	local ns=$1 lease=$2 script=$RIG_TMP/udhcpc.$RANDOM.sh
+
+	cat >"$script" <<EOF
+#!/bin/sh
+# Record what the server gave, change nothing on the system
+[ "\$1" = bound ] || exit 0
+for v in ip subnet mask router mtu serverid lease dns domain; do
+	eval "echo \$v=\\\$\$v"
+done >>"$lease"
+EOF
+	chmod +x "$script"
+
+	ip netns exec "$ns" timeout 20 busybox udhcpc -i "$PASST_TAP" -n -q \
+		-f -t 5 -T 1 -s "$script" >"$RIG_TMP/udhcpc.log" 2>&1 ||
+		rig_fail "udhcpc got no lease:" \
+			 "$(tail -n 2 "$RIG_TMP/udhcpc.log" | tr '\n' ' ')" ||
+		return 1
+	[ -s "$lease" ] || rig_fail "client script did not run" || return 1
+	rig_log "lease: $(tr '\n' ' ' <"$lease")"
+}
+
+# passt_lease_var() - a variable of the lease passt_dhcp() recorded
+# $1: lease file
+# $2: name
+passt_lease_var() {
+	sed -n "s/^$2=//p" "$1" | tail -n 1
+}
+
+# passt_lease_apply() - configure the guest's tap device from a lease, as
+# a DHCP client would: MTU, address and prefix, default route
+# $1: namespace
+# $2: lease file
+passt_lease_apply() {
+	local ns=$1 lease=$2
+
+	if ! ip -n "$ns" link set "$PASST_TAP" mtu \
+		"$(passt_lease_var "$lease" mtu)" ||
+	   ! ip -n "$ns" addr add "$(passt_lease_var "$lease" ip)/$(
+		passt_lease_var "$lease" mask)" dev "$PASST_TAP" ||
+	   ! ip -n "$ns" route add default via \
+		"$(passt_lease_var "$lease" router)"; then
+		rig_fail "can't apply the lease"
+	fi
+}
+
 # passt_guest_stop() - kill the last tap_bridge (the guest disconnects)
 passt_guest_stop() {
 	[ -n "$PASST_BRIDGE_PID" ] || return 0
@@ -160,6 +213,26 @@ passt_guest_stop() {
 	wait "$PASST_BRIDGE_PID" 2>/dev/null
 	PASST_BRIDGE_PID=
 	return 0
+}
+
+# passt_same_guest() - the guest's connection is still the first one:
+# its bridge (which exits when passt closes the connection) is running,
+# passt logged one accepted guest connection and no closed one
+# $1: PID of the bridge
+# $2: its log
+passt_same_guest() {
+	local n
+
+	passt_exited "$1" &&
+		rig_fail "the bridge exited: passt closed the guest's" \
+			 "connection: $(tr '\n' ' ' <"$2")" && return 1
+	n=$(grep -c "Accepted guest connection" "$RIG_RELAY_LOG")
+	[ "$n" -eq 1 ] ||
+		rig_fail "passt accepted $n guest connections, expected 1" ||
+		return 1
+	! passt_log_has "Guest connection closed" ||
+		rig_fail "passt logged: $(grep -m 1 'Guest connection closed' \
+			 "$RIG_RELAY_LOG")"
 }
 
 # passt_log_has() - check the relay's log for a fixed string

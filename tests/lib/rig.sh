@@ -594,20 +594,55 @@ rig_relay_counter() {
 		sed "s/.* $2=//"
 }
 
+# Counters of the relay, by "MODULE.KEY" (tap.rx_short, net.frames, ...):
+# see rig_relay_stats()
+declare -gA RIG_CNT
+
+# rig_relay_stats() - make the relay log its counters (SIGUSR1), load them
+# Fills RIG_CNT from the newest line of each module (tap, net, tcp, udp,
+# qdisc); the relay must log to $RIG_RELAY_LOG.
+# Return: 0 if a new set of counters appeared in the log within 5 s
+rig_relay_stats() {
+	local before line kv first m
+
+	before=$(grep -c 'qdisc: frames=' "$RIG_RELAY_LOG" 2>/dev/null)
+	kill -USR1 "$RIG_RELAY_PID" 2>/dev/null ||
+		rig_fail "can't signal the relay (pid $RIG_RELAY_PID)" ||
+		return 1
+	rig_poll 5 rig_log_grew "$RIG_RELAY_LOG" 'qdisc: frames=' \
+		"${before:-0}" ||
+		rig_fail "no counters in the relay's log 5 s after SIGUSR1" ||
+		return 1
+	RIG_CNT=()
+	# Each module's line, by its first key (qdisc's per-flow lines and
+	# tcp's per-connection ones start otherwise)
+	for first in tap:rx_frames net:frames tcp:conns_out udp:flows_out \
+		     qdisc:frames; do
+		m=${first%%:*}
+		line=$(grep "$m: ${first#*:}=" "$RIG_RELAY_LOG" | tail -n 1)
+		line=${line##*"$m: "}
+		for kv in $line; do
+			# shellcheck disable=SC2034 # read by the tests
+			case $kv in
+			*=*) RIG_CNT[$m.${kv%%=*}]=${kv#*=} ;;
+			esac
+		done
+	done
+}
+
 # rig_relay_counters() - several of the relay's counters, fresh (SIGUSR1)
 # $1: module as the log line starts (e.g. "tcp")
 # $2...: keys (e.g. "retrans wnd_forced")
 # Prints the values on one line, in the order of the keys; nothing if the
-# relay did not log them.
+# relay did not log them all.
 rig_relay_counters() {
-	local mod=$1 last k out=
+	local mod=$1 k out=''
 	shift
 
-	rig_relay_counter "$mod" "$1" >/dev/null || return 1
-	last=$(grep "$mod: .* $1=" "$RIG_RELAY_LOG" | tail -1)
+	rig_relay_stats || return 1
 	for k in "$@"; do
-		[[ $last =~ \ $k=([0-9]+) ]] || return 1
-		out+="${BASH_REMATCH[1]} "
+		[ -n "${RIG_CNT[$mod.$k]}" ] || return 1
+		out+="${RIG_CNT[$mod.$k]} "
 	done
 	echo "${out% }"
 }
@@ -725,6 +760,154 @@ rig_tcp_recv_sha() {
 				     sha256sum | cut -d' ' -f1" >"$3" &
 	RIG_BG_PID=$!
 	rig_defer "rig_kill $RIG_BG_PID"
+}
+
+# rig_transfer_both() - a file from a namespace to the host's loopback
+# (port 7001, through the relay's gateway), then from the host back to the
+# namespace through a forwarded port, each checked with sha256
+# $1: namespace of the guest
+# $2: file
+# $3: port forwarded to the guest
+# $4: seconds each may take
+rig_transfer_both() {
+	rig_transfer "$1" "TCP4:$RIG_GW4:7001" \
+		"$RIG_HOSTNS" "TCP4-LISTEN:7001,bind=127.0.0.1" "$2" "$4" ||
+		return 1
+	rig_transfer "$RIG_HOSTNS" "TCP4:$RIG_ADDR4:$3" \
+		"$1" "TCP4-LISTEN:$3" "$2" "$4"
+}
+
+# rig_need_tool() - check that a test tool is built, set a variable to it
+# $1: variable name
+# $2: tool (tests/tools/NAME, in $TOOLS_DIR)
+# Return: 0 if it is there, else 1 with a FAIL line (prerequisites)
+rig_need_tool() {
+	local t=$TOOLS_DIR/$2
+
+	if [ ! -x "$t" ]; then
+		echo "FAIL: prerequisites: $t not built (run make tools)"
+		return 1
+	fi
+	printf -v "$1" '%s' "$t"
+}
+
+# rig_shape_loopback() - slow the host namespace's loopback down (tbf),
+# undone at cleanup
+# $1: rate (e.g. 500mbit)
+rig_shape_loopback() {
+	rig_h tc qdisc add dev lo root tbf rate "$1" burst 512kb \
+		latency 100ms || rig_fail "can't add tbf to lo" || return 1
+	rig_defer "rig_h tc qdisc del dev lo root 2>/dev/null; true"
+}
+
+# Transfers of rig_bulk_start(): sender and receiver PIDs, hash files
+RIG_BULK_SND_OUT=
+RIG_BULK_SND_IN=
+RIG_BULK_RCV_OUT=
+RIG_BULK_RCV_IN=
+
+# rig_bulk_start() - start a transfer of a file each way: from a namespace
+# to the host's loopback (port 7001, through the relay's gateway address),
+# and from the host to the namespace through a forwarded port
+# $1: namespace of the guest
+# $2: file
+# $3: port forwarded to the guest
+# $4: seconds each side may take
+# $5: optional: a command (a string for eval); while it fails, each sender
+#     sends the file again, so that the traffic lasts as long as whatever
+#     the command waits for, however long that takes (the bytes sent are
+#     hashed on the way, for rig_bulk_check())
+rig_bulk_start() {
+	local ns=$1 file=$2 fwd=$3 limit=$4 until=$5
+
+	rm -f "$RIG_TMP"/bulk_*.sha "$RIG_TMP"/bulk_*.sent
+	rig_tcp_recv_sha "$RIG_HOSTNS" "TCP4-LISTEN:7001,bind=127.0.0.1" \
+		"$RIG_TMP/bulk_out.sha" $((limit + 20))
+	RIG_BULK_RCV_OUT=$RIG_BG_PID
+	rig_tcp_recv_sha "$ns" "TCP4-LISTEN:$fwd" "$RIG_TMP/bulk_in.sha" \
+		$((limit + 20))
+	RIG_BULK_RCV_IN=$RIG_BG_PID
+	rig_wait_listen "$RIG_HOSTNS" 7001 || return 1
+	rig_wait_listen "$ns" "$fwd" || return 1
+
+	rig_bulk_sender "$ns" "$file" "TCP4:$RIG_GW4:7001" out "$limit" \
+		"$until"
+	RIG_BULK_SND_OUT=$!
+	rig_bulk_sender "$RIG_HOSTNS" "$file" "TCP4:$RIG_ADDR4:$fwd" in \
+		"$limit" "$until"
+	RIG_BULK_SND_IN=$!
+}
+
+# rig_bulk_repeat() - for rig_bulk_start() with a command: the file again
+# and again until the command succeeds, on stdout, hashed on the way
+# $1: file
+# $2: command
+# $3: where the hash goes
+rig_bulk_repeat() {
+	{
+		cat "$1"
+		while ! eval "$2"; do
+			cat "$1"
+		done
+	} | tee >(sha256sum | cut -d' ' -f1 >"$3")
+}
+
+# rig_bulk_sender() - one sender of rig_bulk_start(), in the background
+# $1: namespace
+# $2: file
+# $3: socat connect address
+# $4: "out" or "in", for its files
+# $5: seconds it may take
+# $6: command for rig_bulk_repeat(), or empty to send the file once
+rig_bulk_sender() {
+	local err=$RIG_TMP/bulk_$4.err
+
+	if [ -z "$6" ]; then
+		ip netns exec "$1" timeout -k 5 "$5" socat -u "FILE:$2" \
+			"$3,connect-timeout=5" 2>"$err" &
+	else
+		# shellcheck disable=SC2016 # expanded by the inner bash
+		ip netns exec "$1" timeout -k 5 "$5" bash -c \
+			"$(declare -f rig_bulk_repeat)"'
+			rig_bulk_repeat "$1" "$2" "$3" |
+				socat -u - "$0,connect-timeout=5"' \
+			"$3" "$2" "$6" "$RIG_TMP/bulk_$4.sent" 2>"$err" &
+	fi
+	rig_defer "rig_kill $!"
+}
+
+# rig_bulk_running() - are both transfers of rig_bulk_start() still going?
+rig_bulk_running() {
+	! rig_exited "$RIG_BULK_SND_OUT" && ! rig_exited "$RIG_BULK_SND_IN"
+}
+
+# rig_bulk_check() - wait for both transfers, compare what arrived
+# $1: the file sent
+# $2: seconds the senders may still take
+rig_bulk_check() {
+	local want d sent
+
+	rig_wait_pid "$RIG_BULK_SND_OUT" "$2" ||
+		rig_fail "namespace -> host sender failed:" \
+			 "$(cat "$RIG_TMP/bulk_out.err")" || return 1
+	rig_wait_pid "$RIG_BULK_SND_IN" "$2" ||
+		rig_fail "host -> namespace sender failed:" \
+			 "$(cat "$RIG_TMP/bulk_in.err")" || return 1
+	rig_wait_pid "$RIG_BULK_RCV_OUT" 20 ||
+		rig_fail "receiver on host failed" || return 1
+	rig_wait_pid "$RIG_BULK_RCV_IN" 20 ||
+		rig_fail "receiver in namespace failed" || return 1
+	for d in out in; do
+		sent=$RIG_TMP/bulk_$d.sent
+		want=$(rig_sha "$1")
+		if [ -e "$sent" ]; then
+			rig_poll 5 test -s "$sent"
+			want=$(cat "$sent")
+		fi
+		[ "$(cat "$RIG_TMP/bulk_$d.sha")" = "$want" ] ||
+			rig_fail "$d: sha256 of what arrived differs from" \
+				 "what was sent" || return 1
+	done
 }
 
 # rig_port_of() - extract the port from a socat listen address

@@ -26,6 +26,16 @@
  *	The Ethernet source is the interface's own address (the guest's), so
  *	that junk does not teach the relay another guest MAC address; random
  *	frames are random throughout.
+ *	With --inject PATH, one frame in STORM_SHORT_EVERY (in the mix
+ *	above, at random) is instead 0 to 13 bytes long, shorter than an
+ *	Ethernet header: no device can send that, so it goes as a datagram
+ *	to PATH, the injection socket of tests/tools/tap_bridge or vu_bridge,
+ *	which hand it to the relay as one frame. Counted as "short".
+ *
+ *   frame_storm --inject PATH --lengths LIST [options]
+ *	Send one frame of random bytes of each length in LIST (lengths and
+ *	ranges, "0-13,65554", at most STORM_INJECT_MAX) through PATH, in
+ *	that order, and nothing else.
  *
  *	Some frames are built so that the relay's input parser must drop
  *	them: random frames with an EtherType other than ARP, IPv4 and IPv6,
@@ -44,14 +54,15 @@
  *	ports of --ports in turn.
  *
  * Options: -n COUNT (default 100000), -s SEED, -r FRAMES_PER_SECOND
- * (default: as fast as the device takes them), --gw-mac MAC, --src4,
+ * (default: as fast as the device takes them), --inject PATH,
+ * --lengths LIST, --gw-mac MAC, --src4,
  * --dst4, --src6, --dst6 ADDR (defaults: the test rig's 192.0.2.2 to
  * 192.0.2.1, 2001:db8::2 to 2001:db8::1), --ports P[,P...] (SYN flood
  * destination ports).
  *
  * Output, one line: "frame_storm: sent=N random=N valid=N mutated=N
- * must_drop=N send_errors=N seconds=S". Exit status 0 if every frame was
- * sent, 1 otherwise.
+ * short=N must_drop=N send_errors=N seconds=S" (sent includes short).
+ * Exit status 0 if every frame was sent, 1 otherwise.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -66,6 +77,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -77,6 +89,9 @@
 #define STORM_PORTS_MAX		16
 #define STORM_POOL		8	/* ports / echo identifiers per pool */
 #define STORM_SEND_TRIES	1000	/* ENOBUFS retries per frame */
+#define STORM_SHORT_EVERY	30	/* --inject: one frame in this many */
+#define STORM_INJECT_MAX	(256 * 1024)	/* see tests/tools/lib/ */
+#define STORM_INJECT_SNDBUF	(1024 * 1024)
 
 #define ETH_TYPE_ARP		0x0806
 #define ETH_TYPE_IP4		0x0800
@@ -101,6 +116,8 @@ static const uint16_t storm_dports[STORM_POOL] = {
  * @dst6:	IPv6 destination
  * @ports:	SYN flood destination ports
  * @n_ports:	number of @ports
+ * @short_fd:	--inject: datagram socket connected to it, -1 if none
+ * @lengths:	--lengths, NULL for the storm
  */
 struct storm_cfg {
 	unsigned long count;
@@ -113,6 +130,8 @@ struct storm_cfg {
 	struct in6_addr src6, dst6;
 	uint16_t ports[STORM_PORTS_MAX];
 	unsigned int n_ports;
+	int short_fd;
+	const char *lengths;
 };
 
 /**
@@ -121,11 +140,13 @@ struct storm_cfg {
  * @random:	random frames
  * @valid:	unmodified templates
  * @mutated:	mutated templates
+ * @short_frames: frames shorter than an Ethernet header (--inject)
  * @must_drop:	frames the relay's parser must drop
  * @errors:	frames the socket refused
  */
 struct storm_counts {
-	unsigned long sent, random, valid, mutated, must_drop, errors;
+	unsigned long sent, random, valid, mutated, short_frames, must_drop;
+	unsigned long errors;
 };
 
 static uint64_t storm_rng_state;
@@ -743,6 +764,106 @@ static void parse_ports(const char *s, struct storm_cfg *cfg)
 }
 
 /**
+ * short_open() - connect a datagram socket to an injection socket
+ * @path:	its path
+ *
+ * Return: socket (blocking: a full receiver makes us wait, nothing lost)
+ */
+static int short_open(const char *path)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int s;
+
+	if (strlen(path) >= sizeof(a.sun_path)) {
+		fprintf(stderr, "frame_storm: path too long: %s\n", path);
+		exit(2);
+	}
+	memcpy(a.sun_path, path, strlen(path) + 1);
+	s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0 || connect(s, (struct sockaddr *)&a, sizeof(a))) {
+		fprintf(stderr, "frame_storm: connect to %s: %s\n", path,
+			strerror(errno));
+		exit(2);
+	}
+	/* Room for the longest injected frame in one datagram */
+	setsockopt(s, SOL_SOCKET, SO_SNDBUF, &(int){ STORM_INJECT_SNDBUF },
+		   sizeof(int));
+	return s;
+}
+
+/**
+ * inject_lengths() - --lengths: one frame of each listed length, and exit
+ * @cfg:	configuration, with short_fd and lengths
+ *
+ * Return: exit status, 0 if every frame was sent
+ */
+static int inject_lengths(const struct storm_cfg *cfg)
+{
+	static uint8_t f[STORM_INJECT_MAX];
+	unsigned long sent = 0, errors = 0;
+	const char *p = cfg->lengths;
+
+	while (*p) {
+		unsigned long lo, hi, len;
+		char *end;
+		size_t i;
+
+		lo = hi = strtoul(p, &end, 10);
+		if (end != p && *end == '-')
+			hi = strtoul(end + 1, &end, 10);
+		if (end == p || hi < lo || hi > STORM_INJECT_MAX ||
+		    (*end && *end != ',')) {
+			fprintf(stderr, "frame_storm: bad length list %s\n",
+				cfg->lengths);
+			return 2;
+		}
+		for (len = lo; len <= hi; len++) {
+			for (i = 0; i < len; i++)
+				f[i] = (uint8_t)storm_rand();
+			if (send(cfg->short_fd, f, len, 0) == (ssize_t)len) {
+				sent++;
+			} else {
+				fprintf(stderr, "frame_storm: %lu bytes: %s\n",
+					len, strerror(errno));
+				errors++;
+			}
+		}
+		p = *end ? end + 1 : end;
+	}
+
+	printf("frame_storm: injected=%lu send_errors=%lu\n", sent, errors);
+	return errors ? 1 : 0;
+}
+
+/**
+ * short_frame() - maybe send the next frame shorter than Ethernet instead
+ * @cfg:	configuration, with short_fd
+ * @f:		frame buffer
+ * @cnt:	counters, updated
+ *
+ * Return: true if this frame was one (sent through --inject, or failed)
+ */
+static bool short_frame(const struct storm_cfg *cfg, uint8_t *f,
+			struct storm_counts *cnt)
+{
+	size_t len, i;
+
+	if (cfg->short_fd < 0 || storm_below(STORM_SHORT_EVERY))
+		return false;
+
+	len = storm_below(STORM_ETH_LEN);
+	for (i = 0; i < len; i++)
+		f[i] = (uint8_t)storm_rand();
+	if (send(cfg->short_fd, f, len, 0) == (ssize_t)len) {
+		cnt->short_frames++;
+		cnt->sent++;
+	} else {
+		cnt->errors++;
+	}
+	return true;
+}
+
+/**
  * usage() - print usage and exit
  * @name:	program name
  */
@@ -750,6 +871,7 @@ static void usage(const char *name)
 {
 	fprintf(stderr,
 		"Usage: %s [--syn-flood] [-n COUNT] [-s SEED] [-r PPS]\n"
+		"       [--inject PATH [--lengths LIST]]\n"
 		"       [--gw-mac MAC] [--src4 A] [--dst4 A] [--src6 A]"
 		" [--dst6 A]\n"
 		"       [--ports P[,P...]] IFNAME\n", name);
@@ -779,6 +901,43 @@ static int storm_send(int s, const uint8_t *f, size_t len)
 }
 
 /**
+ * storm_open() - a packet socket bound to the interface
+ * @ifname:	interface name
+ * @mac:	set to its address
+ *
+ * Return: socket, -1 on failure (reported)
+ */
+static int storm_open(const char *ifname, uint8_t *mac)
+{
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET };
+	struct ifreq ifr;
+	int s;
+
+	s = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+	if (s < 0) {
+		perror("frame_storm: AF_PACKET socket");
+		return -1;
+	}
+	memset(&ifr, 0, sizeof(ifr));
+	memcpy(ifr.ifr_name, ifname, strlen(ifname) + 1);
+	if (ioctl(s, SIOCGIFINDEX, &ifr)) {
+		perror("frame_storm: interface index");
+		return -1;
+	}
+	sll.sll_ifindex = ifr.ifr_ifindex;
+	if (ioctl(s, SIOCGIFHWADDR, &ifr)) {
+		perror("frame_storm: interface address");
+		return -1;
+	}
+	memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
+	if (bind(s, (struct sockaddr *)&sll, sizeof(sll))) {
+		perror("frame_storm: bind to interface");
+		return -1;
+	}
+	return s;
+}
+
+/**
  * main() - parse options, send the frames, print the counts
  * @argc:	argument count
  * @argv:	arguments
@@ -795,14 +954,15 @@ int main(int argc, char **argv)
 		{ "src6",	required_argument,	NULL, 'c' },
 		{ "dst6",	required_argument,	NULL, 'd' },
 		{ "ports",	required_argument,	NULL, 'p' },
+		{ "inject",	required_argument,	NULL, 'S' },
+		{ "lengths",	required_argument,	NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct storm_cfg cfg = { .count = STORM_COUNT_DEFAULT, .seed = 1 };
+	struct storm_cfg cfg = { .count = STORM_COUNT_DEFAULT, .seed = 1,
+				 .short_fd = -1 };
 	struct storm_counts cnt = { 0 };
-	struct sockaddr_ll sll = { .sll_family = AF_PACKET };
 	uint8_t frame[STORM_FRAME_MAX];
 	uint64_t start;
-	struct ifreq ifr;
 	unsigned long i;
 	int opt, s;
 
@@ -825,35 +985,24 @@ int main(int argc, char **argv)
 		case 'c': parse_addr(AF_INET6, optarg, &cfg.src6); break;
 		case 'd': parse_addr(AF_INET6, optarg, &cfg.dst6); break;
 		case 'p': parse_ports(optarg, &cfg); break;
+		case 'S': cfg.short_fd = short_open(optarg); break;
+		case 'L': cfg.lengths = optarg; break;
 		default: usage(argv[0]);
 		}
+	}
+	storm_rng_state = cfg.seed ? cfg.seed : 1;
+	if (cfg.lengths) {
+		if (cfg.short_fd < 0 || optind != argc)
+			usage(argv[0]);
+		return inject_lengths(&cfg);
 	}
 	if (optind != argc - 1 || strlen(argv[optind]) >= IFNAMSIZ ||
 	    !cfg.n_ports)
 		usage(argv[0]);
-	storm_rng_state = cfg.seed ? cfg.seed : 1;
 
-	s = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
-	if (s < 0) {
-		perror("frame_storm: AF_PACKET socket");
+	s = storm_open(argv[optind], cfg.own_mac);
+	if (s < 0)
 		return 1;
-	}
-	memset(&ifr, 0, sizeof(ifr));
-	memcpy(ifr.ifr_name, argv[optind], strlen(argv[optind]) + 1);
-	if (ioctl(s, SIOCGIFINDEX, &ifr)) {
-		perror("frame_storm: interface index");
-		return 1;
-	}
-	sll.sll_ifindex = ifr.ifr_ifindex;
-	if (ioctl(s, SIOCGIFHWADDR, &ifr)) {
-		perror("frame_storm: interface address");
-		return 1;
-	}
-	memcpy(cfg.own_mac, ifr.ifr_hwaddr.sa_data, 6);
-	if (bind(s, (struct sockaddr *)&sll, sizeof(sll))) {
-		perror("frame_storm: bind to interface");
-		return 1;
-	}
 
 	start = now_ns();
 	for (i = 0; i < cfg.count; i++) {
@@ -867,6 +1016,9 @@ int main(int argc, char **argv)
 				usleep((useconds_t)((due - now) / 1000));
 		}
 
+		if (!cfg.flood && short_frame(&cfg, frame, &cnt))
+			continue;
+
 		if (cfg.flood)
 			flood_frame(&cfg, frame, &len, i);
 		else
@@ -879,9 +1031,9 @@ int main(int argc, char **argv)
 	}
 
 	printf("frame_storm: sent=%lu random=%lu valid=%lu mutated=%lu "
-	       "must_drop=%lu send_errors=%lu seconds=%.1f\n", cnt.sent,
-	       cnt.random, cnt.valid, cnt.mutated, cnt.must_drop, cnt.errors,
-	       (double)(now_ns() - start) / 1e9);
+	       "short=%lu must_drop=%lu send_errors=%lu seconds=%.1f\n",
+	       cnt.sent, cnt.random, cnt.valid, cnt.mutated, cnt.short_frames,
+	       cnt.must_drop, cnt.errors, (double)(now_ns() - start) / 1e9);
 	close(s);
 	return cnt.errors ? 1 : 0;
 }

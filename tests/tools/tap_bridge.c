@@ -27,11 +27,17 @@
  * loss tests, --drop-every N discards every Nth frame of at least
  * BRIDGE_DROP_MIN_LEN bytes in each direction, as a lossy link would: the
  * sender's TCP never learns of it, so it must recover by retransmission.
+ * For tests of bad frames, --inject PATH binds a datagram socket there:
+ * each datagram goes to the relay as one frame, whatever its length (0
+ * bytes, or more than any device takes), which no tap device can carry.
+ * It is read only while the buffer toward the relay has room for the
+ * largest one, so nothing injected is lost (the sender waits instead).
  *
  * Exit status: 0 when the relay closes the connection, 1 on errors.
  */
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
@@ -39,16 +45,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
-#include <linux/if_tun.h>
-#include <net/if.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 
-#define BRIDGE_TXQUEUELEN	20000	/* frames, see tap_txqueuelen() */
+#include "lib/bridge.h"
+
 #define BRIDGE_LEN_SIZE		4
 #define BRIDGE_FRAME_MIN	14
 #define BRIDGE_FRAME_MAX	(14 + 4 + 65535)
@@ -85,6 +88,7 @@ static struct bridge_buf to_tap;	/* socket -> tap, framed */
  * @bytes_from_sock:	bytes read from the socket
  * @seen_to_sock:	frames toward the socket --drop-every could drop
  * @seen_to_tap:	frames toward the tap device --drop-every could drop
+ * @injected:		frames from the injection socket to the relay
  */
 static struct bridge_counters {
 	unsigned long long frames_to_sock;
@@ -93,6 +97,7 @@ static struct bridge_counters {
 	unsigned long long bytes_from_sock;
 	unsigned long long seen_to_sock;
 	unsigned long long seen_to_tap;
+	unsigned long long injected;
 } cnt;
 
 static int quiet;
@@ -113,140 +118,22 @@ static int drop_now(unsigned long long *seen, size_t len)
 }
 
 /**
- * fail() - print what failed with the errno text, exit with status 1
- * @what:	what failed
- * @arg:	its object (a name, a path), or NULL
- */
-static void __attribute__((noreturn)) fail(const char *what, const char *arg)
-{
-	int e = errno;
-
-	fprintf(stderr, "tap_bridge: %s%s%s: %s\n", what, arg ? " " : "",
-		arg ? arg : "", strerror(e));
-	exit(1);
-}
-
-/**
- * now_ms() - monotonic time
- *
- * Return: milliseconds
- */
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/**
  * buf_compact() - move pending bytes to the start if room at the end is low
  * @b:		buffer
+ * @need:	bytes wanted at the end
  */
-static void buf_compact(struct bridge_buf *b)
+static void buf_compact(struct bridge_buf *b, size_t need)
 {
 	if (b->head == b->tail) {
 		b->head = b->tail = 0;
 		return;
 	}
-	if (BRIDGE_BUF_SIZE - b->tail >= BRIDGE_LEN_SIZE + BRIDGE_FRAME_MAX ||
-	    !b->head)
+	if (BRIDGE_BUF_SIZE - b->tail >= need || !b->head)
 		return;
 
 	memmove(b->data, b->data + b->head, b->tail - b->head);
 	b->tail -= b->head;
 	b->head = 0;
-}
-
-/**
- * tap_txqueuelen() - lengthen the tap device's transmit queue
- * @name:	device name
- */
-static void tap_txqueuelen(const char *name)
-{
-	struct ifreq ifr;
-	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-
-	if (s < 0)
-		return;
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
-	ifr.ifr_qlen = BRIDGE_TXQUEUELEN;
-	if (ioctl(s, SIOCSIFTXQLEN, &ifr))
-		perror("tap_bridge: SIOCSIFTXQLEN");
-	close(s);
-}
-
-/**
- * tap_open() - create the tap device in the current namespace
- * @name:	device name
- *
- * Return: non-blocking descriptor
- */
-static int tap_open(const char *name)
-{
-	struct ifreq ifr;
-	int fd;
-
-	fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		fail("open /dev/net/tun", NULL);
-
-	memset(&ifr, 0, sizeof(ifr));
-	ifr.ifr_flags = IFF_TAP | IFF_NO_PI;
-	if (strlen(name) >= sizeof(ifr.ifr_name)) {
-		errno = ENAMETOOLONG;
-		fail("tap device name", name);
-	}
-	memcpy(ifr.ifr_name, name, strlen(name) + 1);
-	if (ioctl(fd, TUNSETIFF, &ifr))
-		fail("create tap device", name);
-
-	/* A VM's virtio queue makes the guest wait when it is full; a tap
-	 * device drops instead. A long queue keeps those drops, which no
-	 * VM would see, out of the tests
-	 */
-	tap_txqueuelen(name);
-
-	return fd;
-}
-
-/**
- * sock_connect() - connect to the relay, retrying while it is not there
- * @path:	socket path
- * @wait_s:	seconds to keep retrying
- *
- * Return: non-blocking connected socket
- */
-static int sock_connect(const char *path, int wait_s)
-{
-	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	long long deadline = now_ms() + (long long)wait_s * 1000;
-	int fd;
-
-	if (strlen(path) >= sizeof(a.sun_path)) {
-		errno = ENAMETOOLONG;
-		fail("socket path", path);
-	}
-	memcpy(a.sun_path, path, strlen(path) + 1);
-
-	for (;;) {
-		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (fd < 0)
-			fail("socket", NULL);
-		if (!connect(fd, (const struct sockaddr *)&a, sizeof(a)))
-			break;
-		if ((errno != ENOENT && errno != ECONNREFUSED) ||
-		    now_ms() >= deadline)
-			fail("connect to", path);
-		close(fd);
-		usleep(50 * 1000);
-	}
-
-	if (fcntl(fd, F_SETFL, O_NONBLOCK))
-		fail("make the socket non-blocking", NULL);
-
-	return fd;
 }
 
 /**
@@ -262,7 +149,7 @@ static void tap_read(int fd)
 		uint32_t be;
 		ssize_t n;
 
-		buf_compact(b);
+		buf_compact(b, BRIDGE_LEN_SIZE + BRIDGE_FRAME_MAX);
 		if (BRIDGE_BUF_SIZE - b->tail <
 		    BRIDGE_LEN_SIZE + BRIDGE_FRAME_MAX)
 			return;
@@ -272,7 +159,7 @@ static void tap_read(int fd)
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EINTR)
 				return;
-			fail("read from tap device", NULL);
+			bridge_fail("read from tap device", NULL);
 		}
 		if (n < BRIDGE_FRAME_MIN ||
 		    drop_now(&cnt.seen_to_sock, (size_t)n))
@@ -302,11 +189,11 @@ static void sock_write(int fd)
 				return;
 			if (errno == EPIPE || errno == ECONNRESET)
 				return;	/* the read side sees the end */
-			fail("write to the relay", NULL);
+			bridge_fail("write to the relay", NULL);
 		}
 		b->head += (size_t)n;
 	}
-	buf_compact(b);
+	buf_compact(b, BRIDGE_LEN_SIZE + BRIDGE_FRAME_MAX);
 }
 
 /**
@@ -320,7 +207,7 @@ static int sock_read(int fd)
 	struct bridge_buf *b = &to_tap;
 	ssize_t n;
 
-	buf_compact(b);
+	buf_compact(b, BRIDGE_LEN_SIZE + BRIDGE_FRAME_MAX);
 	if (b->tail == BRIDGE_BUF_SIZE)
 		return 1;
 
@@ -330,7 +217,7 @@ static int sock_read(int fd)
 			return 1;
 		if (errno == ECONNRESET)
 			return 0;
-		fail("read from the relay", NULL);
+		bridge_fail("read from the relay", NULL);
 	}
 	if (!n)
 		return 0;
@@ -361,7 +248,7 @@ static int tap_write(int fd)
 
 			snprintf(n, sizeof(n), "%u", len);
 			errno = EPROTO;
-			fail("relay sent a frame length of", n);
+			bridge_fail("relay sent a frame length of", n);
 		}
 		if (b->tail - b->head - BRIDGE_LEN_SIZE < len)
 			break;
@@ -384,8 +271,43 @@ static int tap_write(int fd)
 		b->head += BRIDGE_LEN_SIZE + len;
 	}
 
-	buf_compact(b);
+	buf_compact(b, BRIDGE_LEN_SIZE + BRIDGE_FRAME_MAX);
 	return 0;
+}
+
+/**
+ * inject_room() - can the buffer toward the relay take an injected frame?
+ *
+ * Return: true if the largest one fits, after compacting
+ */
+static bool inject_room(void)
+{
+	return BRIDGE_BUF_SIZE - to_sock.tail + to_sock.head >=
+	       BRIDGE_LEN_SIZE + BRIDGE_INJECT_MAX;
+}
+
+/**
+ * inject_read() - frames injected by the test, as they are, to the relay
+ * @fd:		injection socket
+ */
+static void inject_read(int fd)
+{
+	struct bridge_buf *b = &to_sock;
+
+	while (inject_room()) {
+		uint32_t be;
+		ssize_t n;
+
+		buf_compact(b, BRIDGE_LEN_SIZE + BRIDGE_INJECT_MAX);
+		n = bridge_inject_recv(fd, b->data + b->tail + BRIDGE_LEN_SIZE);
+		if (n < 0)
+			return;
+
+		be = htonl((uint32_t)n);
+		memcpy(b->data + b->tail, &be, sizeof(be));
+		b->tail += BRIDGE_LEN_SIZE + (size_t)n;
+		cnt.injected++;
+	}
 }
 
 /**
@@ -406,32 +328,12 @@ static void __attribute__((noreturn)) usage(const char *name, int status)
 		"%d bytes) each way\n"
 		"  --wait S               retry connecting for S seconds "
 		"(default %d)\n"
+		"  --inject PATH          datagrams arriving at PATH go to "
+		"the relay as frames\n"
 		"  --quiet                no counters at exit\n"
 		"  --help                 this text\n",
 		name, BRIDGE_DROP_MIN_LEN, BRIDGE_WAIT_DEFAULT);
 	exit(status);
-}
-
-/**
- * parse_num() - parse a non-negative decimal option value
- * @opt:	option name, for messages
- * @arg:	value
- *
- * Return: the value
- */
-static long long parse_num(const char *opt, const char *arg)
-{
-	char *end;
-	long long v;
-
-	errno = 0;
-	v = strtoll(arg, &end, 10);
-	if (errno || end == arg || *end || v < 0) {
-		fprintf(stderr, "tap_bridge: bad value for --%s: %s\n", opt,
-			arg);
-		exit(1);
-	}
-	return v;
 }
 
 /**
@@ -448,27 +350,31 @@ int main(int argc, char **argv)
 		{ "stall-seconds",	required_argument, NULL, 's' },
 		{ "drop-every",		required_argument, NULL, 'd' },
 		{ "wait",		required_argument, NULL, 'w' },
+		{ "inject",		required_argument, NULL, 'i' },
 		{ "quiet",		no_argument,	   NULL, 'q' },
 		{ "help",		no_argument,	   NULL, 'h' },
 		{ 0 },
 	};
 	long long stall_after = -1, stall_s = 0, stall_until = 0;
 	int wait_s = BRIDGE_WAIT_DEFAULT, stalled = 0, tap_blocked = 0;
-	int opt, tap, sock;
+	int opt, tap, sock, inject = -1;
 
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'b':
-			stall_after = parse_num("stall-after-bytes", optarg);
+			stall_after = bridge_parse_num("stall-after-bytes", optarg);
 			break;
 		case 's':
-			stall_s = parse_num("stall-seconds", optarg);
+			stall_s = bridge_parse_num("stall-seconds", optarg);
 			break;
 		case 'd':
-			drop_every = parse_num("drop-every", optarg);
+			drop_every = bridge_parse_num("drop-every", optarg);
 			break;
 		case 'w':
-			wait_s = (int)parse_num("wait", optarg);
+			wait_s = (int)bridge_parse_num("wait", optarg);
+			break;
+		case 'i':
+			inject = bridge_inject_open(optarg);
 			break;
 		case 'q':
 			quiet = 1;
@@ -482,17 +388,20 @@ int main(int argc, char **argv)
 	if (argc - optind != 2)
 		usage(argv[0], 1);
 
-	tap = tap_open(argv[optind + 1]);
-	sock = sock_connect(argv[optind], wait_s);
+	bridge_name = "tap_bridge";
+	tap = bridge_tap_open(argv[optind + 1], 0, 0);
+	sock = bridge_connect(argv[optind], wait_s);
+	if (fcntl(sock, F_SETFL, O_NONBLOCK))
+		bridge_fail("make the socket non-blocking", NULL);
 
 	for (;;) {
-		struct pollfd pfd[2] = {
-			{ .fd = sock }, { .fd = tap },
+		struct pollfd pfd[3] = {
+			{ .fd = sock }, { .fd = tap }, { .fd = inject },
 		};
 		int timeout = -1;
 
 		if (stalled) {
-			long long left = stall_until - now_ms();
+			long long left = stall_until - bridge_now_ms();
 
 			if (left <= 0)
 				stalled = 0;
@@ -509,11 +418,13 @@ int main(int argc, char **argv)
 			pfd[1].events |= POLLIN;
 		if (tap_blocked)
 			pfd[1].events |= POLLOUT;
+		if (inject_room())
+			pfd[2].events |= POLLIN;
 
-		if (poll(pfd, 2, timeout) < 0) {
+		if (poll(pfd, 3, timeout) < 0) {
 			if (errno == EINTR)
 				continue;
-			fail("poll", NULL);
+			bridge_fail("poll", NULL);
 		}
 
 		if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) {
@@ -526,7 +437,7 @@ int main(int argc, char **argv)
 			    (unsigned long long)stall_after) {
 				stall_after = -1;
 				stalled = 1;
-				stall_until = now_ms() + stall_s * 1000;
+				stall_until = bridge_now_ms() + stall_s * 1000;
 			}
 		}
 
@@ -534,15 +445,18 @@ int main(int argc, char **argv)
 
 		if (pfd[1].revents & POLLIN)
 			tap_read(tap);
+		if (pfd[2].revents & POLLIN)
+			inject_read(inject);
 
 		sock_write(sock);
 	}
 
 	if (!quiet) {
 		fprintf(stderr, "tap_bridge: relay closed the connection; "
-			"%llu frames to the relay, %llu to the tap device, "
-			"%llu refused by it\n", cnt.frames_to_sock,
-			cnt.frames_to_tap, cnt.tap_drops);
+			"%llu frames to the relay (and %llu injected), %llu to "
+			"the tap device, %llu refused by it\n",
+			cnt.frames_to_sock, cnt.injected, cnt.frames_to_tap,
+			cnt.tap_drops);
 	}
 	return 0;
 }

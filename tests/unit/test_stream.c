@@ -15,8 +15,10 @@
  *
  * Input: a stream of frames written in random pieces must reach
  * net_input() frame by frame (counted by net_stats) and the capture file
- * (-p) byte for byte. A bogus length closes the connection; with -1 the
- * process exits when the guest goes away.
+ * (-p) byte for byte. Frames of 0 to 13 bytes and frames longer than the
+ * largest are skipped and counted, the stream stays up; only a length
+ * beyond the skip limit closes it. With -1 the process exits when the
+ * guest goes away.
  */
 
 #include <check.h>
@@ -299,10 +301,62 @@ static uint8_t *read_all(const char *path, size_t *len)
 	return buf;
 }
 
+/**
+ * write_pumped() - write a stream as the guest, in random pieces, while
+ *		    the backend reads it
+ * @buf:	bytes
+ * @len:	their number
+ */
+static void write_pumped(const uint8_t *buf, size_t len)
+{
+	size_t off = 0, iter = 0;
+
+	while (off < len) {
+		size_t chunk = 1 + (size_t)rand() % 100000;
+		ssize_t n;
+
+		CHECK(iter++ < ITER_MAX, "stuck at %zu of %zu bytes", off,
+		      len);
+		if (chunk > len - off)
+			chunk = len - off;
+		n = write(guest, buf + off, chunk);
+		if (n > 0)
+			off += (size_t)n;
+		pump();
+	}
+	for (iter = 0; iter < 16; iter++)
+		pump();
+}
+
+/**
+ * put_frame() - append a length prefix and that many bytes to a stream
+ * @stream:	stream buffer
+ * @at:		offset to write at
+ * @len:	frame length
+ * @ethertype:	also write a local experimental EtherType (frame >= 14)
+ *
+ * Return: offset after the frame
+ */
+static size_t put_frame(uint8_t *stream, size_t at, uint32_t len,
+			bool ethertype)
+{
+	uint32_t be = htonl(len);
+	size_t i;
+
+	memcpy(stream + at, &be, 4);
+	for (i = 0; i < len; i++)
+		stream[at + 4 + i] = pattern[i % PATTERN_LEN];
+	if (ethertype) {
+		stream[at + 4 + 12] = 0x88;
+		stream[at + 4 + 13] = 0xb5;
+	}
+	return at + 4 + len;
+}
+
 START_TEST(test_input_split)
 {
 	char pcap[] = "/tmp/test_stream_XXXXXX";
-	size_t total = 0, off = 0, i, p, len, iter = 0;
+	size_t total = 0, i, p, len, iter = 0;
 	uint64_t frames0, bytes0;
 	static uint8_t stream[NF * (FMAX + 4)];
 	static size_t soff[NF];
@@ -330,19 +384,7 @@ START_TEST(test_input_split)
 		total += 4 + flen[i];
 	}
 
-	while (off < total) {
-		size_t chunk = 1 + (size_t)rand() % 100000;
-		ssize_t n;
-
-		CHECK(iter++ < ITER_MAX, "stuck at %zu of %zu bytes", off,
-		      total);
-		if (chunk > total - off)
-			chunk = total - off;
-		n = write(guest, stream + off, chunk);
-		if (n > 0)
-			off += (size_t)n;
-		pump();
-	}
+	write_pumped(stream, total);
 	while (net_stats.frames - frames0 < NF && iter++ < ITER_MAX)
 		pump();
 
@@ -378,15 +420,61 @@ START_TEST(test_input_split)
 }
 END_TEST
 
-START_TEST(test_input_bogus_length)
+/* Longest frame the backend skips, and one more byte: see stream.c */
+#define SKIP_MAX	(16 * FMAX)
+
+START_TEST(test_input_bad_lengths)
 {
-	uint8_t bad[4 + FMIN] = { 0, 0, 0, 5 };	/* 5: shorter than Ethernet */
+	static const uint32_t longs[] = { FMAX + 1, 200000, SKIP_MAX };
+	static uint8_t stream[4 * 40 + 14 * 13 + 200000 + SKIP_MAX +
+			      FMAX + 3 * (FMAX + 4)];
+	const struct tap_stats *t;
+	uint64_t frames0;
+	size_t at = 0, i;
+	uint32_t len;
 
 	setup(0, false, NULL);
+	frames0 = net_stats.frames;
+
+	/* Every length shorter than an Ethernet header, each followed by as
+	 * many bytes, a good frame, the longest ones skipped, good frames:
+	 * the framing holds, the stream stays up
+	 */
+	for (len = 0; len < FMIN; len++)
+		at = put_frame(stream, at, len, false);
+	at = put_frame(stream, at, 60, true);
+	for (i = 0; i < sizeof(longs) / sizeof(longs[0]); i++)
+		at = put_frame(stream, at, longs[i], true);
+	at = put_frame(stream, at, FMIN, true);
+	at = put_frame(stream, at, FMAX, true);
+	ck_assert_uint_le(at, sizeof(stream));
+
+	write_pumped(stream, at);
+
+	t = tap_stats_get();
+	ck_assert(tap_connected(&c));
+	ck_assert_uint_eq(t->rx_drop[TAP_DROP_SHORT], FMIN);
+	ck_assert_uint_eq(t->rx_drop[TAP_DROP_LONG], 3);
+	ck_assert_uint_eq(t->rx_frames, 3);
+	ck_assert_uint_eq(t->rx_bytes, 60 + FMIN + FMAX);
+	ck_assert_uint_eq(t->rx_errors, 0);
+	ck_assert_uint_eq(net_stats.frames - frames0, 3);
+}
+END_TEST
+
+START_TEST(test_input_lost_framing)
+{
+	uint8_t bad[4 + FMIN];
+	uint32_t be = htonl(SKIP_MAX + 1);
+
+	setup(0, false, NULL);
+	memset(bad, 0, sizeof(bad));
+	memcpy(bad, &be, 4);
 	ck_assert_int_eq(write(guest, bad, sizeof(bad)), sizeof(bad));
 	pump();
 	ck_assert(!tap_connected(&c));
-	ck_assert_uint_eq(tap_stats_get()->rx_errors, 1);
+	ck_assert_uint_eq(tap_stats_get()->rx_drop[TAP_DROP_LONG], 1);
+	ck_assert_uint_eq(tap_stats_get()->rx_frames, 0);
 
 	/* Frames for a guest that is gone are dropped, not kept */
 	{
@@ -421,7 +509,8 @@ static Suite *stream_suite(void)
 	tcase_add_test(tc, test_output_backpressure_2bufs);
 	tcase_add_test(tc, test_output_default_buffers);
 	tcase_add_test(tc, test_input_split);
-	tcase_add_test(tc, test_input_bogus_length);
+	tcase_add_test(tc, test_input_bad_lengths);
+	tcase_add_test(tc, test_input_lost_framing);
 	tcase_add_exit_test(tc, test_one_off_exit, 0);
 	suite_add_tcase(s, tc);
 

@@ -21,7 +21,10 @@
  * frame's struct virtio_net_hdr reaches the guest little-endian; with
  * none or some of them, frames are plain; from the guest, partial
  * checksums and the TCP segmentation it agreed to pass, other
- * segmentation types are dropped.
+ * segmentation types are dropped. Bad lengths from the guest: chains
+ * shorter than the virtio-net and Ethernet headers, and frames longer
+ * than the largest, are given back as used, dropped and counted by
+ * reason, and the queue goes on.
  */
 
 #include <check.h>
@@ -695,7 +698,7 @@ START_TEST(test_offload_tx)
 	tx_vnet(0, csum, VIRTIO_NET_HDR_GSO_NONE);
 	tx_vnet(1, csum, VIRTIO_NET_HDR_GSO_TCPV4);
 	ck_assert_uint_eq(tap_stats_get()->rx_frames, 2);
-	ck_assert_uint_eq(tap_stats_get()->rx_errors, 0);
+	ck_assert_uint_eq(tap_stats_get()->rx_drop[TAP_DROP_OFFLOAD], 0);
 
 	/* Not agreed to: TSO6 here, UDP and ECN never: dropped */
 	tx_vnet(2, csum, VIRTIO_NET_HDR_GSO_TCPV6);
@@ -703,8 +706,142 @@ START_TEST(test_offload_tx)
 	tx_vnet(4, csum, 5);	/* VIRTIO_NET_HDR_GSO_UDP_L4 */
 	tx_vnet(5, csum, VIRTIO_NET_HDR_GSO_TCPV4 | VIRTIO_NET_HDR_GSO_ECN);
 	ck_assert_uint_eq(tap_stats_get()->rx_frames, 2);
-	ck_assert_uint_eq(tap_stats_get()->rx_errors, 4);
+	ck_assert_uint_eq(tap_stats_get()->rx_drop[TAP_DROP_OFFLOAD], 4);
+	ck_assert_uint_eq(tap_stats_get()->rx_errors, 0);
 	ck_assert_uint_eq(used_of(1)->idx, 6);	/* all given back */
+
+	teardown();
+}
+END_TEST
+
+/**
+ * post_at() - make one single-buffer TX chain available, anywhere
+ * @i:		descriptor index
+ * @off:	buffer offset in guest memory
+ * @len:	bytes to send, virtio-net header included
+ */
+static void post_at(unsigned int i, uint64_t off, uint32_t len)
+{
+	struct vring_desc *d = desc_at(1, i);
+
+	d->addr = GPA_BASE + off;
+	d->len = len;
+	d->flags = 0;
+	d->next = 0;
+	avail_of(1)->ring[avail_idx[1] % QSIZE] = (uint16_t)i;
+	__atomic_store_n(&avail_of(1)->idx, ++avail_idx[1], __ATOMIC_RELEASE);
+}
+
+/* Longest frame the backend takes from the guest (vhost_user.c) */
+#define VU_FRAME_MAX	(14 + 4 + 40 + 65535)
+/* Where the test puts long frames: past both queues' buffers */
+#define LONG_OFF	0x80000UL
+
+START_TEST(test_tx_bad_lengths)
+{
+	const struct tap_stats *t;
+	uint16_t used0;
+	unsigned int len, k = 0;
+
+	setup();
+	memset(mem + BUF_OFF(1, 0), 0, 4096);
+	memset(mem + LONG_OFF, 0, MEM_SIZE - LONG_OFF);
+
+	/* Chains shorter than the header, and every length of frame shorter
+	 * than an Ethernet header behind it: QSIZE at a time
+	 */
+	for (len = 0; len < HDR_LEN + 14; len++) {
+		post_at(k % QSIZE, BUF_OFF(1, 0), len);
+		if (++k % QSIZE == 0)
+			do_kick(1);
+	}
+	do_kick(1);
+	t = tap_stats_get();
+	ck_assert_uint_eq(t->rx_drop[TAP_DROP_SHORT], HDR_LEN + 14);
+	ck_assert_uint_eq(t->rx_frames, 0);
+	ck_assert_uint_eq(used_of(1)->idx, HDR_LEN + 14);
+	ck_assert(tap_connected(&c));
+
+	/* Longer than the largest frame: one descriptor, or two (the second
+	 * crossing the limit), or far more than any frame
+	 */
+	used0 = used_of(1)->idx;
+	post_at(0, LONG_OFF, HDR_LEN + VU_FRAME_MAX + 1);
+	{
+		struct vring_desc *d = desc_at(1, 1);
+
+		d->addr = GPA_BASE + LONG_OFF;
+		d->len = HDR_LEN + 60000;
+		d->flags = VRING_DESC_F_NEXT;
+		d->next = 2;
+		d = desc_at(1, 2);
+		d->addr = GPA_BASE + LONG_OFF;
+		d->len = 60000;
+		d->flags = 0;
+		avail_of(1)->ring[avail_idx[1] % QSIZE] = 1;
+		__atomic_store_n(&avail_of(1)->idx, ++avail_idx[1],
+				 __ATOMIC_RELEASE);
+	}
+	post_at(3, LONG_OFF, (uint32_t)(MEM_SIZE - LONG_OFF));
+	do_kick(1);
+	ck_assert_uint_eq(t->rx_drop[TAP_DROP_LONG], 3);
+	ck_assert_uint_eq(used_of(1)->idx, (uint16_t)(used0 + 3));
+
+	/* The longest frame itself, and a short one, still go through */
+	post_at(4, LONG_OFF, HDR_LEN + VU_FRAME_MAX);
+	post_at(5, BUF_OFF(1, 0), HDR_LEN + 14);
+	do_kick(1);
+	ck_assert_uint_eq(t->rx_frames, 2);
+	ck_assert_uint_eq(t->rx_bytes, VU_FRAME_MAX + 14);
+	ck_assert_uint_eq(t->rx_drop[TAP_DROP_SHORT], HDR_LEN + 14);
+	ck_assert_uint_eq(t->rx_drop[TAP_DROP_LONG], 3);
+	ck_assert_uint_eq(t->rx_drop[TAP_DROP_CHAIN], 0);
+	ck_assert_uint_eq(used_of(1)->idx, (uint16_t)(used0 + 5));
+	ck_assert(called(1));
+	ck_assert(tap_connected(&c));
+
+	teardown();
+}
+END_TEST
+
+/**
+ * open_fds() - count this process's open descriptors
+ *
+ * Return: their number
+ */
+static unsigned int open_fds(void)
+{
+	unsigned int n = 0;
+	int fd;
+
+	for (fd = 0; fd < 1024; fd++)
+		n += fcntl(fd, F_GETFD) != -1;
+	return n;
+}
+
+START_TEST(test_reply_flag_fds)
+{
+	unsigned int before;
+	uint64_t idx = 0;
+	int two[2];
+
+	setup();
+	two[0] = eventfd(0, 0);
+	two[1] = eventfd(0, 0);
+	before = open_fds();
+
+	/* A "reply" from the front-end, with descriptors: the connection
+	 * goes, and the relay keeps none of them
+	 */
+	send_msg(SET_VRING_KICK, FLAG_REPLY, &idx, sizeof(idx), two, 2);
+	ck_assert(!tap_connected(&c));
+	close(two[0]);
+	close(two[1]);
+	/* Gone: the relay's socket, its copies of both queues' kick and
+	 * call eventfds (ours stay open), our two; the relay's copies of
+	 * those two never stayed
+	 */
+	ck_assert_uint_eq(open_fds(), before - 1 - 4 - 2);
 
 	teardown();
 }
@@ -751,7 +888,9 @@ static Suite *vhost_user_suite(void)
 	tcase_add_test(tc, test_tx);
 	tcase_add_test(tc, test_offload_rx);
 	tcase_add_test(tc, test_offload_tx);
+	tcase_add_test(tc, test_tx_bad_lengths);
 	tcase_add_test(tc, test_malformed);
+	tcase_add_test(tc, test_reply_flag_fds);
 	suite_add_tcase(s, tc);
 	return s;
 }

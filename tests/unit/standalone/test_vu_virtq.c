@@ -56,6 +56,21 @@ static uint8_t t_in[T_BIG + 4096];	/* frames as sent */
 static uint8_t t_out[T_BIG + 4096];	/* frames as received */
 
 /**
+ * t_pop() - take a frame from the TX queue into t_out
+ * @vh:		offload fields, filled, or NULL
+ * @size:	room for the frame
+ *
+ * Return: frame length, 0 if none, or the error of vu_virtq_pop_frame()
+ */
+static ssize_t t_pop(struct virtio_net_hdr *vh, size_t size)
+{
+	size_t len;
+	int rc = vu_virtq_pop_frame(&vq, &mem, T_HDR, vh, t_out, size, &len);
+
+	return rc > 0 ? (ssize_t)len : rc;
+}
+
+/**
  * gd() - guest view of a descriptor
  * @i:		index
  *
@@ -325,8 +340,7 @@ static void tx_ok(const size_t *segs, unsigned int nseg, size_t flen,
 
 	memset(t_out, 0, flen);
 	memset(&vh, 0xff, sizeof(vh));
-	ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, &vh, t_out,
-					    sizeof(t_out)), flen);
+	ck_assert_int_eq(t_pop(&vh, sizeof(t_out)), flen);
 	ck_assert(!memcmp(t_out, t_in + T_HDR, flen));
 
 	/* The header's offload fields, little-endian in guest memory */
@@ -348,22 +362,33 @@ static void tx_ok(const size_t *segs, unsigned int nseg, size_t flen,
 }
 
 /**
- * tx_bad() - make a chain available, check that it is refused and given
- *	      back, then that a good frame still goes through
- * @head:	head of the bad chain
+ * tx_refused() - make a chain available, check that it is refused for the
+ *		  given reason and given back, then that a good frame still
+ *		  goes through
+ * @head:	head of the refused chain
  * @size:	room for the frame
+ * @err:	error vu_virtq_pop_frame() must return
+ * @flen:	frame length it must report
  */
-static void tx_bad(unsigned int head, size_t size)
+static void tx_refused(unsigned int head, size_t size, int err, size_t flen)
 {
-	uint64_t bad0 = vq.stats.bad_chain, frames0 = vq.stats.frames;
+	uint64_t frames0 = vq.stats.frames;
+	struct vu_virtq_stats st0 = vq.stats;
 	uint16_t used0 = g_used_idx(), last0 = vq.last_avail;
-	size_t seg = T_HDR + 60;
+	size_t seg = T_HDR + 60, got;
 	uint32_t id, len;
 
 	g_avail(head);
 	ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, NULL, t_out,
-					    size), -1);
-	ck_assert_uint_eq(vq.stats.bad_chain, bad0 + 1);
+					    size, &got), err);
+	if (err != -EINVAL)
+		ck_assert_uint_eq(got, flen);
+	ck_assert_uint_eq(vq.stats.bad_chain,
+			  st0.bad_chain + (err == -EINVAL));
+	ck_assert_uint_eq(vq.stats.short_frame,
+			  st0.short_frame + (err == -EBADMSG));
+	ck_assert_uint_eq(vq.stats.long_frame,
+			  st0.long_frame + (err == -EMSGSIZE));
 	ck_assert_uint_eq(vq.stats.frames, frames0);
 	ck_assert_uint_eq(g_used_idx(), (uint16_t)(used0 + 1));
 	g_used(used0, &id, &len);
@@ -373,6 +398,16 @@ static void tx_bad(unsigned int head, size_t size)
 	ck_assert(!vu_virtq_has_avail(&vq));
 
 	tx_ok(&seg, 1, 60, head);
+}
+
+/**
+ * tx_bad() - a bad chain is refused and given back, the queue goes on
+ * @head:	head of the bad chain
+ * @size:	room for the frame
+ */
+static void tx_bad(unsigned int head, size_t size)
+{
+	tx_refused(head, size, -EINVAL, 0);
 }
 
 /**
@@ -513,8 +548,7 @@ START_TEST(tx_descriptor_layouts)
 
 	q_start(T_NUM, 0, false);
 	ck_assert(!vu_virtq_has_avail(&vq));
-	ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, NULL, t_out,
-					    sizeof(t_out)), 0);
+	ck_assert_int_eq(t_pop(NULL, sizeof(t_out)), 0);
 
 	tx_ok(one, 1, 100, 1);
 	tx_ok(two, 2, 100, 2);
@@ -543,11 +577,8 @@ START_TEST(tx_index_wraps)
 		g_avail(g_chain(&s, 1, 0, NULL));
 	}
 	for (i = 0; i < 5; i++)
-		ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, NULL,
-						    t_out,
-						    sizeof(t_out)), 64);
-	ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, NULL, t_out,
-					    sizeof(t_out)), 0);
+		ck_assert_int_eq(t_pop(NULL, sizeof(t_out)), 64);
+	ck_assert_int_eq(t_pop(NULL, sizeof(t_out)), 0);
 	ck_assert_uint_eq(g_used_idx(), 8);
 }
 END_TEST
@@ -560,8 +591,7 @@ START_TEST(tx_stopped_queue)
 	g_avail(g_chain(&s, 1, 0, NULL));
 	vu_virtq_stop(&vq);
 	ck_assert(!vu_virtq_has_avail(&vq));
-	ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, NULL, t_out,
-					    sizeof(t_out)), 0);
+	ck_assert_int_eq(t_pop(NULL, sizeof(t_out)), 0);
 	ck_assert_uint_eq(vq.last_avail, 10);
 	ck_assert_uint_eq(g_used_idx(), 10);
 }
@@ -920,14 +950,57 @@ START_TEST(tx_hostile)
 	       0);
 	tx_bad(225, sizeof(t_out));
 
-	/* Frame too long for the buffer, too short, shorter than header */
-	tx_bad(g_chain(&big, 1, 0, NULL), 199);
-	tx_bad(g_chain(&tiny, 1, 0, NULL), sizeof(t_out));
+	/* Frame too long for the buffer (its whole length reported), too
+	 * short, shorter than the header: counted apart from bad chains
+	 */
+	tx_refused(g_chain(&big, 1, 0, NULL), 199, -EMSGSIZE, 200);
+	tx_refused(g_chain(&tiny, 1, 0, NULL), sizeof(t_out), -EBADMSG, 10);
 	tiny = 8;
-	tx_bad(g_chain(&tiny, 1, 0, NULL), sizeof(t_out));
+	tx_refused(g_chain(&tiny, 1, 0, NULL), sizeof(t_out), -EBADMSG, 0);
 
-	ck_assert_uint_eq(vq.stats.bad_chain, 15);
+	ck_assert_uint_eq(vq.stats.bad_chain, 12);
+	ck_assert_uint_eq(vq.stats.short_frame, 2);
+	ck_assert_uint_eq(vq.stats.long_frame, 1);
 	ck_assert_uint_eq(vq.stats.frames, 15);
+}
+END_TEST
+
+START_TEST(avail_beyond_ring)
+{
+	size_t s = T_HDR + 60;
+	uint8_t frame[3000];
+	struct iovec iov = { frame, sizeof(frame) };
+	unsigned int h, i;
+
+	/* The guest claims num + 1 chains: more than the ring holds. The
+	 * ring counts as empty, both ways, nothing is taken or published
+	 */
+	q_start(8, 100, false);
+	h = g_chain(&s, 1, 0, NULL);
+	g_aidx = 100 + 9;
+	__atomic_store_n(&ga()->idx, htole16(g_aidx), __ATOMIC_RELEASE);
+	ck_assert(!vu_virtq_has_avail(&vq));
+	ck_assert_int_eq(t_pop(NULL, sizeof(t_out)), 0);
+	ck_assert_uint_eq(vq.last_avail, 100);
+	ck_assert_uint_eq(g_used_idx(), 100);
+	ck_assert_uint_ge(vq.stats.bad_avail, 2);
+
+	/* Backwards (65535 ahead) too */
+	g_aidx = 99;
+	__atomic_store_n(&ga()->idx, htole16(g_aidx), __ATOMIC_RELEASE);
+	ck_assert(!vu_virtq_has_avail(&vq));
+	pattern(frame, sizeof(frame), 3);
+	ck_assert_int_eq(vu_virtq_push_frame(&vq, &mem, T_HDR, NULL, &iov, 1),
+			 -EAGAIN);
+	ck_assert_uint_eq(g_used_idx(), 100);
+
+	/* Exactly num is fine, and the queue goes on from there */
+	g_aidx = 100;
+	for (i = 0; i < 8; i++)
+		g_avail(h);
+	ck_assert(vu_virtq_has_avail(&vq));
+	ck_assert_int_eq(t_pop(NULL, sizeof(t_out)), 60);
+	ck_assert_uint_eq(vq.last_avail, 101);
 }
 END_TEST
 
@@ -951,8 +1024,7 @@ START_TEST(tx_chain_limit)
 		g_desc(i, T_GPA + T_BUF + i * 64, 64,
 		       i < 7 ? VRING_DESC_F_NEXT : 0, i + 1);
 	g_avail(0);
-	ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, NULL, t_out,
-					    sizeof(t_out)), 8 * 64 - T_HDR);
+	ck_assert_int_eq(t_pop(NULL, sizeof(t_out)), 8 * 64 - T_HDR);
 
 	/* Index num itself, as head or next, with a plausible descriptor
 	 * there (this queue is smaller than the table we write)
@@ -1017,8 +1089,7 @@ START_TEST(notify_without_event_idx)
 
 	q_start(T_NUM, 0, false);
 	g_avail(g_chain(&s, 1, 0, NULL));
-	ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, NULL, t_out,
-					    sizeof(t_out)), 64);
+	ck_assert_int_eq(t_pop(NULL, sizeof(t_out)), 64);
 	ck_assert(vu_virtq_need_notify(&vq));
 
 	ga()->flags = htole16(VRING_AVAIL_F_NO_INTERRUPT);
@@ -1047,8 +1118,7 @@ START_TEST(notify_with_event_idx)
 	ga()->flags = htole16(VRING_AVAIL_F_NO_INTERRUPT);
 	*used_event = htole16(0);
 	g_avail(g_chain(&s, 1, 0, NULL));
-	ck_assert_int_gt(vu_virtq_pop_frame(&vq, &mem, T_HDR, NULL, t_out,
-					    sizeof(t_out)), 0);
+	ck_assert_int_gt(t_pop(NULL, sizeof(t_out)), 0);
 	ck_assert(vu_virtq_need_notify(&vq));	/* used 0 -> 1 crosses 0 */
 	ck_assert_uint_eq(vq.signalled_used, 1);
 
@@ -1056,9 +1126,7 @@ START_TEST(notify_with_event_idx)
 	*used_event = htole16(5);
 	for (i = 0; i < 2; i++) {
 		g_avail(g_chain(&s, 1, 0, NULL));
-		ck_assert_int_gt(vu_virtq_pop_frame(&vq, &mem, T_HDR, NULL,
-						    t_out,
-						    sizeof(t_out)), 0);
+		ck_assert_int_gt(t_pop(NULL, sizeof(t_out)), 0);
 	}
 	ck_assert(!vu_virtq_need_notify(&vq));
 	ck_assert_uint_eq(vq.signalled_used, 1);
@@ -1066,9 +1134,7 @@ START_TEST(notify_with_event_idx)
 	/* 3 -> 7 crosses 5 */
 	for (i = 0; i < 4; i++) {
 		g_avail(g_chain(&s, 1, 0, NULL));
-		ck_assert_int_gt(vu_virtq_pop_frame(&vq, &mem, T_HDR, NULL,
-						    t_out,
-						    sizeof(t_out)), 0);
+		ck_assert_int_gt(t_pop(NULL, sizeof(t_out)), 0);
 	}
 	ck_assert(vu_virtq_need_notify(&vq));
 	ck_assert_uint_eq(vq.signalled_used, 7);
@@ -1076,8 +1142,7 @@ START_TEST(notify_with_event_idx)
 	/* An event index already passed (guest lagging) doesn't fire... */
 	*used_event = htole16(6);
 	g_avail(g_chain(&s, 1, 0, NULL));
-	ck_assert_int_gt(vu_virtq_pop_frame(&vq, &mem, T_HDR, NULL, t_out,
-					    sizeof(t_out)), 0);
+	ck_assert_int_gt(t_pop(NULL, sizeof(t_out)), 0);
 	ck_assert(!vu_virtq_need_notify(&vq));
 	/* ...but exactly the one before the new index does: 7 -> 8 */
 	*used_event = htole16(7);
@@ -1105,8 +1170,7 @@ START_TEST(kick_enable_flags)
 	g_avail(g_chain(&s, 1, 0, NULL));
 	ck_assert(vu_virtq_kick_enable(&vq, true));
 	ck_assert(!(le16toh(gu()->flags) & VRING_USED_F_NO_NOTIFY));
-	ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, NULL, t_out,
-					    sizeof(t_out)), 64);
+	ck_assert_int_eq(t_pop(NULL, sizeof(t_out)), 64);
 	ck_assert(!vu_virtq_kick_enable(&vq, true));
 }
 END_TEST
@@ -1128,8 +1192,7 @@ START_TEST(kick_enable_event_idx)
 	ck_assert_uint_eq(le16toh(*avail_event), 7);
 
 	g_avail(g_chain(&s, 1, 0, NULL));
-	ck_assert_int_eq(vu_virtq_pop_frame(&vq, &mem, T_HDR, NULL, t_out,
-					    sizeof(t_out)), 64);
+	ck_assert_int_eq(t_pop(NULL, sizeof(t_out)), 64);
 	/* One chain there (reported): the kick is for the one after it */
 	g_avail(g_chain(&s, 1, 0, NULL));
 	ck_assert(vu_virtq_kick_enable(&vq, true));
@@ -1304,8 +1367,27 @@ START_TEST(mem_regions)
 	bad[1].uva = UINT64_MAX - 0x1000;
 	ck_assert_int_eq(vu_mem_map(&mem, bad, 2), -EINVAL);
 	memcpy(bad, d, sizeof(bad));
-	bad[1].fd = -1;					/* mmap() fails */
+	bad[1].fd = -1;					/* fstat() fails */
 	ck_assert_int_eq(vu_mem_map(&mem, bad, 2), -EBADF);
+	/* Past the end of the file: mapped, it would be a SIGBUS */
+	memcpy(bad, d, sizeof(bad));
+	bad[1].offset = T_MEM_SIZE - 0x1000;
+	ck_assert_int_eq(vu_mem_map(&mem, bad, 2), -ERANGE);
+	bad[1].offset = T_MEM_SIZE + (uint64_t)page;
+	ck_assert_int_eq(vu_mem_map(&mem, bad, 2), -ERANGE);
+	bad[1].offset = 0;
+	bad[1].size = T_MEM_SIZE + 1;
+	ck_assert_int_eq(vu_mem_map(&mem, bad, 2), -ERANGE);
+	{
+		int p2[2];
+
+		ck_assert_int_eq(pipe(p2), 0);		/* no regular file */
+		memcpy(bad, d, sizeof(bad));
+		bad[1].fd = p2[0];
+		ck_assert_int_eq(vu_mem_map(&mem, bad, 2), -ENODEV);
+		close(p2[0]);
+		close(p2[1]);
+	}
 	for (i = 2; i <= VU_MEM_REGIONS_MAX; i++) {
 		d[i] = d[1];
 		d[i].gpa = 0x400000 + i * 0x5000ULL;	/* adjacent */
@@ -1373,6 +1455,7 @@ int main(void)
 	tcase_add_test(tc, rx_without_mrg_rxbuf);
 	tcase_add_test(tc, tx_hostile);
 	tcase_add_test(tc, tx_chain_limit);
+	tcase_add_test(tc, avail_beyond_ring);
 	tcase_add_test(tc, rx_hostile);
 	tcase_add_test(tc, notify_without_event_idx);
 	tcase_add_test(tc, notify_with_event_idx);
