@@ -313,7 +313,11 @@ cell_diagnose() {
 	rig_log "links: host $(link_drops "$RIG_HOSTNS"); guest" \
 		"$(link_drops "$GUEST")"
 	rig_log "relay: $(grep 'tcp: conns' "$RIG_RELAY_LOG" | tail -1)"
+	grep -E '^(tap|qdisc|net): [a-z_]+=' "$RIG_RELAY_LOG" | tail -3 |
+		rig_indent
 	grep 'tcp: flow' "$RIG_RELAY_LOG" | tail -4 | rig_indent
+	rig_log "softnet drops per CPU: $(awk '{ printf "%d ", strtonum("0x" $2) }' \
+		/proc/net/softnet_stat)"
 	rig_log "ss samples of both ends: $d/samples (RIG_KEEP=1 keeps them)"
 	[ -n "$RIG_VERBOSE" ] && rig_indent <"$d/samples"
 }
