@@ -210,6 +210,53 @@ uint32_t tcp_wnd_query(const struct ctx *c, struct tcp_conn *conn,
 }
 
 /**
+ * tcp_host_wnd_release() - after a drop: release a window update the
+ *			    kernel holds back from the host peer
+ * @c:		execution context
+ * @conn:	connection, its acknowledged data just dropped
+ * @consumed:	bytes taken from the socket so far
+ * @free_before:	free window before the drop, if the kernel does not
+ *			report the advertised window
+ */
+static void tcp_host_wnd_release(const struct ctx *c, struct tcp_conn *conn,
+				 uint32_t consumed, uint32_t free_before)
+{
+	int peek_off = -1, rc;
+	bool raised;
+
+	if (conn->flags & TCP_F_PEEK_OFF)
+		peek_off = (int)(conn->seq_to_guest - conn->seq_acked);
+	raised = conn->flags & TCP_F_RCVBUF_RAISED;
+
+	rc = tcp_rcvwnd_release(conn->sock, consumed, peek_off, c->tcp_rmem,
+				free_before, &raised);
+	if (rc == TCP_RCVWND_RELEASED) {
+		tcp_stats.wnd_forced++;
+	} else if (rc == TCP_RCVWND_HELD || rc == TCP_RCVWND_CAPPED) {
+		tcp_stats.wnd_held++;
+	} else if (rc < 0) {
+		debug("TCP flow %u: can't release the host window: %s",
+		      conn->flow, strerror(-rc));
+	}
+	if (rc == TCP_RCVWND_CAPPED && !tcp_capped_reported) {
+		tcp_capped_reported = true;
+		info("TCP: a window update the kernel held back on a host socket"
+		     " can't be released: --tcp-rmem %i is at the kernel's limit"
+		     " (net.core.rmem_max): raise net.core.rmem_max above it, or"
+		     " use a smaller --tcp-rmem", c->tcp_rmem);
+	}
+
+	if (raised &&
+	    tcp_rcvwnd_restore(conn->sock, consumed, c->tcp_rmem, &raised))
+		debug("TCP flow %u: can't restore the receive buffer size",
+		      conn->flow);
+	if (raised)
+		conn->flags |= TCP_F_RCVBUF_RAISED;
+	else
+		conn->flags &= ~TCP_F_RCVBUF_RAISED;
+}
+
+/**
  * tcp_discard_acked() - drop data the guest acknowledged from the socket,
  *			 then see that the host peer learns of the space
  * @c:		execution context
@@ -220,8 +267,6 @@ uint32_t tcp_wnd_query(const struct ctx *c, struct tcp_conn *conn,
 int tcp_discard_acked(const struct ctx *c, struct tcp_conn *conn)
 {
 	uint32_t free_before = 0, consumed;
-	bool raised;
-	int rc;
 
 	/* Bytes taken from the socket, once the drop is done: everything
 	 * the guest acknowledged, after the SYN
@@ -248,36 +293,8 @@ int tcp_discard_acked(const struct ctx *c, struct tcp_conn *conn)
 	}
 
 	conn->discard = 0;
-	if (conn->flags & TCP_F_SOCK_EOF)
-		return 0;	/* the peer sends nothing more */
-
-	raised = conn->flags & TCP_F_RCVBUF_RAISED;
-	rc = tcp_rcvwnd_release(conn->sock, consumed,
-				(conn->flags & TCP_F_PEEK_OFF) ?
-				(int)(conn->seq_to_guest - conn->seq_acked) : -1,
-				c->tcp_rmem, free_before, &raised);
-	if (rc == TCP_RCVWND_RELEASED)
-		tcp_stats.wnd_forced++;
-	else if (rc == TCP_RCVWND_HELD || rc == TCP_RCVWND_CAPPED)
-		tcp_stats.wnd_held++;
-	if (rc == TCP_RCVWND_CAPPED && !tcp_capped_reported) {
-		tcp_capped_reported = true;
-		info("TCP: a window update the kernel held back on a host socket"
-		     " can't be released: --tcp-rmem %i is at the kernel's limit"
-		     " (net.core.rmem_max): raise net.core.rmem_max above it, or"
-		     " use a smaller --tcp-rmem", c->tcp_rmem);
-	}
-	else if (rc < 0)
-		debug("TCP flow %u: can't release the host window: %s",
-		      conn->flow, strerror(-rc));
-	if (raised &&
-	    tcp_rcvwnd_restore(conn->sock, consumed, c->tcp_rmem, &raised))
-		debug("TCP flow %u: can't restore the receive buffer size",
-		      conn->flow);
-	if (raised)
-		conn->flags |= TCP_F_RCVBUF_RAISED;
-	else
-		conn->flags &= ~TCP_F_RCVBUF_RAISED;
+	if (!(conn->flags & TCP_F_SOCK_EOF))	/* else nothing more comes */
+		tcp_host_wnd_release(c, conn, consumed, free_before);
 
 	return 0;
 }

@@ -301,6 +301,15 @@ retrans_counters() {
 	     "$(rig_nstat "$GUEST" TcpExtTCPLossProbes)"
 }
 
+# softnet_drops() - packets each CPU's backlog queue dropped, since boot
+softnet_drops() {
+	local _ dropped _rest
+
+	while read -r _ dropped _rest; do
+		printf '%d ' "0x$dropped"
+	done </proc/net/softnet_stat
+}
+
 # cell_diagnose() - why a cell failed: counters, links, relay, samples
 # $1: directory with the snapshots and samples of the cell
 cell_diagnose() {
@@ -313,7 +322,10 @@ cell_diagnose() {
 	rig_log "links: host $(link_drops "$RIG_HOSTNS"); guest" \
 		"$(link_drops "$GUEST")"
 	rig_log "relay: $(grep 'tcp: conns' "$RIG_RELAY_LOG" | tail -1)"
+	grep -E '^(tap|qdisc|net): [a-z_]+=' "$RIG_RELAY_LOG" | tail -3 |
+		rig_indent
 	grep 'tcp: flow' "$RIG_RELAY_LOG" | tail -4 | rig_indent
+	rig_log "softnet drops per CPU: $(softnet_drops)"
 	rig_log "ss samples of both ends: $d/samples (RIG_KEEP=1 keeps them)"
 	[ -n "$RIG_VERBOSE" ] && rig_indent <"$d/samples"
 }
