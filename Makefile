@@ -206,7 +206,7 @@ clang-tidy:
 			|| rc=1; \
 	done; exit $$rc
 
-install: $(BUILD)/passt
+install: $(BUILD)/passt $(BUILD)/pesto
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 $(BUILD)/passt $(DESTDIR)$(BINDIR)/passt
 	ln -sf passt $(DESTDIR)$(BINDIR)/pasta

@@ -9,9 +9,10 @@
 #
 #   build: "make deb" builds build-deb/passt-relay_VERSION_ARCH.deb from the
 #     tree (reused if no file of the tree is newer);
-#   contents (dpkg-deb -c): /usr/bin/passt, /usr/bin/pasta -> passt, the
-#     manual pages passt.1 and pasta.1, the AppArmor profile
-#     /etc/apparmor.d/usr.bin.passt and its abstractions passt and pasta;
+#   contents (dpkg-deb -c): /usr/bin/passt, /usr/bin/pasta -> passt,
+#     /usr/bin/pesto, the manual pages passt.1, pasta.1 and pesto.1, the
+#     AppArmor profile /etc/apparmor.d/usr.bin.passt and its abstractions
+#     passt and pasta;
 #     fields: Conflicts, Replaces and Provides passt;
 #   AppArmor: the profile, as installed, parses (apparmor_parser -Q: this
 #     kernel has no AppArmor to load it into);
@@ -96,8 +97,9 @@ contents() {
 	[ -n "$DEB" ] || rig_fail "no package" || return 1
 	list=$(dpkg-deb -c "$DEB" | awk '{ $1 = $2 = $3 = $4 = $5 = ""
 					   sub(/^ +/, ""); print }')
-	for f in ./usr/bin/passt "./usr/bin/pasta -> passt" \
+	for f in ./usr/bin/passt "./usr/bin/pasta -> passt" ./usr/bin/pesto \
 		 ./usr/share/man/man1/passt.1.gz \
+		 ./usr/share/man/man1/pesto.1.gz \
 		 "./usr/share/man/man1/pasta.1.gz -> passt.1.gz" \
 		 ./etc/apparmor.d/usr.bin.passt \
 		 ./etc/apparmor.d/abstractions/passt \
