@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# shellcheck shell=dash # busybox ash
+# shellcheck shell=dash disable=SC2154 # busybox ash; lease variables
 #
 # tests/vm/guest_perf.sh - the guest's side of tests/perf/run --mode passt
 #
@@ -11,17 +11,20 @@
 # DHCP (the relay's -m sets the MTU), starts an iperf3 server and a
 # sockperf server, and reports "RESULT perf ok mtu=N" once both listen.
 # The host (tests/perf/perf_vm.py) reaches them through ports the relay
-# forwards, and runs every client itself: iperf3 -R for guest->host.
+# forwards, and runs their clients itself: iperf3 -R for guest->host.
 #
 # Then, over and over, a transfer each way checked by sha256: round N
 # announces "RESULT readyN" once a receiver listens, stores what the host
-# sends, reports "RESULT downN ok SHA256 BYTES", then sends the same file
-# back on the second port ("RESULT upreadyN", then "RESULT upN ok" once
-# sent). The host compares both hashes with its own.
+# sends, reports "RESULT downN ok SHA256 BYTES", then connects to the host
+# through the gateway (port VT_UP on the host's loopback, where the host
+# starts a receiver once it has read "downN"; the guest tries again until
+# it listens) and sends the file back: "RESULT upN ok" once sent. The host
+# compares both hashes with its own.
 #
 # /etc/vmtest.conf:
 #   VT_IPERF, VT_SOCKPERF	ports of the iperf3 and sockperf servers
-#   VT_DOWN, VT_UP		ports of the transfer receiver and sender
+#   VT_DOWN			port of the guest's transfer receiver
+#   VT_UP			port of the host's receiver (on its loopback)
 
 # shellcheck source=tests/vm/guest_lib.sh
 . /lib/vmtest.sh
@@ -30,6 +33,7 @@
 
 FILE=/tmp/transfer.bin
 SOCAT_BUF=262144	# bytes per read and write: syscalls are dear in TCG
+UP_TRIES=150		# connection attempts to the host's receiver, 0.2 s apart
 
 IF=$(vt_iface)
 ip link set lo up
@@ -42,6 +46,8 @@ if ! vt_dhcp "$IF"; then
 					      tr '\n' ' ')"
 	exit 1
 fi
+# shellcheck disable=SC1091 # written by /etc/udhcpc.sh
+. /tmp/lease
 
 iperf3 -s -p "$VT_IPERF" >/tmp/iperf3.log 2>&1 &
 sockperf server --tcp -p "$VT_SOCKPERF" >/tmp/sockperf.log 2>&1 &
@@ -81,11 +87,10 @@ while :; do
 	fi
 	vt_result "down$n" ok "$(vt_sha "$FILE") $(vt_size "$FILE")"
 
-	socat -u -b "$SOCAT_BUF" "OPEN:$FILE" \
-		"TCP-LISTEN:$VT_UP,reuseaddr" 2>/tmp/socat.err &
-	pid=$!
-	listening "upready$n" "$VT_UP" "$pid"
-	if wait "$pid"; then
+	# to the host's receiver: the gateway reaches the host's loopback
+	if socat -u -b "$SOCAT_BUF" "OPEN:$FILE" \
+		"TCP:$router:$VT_UP,retry=$UP_TRIES,interval=0.2" \
+		2>/tmp/socat.err; then
 		vt_result "up$n" ok
 	else
 		vt_result "up$n" fail "socat: $(tr '\n' ' ' </tmp/socat.err)"
