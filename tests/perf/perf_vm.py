@@ -97,7 +97,7 @@ def accel(rig, img, want):
     want: "kvm", "tcg" or "auto" (probe KVM, see the top of the file).
     """
     if want != "auto":
-        return want, "as asked (--accel)"
+        return want, f"--accel {want}"
     if not os.access("/dev/kvm", os.R_OK | os.W_OK):
         return "tcg", "no usable /dev/kvm"
     console = os.path.join(rig.outdir, "kvm-probe.log")
@@ -227,17 +227,27 @@ class Guests:
         if backend == "vhost-user":
             argv.append("--vhost-user")
         g.proc = self.rig.spawn(self.rig.host_ns, argv, f"relay-{tag}.log")
-        if not self.rig.poll(SOCKET_SECS, lambda: os.path.exists(sock) or
+        try:
+            self._boot(g, backend)
+        except RigError:
+            self.stop(g)        # not left running through the others
+            raise
+        return g
+
+    def _boot(self, g, backend):
+        """Wait for the relay's socket, boot QEMU on it, wait for the
+        guest's "RESULT perf"."""
+        if not self.rig.poll(SOCKET_SECS, lambda: os.path.exists(g.sock) or
                              g.dead()):
-            raise RigError(f"{peer}: no socket {sock} after "
+            raise RigError(f"{g.peer}: no socket {g.sock} after "
                            f"{SOCKET_SECS} s, see {g.proc.log}")
         if g.dead():
             raise RigError(g.dead())
+        tag = f"{g.peer}-{backend}-{g.mtu}"
         g.qemu = self.rig.spawn(self.rig.host_ns,
                                 qemu_argv(self.img, self.accel, backend,
-                                          sock), f"console-{tag}.log")
+                                          g.sock), f"console-{tag}.log")
         g.result("perf", BOOT_SECS)
-        return g
 
     def stop(self, g):
         """Stop a guest's QEMU and its relay."""
