@@ -40,6 +40,7 @@ TRANSFER_QUICK = "16M"
 PACKAGES = {"iperf3": "iperf3", "sockperf": "sockperf", "socat": "socat",
             "qemu-system-x86_64": "qemu-system-x86",
             V.DEBIAN_PASST: "passt", "ip": "iproute2", "make": "make"}
+RECORD_PACKAGES = {"perf": "linux-perf"}
 
 
 def parse_args(argv):
@@ -63,6 +64,7 @@ def parse_args(argv):
     ap.add_argument("--upstream", default=None)
     ap.add_argument("--label", default="")
     ap.add_argument("--no-build", action="store_true")
+    ap.add_argument("--record", action="store_true")
     a = ap.parse_args(argv)
     if a.quick:
         a.seconds = 1
@@ -153,7 +155,7 @@ def jobs_for(args, mtu, data):
                     keys.append(f"cpu:{d}:{mtu}")
                 jobs.append((f"TCP {name} MTU {mtu} x{n}", keys,
                              lambda g, r, d=d, n=n: VM.tcp(
-                                 args.rig, g, d, n, secs, r)))
+                                 args.rig, g, d, n, secs, r, args.record)))
     if "latency" in args.metrics and mtu == args.mtus[0]:
         jobs.append(("TCP RTT", [f"lat:{mtu}:{p}" for p in
                                  ("p50", "p99", "p99.9")],
@@ -207,9 +209,11 @@ def prepare(args, outdir, notes):
     Sets args.binaries ({peer: passt binary}) and args.unavailable
     ({(peer, backend)} not measured).
     """
-    missing = install_missing(PACKAGES)
-    for need in ("iperf3", "sockperf", "socat", "qemu-system-x86_64", "ip",
-                 "make"):
+    missing = install_missing(dict(PACKAGES, **(RECORD_PACKAGES
+                                               if args.record else {})))
+    needs = ["iperf3", "sockperf", "socat", "qemu-system-x86_64", "ip",
+             "make"] + (["perf"] if args.record else [])
+    for need in needs:
         if need in missing:
             raise RigError(f"{need} missing and could not be installed")
     if not args.no_build:
@@ -265,6 +269,9 @@ def header(args, stamp, loads, guest):
            f"# passt: {args.ours}"]
     if args.label:
         out.append(f"# {args.label}")
+    if args.record:
+        out.append("# --record: perf record ran during the 1-stream TCP "
+                   "runs (slower, higher CPU): not a table to compare")
     if "passt-current" in args.peers and args.upstream:
         out.append(f"# passt-current: {args.upstream} (upstream's sources)")
     if "passt-upstream" in args.peers:

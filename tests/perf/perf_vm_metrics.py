@@ -16,6 +16,8 @@ No timing assertions: a measurement reports numbers, never judges them.
 
 import hashlib
 import os
+import signal
+import subprocess
 import time
 
 import perf_metrics as M
@@ -27,6 +29,13 @@ SOCAT_BUF = 262144      # socat's read and write size, as the guest's
 TRANSFER_SECS = 30      # a transfer's floor of time, beyond MIN_RATE
 MIN_RATE = 1 << 20      # bytes per second a transfer may take at worst
 READY_SECS = 30         # guest's receiver or sender to listen
+RECORD_LIMIT = 1.0      # --record: symbols above this % in the summary
+RECORD_STOP_SECS = 30   # perf writing its file after SIGINT
+RECORD_EVENTS = ("context-switches", "syscalls:sys_enter_epoll_wait",
+                 "syscalls:sys_enter_recvmsg", "syscalls:sys_enter_recvfrom",
+                 "syscalls:sys_enter_sendmsg", "syscalls:sys_enter_sendto",
+                 "syscalls:sys_enter_write", "syscalls:sys_enter_writev",
+                 "syscalls:sys_enter_read", "syscalls:sys_enter_readv")
 
 
 def _tag(key, g, rep):
@@ -34,11 +43,48 @@ def _tag(key, g, rep):
     return f"{key.replace(':', '-')}.{g.peer}.r{rep}"
 
 
-def tcp(rig, g, direction, streams, secs, rep):
+def _record_start(rig, g, tag):
+    """perf record -g of the relay into TAG.perf.data, and perf stat of
+    its system calls and context switches into TAG.perf-stat.txt.
+
+    Returns the two perf processes.
+    """
+    out = os.path.join(rig.outdir, tag)
+    pid = str(g.pid)
+    return [rig.spawn(None, ["perf", "record", "-q", "-g", "-o",
+                             f"{out}.perf.data", "-p", pid],
+                      f"{tag}.perf.log"),
+            rig.spawn(None, ["perf", "stat", "-e", ",".join(RECORD_EVENTS),
+                             "-o", f"{out}.perf-stat.txt", "-p", pid],
+                      f"{tag}.perf-stat.log")]
+
+
+def _record_stop(rig, recs, tag):
+    """Stop the perf processes (SIGINT: perf stat prints its counts only
+    then), then summarise the profile: TAG.perf.txt, the symbols above
+    RECORD_LIMIT % of the samples."""
+    for rec in recs:
+        rec.send_signal(signal.SIGINT)
+        try:
+            rec.wait(timeout=RECORD_STOP_SECS)
+        except subprocess.TimeoutExpired:
+            pass
+        rig.end(rec)
+    data = os.path.join(rig.outdir, f"{tag}.perf.data")
+    rig.run(None, ["perf", "report", "-i", data, "--stdio", "--no-children",
+                   "--sort", "dso,symbol", "--percent-limit",
+                   str(RECORD_LIMIT), "-g", "none"], f"{tag}.perf.txt", 120)
+
+
+def tcp(rig, g, direction, streams, secs, rep, record=False):
     """iperf3 TCP throughput, receiver's rate; relay CPU per GiB.
 
     Rows: BACKEND:tcp:DIR:MTU:STREAMS (Gbit/s) and, for one stream,
-    BACKEND:cpu:DIR:MTU (relay CPU seconds per GiB received).
+    BACKEND:cpu:DIR:MTU (relay CPU seconds per GiB received). With
+    @record, a 1-stream run also records the relay's profile (perf
+    record -g) and counts its system calls and context switches (perf
+    stat), which slows it: such runs are for looking at, not for the
+    table.
     """
     key = f"{g.backend}:tcp:{direction}:{g.mtu}:{streams}"
     err = g.dead()
@@ -49,10 +95,13 @@ def tcp(rig, g, direction, streams, secs, rep):
            "--connect-timeout", "5000"]
     if direction == "g2h":
         cli.append("-R")
+    tag = _tag(key, g, rep)
+    recs = _record_start(rig, g, tag) if record and streams == 1 else None
     t0 = rig.cpu_ticks(g.pid)
-    rc, out = rig.run(rig.host_ns, cli, _tag(key, g, rep) + ".client.log",
-                      secs + M.SLACK)
+    rc, out = rig.run(rig.host_ns, cli, tag + ".client.log", secs + M.SLACK)
     ticks = rig.cpu_ticks(g.pid) - t0 if not g.dead() else None
+    if recs:
+        _record_stop(rig, recs, tag)
     if rc is None:
         return M.Result(error=f"iperf3 client timed out after "
                               f"{secs + M.SLACK} s")
