@@ -67,7 +67,7 @@ def _dead(inst):
             f" log {inst.proc.log})")
 
 
-def _iperf_json(text):
+def iperf_json(text):
     """Parse iperf3 -J output; returns (dict or None, error or None)."""
     start = text.find("{")
     try:
@@ -81,7 +81,7 @@ def _iperf_json(text):
     return data, None
 
 
-def _stalled(data):
+def stalled_secs(data):
     """Seconds of an iperf3 run at (nearly) zero throughput.
 
     An interval of at least half a second counts if it moved less than
@@ -158,14 +158,14 @@ def tcp(rig, inst, direction, streams, secs, rep, rate=None):
     if rc is None:
         return Result(error=f"iperf3 client timed out after "
                             f"{secs + SLACK} s")
-    data, err = _iperf_json(out)
+    data, err = iperf_json(out)
     if err:
         return Result(error=err)
     end = data["end"]["sum_received"]
     if rate:
         return _tcp_at_rate(key, end, ticks, rate, _dead(inst))
     values = {key: end["bits_per_second"] / 1e9}
-    stalled = _stalled(data)
+    stalled = stalled_secs(data)
     if streams == 1 and ticks is not None and end["bytes"] > 0:
         values[f"cpu:{direction}:{inst.mtu}"] = \
             ticks / CLK_TCK / (end["bytes"] / GIB)
@@ -219,7 +219,7 @@ def udp(rig, inst, direction, secs, rate, length, rep):
     if rc is None:
         return Result(error=f"iperf3 client timed out after "
                             f"{secs + SLACK} s")
-    data, err = _iperf_json(out)
+    data, err = iperf_json(out)
     if err:
         return Result(error=err)
     end = data["end"].get("sum_received") or data["end"]["sum"]
@@ -265,7 +265,7 @@ _SOCKPERF_PCT = {"p50": "50.000", "p99": "99.000", "p99.9": "99.900",
                  "p99.99": "99.990"}
 
 
-def _sockperf_stats(out):
+def sockperf_stats(out):
     """Round-trip statistics from sockperf ping-pong --full-rtt output.
 
     Returns {"mean", "max", "p50", "p99", "p99.9", "p99.99": usec} or
@@ -292,7 +292,7 @@ def _pingpong(rig, inst, secs, tag, nice=None):
     """sockperf TCP ping-pong, 64 bytes, ns client to a host server.
 
     With @nice, both ends run at that nice value. Returns (statistics as
-    _sockperf_stats(), error or None).
+    sockperf_stats(), error or None).
     """
     pre = ["nice", "-n", str(nice)] if nice is not None else []
     srv = pre + ["sockperf", "server", "--tcp", "-i", inst.srv_bind,
@@ -308,7 +308,7 @@ def _pingpong(rig, inst, secs, tag, nice=None):
     if rc != 0:
         return None, (f"sockperf exited with status {rc}: "
                       + out.strip()[-200:])
-    return _sockperf_stats(out)
+    return sockperf_stats(out)
 
 
 def latency_idle(rig, inst, secs, rep):
@@ -384,7 +384,7 @@ def latency_load(rig, inst, secs, rep, rate=None, nice=None):
         return Result(error=err)
     values = {f"{key}:{k}": st[k] for k in ("p50", "p99", "p99.9")}
     with open(bulk.log, encoding="utf-8", errors="replace") as f:
-        data, berr = _iperf_json(f.read())
+        data, berr = iperf_json(f.read())
     flag = None
     if berr:
         flag = "bulk failed"
@@ -392,8 +392,8 @@ def latency_load(rig, inst, secs, rep, rate=None, nice=None):
     else:
         values[f"{key}:bulk"] = \
             data["end"]["sum_received"]["bits_per_second"] / 1e9
-        if _stalled(data):
-            flag = f"bulk: {_stalled(data)} s near 0"
+        if stalled_secs(data):
+            flag = f"bulk: {stalled_secs(data)} s near 0"
     return Result(values, flag, berr or _dead(inst))
 
 

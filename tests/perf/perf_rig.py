@@ -33,6 +33,29 @@ HOST_GW_MAC = "02:00:00:00:00:01"
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
+def _on_signal(signum, _frame):
+    """SIGTERM/SIGHUP: leave through the caller's cleanup (finally)."""
+    print(f"\n# signal {signum}: cleaning up", flush=True)
+    raise SystemExit(128 + signum)
+
+
+def catch_signals():
+    """SIGINT, SIGTERM and SIGHUP raise, so that Rig.cleanup() runs.
+
+    SIGINT too when the benchmark was started with it ignored (a
+    background job).
+    """
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _on_signal)
+    signal.signal(signal.SIGHUP, _on_signal)
+
+
+def loadavg():
+    """The 1, 5 and 15 minute load averages, as text."""
+    with open("/proc/loadavg", encoding="ascii") as f:
+        return " ".join(f.read().split()[:3])
+
+
 class RigError(Exception):
     """A step of the set-up failed: the message says which and why."""
 

@@ -66,6 +66,15 @@ vt_iface() {
 	return 1
 }
 
+# vt_dhcp() - DHCP on an interface: udhcpc configures it through
+# /etc/udhcpc.sh (address, route, MTU), which writes the lease to /tmp/lease
+# $1: interface
+# Return: 0 with a lease; udhcpc's output is in /tmp/udhcpc.log
+vt_dhcp() {
+	timeout 30 udhcpc -i "$1" -f -q -n -t 5 -T 2 -O mtu \
+		-s /etc/udhcpc.sh >/tmp/udhcpc.log 2>&1 && [ -s /tmp/lease ]
+}
+
 # vt_sha() - print the SHA-256 of a file
 # $1: file
 vt_sha() {

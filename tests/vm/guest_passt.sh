@@ -64,8 +64,7 @@ vt_result link ok "$IF $(cat "/sys/class/net/$IF/address")"
 
 # DHCP: udhcpc configures the interface through /etc/udhcpc.sh
 start=$(vt_ms)
-if timeout 30 udhcpc -i "$IF" -f -q -n -t 5 -T 2 -O mtu \
-	-s /etc/udhcpc.sh >/tmp/udhcpc.log 2>&1 && [ -s /tmp/lease ]; then
+if vt_dhcp "$IF"; then
 	# shellcheck disable=SC1091 # written by /etc/udhcpc.sh
 	. /tmp/lease
 	vt_log "DHCP took $(( $(vt_ms) - start )) ms:" \

@@ -6,10 +6,11 @@
 # Theory of operation: sourced by an integration script after
 # tests/lib/rig.sh and rig_init. vm_image builds the guest with
 # tests/vm/mkimage (kernel cached in build/vm, initramfs in the rig's
-# temporary directory); vm_start boots it in QEMU (TCG) under a hard
-# timeout, with the serial console written to a file; vm_result waits for
-# one "RESULT NAME ok|fail ..." line of the guest (tests/vm/guest_lib.sh)
-# and gives up as soon as QEMU has exited. QEMU's PID is on the rig's
+# temporary directory); vm_start boots it in QEMU (TCG, the command line
+# of tests/vm/qemu_args) under a hard timeout, with the serial console
+# written to a file; vm_result waits for one "RESULT NAME ok|fail ..."
+# line of the guest (tests/vm/guest_lib.sh) and gives up as soon as QEMU
+# has exited. QEMU's PID is on the rig's
 # cleanup stack: it cannot outlive the script.
 #
 # Environment:
@@ -62,35 +63,6 @@ vm_image() {
 	rig_log "guest: $VM_KERNEL"
 }
 
-# vm_net_args() - print QEMU's network options for VM_NETDEV, one a line
-# $1: socket path, or descriptor number for vhost-user-fd
-#
-# vhost-user: QEMU 7.2 under TCG crashes once the guest enables MSI-X on a
-# vhost-user device, hence vectors=0 (legacy interrupts).
-vm_net_args() {
-	local dev="virtio-net-pci,netdev=n,mac=$VM_MAC,romfile="
-
-	dev+=${VM_DEV_OPTS:+,$VM_DEV_OPTS}
-
-	case $VM_NETDEV in
-	none)
-		printf '%s\n' -nic none ;;
-	vhost-user|vhost-user-fd)
-		if [ "$VM_NETDEV" = vhost-user ]; then
-			printf '%s\n' -chardev "socket,id=c,path=$1"
-		else
-			printf '%s\n' -chardev "socket,id=c,fd=$1"
-		fi
-		printf '%s\n' -netdev vhost-user,id=n,chardev=c \
-			-device "$dev,vectors=0" \
-			-object "memory-backend-memfd,id=m,size=$VM_MEM,share=on" \
-			-numa node,memdev=m ;;
-	*)
-		printf '%s\n' -device "$dev" -netdev \
-			"stream,id=n,server=off,addr.type=unix,addr.path=$1" ;;
-	esac
-}
-
 # vm_start() - boot the guest, its network on a passt socket
 # $1: socket path (passt must listen already: QEMU 7.2 does not retry), or
 #     descriptor number with VM_NETDEV=vhost-user-fd
@@ -99,19 +71,21 @@ vm_net_args() {
 # timeout VM_TIMEOUT. Sets VM_PID, VM_CONSOLE, VM_ERR and VM_START_MS; the
 # process is killed at cleanup.
 vm_start() {
-	local net wrap
+	local args wrap
 
-	mapfile -t net < <(vm_net_args "$1")
+	if ! mapfile -t args < <("$VM_DIR/qemu_args" -m "$VM_MEM" \
+				 -n "$VM_NETDEV" -o "${VM_DEV_OPTS:-}" \
+				 -M "$VM_MAC" "$VM_IMG" "$1") ||
+	   [ ${#args[@]} -eq 0 ]; then
+		rig_fail "tests/vm/qemu_args failed"
+		return 1
+	fi
 	read -r -d '' -a wrap <<<"$VM_WRAP"	# words over several lines
 	VM_CONSOLE=$RIG_TMP/console.log
 	VM_ERR=$RIG_TMP/qemu.err
 	VM_START_MS=$(rig_now_ms)
 	ip netns exec "$RIG_HOSTNS" timeout -k 5 "$VM_TIMEOUT" \
-		"${wrap[@]}" qemu-system-x86_64 \
-		-accel tcg -m "$VM_MEM" -nographic -no-reboot \
-		-kernel "$VM_IMG/vmlinuz" -initrd "$VM_IMG/initramfs.gz" \
-		-append "console=ttyS0 quiet panic=-1" \
-		"${net[@]}" \
+		"${wrap[@]}" qemu-system-x86_64 "${args[@]}" \
 		</dev/null >"$VM_CONSOLE" 2>"$VM_ERR" &
 	VM_PID=$!
 	rig_defer vm_stop

@@ -1,0 +1,215 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""tests/perf/perf_vm_metrics.py - one measurement of one relay and its guest
+
+Theory of operation: as perf_metrics.py, for a perf_vm.Guest: each
+function runs one measurement and returns a perf_metrics.Result for rows
+keyed "BACKEND:METRIC:...". The servers run in the guest all along
+(tests/vm/guest_perf.sh); every client runs in the rig's host namespace
+and connects to a port the relay forwards (the guest's half of the
+transfers connects to the host instead). guest->host ("g2h") is iperf3
+-R: the guest's server sends. Relay CPU time is read from /proc/PID/stat
+while the client runs, as the pasta mode does. Raw outputs stay in the
+rig's output directory, named after the row, the peer and the repetition.
+
+No timing assertions: a measurement reports numbers, never judges them.
+"""
+
+import hashlib
+import os
+import signal
+import subprocess
+import time
+
+import perf_metrics as M
+import perf_vm as V
+from perf_rig import CLK_TCK, RigError
+
+DIRS = {"g2h": "guest->host", "h2g": "host->guest"}
+SOCAT_BUF = 262144      # socat's read and write size, as the guest's
+TRANSFER_SECS = 30      # a transfer's floor of time, beyond MIN_RATE
+MIN_RATE = 1 << 20      # bytes per second a transfer may take at worst
+READY_SECS = 30         # guest's receiver or sender to listen
+RECORD_LIMIT = 1.0      # --record: symbols above this % in the summary
+RECORD_STOP_SECS = 30   # perf writing its file after SIGINT
+RECORD_EVENTS = ("context-switches", "syscalls:sys_enter_epoll_wait",
+                 "syscalls:sys_enter_recvmsg", "syscalls:sys_enter_recvfrom",
+                 "syscalls:sys_enter_sendmsg", "syscalls:sys_enter_sendto",
+                 "syscalls:sys_enter_write", "syscalls:sys_enter_writev",
+                 "syscalls:sys_enter_read", "syscalls:sys_enter_readv")
+
+
+def _tag(key, g, rep):
+    """File name stem for a raw output."""
+    return f"{key.replace(':', '-')}.{g.peer}.r{rep}"
+
+
+def _record_start(rig, g, tag):
+    """perf record -g of the relay into TAG.perf.data, and perf stat of
+    its system calls and context switches into TAG.perf-stat.txt.
+
+    Returns the two perf processes.
+    """
+    out = os.path.join(rig.outdir, tag)
+    pid = str(g.pid)
+    return [rig.spawn(None, ["perf", "record", "-q", "-g", "-o",
+                             f"{out}.perf.data", "-p", pid],
+                      f"{tag}.perf.log"),
+            rig.spawn(None, ["perf", "stat", "-e", ",".join(RECORD_EVENTS),
+                             "-o", f"{out}.perf-stat.txt", "-p", pid],
+                      f"{tag}.perf-stat.log")]
+
+
+def _record_stop(rig, recs, tag):
+    """Stop the perf processes (SIGINT: perf stat prints its counts only
+    then), then summarise the profile: TAG.perf.txt, the symbols above
+    RECORD_LIMIT % of the samples."""
+    for rec in recs:
+        rec.send_signal(signal.SIGINT)
+        try:
+            rec.wait(timeout=RECORD_STOP_SECS)
+        except subprocess.TimeoutExpired:
+            pass
+        rig.end(rec)
+    data = os.path.join(rig.outdir, f"{tag}.perf.data")
+    rig.run(None, ["perf", "report", "-i", data, "--stdio", "--no-children",
+                   "--sort", "dso,symbol", "--percent-limit",
+                   str(RECORD_LIMIT), "-g", "none"], f"{tag}.perf.txt", 120)
+
+
+def tcp(rig, g, direction, streams, secs, rep, record=False):
+    """iperf3 TCP throughput, receiver's rate; relay CPU per GiB.
+
+    Rows: BACKEND:tcp:DIR:MTU:STREAMS (Gbit/s) and, for one stream,
+    BACKEND:cpu:DIR:MTU (relay CPU seconds per GiB received). With
+    @record, a 1-stream run also records the relay's profile (perf
+    record -g) and counts its system calls and context switches (perf
+    stat), which slows it: such runs are for looking at, not for the
+    table.
+    """
+    key = f"{g.backend}:tcp:{direction}:{g.mtu}:{streams}"
+    err = g.dead()
+    if err:
+        return M.Result(error=err)
+    cli = ["iperf3", "-c", g.fwd_addr, "-p", str(g.ports["iperf"]),
+           "-t", str(secs), "-P", str(streams), "-i", "1", "-J",
+           "--connect-timeout", "5000"]
+    if direction == "g2h":
+        cli.append("-R")
+    tag = _tag(key, g, rep)
+    recs = _record_start(rig, g, tag) if record and streams == 1 else None
+    t0 = rig.cpu_ticks(g.pid)
+    rc, out = rig.run(rig.host_ns, cli, tag + ".client.log", secs + M.SLACK)
+    ticks = rig.cpu_ticks(g.pid) - t0 if not g.dead() else None
+    if recs:
+        _record_stop(rig, recs, tag)
+    if rc is None:
+        return M.Result(error=f"iperf3 client timed out after "
+                              f"{secs + M.SLACK} s")
+    data, err = M.iperf_json(out)
+    if err:
+        return M.Result(error=err)
+    end = data["end"]["sum_received"]
+    values = {key: end["bits_per_second"] / 1e9}
+    if streams == 1 and ticks is not None and end["bytes"] > 0:
+        values[f"{g.backend}:cpu:{direction}:{g.mtu}"] = \
+            ticks / CLK_TCK / (end["bytes"] / M.GIB)
+    stalled = M.stalled_secs(data)
+    return M.Result(values, f"{stalled} s near 0" if stalled else None,
+                    g.dead())
+
+
+def latency(rig, g, secs, rep):
+    """sockperf TCP ping-pong, 64 bytes, host client, guest server.
+
+    Rows: BACKEND:lat:MTU:p50, :p99, :p99.9 (microseconds, full round
+    trip).
+    """
+    key = f"{g.backend}:lat:{g.mtu}"
+    err = g.dead()
+    if err:
+        return M.Result(error=err)
+    cli = ["sockperf", "ping-pong", "--tcp", "-i", g.fwd_addr,
+           "-p", str(g.ports["sockperf"]), "-m", "64", "-t", str(secs),
+           "--full-rtt"]
+    rc, out = rig.run(rig.host_ns, cli, _tag(key, g, rep) + ".client.log",
+                      secs + M.SLACK)
+    if rc != 0:
+        return M.Result(error=f"sockperf exited with status {rc}: "
+                              + out.strip()[-200:])
+    st, err = M.sockperf_stats(out)
+    if err:
+        return M.Result(error=err)
+    return M.Result({f"{key}:{p}": st[p] for p in ("p50", "p99", "p99.9")},
+                    None, g.dead())
+
+
+def sha256_file(path):
+    """The sha256 of a file, in hex."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _socat(rig, g, src, dst, tag, size):
+    """Run socat -u in the host namespace; returns seconds taken."""
+    limit = TRANSFER_SECS + size // MIN_RATE
+    t0 = time.monotonic()
+    rc, out = rig.run(rig.host_ns, ["socat", "-u", "-b", str(SOCAT_BUF),
+                                    src, dst], tag, limit)
+    if rc != 0:
+        raise RigError(f"socat {src} {dst}: "
+                       + (f"status {rc}: {out.strip()[-200:]}"
+                          if rc is not None else f"not done in {limit} s"))
+    return time.monotonic() - t0
+
+
+def transfer(rig, g, data, digest, rep):
+    """A file to the guest and back, each way checked by sha256.
+
+    data: the file; digest: its sha256 (hex). The guest hashes what it
+    got and sends it back to a receiver on the host's loopback, through
+    the gateway address (tests/vm/guest_perf.sh); the host hashes what
+    returns. Rows: BACKEND:xfer:MTU:h2g and BACKEND:xfer:MTU:g2h, socat's
+    rate in Gbit/s (the sender's time to the guest, the receiver's time
+    back); a hash that differs is the cell's error.
+    """
+    key = f"{g.backend}:xfer"
+    err = g.dead()
+    if err:
+        return M.Result(error=err)
+    size = os.path.getsize(data)
+    g.transfers += 1
+    n = g.transfers
+    tag = _tag(f"{key}:{g.mtu}", g, rep)
+    back = os.path.join(rig.outdir, f"{tag}.bin")
+    values = {}
+    try:
+        g.result(f"ready{n}", READY_SECS)
+        dt = _socat(rig, g, f"OPEN:{data}",
+                    f"TCP:{g.fwd_addr}:{g.ports['down']}",
+                    f"{tag}.down.log", size)
+        got = g.result(f"down{n}", TRANSFER_SECS + size // MIN_RATE).split()
+        if got != [digest, str(size)]:
+            return M.Result(error=f"host->guest: the guest got {got[-1]} "
+                                  f"bytes, sha256 {got[0][:12]}..., sent "
+                                  f"{size}, {digest[:12]}...")
+        values[f"{key}:{g.mtu}:h2g"] = size * 8 / dt / 1e9
+        dt = _socat(rig, g, f"TCP-LISTEN:{V.GUEST_PORTS['up']},bind="
+                    f"127.0.0.1,reuseaddr", f"CREATE:{back}",
+                    f"{tag}.up.log", size)
+        g.result(f"up{n}", READY_SECS)
+        back_digest = sha256_file(back)
+        if back_digest != digest:
+            return M.Result(values, None,
+                            f"guest->host: got {os.path.getsize(back)} "
+                            f"bytes, sha256 {back_digest[:12]}..., sent "
+                            f"{size}, {digest[:12]}...")
+        values[f"{key}:{g.mtu}:g2h"] = size * 8 / dt / 1e9
+    except RigError as e:
+        return M.Result(values, None, str(e))
+    finally:
+        if os.path.exists(back):
+            os.unlink(back)
+    return M.Result(values, None, g.dead())
