@@ -16,8 +16,11 @@
 # one iperf3 run of $STALL_SECS (default 10) seconds per cell must have no
 # stall second (an interval below 10 % of the run's median), and
 # retransmitted segments below 0.1 % of the segments sent: nstat
-# TcpRetransSegs over TcpOutSegs in both namespaces, plus the relay's own
-# retransmissions toward the guest (its tcp counters, logged on SIGUSR1).
+# TcpRetransSegs over TcpOutSegs in both namespaces, less tail loss
+# probes and retransmissions the receiver reported as duplicates (D-SACK:
+# reordering between the CPUs' backlog queues, see rig_without_tlp()),
+# plus the relay's own retransmissions toward the guest (its tcp
+# counters, logged on SIGUSR1).
 # Each buffer setting also moves 500 MiB each way with a sha256 check.
 #
 # Under contention (RIG_CONTEND, tests/lib/contend.sh) the load itself can
@@ -134,7 +137,9 @@ DIAG_COUNTERS="TcpExtTCPRcvQDrop TcpExtTCPZeroWindowDrop TcpExtTCPBacklogDrop
 	TcpExtTCPWinProbe TcpExtTCPToZeroWindowAdv TcpExtTCPFromZeroWindowAdv
 	TcpExtTCPTimeouts TcpExtTCPLossProbes TcpExtTCPSpuriousRTOs
 	TcpExtTCPSackRecovery TcpExtTCPFastRetrans TcpExtBeyondWindow
-	TcpExtTCPAbortOnData IpExtInNoRoutes"
+	TcpExtTCPAbortOnData IpExtInNoRoutes TcpExtTCPSACKReorder
+	TcpExtTCPDSACKRecv TcpExtTCPDSACKOldSent TcpExtTCPDSACKUndo
+	TcpExtTCPLossUndo TcpExtTCPSpuriousRtxHostQueues TcpExtTCPOFOQueue"
 
 # nstat_snapshot() - the diagnostic counters of a namespace, one per line
 # $1: namespace
@@ -155,11 +160,18 @@ nstat_delta() {
 
 # link_drops() - drop counters of every link in a namespace, one line
 # $1: namespace
+#
+# "ip -s -o link" prints "RX:" and "TX:" each followed by six column
+# names, a "\" and then the values in the same order: dropped is the
+# fourth value, 11 fields after the heading.
 link_drops() {
 	ip -n "$1" -s -o link show 2>/dev/null | awk '{
-		for (i = 1; i <= NF; i++) if ($i == "RX:") rx = i;
+		for (i = 1; i <= NF; i++) {
+			if ($i == "RX:") rx = i
+			if ($i == "TX:") tx = i
+		}
 		name = $2; sub(":", "", name)
-		printf "%s rx_drop=%s tx_drop=%s ", name, $(rx + 9), $(rx + 22)
+		printf "%s rx_drop=%s tx_drop=%s ", name, $(rx + 11), $(tx + 11)
 	}'
 }
 
@@ -250,12 +262,13 @@ ctl_setup() {
 		ip -n "$CTL_B" link set veth0 mtu "$1"
 }
 
-# ctl_counters() - retransmitted and sent segments, tail loss probes, of
-# both control namespaces, on one line
+# ctl_counters() - retransmitted and sent segments, tail loss probes and
+# D-SACKs received, of both control namespaces, on one line
 ctl_counters() {
 	local k sum
 
-	for k in TcpRetransSegs TcpOutSegs TcpExtTCPLossProbes; do
+	for k in TcpRetransSegs TcpOutSegs TcpExtTCPLossProbes \
+		 TcpExtTCPDSACKRecv; do
 		sum=$(( $(rig_nstat "$CTL_A" "$k") + $(rig_nstat "$CTL_B" "$k") ))
 		printf '%s ' "$sum"
 	done
@@ -265,29 +278,32 @@ ctl_counters() {
 # control() - the control of a cell: same iperf3 run over a veth pair
 # $1: buffers, $2: MTU, $3: "" or -R, $4: streams
 # Stores "median stalls retransmitted sent" in CTL_RESULT, once per key;
-# retransmissions as for the relay's cells: tail loss probes not counted.
+# retransmissions as for the relay's cells: tail loss probes and those
+# reported as duplicates not counted (rig_without_tlp()).
 control() {
-	local key="$1/$2/$3/$4" r0 o0 p0 r1 o1 p1 res json=$RIG_TMP/ctl.json
+	local key="$1/$2/$3/$4" r0 o0 p0 s0 r1 o1 p1 s1 res
+	local json=$RIG_TMP/ctl.json
 
 	[ -n "${CTL_RESULT[$key]}" ] && return 0
 	ctl_setup "$2" || rig_fail "can't set up the control's veth pair" ||
 		return 1
-	read -r r0 o0 p0 <<<"$(ctl_counters)"
+	read -r r0 o0 p0 s0 <<<"$(ctl_counters)"
 	res=$(iperf_run "$CTL_B" "$CTL_A" "$CTL_ADDR_B" "$PORT" "" "$3" "$4" \
 		"$json") || return 1
-	read -r r1 o1 p1 <<<"$(ctl_counters)"
+	read -r r1 o1 p1 s1 <<<"$(ctl_counters)"
 	read -r med _ stalls <<<"$res"
 	CTL_RESULT[$key]="$med $stalls $(rig_without_tlp $((r1 - r0)) \
-		$((p1 - p0))) $((o1 - o0))"
+		$((p1 - p0)) $((s1 - s0))) $((o1 - o0))"
 	rig_log "control (veth) $key: Mbit/s per second: $(per_second "$json");" \
-		"retransmitted $((r1 - r0)), tail loss probes $((p1 - p0))"
+		"retransmitted $((r1 - r0)), tail loss probes $((p1 - p0))," \
+		"duplicates reported (D-SACK) $((s1 - s0))"
 }
 
 # retrans_counters() - print the relay's retransmissions toward the guest
 # and its forced window updates, then retransmitted and sent segments of
 # the host namespace and of the guest, then the tail loss probes of both
-# (shown, not held against the relay: rig_without_tlp()), on one line;
-# nothing if the relay gives no counters
+# and the D-SACKs both received (shown, not held against the relay:
+# rig_without_tlp()), on one line; nothing if the relay gives no counters
 retrans_counters() {
 	local rr wf
 
@@ -298,16 +314,33 @@ retrans_counters() {
 	     "$(rig_nstat "$GUEST" TcpRetransSegs)" \
 	     "$(rig_nstat "$GUEST" TcpOutSegs)" \
 	     "$(rig_nstat "$RIG_HOSTNS" TcpExtTCPLossProbes)" \
-	     "$(rig_nstat "$GUEST" TcpExtTCPLossProbes)"
+	     "$(rig_nstat "$GUEST" TcpExtTCPLossProbes)" \
+	     "$(rig_nstat "$RIG_HOSTNS" TcpExtTCPDSACKRecv)" \
+	     "$(rig_nstat "$GUEST" TcpExtTCPDSACKRecv)"
 }
 
 # softnet_drops() - packets each CPU's backlog queue dropped, since boot
+# (cell_diagnose() prints the difference over the cell)
 softnet_drops() {
 	local _ dropped _rest
 
 	while read -r _ dropped _rest; do
 		printf '%d ' "0x$dropped"
 	done </proc/net/softnet_stat
+}
+
+# softnet_delta() - per-CPU differences of two softnet_drops() lines
+# $1: before
+# $2: after
+softnet_delta() {
+	local -a a b
+	local i
+
+	read -r -a a <<<"$1"
+	read -r -a b <<<"$2"
+	for i in "${!b[@]}"; do
+		printf '%d ' "$(( b[i] - ${a[i]:-0} ))"
+	done
 }
 
 # cell_diagnose() - why a cell failed: counters, links, relay, samples
@@ -325,7 +358,8 @@ cell_diagnose() {
 	grep -E '^(tap|qdisc|net): [a-z_]+=' "$RIG_RELAY_LOG" | tail -3 |
 		rig_indent
 	grep 'tcp: flow' "$RIG_RELAY_LOG" | tail -4 | rig_indent
-	rig_log "softnet drops per CPU: $(softnet_drops)"
+	rig_log "softnet drops per CPU during the cell: $(softnet_delta \
+		"$(cat "$d/softnet0")" "$(softnet_drops)")"
 	rig_log "ss samples of both ends: $d/samples (RIG_KEEP=1 keeps them)"
 	[ -n "$RIG_VERBOSE" ] && rig_indent <"$d/samples"
 }
@@ -338,7 +372,8 @@ cell_diagnose() {
 cell() {
 	local name=$1 buf=$2 mtu=$3 dir=$4 streams=$5 json=$RIG_TMP/cell.json
 	local d=$RIG_TMP/cell.$RANDOM srv_ns cli_ns addr port bind res
-	local rr0 wf0 rb0 ob0 rg0 og0 pb0 pg0 rr1 wf1 rb1 ob1 rg1 og1 pb1 pg1
+	local rr0 wf0 rb0 ob0 rg0 og0 pb0 pg0 sb0 sg0 rr1 wf1 rb1 ob1 rg1 og1 pb1 pg1
+	local sb1 sg1 dsack
 	local med low stalls tlp retr out cmed=- cstalls=- cretr=- cout=-
 	local stall='' retrans='' note=''
 
@@ -357,10 +392,12 @@ cell() {
 	fi
 
 	mkdir -p "$d"
-	read -r rr0 wf0 rb0 ob0 rg0 og0 pb0 pg0 <<<"$(retrans_counters)"
-	[ -n "$pg0" ] || rig_fail "no counters from the relay" || return 1
+	read -r rr0 wf0 rb0 ob0 rg0 og0 pb0 pg0 sb0 sg0 \
+		<<<"$(retrans_counters)"
+	[ -n "$sg0" ] || rig_fail "no counters from the relay" || return 1
 	nstat_snapshot "$RIG_HOSTNS" "$d/h0"
 	nstat_snapshot "$GUEST" "$d/g0"
+	softnet_drops >"$d/softnet0"
 	sampler_start "$d/samples" "$RIG_HOSTNS" "$GUEST"
 
 	res=$(iperf_run "$srv_ns" "$cli_ns" "$addr" "$port" "$bind" "$dir" \
@@ -368,20 +405,23 @@ cell() {
 	rig_kill "$SAMPLER_PID"
 	read -r med low stalls <<<"$res"
 
-	read -r rr1 wf1 rb1 ob1 rg1 og1 pb1 pg1 <<<"$(retrans_counters)"
-	[ -n "$pg1" ] || rig_fail "no counters from the relay" || return 1
+	read -r rr1 wf1 rb1 ob1 rg1 og1 pb1 pg1 sb1 sg1 \
+		<<<"$(retrans_counters)"
+	[ -n "$sg1" ] || rig_fail "no counters from the relay" || return 1
 
 	rig_log "Mbit/s per second: $(per_second "$json")"
 	tlp=$(( (pb1 - pb0) + (pg1 - pg0) ))
-	retr=$(( $(rig_without_tlp $(( (rb1 - rb0) + (rg1 - rg0) )) "$tlp") +
-		 (rr1 - rr0) ))
+	dsack=$(( (sb1 - sb0) + (sg1 - sg0) ))
+	retr=$(( $(rig_without_tlp $(( (rb1 - rb0) + (rg1 - rg0) )) "$tlp" \
+		   "$dsack") + (rr1 - rr0) ))
 	out=$(( (ob1 - ob0) + (og1 - og0) ))
 	rig_log "median $((med / 1000000)) Mbit/s, lowest second" \
 		"$((low / 1000000)) Mbit/s, $stalls stall second(s);" \
 		"retransmitted $retr of $out segments (host $((rb1 - rb0))," \
 		"guest $((rg1 - rg0)), relay $((rr1 - rr0))), tail loss" \
-		"probes $tlp (not counted); window updates forced by the" \
-		"relay: $((wf1 - wf0))"
+		"probes $tlp, duplicates reported (D-SACK) $dsack (the larger" \
+		"not counted); window updates forced by the relay:" \
+		"$((wf1 - wf0))"
 
 	# A stall second counts against the relay where the control had none
 	if [ "$stalls" -gt 0 ]; then

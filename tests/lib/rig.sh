@@ -663,17 +663,31 @@ rig_nstat() {
 		awk -v k="$2" '$1 == k { print $2 }'
 }
 
-# rig_without_tlp() - retransmissions not counting tail loss probes
+# rig_without_tlp() - retransmissions not counting tail loss probes, nor
+# those the receiver reported as duplicates
 # $1: retransmitted segments (a difference of TcpRetransSegs)
 # $2: tail loss probes in the same time (of TcpExtTCPLossProbes)
+# $3: optional, duplicate reports received in the same time (of
+#     TcpExtTCPDSACKRecv)
 #
 # A tail loss probe (RFC 8985, SACK connections) resends the last segment
 # when no ACK came for two round trips, at least 10 ms: a late ACK on a
 # busy machine, not a loss, but the kernel counts it as a retransmission.
 # A probe may carry new data instead, hence the floor at 0.
+#
+# A D-SACK (RFC 2883) tells the sender that a segment arrived twice: its
+# retransmission was spurious, the original had not been lost. Over
+# loopback or a veth pair that happens when segments of one connection
+# are reordered between the two CPUs' backlog queues, and the sender takes
+# the reordering for loss. A spurious tail loss probe is reported by a
+# D-SACK too, so the larger of the two is left out, not their sum; one
+# D-SACK may cover several segments, so what remains can still include
+# spurious ones, never hides a loss.
 rig_without_tlp() {
-	local r=$(($1 - $2))
+	local spurious=$2 r
 
+	[ "${3:-0}" -gt "$spurious" ] && spurious=$3
+	r=$(($1 - spurious))
 	echo $((r < 0 ? 0 : r))
 }
 
