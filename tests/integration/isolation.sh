@@ -182,8 +182,7 @@ forbidden() {
 	rig_poll 5 sandboxed "$RIG_RELAY_PID" ||
 		rig_fail "$1 has no seccomp filter after 5 s" || return 1
 	kill -USR2 "$RIG_RELAY_PID"
-	rig_poll 5 eval "! kill -0 $RIG_RELAY_PID 2>/dev/null ||
-	     grep -q '^State:.*zombie' /proc/$RIG_RELAY_PID/status" ||
+	rig_poll 5 rig_exited "$RIG_RELAY_PID" ||
 		rig_fail "$1 still runs 5 s after SIGUSR2" || return 1
 	wait "$RIG_RELAY_PID"
 	rc=$?

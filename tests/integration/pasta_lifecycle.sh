@@ -21,9 +21,9 @@
 #   --netns-only with a PID: the user namespace is not joined;
 #   foreground: SIGTERM ends pasta with status 0 within 2 s.
 #
-# "Ends" means the process is gone or a zombie: a daemon's parent is PID 1
-# of the machine, which may take a while to reap it. That time is logged
-# too, not checked.
+# "Ends" means the process is gone, or a zombie with no thread left
+# (rig_exited()): a daemon's parent is PID 1 of the machine, which may
+# take a while to reap it. That time is logged too, not checked.
 
 # shellcheck disable=SC2086 # $H, $N: command prefixes, split on purpose
 # shellcheck source=tests/lib/rig.sh disable=SC2317 # tests run via rig_run

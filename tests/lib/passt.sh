@@ -241,9 +241,8 @@ passt_log_has() {
 	grep -qF -- "$1" "$RIG_RELAY_LOG"
 }
 
-# passt_exited() - has a background child exited (or become a zombie)?
+# passt_exited() - has a background child exited? (rig_exited())
 # $1: PID
 passt_exited() {
-	! kill -0 "$1" 2>/dev/null ||
-		grep -q '^State:.*zombie' "/proc/$1/status" 2>/dev/null
+	rig_exited "$1"
 }

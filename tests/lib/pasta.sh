@@ -12,7 +12,8 @@
 # that it went to the background with status 0 and wrote its PID file.
 #
 # A daemon's parent is PID 1 of the machine, which may reap it only a
-# while after it exited: "exited" below means gone or a zombie.
+# while after it exited: "exited" below means gone, or a zombie with no
+# thread left (rig_exited()).
 #
 # Sockets are told apart by owner: pasta_listens() only counts sockets of
 # the relay (ss -p), so that a test can tell its own server from the

@@ -405,11 +405,18 @@ rig_poll() {
 	return 0
 }
 
-# rig_exited() - check whether a background child has exited
+# rig_exited() - check whether a process has exited, all its threads
 # $1: PID
+#
+# Gone, or a zombie that is the last thread of its process: a daemon's
+# parent is PID 1 of the machine, which may reap it only a while later.
+# The main thread of a relay with a worker thread is a zombie as soon as
+# it has exited, while the worker still holds the process's descriptors
+# (listening sockets, the tap device) until it has exited too.
 rig_exited() {
-	! kill -0 "$1" 2>/dev/null ||
-		grep -q '^State:.*zombie' "/proc/$1/status" 2>/dev/null
+	! kill -0 "$1" 2>/dev/null && return 0
+	grep -q '^State:.*zombie' "/proc/$1/status" 2>/dev/null &&
+		[ "$(ls "/proc/$1/task" 2>/dev/null)" = "$1" ]
 }
 
 # rig_sockets() - print TCP socket details of namespaces (for diagnostics)
@@ -553,8 +560,7 @@ rig_relay_stop_check() {
 	kill -0 "$pid" 2>/dev/null ||
 		rig_fail "relay (pid $pid) was not running" || return 1
 	kill -TERM "$pid"
-	if ! rig_poll 5 eval "! kill -0 $pid 2>/dev/null ||
-	     grep -q '^State:.*zombie' /proc/$pid/status 2>/dev/null"; then
+	if ! rig_poll 5 rig_exited "$pid"; then
 		kill -KILL "$pid" 2>/dev/null
 		rig_fail "relay did not exit within 5 s of SIGTERM"
 		return 1
