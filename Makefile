@@ -122,8 +122,10 @@ $(BUILD)/tools/%: tests/tools/%.c $(TOOL_LIB_SRCS) $(TOOL_LIB_HDRS)
 
 # A probe may link the relay's own code for what it checks (SRCS_probe_*)
 SRCS_probe_trunc_hold := tcp/tcp_rcvwnd.c
+SRCS_probe_repair_move := tcp/tcp_repair.c
 $(PROBE_BINS): $(BUILD)/probes/%: tests/probes/%.c $$(SRCS_probe_$$*) \
-		tests/probes/probe.h tcp/tcp_window.h tcp/tcp_rcvwnd.h
+		tests/probes/probe.h tcp/tcp_window.h tcp/tcp_rcvwnd.h \
+		tcp/tcp_repair.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -I. -o $@ $< $(SRCS_probe_$*)
 
