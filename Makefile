@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Makefile - builds passt (pasta is a link to it), unit tests and checks
 #
-# make			build passt, pasta and pesto (the -c client)
+# make			build passt, pasta, pesto (the -c client) and
+#			passt-repair (the TCP_REPAIR helper for migration)
 # make check		unit tests (Check) and integration tests, as root
 # make stress		the stall matrix and tcp_pressure.sh under the
 #			contention harness, 5 times, with a table (tests/stress)
@@ -67,11 +68,12 @@ PROBE_BINS := $(PROBE_SRCS:tests/probes/%.c=$(BUILD)/probes/%)
 .PHONY: all unit check stress sanitize cppcheck clang-tidy install clean tools \
 	hook fuzz fuzz-build deb
 
-all: $(BUILD)/passt $(BUILD)/pasta $(BUILD)/pesto tools
+all: $(BUILD)/passt $(BUILD)/pasta $(BUILD)/pesto $(BUILD)/passt-repair tools
 
-# The default build also puts passt, pasta and pesto at the top of the tree
+# The default build also puts passt, pasta, pesto and passt-repair at the
+# top of the tree
 ifeq ($(BUILD),build)
-all: passt pasta pesto
+all: passt pasta pesto passt-repair
 endif
 
 $(BUILD)/passt: $(BUILD)/passt.o $(LIB_OBJS)
@@ -96,6 +98,15 @@ $(BUILD)/pesto: $(PESTO_SRCS) $(HDRS)
 
 pesto: $(BUILD)/pesto
 	ln -sf $(BUILD)/pesto pesto
+
+# passt-repair: sets TCP_REPAIR on passt's sockets during migration
+# (helper/), a program of its own: it has CAP_NET_ADMIN, passt never does
+$(BUILD)/passt-repair: helper/passt_repair.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -lseccomp -lcap-ng
+
+passt-repair: $(BUILD)/passt-repair
+	ln -sf $(BUILD)/passt-repair passt-repair
 
 tools: $(TOOL_BINS) $(PROBE_BINS)
 
@@ -191,7 +202,8 @@ cppcheck:
 	cppcheck --std=c11 --error-exitcode=1 --enable=warning,performance,portability \
 		--inline-suppr --quiet -D_GNU_SOURCE -D__linux__ \
 		--suppress=missingIncludeSystem \
-		-I. passt.c client/pesto.c $(LIB_SRCS) $(UNIT_SRCS) $(TOOL_SRCS) \
+		-I. passt.c client/pesto.c helper/passt_repair.c $(LIB_SRCS) \
+		$(UNIT_SRCS) $(TOOL_SRCS) \
 		$(TOOL_LIB_SRCS) \
 		$(PROBE_SRCS) $(wildcard tests/unit/standalone/*.c) \
 		$(wildcard tests/fuzz/*.c)
@@ -200,7 +212,8 @@ cppcheck:
 # uninitialised va_list in every file after the first one that uses
 # va_start() in the same run (LLVM bug 41311)
 clang-tidy:
-	@rc=0; for f in passt.c client/pesto.c $(LIB_SRCS) $(TOOL_SRCS) \
+	@rc=0; for f in passt.c client/pesto.c helper/passt_repair.c \
+			$(LIB_SRCS) $(TOOL_SRCS) \
 			$(TOOL_LIB_SRCS) $(PROBE_SRCS) \
 			$(wildcard tests/fuzz/*.c); do \
 		clang-tidy --quiet --warnings-as-errors='*' $$f -- -I. \
@@ -208,14 +221,17 @@ clang-tidy:
 			|| rc=1; \
 	done; exit $$rc
 
-install: $(BUILD)/passt
+install: $(BUILD)/passt $(BUILD)/pesto $(BUILD)/passt-repair
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 $(BUILD)/passt $(DESTDIR)$(BINDIR)/passt
 	ln -sf passt $(DESTDIR)$(BINDIR)/pasta
 	install -m 755 $(BUILD)/pesto $(DESTDIR)$(BINDIR)/pesto
+	install -m 755 $(BUILD)/passt-repair $(DESTDIR)$(BINDIR)/passt-repair
 	install -m 644 doc/passt.1 $(DESTDIR)$(MANDIR)/man1/passt.1
 	ln -sf passt.1 $(DESTDIR)$(MANDIR)/man1/pasta.1
 	install -m 644 doc/pesto.1 $(DESTDIR)$(MANDIR)/man1/pesto.1
+	install -m 644 doc/passt-repair.1 \
+		$(DESTDIR)$(MANDIR)/man1/passt-repair.1
 
 # The package is built from a copy of the tree (no build output, no .git)
 # with contrib/debian/ as its debian/ directory
@@ -224,7 +240,8 @@ deb:
 	rm -rf build-deb
 	mkdir -p $(DEB_SRC)
 	tar -c --exclude=./build --exclude='./build-*' --exclude=./.git \
-		--exclude=./tests/out --exclude=./passt --exclude=./pasta . | \
+		--exclude=./tests/out --exclude=./passt --exclude=./pasta \
+		--exclude=./pesto --exclude=./passt-repair . | \
 		tar -x -C $(DEB_SRC)
 	cp -r contrib/debian $(DEB_SRC)/debian
 	cd $(DEB_SRC) && dpkg-buildpackage -b -us -uc
@@ -232,4 +249,4 @@ deb:
 
 clean:
 	rm -rf $(BUILD) build-san build-hook build-fuzz build-deb passt pasta \
-		pesto
+		pesto passt-repair
