@@ -41,7 +41,7 @@ ifneq ($(DEBUG),)
 override CFLAGS	+= -DPASST_DEBUG
 endif
 
-MODULE_DIRS := util conf net flow fwd tap tcp udp qdisc isolation
+MODULE_DIRS := util conf net flow fwd tap tcp udp qdisc isolation migrate
 LIB_SRCS := $(sort $(foreach d,$(MODULE_DIRS),$(wildcard $(d)/*.c)))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 HDRS := passt.h $(foreach d,$(MODULE_DIRS),$(wildcard $(d)/*.h))

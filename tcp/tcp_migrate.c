@@ -1,0 +1,1295 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* tcp_migrate.c - TCP connections moving with a migrated guest
+ *
+ * Theory of operation
+ *
+ * A guest TCP connection is our state toward the guest (sequence numbers,
+ * windows, struct tcp_conn) plus a host kernel socket. On a migration
+ * both move: this file is TCP's section of the state (migrate/migrate.c),
+ * tcp_repair.c moves the kernel part in repair mode, which the
+ * passt-repair helper switches on and off (migrate/repair.c).
+ *
+ * Source (tcp_mig_save()), for every established connection: the
+ * acknowledged data still in the socket is dropped (so its receive queue
+ * starts at the first byte the guest has not acknowledged), the socket is
+ * frozen (it drops everything from the peer, see tcp_repair.c) and put in
+ * repair mode, all of them in one request to the helper. Then one
+ * MIG_REC_TCP_CONN record per connection (our state, the socket's
+ * addresses, its kernel state), and one MIG_REC_TCP_DATA record per
+ * connection with both its queues, read again from the frozen socket.
+ * The connections are then parked (TCP_F_MIGRATED): out of the epoll set,
+ * no timer, not counted as active. If the migration fails, the guest's
+ * device runs again here and they resume (tcp_mig_resume()); when the
+ * front-end leaves instead, the guest runs on the target
+ * (tcp_mig_finish()): their flows are freed, and their sockets, still
+ * frozen and in repair mode, are kept idle until we exit, as upstream
+ * passt does, so that a peer still sending here gets no reset, or closed
+ * at once with --migrate-no-linger (close() in repair mode sends
+ * nothing). Connections that could not be saved are reset then.
+ *
+ * Target (tcp_mig_load()), with every record checked first: each
+ * MIG_REC_TCP_CONN gets a flow, in the hash table, and a socket, frozen,
+ * in repair mode (one helper request for all); each MIG_REC_TCP_DATA
+ * binds and connects it as the source's was and fills its queues
+ * (tcp_repair.c). Whatever can't be done refuses the whole state, and
+ * nothing is left of it (tcp_mig_discard()). The connections stay frozen
+ * (TCP_F_RESTORING) until the guest runs here (tcp_mig_start()): then
+ * they thaw, leave repair mode (its window probe tells the peer where we
+ * are), go live, and send the guest an ACK and what it has not
+ * acknowledged, from the first byte: frames queued on the source may
+ * never have left it, the guest drops what it has already.
+ *
+ * Consistency with the rest of tcp/: the discard count is 0 after the
+ * drop, so the peek offset is what is in flight, and seq_isn is set so
+ * that the bytes tcp_rcvwnd.c counts as consumed start at 0 on the new
+ * socket; TCP_F_RCVBUF_RAISED moves with the buffer size. A FIN the peer
+ * sent is not in the new socket (tcp_repair.c): TCP_F_SOCK_EOF says it,
+ * and tcp_pull_data() sends the guest its FIN once the queue is empty.
+ * Data held after a hole from the guest (tcp_ooo.c) does not move: the
+ * guest sends it again, as after any receiver that drops SACKed data.
+ *
+ * The kernel caps the send buffer an unprivileged process may set: what
+ * of a send queue the new socket can't take is kept in memory taken for
+ * the migration and written as room frees (TCP_F_PENDING, before any new
+ * data from the guest, which gets a zero window meanwhile).
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+
+#include "tcp.h"
+#include "tcp_internal.h"
+#include "tcp_repair.h"
+#include "../flow/flow.h"
+#include "../flow/nat.h"
+#include "../migrate/mig_io.h"
+#include "../migrate/migrate.h"
+#include "../migrate/repair.h"
+#include "../passt.h"
+#include "../qdisc/qdisc.h"
+#include "../util/log.h"
+#include "../util/util.h"
+#include "../isolation/syscalls.h"
+
+/* System calls after start-up: repair mode, queue sizes, memory for the
+ * queues of a migration
+ */
+SYSCALLS(SYSCALLS_PASST, "getsockopt", "setsockopt", "ioctl", "getsockname",
+	 "getpeername", "socket", "bind", "connect", "sendto", "recvfrom",
+	 "shutdown", "close", "epoll_ctl", "mmap", "munmap");
+
+/* MIG_REC_TCP_CONN: length of the record (doc/migration.md) */
+#define TCP_MIG_CONN_LEN	184
+
+/* Flags of a connection in the record (not the TCP_F_* bits) */
+#define TCP_MIG_F_GUEST_FIN	(1U << 0)
+#define TCP_MIG_F_SOCK_EOF	(1U << 1)
+#define TCP_MIG_F_FIN_SENT	(1U << 2)
+#define TCP_MIG_F_FIN_ACKED	(1U << 3)
+#define TCP_MIG_F_INBOUND	(1U << 4)
+#define TCP_MIG_F_SACK		(1U << 5)
+#define TCP_MIG_F_RCVBUF_RAISED	(1U << 6)
+#define TCP_MIG_F_ALL		((1U << 7) - 1)
+
+/* Send queue bytes a target keeps for all connections, at most */
+#define TCP_MIG_PENDING_MAX	(512ULL << 20)
+
+/**
+ * struct tcp_mig - what a connection's migration needs, besides tcp_conn
+ * @st:		kernel state of the socket
+ * @local:	the socket's local address and port
+ * @peer:	its peer's
+ * @pend_off:	target: offset in the pending area of send queue bytes the
+ *		socket could not take yet
+ * @pend_len:	their number
+ * @saved:	source: dumped, to be written
+ */
+struct tcp_mig {
+	struct tcp_repair_state st;
+	union sockaddr_inany local;
+	union sockaddr_inany peer;
+	uint64_t pend_off;
+	uint32_t pend_len;
+	bool saved;
+};
+
+/**
+ * struct tcp_mig_rec - a MIG_REC_TCP_CONN record, decoded
+ * @af:		4 or 6
+ * @flags:	TCP_MIG_F_*
+ * @key:	the flow as the guest sees it
+ * @local:	the socket's local address
+ * @local_port:	its port
+ * @peer:	the peer's address
+ * @peer_port:	its port
+ * @c:		our state toward the guest (fields as in struct tcp_conn)
+ * @st:		kernel state
+ */
+struct tcp_mig_rec {
+	uint8_t af;
+	uint16_t flags;
+	struct flow_key key;
+	union inany_addr local;
+	uint16_t local_port;
+	union inany_addr peer;
+	uint16_t peer_port;
+	struct tcp_conn c;
+	struct tcp_repair_state st;
+};
+
+static struct tcp_mig *tcp_migs;	/* by flow index */
+static uint32_t *tcp_mig_list;		/* target: flows, in record order */
+static uint64_t *tcp_mig_datalen;	/* target: their queues, bytes */
+static unsigned int tcp_mig_nconn;	/* target: connection records */
+static unsigned int tcp_mig_ndata;	/* target: data records */
+static uint64_t tcp_mig_sndq_total;	/* target: their send queues */
+static uint8_t *tcp_mig_pend;		/* target: pending area, or NULL */
+static size_t tcp_mig_pend_size;
+static unsigned int tcp_mig_pend_users;	/* connections with bytes there */
+static int *tcp_mig_idle_fds;		/* source: sockets kept idle */
+static unsigned int tcp_mig_nidle;
+static unsigned int tcp_mig_cap;
+
+/* Chunks of a receive queue, from the stream into the socket */
+static uint8_t tcp_mig_chunk[TCP_REPAIR_CHUNK];
+
+/**
+ * tcp_mig_unpark() - a saved connection runs here again
+ * @c:		execution context
+ * @conn:	connection, frozen, out of repair mode unless @stuck
+ * @stuck:	repair mode could not be turned off: reset the connection
+ *		(toward the guest: the socket, in repair mode, says nothing)
+ */
+static void tcp_mig_unpark(struct ctx *c, struct tcp_conn *conn, bool stuck)
+{
+	conn->flags &= ~TCP_F_MIGRATED;
+	if (stuck || tcp_repair_thaw(conn->sock) ||
+	    tcp_epoll_add(c, conn, conn->flags & TCP_F_EPOLLOUT)) {
+		warn("TCP flow %u: can't run again after the migration, "
+		     "resetting it", conn->flow);
+		tcp_stats.mig_lost++;
+		tcp_send_ctrl(c, conn, TH_RST | TH_ACK);
+		tcp_conn_close(c, conn, !stuck);
+		return;
+	}
+
+	/* Frames to the guest may have been lost on the way: again */
+	tcp_peek_off_reset(conn);
+	tcp_rewind(conn);
+	conn->flags |= TCP_F_ACK_PENDING;
+	tcp_conn_dirty(conn);
+	qdisc_wake(conn->flow);
+}
+
+/**
+ * tcp_mig_each() - the next connection with given flags
+ * @i:		flow index to look from, advanced past the one returned
+ * @flags:	TCP_F_* bits it must have
+ *
+ * Return: connection, NULL when there are no more
+ */
+static struct tcp_conn *tcp_mig_each(unsigned int *i, uint32_t flags)
+{
+	for (; *i < tcp_mig_cap; (*i)++) {
+		struct tcp_conn *conn = tcp_conn_at(*i);
+
+		if (conn && (conn->flags & flags) == flags) {
+			(*i)++;
+			return conn;
+		}
+	}
+	return NULL;
+}
+
+/**
+ * tcp_mig_resume() - source: the guest goes on here
+ * @c:		execution context
+ */
+static void tcp_mig_resume(struct ctx *c)
+{
+	struct tcp_conn *conn;
+	unsigned int i = 0;
+	int rc = 0;
+
+	while ((conn = tcp_mig_each(&i, TCP_F_MIGRATED)))
+		rc |= repair_set(conn->sock, TCP_REPAIR_OFF);
+	rc |= repair_flush();
+
+	i = 0;
+	while ((conn = tcp_mig_each(&i, TCP_F_MIGRATED)))
+		tcp_mig_unpark(c, conn, rc != 0);
+}
+
+/**
+ * tcp_mig_unsaved() - source: connections that can't move run again
+ * @c:		execution context
+ */
+static void tcp_mig_unsaved(struct ctx *c)
+{
+	struct tcp_conn *conn;
+	unsigned int i = 0;
+	int rc = 0;
+
+	while ((conn = tcp_mig_each(&i, TCP_F_MIGRATED))) {
+		if (!tcp_migs[conn->flow].saved)
+			rc |= repair_set(conn->sock, TCP_REPAIR_OFF);
+	}
+	rc |= repair_flush();
+
+	i = 0;
+	while ((conn = tcp_mig_each(&i, TCP_F_MIGRATED))) {
+		if (!tcp_migs[conn->flow].saved)
+			tcp_mig_unpark(c, conn, rc != 0);
+	}
+}
+
+/**
+ * tcp_mig_candidate() - should a connection move?
+ * @conn:	connection
+ *
+ * Return: true if it is established and entirely ours (not parked, not
+ *	   restored and still writing what its source had queued)
+ */
+static bool tcp_mig_candidate(const struct tcp_conn *conn)
+{
+	return conn->state == CONN_ESTABLISHED && conn->sock >= 0 &&
+	       !(conn->flags & (TCP_F_MIGRATED | TCP_F_RESTORING |
+				TCP_F_PENDING));
+}
+
+/**
+ * tcp_mig_freeze() - source: drop acknowledged data, freeze, repair mode
+ * @c:		execution context
+ *
+ * Return: connections frozen and in repair mode (TCP_F_MIGRATED), 0 if
+ *	   none; -errno if the helper failed (everything as before)
+ */
+static int tcp_mig_freeze(struct ctx *c)
+{
+	struct tcp_conn *conn;
+	unsigned int i, n = 0;
+	int rc;
+
+	for (i = 0; i < tcp_mig_cap; i++) {
+		conn = tcp_conn_at(i);
+		if (!conn || !tcp_mig_candidate(conn))
+			continue;
+		if ((conn->discard && tcp_discard_acked(c, conn)) ||
+		    tcp_repair_freeze(conn->sock)) {
+			warn("TCP flow %u: can't prepare it for the migration, "
+			     "it won't move", conn->flow);
+			continue;
+		}
+		conn->flags |= TCP_F_MIGRATED;
+		tcp_migs[i].saved = false;
+		if ((rc = repair_set(conn->sock, TCP_REPAIR_ON)))
+			break;
+		n++;
+	}
+	if (!rc)
+		rc = repair_flush();
+	if (!rc)
+		return (int)n;
+
+	/* Nothing moves: sockets the helper set are stuck in repair mode */
+	i = 0;
+	while ((conn = tcp_mig_each(&i, TCP_F_MIGRATED))) {
+		int on = 0;
+		socklen_t sl = sizeof(on);
+
+		getsockopt(conn->sock, IPPROTO_TCP, TCP_REPAIR, &on, &sl);
+		tcp_mig_unpark(c, conn, on);
+	}
+	return rc;
+}
+
+/**
+ * tcp_mig_consistent() - source: do our state and the socket's agree?
+ * @conn:	connection
+ * @m:		its kernel state, dumped
+ *
+ * Return: true if the data in flight to the guest is in the receive queue
+ *	   and the FINs match
+ */
+static bool tcp_mig_consistent(const struct tcp_conn *conn,
+			       const struct tcp_mig *m)
+{
+	uint32_t flight = conn->seq_max_sent - conn->seq_acked;
+	bool fin_sent = conn->flags & TCP_F_FIN_SENT;
+
+	return flight <= m->st.rcvq + fin_sent &&
+	       !!(conn->flags & TCP_F_GUEST_FIN) == tcp_repair_fin_sent(&m->st) &&
+	       (!fin_sent || tcp_repair_fin_received(&m->st));
+}
+
+/**
+ * tcp_mig_dump() - source: read the state of every frozen socket
+ * @buf:	two areas of @cap bytes each, for the queues
+ * @cap:	size of each
+ *
+ * A connection that can't move is not marked saved: tcp_mig_unsaved()
+ * takes it back, and tcp_mig_finish() resets it.
+ *
+ * Return: connections that can move
+ */
+static unsigned int tcp_mig_dump(uint8_t *buf, uint32_t cap)
+{
+	struct tcp_conn *conn;
+	unsigned int i = 0, n = 0;
+
+	while ((conn = tcp_mig_each(&i, TCP_F_MIGRATED))) {
+		struct tcp_mig *m = &tcp_migs[conn->flow];
+		socklen_t sl = sizeof(m->local), pl = sizeof(m->peer);
+		int rc;
+
+		rc = tcp_repair_dump(conn->sock, &m->st, buf, buf + cap, cap);
+		if (!rc && (getsockname(conn->sock, &m->local.sa, &sl) ||
+			    getpeername(conn->sock, &m->peer.sa, &pl)))
+			rc = -errno;
+		if (!rc && !tcp_mig_consistent(conn, m))
+			rc = -EPROTO;
+		if (rc) {
+			warn("TCP flow %u can't move: %s", conn->flow,
+			     rc == -ENOBUFS ? "queues too long" :
+			     rc == -EOPNOTSUPP ? "state of its socket" :
+			     strerror(-rc));
+			continue;
+		}
+		m->saved = true;
+		n++;
+	}
+	return n;
+}
+
+/**
+ * tcp_mig_put_addr() - encode an address and a port
+ * @b:		fields
+ * @a:		address
+ * @port:	port
+ */
+static void tcp_mig_put_addr(struct mig_buf *b, const union inany_addr *a,
+			     uint16_t port)
+{
+	mig_put_bytes(b, a, sizeof(*a));
+	mig_put_u16(b, port);
+}
+
+/**
+ * tcp_mig_put_state() - encode a socket's kernel state
+ * @b:		fields
+ * @st:		state
+ */
+static void tcp_mig_put_state(struct mig_buf *b,
+			      const struct tcp_repair_state *st)
+{
+	const uint32_t v[] = {
+		st->mss, st->timestamp, st->snd_wl1, st->snd_wnd,
+		st->max_window, st->rcv_wnd, st->rcv_wup, st->snd_seq,
+		st->rcv_seq, st->sndq, st->notsent, st->rcvq, st->sndbuf,
+		st->rcvbuf, st->wnd_clamp,
+	};
+	size_t i;
+
+	mig_put_u8(b, st->state);
+	mig_put_u8(b, st->options);
+	mig_put_u8(b, st->snd_wscale);
+	mig_put_u8(b, st->rcv_wscale);
+	for (i = 0; i < ARRAY_SIZE(v); i++)
+		mig_put_u32(b, v[i]);
+}
+
+/**
+ * tcp_mig_put_conn() - write a connection's MIG_REC_TCP_CONN record
+ * @o:		stream
+ * @conn:	connection
+ * @m:		its kernel state and addresses
+ */
+static void tcp_mig_put_conn(struct mig_out *o, const struct tcp_conn *conn,
+			     const struct tcp_mig *m)
+{
+	uint8_t buf[TCP_MIG_CONN_LEN];
+	struct mig_buf b = { .p = buf, .size = sizeof(buf) };
+	union inany_addr a;
+	uint16_t flags = 0, port;
+
+	flags |= (conn->flags & TCP_F_GUEST_FIN) ? TCP_MIG_F_GUEST_FIN : 0;
+	flags |= tcp_repair_fin_received(&m->st) ? TCP_MIG_F_SOCK_EOF : 0;
+	flags |= (conn->flags & TCP_F_FIN_SENT) ? TCP_MIG_F_FIN_SENT : 0;
+	flags |= (conn->flags & TCP_F_FIN_ACKED) ? TCP_MIG_F_FIN_ACKED : 0;
+	flags |= (conn->flags & TCP_F_INBOUND) ? TCP_MIG_F_INBOUND : 0;
+	flags |= (conn->flags & TCP_F_SACK) ? TCP_MIG_F_SACK : 0;
+	flags |= (conn->flags & TCP_F_RCVBUF_RAISED) ?
+		 TCP_MIG_F_RCVBUF_RAISED : 0;
+
+	mig_put_u8(&b, conn->v4 ? 4 : 6);
+	mig_put_u8(&b, 0);
+	mig_put_u16(&b, flags);
+	tcp_mig_put_addr(&b, &conn->guest_addr, conn->guest_port);
+	tcp_mig_put_addr(&b, &conn->remote_addr, conn->remote_port);
+	inany_from_sockaddr(&a, &port, &m->local);
+	tcp_mig_put_addr(&b, &a, port);
+	inany_from_sockaddr(&a, &port, &m->peer);
+	tcp_mig_put_addr(&b, &a, port);
+	mig_put_u8(&b, conn->ws_from_guest);
+	mig_put_u8(&b, conn->ws_to_guest);
+	mig_put_u16(&b, conn->mss);
+	mig_put_u32(&b, conn->seq_to_guest);
+	mig_put_u32(&b, conn->seq_acked);
+	mig_put_u32(&b, conn->seq_max_sent);
+	mig_put_u32(&b, conn->wnd_from_guest);
+	mig_put_u32(&b, conn->seq_from_guest);
+	mig_put_u32(&b, conn->seq_ack_sent);
+	mig_put_u32(&b, conn->wnd_to_guest);
+	mig_put_u32(&b, conn->rto_ms);
+	mig_put_u32(&b, conn->srtt_ms);
+	mig_put_u32(&b, conn->rttvar_ms);
+	tcp_mig_put_state(&b, &m->st);
+	mig_out_small(o, MIG_REC_TCP_CONN, &b);
+}
+
+/**
+ * tcp_mig_put_data() - write a connection's MIG_REC_TCP_DATA record
+ * @o:		stream
+ * @index:	the connection's place among the TCP_CONN records
+ * @conn:	connection, frozen
+ * @m:		its kernel state
+ * @buf:	two areas of @cap bytes each, for the queues
+ * @cap:	size of each
+ *
+ * Return: 0, or -EIO if the queues changed since the dump (then the
+ *	   stream is useless: the caller gives up)
+ */
+static int tcp_mig_put_data(struct mig_out *o, uint32_t index,
+			    const struct tcp_conn *conn,
+			    const struct tcp_mig *m, uint8_t *buf, uint32_t cap)
+{
+	uint8_t idx[4];
+	struct mig_buf b = { .p = idx, .size = sizeof(idx) };
+	int sn, rn;
+
+	sn = tcp_repair_peek(conn->sock, true, buf, cap);
+	rn = tcp_repair_peek(conn->sock, false, buf + cap, cap);
+	if (sn < 0 || rn < 0 || (uint32_t)sn != m->st.sndq ||
+	    (uint32_t)rn != m->st.rcvq) {
+		err("TCP flow %u: its queues changed while frozen (%i/%u, "
+		    "%i/%u bytes)", conn->flow, sn, m->st.sndq, rn, m->st.rcvq);
+		return -EIO;
+	}
+
+	mig_put_u32(&b, index);
+	mig_out_rec(o, MIG_REC_TCP_DATA,
+		    (uint32_t)sizeof(idx) + m->st.rcvq + m->st.sndq);
+	mig_out_bytes(o, idx, sizeof(idx));
+	mig_out_bytes(o, buf + cap, m->st.rcvq);
+	mig_out_bytes(o, buf, m->st.sndq);
+	return 0;
+}
+
+/**
+ * tcp_mig_park() - source: a saved connection stops here
+ * @c:		execution context
+ * @conn:	connection, frozen and in repair mode
+ */
+static void tcp_mig_park(const struct ctx *c, struct tcp_conn *conn)
+{
+	epoll_ctl(c->epollfd, EPOLL_CTL_DEL, conn->sock, NULL);
+	timer_cancel(&conn->timer);
+	qdisc_forget(conn->flow);
+	tcp_wq_purge(conn);
+	conn->flags &= ~(TCP_F_DIRTY | TCP_F_ACK_PENDING);
+}
+
+/**
+ * tcp_mig_buf() - source: memory for the largest queue of the sockets
+ * @cap:	set to the size of each of the two areas
+ *
+ * Return: the areas, MAP_FAILED on failure
+ */
+static uint8_t *tcp_mig_buf(uint32_t *cap)
+{
+	struct tcp_conn *conn;
+	unsigned int i = 0;
+	uint32_t max = 1;
+
+	while ((conn = tcp_mig_each(&i, TCP_F_MIGRATED))) {
+		uint32_t s, r;
+
+		if (tcp_repair_queued(conn->sock, &s, &r))
+			continue;
+		max = MAX(max, MIN(MAX(s, r), TCP_REPAIR_QUEUE_MAX));
+	}
+	*cap = max;
+	return mmap(NULL, 2 * (size_t)max, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+}
+
+/**
+ * tcp_mig_save() - source: write the TCP section of the state
+ * @c:		execution context
+ * @o:		stream
+ *
+ * Return: 0 on success (connections parked), -errno on failure
+ *	   (everything as before)
+ */
+static int tcp_mig_save(struct ctx *c, struct mig_out *o)
+{
+	unsigned int i, index = 0, n = 0;
+	struct tcp_conn *conn;
+	uint32_t cap;
+	uint8_t *buf;
+	int rc = 0;
+
+	for (i = 0; i < tcp_mig_cap; i++) {
+		conn = tcp_conn_at(i);
+		n += conn && tcp_mig_candidate(conn);
+	}
+	if (!n)
+		return 0;
+	if (!repair_wait(c, REPAIR_WAIT_MS)) {
+		warn("Migration: no passt-repair connected at %s: the guest's "
+		     "%u TCP connections can't move and will be reset",
+		     *repair_path() ? repair_path() : "(no socket)", n);
+		return 0;
+	}
+
+	rc = tcp_mig_freeze(c);
+	if (rc <= 0)
+		return rc;
+
+	buf = tcp_mig_buf(&cap);
+	if (buf == MAP_FAILED) {
+		rc = -errno;
+		tcp_mig_resume(c);
+		return rc;
+	}
+
+	n = tcp_mig_dump(buf, cap);
+	tcp_mig_unsaved(c);
+	i = 0;
+	while ((conn = tcp_mig_each(&i, TCP_F_MIGRATED))) {
+		if (tcp_migs[conn->flow].saved)
+			tcp_mig_put_conn(o, conn, &tcp_migs[conn->flow]);
+	}
+	i = 0;
+	while (!rc && (conn = tcp_mig_each(&i, TCP_F_MIGRATED))) {
+		if (tcp_migs[conn->flow].saved)
+			rc = tcp_mig_put_data(o, index++, conn,
+					      &tcp_migs[conn->flow], buf, cap);
+	}
+	munmap(buf, 2 * (size_t)cap);
+
+	if (!rc)
+		rc = o->err;
+	if (rc) {
+		tcp_mig_resume(c);
+		return rc;
+	}
+
+	i = 0;
+	while ((conn = tcp_mig_each(&i, TCP_F_MIGRATED)))
+		tcp_mig_park(c, conn);
+	tcp_stats.mig_out += n;
+	info("Migration: %u TCP connections saved", n);
+	return 0;
+}
+
+/**
+ * tcp_mig_finish() - source: the guest runs on the target now
+ * @c:		execution context
+ *
+ * Saved connections let go of their flows; their sockets, frozen and in
+ * repair mode, are kept idle (or closed, silently, with
+ * --migrate-no-linger). Others are reset: their guest is gone.
+ */
+static void tcp_mig_finish(struct ctx *c)
+{
+	unsigned int i, moved = 0, reset = 0;
+
+	for (i = 0; i < tcp_mig_cap; i++) {
+		struct tcp_conn *conn = tcp_conn_at(i);
+
+		if (!conn)
+			continue;
+		if (conn->flags & TCP_F_MIGRATED) {
+			if (c->migrate_no_linger ||
+			    tcp_mig_nidle == tcp_mig_cap)
+				close(conn->sock);
+			else
+				tcp_mig_idle_fds[tcp_mig_nidle++] = conn->sock;
+			conn->sock = -1;
+			moved++;
+		} else {
+			reset++;
+			tcp_stats.mig_lost++;
+		}
+		tcp_conn_close(c, conn, true);
+	}
+	info("Migration: %u TCP connections moved to the target (their "
+	     "sockets here %s), %u reset", moved, c->migrate_no_linger ?
+	     "closed" : "kept idle until passt exits", reset);
+}
+
+/**
+ * tcp_mig_idle() - sockets kept idle after the guest migrated away
+ *
+ * Return: their number
+ */
+unsigned int tcp_mig_idle(void)
+{
+	return tcp_mig_nidle;
+}
+
+/**
+ * tcp_mig_get_addr() - decode an address and a port
+ * @b:		fields
+ * @a:		address
+ * @port:	port
+ */
+static void tcp_mig_get_addr(struct mig_buf *b, union inany_addr *a,
+			     uint16_t *port)
+{
+	mig_get_bytes(b, a, sizeof(*a));
+	*port = mig_get_u16(b);
+}
+
+/**
+ * tcp_mig_get_state() - decode a socket's kernel state
+ * @b:		fields
+ * @st:		filled
+ */
+static void tcp_mig_get_state(struct mig_buf *b, struct tcp_repair_state *st)
+{
+	uint32_t *v[] = {
+		&st->mss, &st->timestamp, &st->snd_wl1, &st->snd_wnd,
+		&st->max_window, &st->rcv_wnd, &st->rcv_wup, &st->snd_seq,
+		&st->rcv_seq, &st->sndq, &st->notsent, &st->rcvq, &st->sndbuf,
+		&st->rcvbuf, &st->wnd_clamp,
+	};
+	size_t i;
+
+	st->state = mig_get_u8(b);
+	st->options = mig_get_u8(b);
+	st->snd_wscale = mig_get_u8(b);
+	st->rcv_wscale = mig_get_u8(b);
+	for (i = 0; i < ARRAY_SIZE(v); i++)
+		*v[i] = mig_get_u32(b);
+}
+
+/**
+ * tcp_mig_decode() - decode a MIG_REC_TCP_CONN record
+ * @b:		its fields
+ * @r:		filled
+ */
+static void tcp_mig_decode(struct mig_buf *b, struct tcp_mig_rec *r)
+{
+	struct tcp_conn *c = &r->c;
+
+	memset(r, 0, sizeof(*r));
+	r->af = mig_get_u8(b);
+	mig_get_u8(b);
+	r->flags = mig_get_u16(b);
+	tcp_mig_get_addr(b, &r->key.guest_addr, &r->key.guest_port);
+	tcp_mig_get_addr(b, &r->key.remote_addr, &r->key.remote_port);
+	r->key.proto = IPPROTO_TCP;
+	tcp_mig_get_addr(b, &r->local, &r->local_port);
+	tcp_mig_get_addr(b, &r->peer, &r->peer_port);
+	c->ws_from_guest = mig_get_u8(b);
+	c->ws_to_guest = mig_get_u8(b);
+	c->mss = mig_get_u16(b);
+	c->seq_to_guest = mig_get_u32(b);
+	c->seq_acked = mig_get_u32(b);
+	c->seq_max_sent = mig_get_u32(b);
+	c->wnd_from_guest = mig_get_u32(b);
+	c->seq_from_guest = mig_get_u32(b);
+	c->seq_ack_sent = mig_get_u32(b);
+	c->wnd_to_guest = mig_get_u32(b);
+	c->rto_ms = mig_get_u32(b);
+	c->srtt_ms = mig_get_u32(b);
+	c->rttvar_ms = mig_get_u32(b);
+	tcp_mig_get_state(b, &r->st);
+}
+
+/**
+ * tcp_mig_addrs_ok() - do the record's addresses make sense?
+ * @r:		record
+ *
+ * Return: NULL if they do, what is wrong otherwise
+ */
+static const char *tcp_mig_addrs_ok(const struct tcp_mig_rec *r)
+{
+	const union inany_addr *a[] = { &r->key.guest_addr,
+					&r->key.remote_addr, &r->local,
+					&r->peer };
+	size_t i;
+
+	if (r->af != 4 && r->af != 6)
+		return "address family neither 4 nor 6";
+	for (i = 0; i < ARRAY_SIZE(a); i++) {
+		if (!!inany_v4(a[i]) != (r->af == 4))
+			return "address of the other family";
+		if (inany_is_unspecified(a[i]))
+			return "unspecified address";
+	}
+	if (!r->key.guest_port || !r->key.remote_port || !r->local_port ||
+	    !r->peer_port)
+		return "port 0";
+	if (IN6_IS_ADDR_MULTICAST(&r->peer.a6) ||
+	    (r->af == 4 && IN_MULTICAST(ntohl(inany_v4(&r->peer)->s_addr))))
+		return "multicast peer";
+	return NULL;
+}
+
+/**
+ * tcp_mig_rec_ok() - is a connection record consistent?
+ * @r:		record
+ *
+ * Return: NULL if it is, what is wrong otherwise
+ */
+static const char *tcp_mig_rec_ok(const struct tcp_mig_rec *r)
+{
+	const struct tcp_conn *c = &r->c;
+	bool fin_sent = r->flags & TCP_MIG_F_FIN_SENT;
+	const char *why = tcp_mig_addrs_ok(r);
+
+	if (why)
+		return why;
+	if (r->flags & ~TCP_MIG_F_ALL)
+		return "unknown flags";
+	if (c->ws_from_guest > TCP_WS_MAX || c->ws_to_guest > TCP_WS_MAX ||
+	    !c->mss ||
+	    c->wnd_from_guest > (65535U << TCP_WS_MAX))
+		return "window scale, segment size or window out of range";
+	if (SEQ_GT(c->seq_acked, c->seq_to_guest) ||
+	    SEQ_GT(c->seq_to_guest, c->seq_max_sent))
+		return "sequence numbers toward the guest out of order";
+	if (c->seq_max_sent - c->seq_acked > r->st.rcvq + fin_sent)
+		return "more data in flight to the guest than queued";
+	if (((r->flags & TCP_MIG_F_FIN_ACKED) && !fin_sent) ||
+	    (fin_sent && !(r->flags & TCP_MIG_F_SOCK_EOF)))
+		return "FIN flags inconsistent";
+	if (!!(r->flags & TCP_MIG_F_SOCK_EOF) !=
+	    tcp_repair_fin_received(&r->st) ||
+	    !!(r->flags & TCP_MIG_F_GUEST_FIN) != tcp_repair_fin_sent(&r->st))
+		return "FIN flags and socket state disagree";
+	if (c->rto_ms < TCP_RTO_MIN_MS || c->rto_ms > TCP_RTO_MAX_MS)
+		return "retransmission timeout out of range";
+	if (!tcp_repair_state_valid(&r->st))
+		return "socket state out of range";
+	return NULL;
+}
+
+/**
+ * tcp_mig_conn_new() - target: a flow and a frozen socket in repair mode
+ * @c:		execution context
+ * @in:		stream, for messages
+ * @r:		record, checked
+ *
+ * Return: 0, or negative errno (why recorded)
+ */
+static int tcp_mig_conn_new(struct ctx *c, struct mig_in *in,
+			    const struct tcp_mig_rec *r)
+{
+	struct tcp_conn *conn;
+	struct tcp_mig *m;
+	uint32_t flow;
+	int s, rc;
+
+	if (flow_lookup(&r->key) != FLOW_IDX_NONE)
+		return mig_in_fail(in, "TCP connection %u is here already",
+				   tcp_mig_nconn);
+	if (!tcp_mig_nconn && !repair_wait(c, REPAIR_WAIT_MS))
+		return mig_in_fail(in, "no passt-repair connected at %s: TCP "
+				   "connections can't be restored",
+				   *repair_path() ? repair_path() :
+				   "(no socket)");
+
+	s = socket(r->af == 4 ? AF_INET : AF_INET6,
+		   SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP);
+	if (s < 0)
+		return mig_in_fail(in, "TCP connection %u: can't open a "
+				   "socket: %s", tcp_mig_nconn,
+				   strerror(errno));
+	tcp_sock_opts(c, s);
+	conn = tcp_conn_new(c, s, false);
+	if (!conn) {
+		close(s);
+		return mig_in_fail(in, "TCP connection %u: the flow table is "
+				   "full (--max-flows %u)", tcp_mig_nconn,
+				   c->flow_max);
+	}
+
+	flow = conn->flow;
+	conn->v4 = r->af == 4;
+	conn->guest_addr = r->key.guest_addr;
+	conn->remote_addr = r->key.remote_addr;
+	conn->guest_port = r->key.guest_port;
+	conn->remote_port = r->key.remote_port;
+	conn->ws_from_guest = r->c.ws_from_guest;
+	conn->ws_to_guest = r->c.ws_to_guest;
+	conn->mss = r->c.mss;
+	conn->seq_to_guest = r->c.seq_to_guest;
+	conn->seq_acked = r->c.seq_acked;
+	conn->seq_max_sent = r->c.seq_max_sent;
+	conn->wnd_from_guest = r->c.wnd_from_guest;
+	conn->seq_from_guest = r->c.seq_from_guest;
+	conn->seq_ack_sent = r->c.seq_ack_sent;
+	conn->wnd_to_guest = r->c.wnd_to_guest;
+	conn->rto_ms = r->c.rto_ms;
+	conn->srtt_ms = r->c.srtt_ms;
+	conn->rttvar_ms = r->c.rttvar_ms;
+	/* Nothing consumed from the new socket yet (tcp_rcvwnd.c) */
+	conn->seq_isn = conn->seq_acked - 1;
+	conn->flags |= TCP_F_RESTORING;
+	conn->flags |= (r->flags & TCP_MIG_F_GUEST_FIN) ? TCP_F_GUEST_FIN : 0;
+	conn->flags |= (r->flags & TCP_MIG_F_SOCK_EOF) ? TCP_F_SOCK_EOF : 0;
+	conn->flags |= (r->flags & TCP_MIG_F_FIN_SENT) ? TCP_F_FIN_SENT : 0;
+	conn->flags |= (r->flags & TCP_MIG_F_FIN_ACKED) ? TCP_F_FIN_ACKED : 0;
+	conn->flags |= (r->flags & TCP_MIG_F_INBOUND) ? TCP_F_INBOUND : 0;
+	conn->flags |= (r->flags & TCP_MIG_F_SACK) ? TCP_F_SACK : 0;
+	conn->flags |= (r->flags & TCP_MIG_F_RCVBUF_RAISED) ?
+		       TCP_F_RCVBUF_RAISED : 0;
+	conn->state = CONN_ESTABLISHED;
+	tcp_mig_list[tcp_mig_nconn] = flow;
+
+	m = &tcp_migs[flow];
+	memset(m, 0, sizeof(*m));
+	m->st = r->st;
+	sockaddr_from_inany(&m->local, &r->local, r->local_port,
+			    nat_host_scope(c, &r->local));
+	sockaddr_from_inany(&m->peer, &r->peer, r->peer_port,
+			    nat_host_scope(c, &r->peer));
+
+	if ((rc = flow_hash_insert(flow, &r->key)))
+		return mig_in_fail(in, "TCP connection %u: %s", tcp_mig_nconn,
+				   rc == -EEXIST ? "twice in the state" :
+				   strerror(-rc));
+	if ((rc = tcp_repair_freeze(s)) ||
+	    (rc = repair_set(s, TCP_REPAIR_ON)))
+		return mig_in_fail(in, "TCP connection %u: can't get repair "
+				   "mode: %s", tcp_mig_nconn, strerror(-rc));
+	return 0;
+}
+
+/**
+ * tcp_mig_load_conn() - target: a MIG_REC_TCP_CONN record
+ * @c:		execution context
+ * @in:		stream, the record's header read
+ * @rh:		that header
+ *
+ * Return: 0, or negative errno (why recorded)
+ */
+static int tcp_mig_load_conn(struct ctx *c, struct mig_in *in,
+			     const struct mig_rec *rh)
+{
+	uint8_t buf[MIG_REC_SMALL_MAX];
+	struct tcp_mig_rec r;
+	const char *why;
+	struct mig_buf b;
+	int rc;
+
+	if ((rc = mig_in_small(in, rh, "TCP connection", TCP_MIG_CONN_LEN,
+			       buf, &b)))
+		return rc;
+	if (tcp_mig_ndata)
+		return mig_in_fail(in, "TCP connection after data records");
+	if (tcp_mig_nconn == tcp_mig_cap)
+		return mig_in_fail(in, "more TCP connections than flows here "
+				   "(%u, --max-flows)", tcp_mig_cap);
+
+	tcp_mig_decode(&b, &r);
+	if ((why = tcp_mig_rec_ok(&r)))
+		return mig_in_fail(in, "TCP connection %u: %s", tcp_mig_nconn,
+				   why);
+	tcp_mig_datalen[tcp_mig_nconn] = (uint64_t)r.st.rcvq + r.st.sndq;
+	tcp_mig_sndq_total += r.st.sndq;
+	if (tcp_mig_sndq_total > TCP_MIG_PENDING_MAX)
+		return mig_in_fail(in, "send queues of more than %llu bytes in "
+				   "all", (unsigned long long)
+				   TCP_MIG_PENDING_MAX);
+
+	if (!in->check_only && (rc = tcp_mig_conn_new(c, in, &r)))
+		return rc;
+	tcp_mig_nconn++;
+	return 0;
+}
+
+/**
+ * tcp_mig_first_data() - target: the first data record, all sockets there
+ * @in:		stream, for messages
+ *
+ * Return: 0, or negative errno (why recorded)
+ */
+static int tcp_mig_first_data(struct mig_in *in)
+{
+	void *p;
+
+	if (repair_flush())
+		return mig_in_fail(in, "passt-repair failed to set repair mode "
+				   "on %u sockets", tcp_mig_nconn);
+	if (!tcp_mig_sndq_total)
+		return 0;
+
+	p = mmap(NULL, tcp_mig_sndq_total, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return mig_in_fail(in, "no memory for %llu bytes of send "
+				   "queues", (unsigned long long)
+				   tcp_mig_sndq_total);
+	tcp_mig_pend = p;
+	tcp_mig_pend_size = tcp_mig_sndq_total;
+	tcp_mig_sndq_total = 0;		/* now: where the next one goes */
+	return 0;
+}
+
+/**
+ * tcp_mig_fill_rcvq() - target: the receive queue, from the stream
+ * @in:		stream, at the queue's first byte
+ * @s:		socket in repair mode, connected
+ * @len:	queue length
+ *
+ * Return: 0, or negative errno (why recorded)
+ */
+static int tcp_mig_fill_rcvq(struct mig_in *in, int s, uint32_t len)
+{
+	while (len) {
+		size_t n = MIN(len, sizeof(tcp_mig_chunk)), done;
+		int rc;
+
+		if ((rc = mig_in_read(in, tcp_mig_chunk, n)))
+			return rc;
+		rc = tcp_repair_fill(s, false, tcp_mig_chunk, n, &done);
+		if (rc == -ENOBUFS)
+			return mig_in_fail(in, "the receive queue doesn't fit "
+					   "a socket here (net.ipv4.tcp_rmem, "
+					   "--tcp-rmem)");
+		if (rc)
+			return mig_in_fail(in, "can't fill the receive queue: "
+					   "%s", strerror(-rc));
+		len -= (uint32_t)n;
+	}
+	return 0;
+}
+
+/**
+ * tcp_mig_build() - target: bind, connect, queues, options, windows
+ * @c:		execution context
+ * @in:		stream, at the receive queue's first byte
+ * @conn:	connection, its socket frozen and in repair mode
+ *
+ * Return: 0, or negative errno (why recorded)
+ */
+static int tcp_mig_build(const struct ctx *c, struct mig_in *in,
+			 struct tcp_conn *conn)
+{
+	struct tcp_mig *m = &tcp_migs[conn->flow];
+	socklen_t sl = m->local.sa.sa_family == AF_INET ?
+		       sizeof(m->local.sa4) : sizeof(m->local.sa6);
+	size_t done;
+	int s = conn->sock, rc;
+
+	if (bind(s, &m->local.sa, sl))
+		return mig_in_fail(in, "TCP flow %u: can't bind its socket: "
+				   "%s (is the source's address here?)",
+				   conn->flow, strerror(errno));
+	if ((rc = tcp_repair_seq(s, &m->st)))
+		return mig_in_fail(in, "TCP flow %u: can't set sequences: %s",
+				   conn->flow, strerror(-rc));
+	if (connect(s, &m->peer.sa, sl))
+		return mig_in_fail(in, "TCP flow %u: can't connect its socket: "
+				   "%s", conn->flow, strerror(errno));
+	if ((rc = tcp_repair_bufs(s, &m->st, !c->tcp_rmem)))
+		return mig_in_fail(in, "TCP flow %u: can't size buffers: %s",
+				   conn->flow, strerror(-rc));
+	if ((rc = tcp_mig_fill_rcvq(in, s, m->st.rcvq)))
+		return rc;
+
+	if (!m->st.sndq)
+		goto finish;
+	m->pend_off = tcp_mig_sndq_total;
+	tcp_mig_sndq_total += m->st.sndq;
+	if ((rc = mig_in_read(in, tcp_mig_pend + m->pend_off, m->st.sndq)))
+		return rc;
+	rc = tcp_repair_fill(s, true, tcp_mig_pend + m->pend_off,
+			     m->st.sndq - m->st.notsent, &done);
+	if (rc && rc != -ENOBUFS)
+		return mig_in_fail(in, "TCP flow %u: can't fill the send "
+				   "queue: %s", conn->flow, strerror(-rc));
+	m->pend_off += done;
+	m->pend_len = m->st.sndq - (uint32_t)done;
+
+finish:
+	if ((rc = tcp_repair_finish(s, &m->st)))
+		return mig_in_fail(in, "TCP flow %u: can't set options and "
+				   "windows: %s", conn->flow, strerror(-rc));
+	return 0;
+}
+
+/**
+ * tcp_mig_load_data() - target: a MIG_REC_TCP_DATA record
+ * @c:		execution context
+ * @in:		stream, the record's header read
+ * @rh:		that header
+ *
+ * Return: 0, or negative errno (why recorded)
+ */
+static int tcp_mig_load_data(struct ctx *c, struct mig_in *in,
+			     const struct mig_rec *rh)
+{
+	uint8_t idx[4];
+	struct mig_buf b = { .p = idx, .size = sizeof(idx) };
+	struct tcp_conn *conn;
+	int rc;
+
+	if (rh->len < sizeof(idx))
+		return mig_in_fail(in, "TCP data record of %u bytes", rh->len);
+	if ((rc = mig_in_read(in, idx, sizeof(idx))))
+		return rc;
+	if (mig_get_u32(&b) != tcp_mig_ndata || tcp_mig_ndata >= tcp_mig_nconn)
+		return mig_in_fail(in, "TCP data record out of order");
+	if (rh->len - sizeof(idx) != tcp_mig_datalen[tcp_mig_ndata])
+		return mig_in_fail(in, "TCP data record of %u bytes, its "
+				   "connection has %llu bytes queued", rh->len,
+				   (unsigned long long)
+				   tcp_mig_datalen[tcp_mig_ndata]);
+
+	if (in->check_only) {
+		tcp_mig_ndata++;
+		return mig_in_skip(in, rh->len - sizeof(idx));
+	}
+
+	if (!tcp_mig_ndata && (rc = tcp_mig_first_data(in)))
+		return rc;
+	conn = tcp_conn_at(tcp_mig_list[tcp_mig_ndata]);
+	tcp_mig_ndata++;
+	return tcp_mig_build(c, in, conn);
+}
+
+/**
+ * tcp_mig_load() - target: one record of the TCP section
+ * @c:		execution context
+ * @in:		stream, the record's header read
+ * @r:		that header
+ *
+ * Return: 0, or negative errno (why recorded)
+ */
+static int tcp_mig_load(struct ctx *c, struct mig_in *in,
+			const struct mig_rec *r)
+{
+	if (r->type == MIG_REC_TCP_CONN)
+		return tcp_mig_load_conn(c, in, r);
+	if (r->type == MIG_REC_TCP_DATA)
+		return tcp_mig_load_data(c, in, r);
+	return mig_in_fail(in, "unknown TCP record type %u", r->type);
+}
+
+/**
+ * tcp_mig_loaded() - target: every connection had its data?
+ * @c:		execution context (unused)
+ * @in:		stream, for messages
+ *
+ * Return: 0, or -EPROTO (why recorded)
+ */
+static int tcp_mig_loaded(struct ctx *c, struct mig_in *in)
+{
+	(void)c;
+	if (tcp_mig_ndata != tcp_mig_nconn)
+		return mig_in_fail(in, "%u TCP connections, %u data records",
+				   tcp_mig_nconn, tcp_mig_ndata);
+	return 0;
+}
+
+/**
+ * tcp_mig_pend_release() - a connection wrote its last pending byte
+ */
+static void tcp_mig_pend_release(void)
+{
+	if (tcp_mig_pend_users && --tcp_mig_pend_users)
+		return;
+	if (tcp_mig_pend)
+		munmap(tcp_mig_pend, tcp_mig_pend_size);
+	tcp_mig_pend = NULL;
+	tcp_mig_pend_size = 0;
+}
+
+/**
+ * tcp_mig_discard() - target: drop what was loaded, without a trace
+ * @c:		execution context
+ */
+static void tcp_mig_discard(struct ctx *c)
+{
+	struct tcp_conn *conn;
+	unsigned int i = 0;
+
+	/* Frozen and in repair mode: close() sends nothing */
+	while ((conn = tcp_mig_each(&i, TCP_F_RESTORING)))
+		tcp_conn_close(c, conn, false);
+	tcp_mig_nconn = tcp_mig_ndata = 0;
+	tcp_mig_sndq_total = 0;
+	if (!tcp_mig_pend_users)
+		tcp_mig_pend_release();
+}
+
+/**
+ * tcp_mig_pending_push() - write send queue bytes the source had queued
+ * @c:		execution context
+ * @conn:	connection with TCP_F_PENDING
+ *
+ * Once they are all written, the guest's FIN follows if it had one, and
+ * the guest gets a window again.
+ *
+ * Return: true if bytes are still pending (EPOLLOUT armed)
+ */
+bool tcp_mig_pending_push(struct ctx *c, struct tcp_conn *conn)
+{
+	struct tcp_mig *m = &tcp_migs[conn->flow];
+
+	while (m->pend_len) {
+		ssize_t n = send(conn->sock, tcp_mig_pend + m->pend_off,
+				 m->pend_len, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+		if (n <= 0) {
+			if (n < 0 && errno != EAGAIN && errno != EINTR) {
+				debug("TCP flow %u: write to host socket: %s",
+				      conn->flow, strerror(errno));
+				m->pend_len = 0;
+				break;
+			}
+			if (!(conn->flags & TCP_F_EPOLLOUT))
+				tcp_epoll_set(c, conn, true);
+			return true;
+		}
+		m->pend_off += (size_t)n;
+		m->pend_len -= (uint32_t)n;
+	}
+
+	conn->flags &= ~TCP_F_PENDING;
+	tcp_mig_pend_release();
+	if ((conn->flags & TCP_F_GUEST_FIN) && m->st.state != TCP_FIN_WAIT2)
+		shutdown(conn->sock, SHUT_WR);
+	conn->flags |= TCP_F_ACK_PENDING | TCP_F_WND_UPDATE;
+	tcp_conn_dirty(conn);
+	return false;
+}
+
+/**
+ * tcp_mig_live() - target: a restored connection goes live
+ * @c:		execution context
+ * @conn:	connection, thawed and out of repair mode
+ *
+ * Return: 0, or -errno if it can't (then the caller resets it)
+ */
+static int tcp_mig_live(struct ctx *c, struct tcp_conn *conn)
+{
+	struct tcp_mig *m = &tcp_migs[conn->flow];
+	int rc;
+
+	conn->flags &= ~TCP_F_RESTORING;
+	if ((rc = tcp_repair_done(conn->sock, &m->st, !c->tcp_wmem)))
+		return rc;
+	if (tcp_peek_off_supported()) {
+		conn->flags |= TCP_F_PEEK_OFF;
+		if ((rc = tcp_peek_off_reset(conn)))
+			return rc;
+	}
+	if ((rc = tcp_epoll_add(c, conn, false)))
+		return rc;
+
+	if (m->pend_len) {
+		conn->flags |= TCP_F_PENDING;
+		tcp_mig_pend_users++;
+		tcp_mig_pending_push(c, conn);
+	} else if ((conn->flags & TCP_F_GUEST_FIN) &&
+		   m->st.state != TCP_FIN_WAIT2 &&
+		   shutdown(conn->sock, SHUT_WR)) {
+		return -errno;
+	}
+
+	/* Everything not acknowledged goes to the guest again */
+	tcp_rewind(conn);
+	conn->flags |= TCP_F_ACK_PENDING;
+	tcp_conn_dirty(conn);
+	qdisc_wake(conn->flow);
+	return 0;
+}
+
+/**
+ * tcp_mig_start() - target: the guest runs here, connections go live
+ * @c:		execution context
+ */
+static void tcp_mig_start(struct ctx *c)
+{
+	unsigned int i = 0, n = 0, lost = 0;
+	struct tcp_conn *conn;
+	bool failed;
+	int rc = 0;
+
+	while ((conn = tcp_mig_each(&i, TCP_F_RESTORING))) {
+		tcp_repair_thaw(conn->sock);
+		rc |= repair_set(conn->sock, TCP_REPAIR_OFF);
+	}
+	failed = (rc | repair_flush()) != 0;
+
+	i = 0;
+	while ((conn = tcp_mig_each(&i, TCP_F_RESTORING))) {
+		if (!failed && !tcp_mig_live(c, conn)) {
+			n++;
+			continue;
+		}
+		warn("TCP flow %u: can't go live after the migration, "
+		     "resetting it", conn->flow);
+		tcp_send_ctrl(c, conn, TH_RST | TH_ACK);
+		tcp_conn_close(c, conn, !failed);
+		lost++;
+	}
+	tcp_stats.mig_in += n;
+	tcp_stats.mig_lost += lost;
+	tcp_mig_nconn = tcp_mig_ndata = 0;
+	if (!tcp_mig_pend_users)
+		tcp_mig_pend_release();
+	info("Migration: %u TCP connections restored%s", n,
+	     lost ? ", some reset" : "");
+}
+
+static const struct migrate_section tcp_mig_section = {
+	.name		= "TCP",
+	.rec_first	= MIG_REC_TCP_CONN,
+	.rec_last	= MIG_REC_TCP_DATA,
+	.save		= tcp_mig_save,
+	.load		= tcp_mig_load,
+	.loaded		= tcp_mig_loaded,
+	.resume		= tcp_mig_resume,
+	.finish		= tcp_mig_finish,
+	.start		= tcp_mig_start,
+	.discard	= tcp_mig_discard,
+};
+
+/**
+ * tcp_migrate_init() - tables for migrations, register the section
+ * @c:		execution context
+ *
+ * Return: 0 on success, -ENOMEM
+ */
+int tcp_migrate_init(const struct ctx *c)
+{
+	if (!c->vhost_user)
+		return 0;
+
+	tcp_mig_cap = tcp_conns_capacity();
+	tcp_migs = calloc(tcp_mig_cap, sizeof(*tcp_migs));
+	tcp_mig_list = calloc(tcp_mig_cap, sizeof(*tcp_mig_list));
+	tcp_mig_datalen = calloc(tcp_mig_cap, sizeof(*tcp_mig_datalen));
+	tcp_mig_idle_fds = calloc(tcp_mig_cap, sizeof(*tcp_mig_idle_fds));
+	if (!tcp_migs || !tcp_mig_list || !tcp_mig_datalen ||
+	    !tcp_mig_idle_fds)
+		return -ENOMEM;
+
+	migrate_register(&tcp_mig_section);
+	return 0;
+}
