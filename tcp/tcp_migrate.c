@@ -109,6 +109,9 @@ SYSCALLS(SYSCALLS_PASST, "getsockopt", "setsockopt", "ioctl", "getsockname",
  * @pend_off:	target: offset in the pending area of send queue bytes the
  *		socket could not take yet
  * @pend_len:	their number
+ * @dump_off:	source: offset of its queues in the dump area, send queue
+ *		first, then the receive queue
+ * @dump_cap:	source: room for each queue there
  * @saved:	source: dumped, to be written
  */
 struct tcp_mig {
@@ -117,6 +120,8 @@ struct tcp_mig {
 	union sockaddr_inany peer;
 	uint64_t pend_off;
 	uint32_t pend_len;
+	uint64_t dump_off;
+	uint32_t dump_cap;
 	bool saved;
 };
 
@@ -265,6 +270,33 @@ static bool tcp_mig_candidate(const struct tcp_conn *conn)
 }
 
 /**
+ * tcp_mig_freeze_one() - freeze a socket, if the kernel lets us
+ * @s:		socket
+ *
+ * Some kernels refuse socket filters to unprivileged processes (EPERM,
+ * seen on a 6.18 kernel): then the socket's receive window, shut in repair
+ * mode (tcp_repair.c), keeps it from taking data it would acknowledge, and
+ * on the target, data arriving before the guest runs lands in order after
+ * the restored queue.
+ *
+ * Return: 0 on success or EPERM, other -errno on failure
+ */
+static int tcp_mig_freeze_one(int s)
+{
+	static bool reported;
+	int rc = tcp_repair_freeze(s);
+
+	if (rc != -EPERM)
+		return rc;
+	if (!reported)
+		info("Migration: the kernel refuses socket filters to passt "
+		     "(EPERM): sockets are held by a closed receive window "
+		     "instead");
+	reported = true;
+	return 0;
+}
+
+/**
  * tcp_mig_freeze() - source: drop acknowledged data, freeze, repair mode
  * @c:		execution context
  *
@@ -275,16 +307,17 @@ static int tcp_mig_freeze(struct ctx *c)
 {
 	struct tcp_conn *conn;
 	unsigned int i, n = 0;
-	int rc;
+	int rc = 0;
 
 	for (i = 0; i < tcp_mig_cap; i++) {
 		conn = tcp_conn_at(i);
 		if (!conn || !tcp_mig_candidate(conn))
 			continue;
-		if ((conn->discard && tcp_discard_acked(c, conn)) ||
-		    tcp_repair_freeze(conn->sock)) {
-			warn("TCP flow %u: can't prepare it for the migration, "
-			     "it won't move", conn->flow);
+		if ((conn->discard && (rc = tcp_discard_acked(c, conn))) ||
+		    (rc = tcp_mig_freeze_one(conn->sock))) {
+			warn("TCP flow %u: can't prepare it for the migration "
+			     "(%s), it won't move", conn->flow, strerror(-rc));
+			rc = 0;
 			continue;
 		}
 		conn->flags |= TCP_F_MIGRATED;
@@ -331,15 +364,14 @@ static bool tcp_mig_consistent(const struct tcp_conn *conn,
 
 /**
  * tcp_mig_dump() - source: read the state of every frozen socket
- * @buf:	two areas of @cap bytes each, for the queues
- * @cap:	size of each
+ * @buf:	dump area, each connection's queues at its place
  *
  * A connection that can't move is not marked saved: tcp_mig_unsaved()
  * takes it back, and tcp_mig_finish() resets it.
  *
  * Return: connections that can move
  */
-static unsigned int tcp_mig_dump(uint8_t *buf, uint32_t cap)
+static unsigned int tcp_mig_dump(uint8_t *buf)
 {
 	struct tcp_conn *conn;
 	unsigned int i = 0, n = 0;
@@ -349,7 +381,13 @@ static unsigned int tcp_mig_dump(uint8_t *buf, uint32_t cap)
 		socklen_t sl = sizeof(m->local), pl = sizeof(m->peer);
 		int rc;
 
-		rc = tcp_repair_dump(conn->sock, &m->st, buf, buf + cap, cap);
+		uint8_t *q = buf + m->dump_off;
+
+		rc = tcp_repair_dump(conn->sock, &m->st, q, q + m->dump_cap,
+				     m->dump_cap);
+		if (!rc && (m->st.sndq >= m->dump_cap ||
+			    m->st.rcvq >= m->dump_cap))
+			rc = -ENOBUFS;	/* grew past its room: may be cut */
 		if (!rc && (getsockname(conn->sock, &m->local.sa, &sl) ||
 			    getpeername(conn->sock, &m->peer.sa, &pl)))
 			rc = -errno;
@@ -458,38 +496,22 @@ static void tcp_mig_put_conn(struct mig_out *o, const struct tcp_conn *conn,
  * tcp_mig_put_data() - write a connection's MIG_REC_TCP_DATA record
  * @o:		stream
  * @index:	the connection's place among the TCP_CONN records
- * @conn:	connection, frozen
  * @m:		its kernel state
- * @buf:	two areas of @cap bytes each, for the queues
- * @cap:	size of each
- *
- * Return: 0, or -EIO if the queues changed since the dump (then the
- *	   stream is useless: the caller gives up)
+ * @buf:	dump area, its queues at their place
  */
-static int tcp_mig_put_data(struct mig_out *o, uint32_t index,
-			    const struct tcp_conn *conn,
-			    const struct tcp_mig *m, uint8_t *buf, uint32_t cap)
+static void tcp_mig_put_data(struct mig_out *o, uint32_t index,
+			     const struct tcp_mig *m, const uint8_t *buf)
 {
+	const uint8_t *q = buf + m->dump_off;
 	uint8_t idx[4];
 	struct mig_buf b = { .p = idx, .size = sizeof(idx) };
-	int sn, rn;
-
-	sn = tcp_repair_peek(conn->sock, true, buf, cap);
-	rn = tcp_repair_peek(conn->sock, false, buf + cap, cap);
-	if (sn < 0 || rn < 0 || (uint32_t)sn != m->st.sndq ||
-	    (uint32_t)rn != m->st.rcvq) {
-		err("TCP flow %u: its queues changed while frozen (%i/%u, "
-		    "%i/%u bytes)", conn->flow, sn, m->st.sndq, rn, m->st.rcvq);
-		return -EIO;
-	}
 
 	mig_put_u32(&b, index);
 	mig_out_rec(o, MIG_REC_TCP_DATA,
 		    (uint32_t)sizeof(idx) + m->st.rcvq + m->st.sndq);
 	mig_out_bytes(o, idx, sizeof(idx));
-	mig_out_bytes(o, buf + cap, m->st.rcvq);
-	mig_out_bytes(o, buf, m->st.sndq);
-	return 0;
+	mig_out_bytes(o, q + m->dump_cap, m->st.rcvq);
+	mig_out_bytes(o, q, m->st.sndq);
 }
 
 /**
@@ -507,27 +529,38 @@ static void tcp_mig_park(const struct ctx *c, struct tcp_conn *conn)
 }
 
 /**
- * tcp_mig_buf() - source: memory for the largest queue of the sockets
- * @cap:	set to the size of each of the two areas
+ * tcp_mig_buf() - source: memory for the queues of every frozen socket
+ * @size:	set to its size
  *
- * Return: the areas, MAP_FAILED on failure
+ * Each connection gets room for either queue as long as the larger of its
+ * send queue now and its receive buffer (the receive queue may still grow
+ * until the dump shuts its window), plus one byte: a queue that fills
+ * its room may have been cut, and the connection doesn't move.
+ *
+ * Return: the area, MAP_FAILED on failure
  */
-static uint8_t *tcp_mig_buf(uint32_t *cap)
+static uint8_t *tcp_mig_buf(size_t *size)
 {
 	struct tcp_conn *conn;
 	unsigned int i = 0;
-	uint32_t max = 1;
+	size_t total = 0;
 
 	while ((conn = tcp_mig_each(&i, TCP_F_MIGRATED))) {
-		uint32_t s, r;
+		struct tcp_mig *m = &tcp_migs[conn->flow];
+		socklen_t sl = sizeof(int);
+		uint32_t sq = 0, rq = 0;
+		int rcvbuf = 0;
 
-		if (tcp_repair_queued(conn->sock, &s, &r))
-			continue;
-		max = MAX(max, MIN(MAX(s, r), TCP_REPAIR_QUEUE_MAX));
+		tcp_repair_queued(conn->sock, &sq, &rq);
+		getsockopt(conn->sock, SOL_SOCKET, SO_RCVBUF, &rcvbuf, &sl);
+		m->dump_cap = MIN(MAX(MAX(sq, rq), (uint32_t)MAX(rcvbuf, 0)),
+				  TCP_REPAIR_QUEUE_MAX) + 1;
+		m->dump_off = total;
+		total += 2 * (size_t)m->dump_cap;
 	}
-	*cap = max;
-	return mmap(NULL, 2 * (size_t)max, PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	*size = MAX(total, 1);
+	return mmap(NULL, *size, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 }
 
 /**
@@ -542,8 +575,8 @@ static int tcp_mig_save(struct ctx *c, struct mig_out *o)
 {
 	unsigned int i, index = 0, n = 0;
 	struct tcp_conn *conn;
-	uint32_t cap;
 	uint8_t *buf;
+	size_t size;
 	int rc = 0;
 
 	for (i = 0; i < tcp_mig_cap; i++) {
@@ -562,15 +595,16 @@ static int tcp_mig_save(struct ctx *c, struct mig_out *o)
 	rc = tcp_mig_freeze(c);
 	if (rc <= 0)
 		return rc;
+	rc = 0;
 
-	buf = tcp_mig_buf(&cap);
+	buf = tcp_mig_buf(&size);
 	if (buf == MAP_FAILED) {
 		rc = -errno;
 		tcp_mig_resume(c);
 		return rc;
 	}
 
-	n = tcp_mig_dump(buf, cap);
+	n = tcp_mig_dump(buf);
 	tcp_mig_unsaved(c);
 	i = 0;
 	while ((conn = tcp_mig_each(&i, TCP_F_MIGRATED))) {
@@ -578,12 +612,12 @@ static int tcp_mig_save(struct ctx *c, struct mig_out *o)
 			tcp_mig_put_conn(o, conn, &tcp_migs[conn->flow]);
 	}
 	i = 0;
-	while (!rc && (conn = tcp_mig_each(&i, TCP_F_MIGRATED))) {
+	while ((conn = tcp_mig_each(&i, TCP_F_MIGRATED))) {
 		if (tcp_migs[conn->flow].saved)
-			rc = tcp_mig_put_data(o, index++, conn,
-					      &tcp_migs[conn->flow], buf, cap);
+			tcp_mig_put_data(o, index++, &tcp_migs[conn->flow],
+					 buf);
 	}
-	munmap(buf, 2 * (size_t)cap);
+	munmap(buf, size);
 
 	if (!rc)
 		rc = o->err;
@@ -870,7 +904,7 @@ static int tcp_mig_conn_new(struct ctx *c, struct mig_in *in,
 		return mig_in_fail(in, "TCP connection %u: %s", tcp_mig_nconn,
 				   rc == -EEXIST ? "twice in the state" :
 				   strerror(-rc));
-	if ((rc = tcp_repair_freeze(s)) ||
+	if ((rc = tcp_mig_freeze_one(s)) ||
 	    (rc = repair_set(s, TCP_REPAIR_ON)))
 		return mig_in_fail(in, "TCP connection %u: can't get repair "
 				   "mode: %s", tcp_mig_nconn, strerror(-rc));

@@ -105,7 +105,9 @@ int tcp_repair_thaw(int s)
 {
 	int zero = 0;
 
-	if (setsockopt(s, SOL_SOCKET, SO_DETACH_FILTER, &zero, sizeof(zero)))
+	/* ENOENT: not frozen (see tcp_migrate.c), nothing to take away */
+	if (setsockopt(s, SOL_SOCKET, SO_DETACH_FILTER, &zero, sizeof(zero)) &&
+	    errno != ENOENT)
 		return -errno;
 	return 0;
 }
@@ -291,6 +293,38 @@ int tcp_repair_peek(int s, bool send_queue, uint8_t *buf, uint32_t len)
 }
 
 /**
+ * tcp_repair_shut() - close the receive window of a socket in repair mode
+ * @s:		socket
+ * @w:		its window, as read
+ *
+ * Where the kernel refuses a socket filter to an unprivileged process
+ * (tcp_repair_freeze() fails with EPERM), a socket in repair mode still
+ * takes data in its window, and acknowledges it: data that would then be
+ * lost, after the dump. A window of zero at the current receive sequence
+ * makes the kernel drop it instead (the peer sends it again, to the
+ * target). Frozen sockets get it too, harmlessly.
+ *
+ * Return: 0 on success, -errno on failure
+ */
+static int tcp_repair_shut(int s, const struct tcp_repair_window *w)
+{
+	struct tcp_repair_window z = *w;
+	uint32_t rcv_nxt;
+	int rc;
+
+	if ((rc = tcp_repair_queue(s, false)) ||
+	    (rc = tcp_repair_sockopt(s, IPPROTO_TCP, TCP_QUEUE_SEQ, &rcv_nxt)))
+		return rc;
+	z.rcv_wnd = 0;
+	z.rcv_wup = rcv_nxt;
+	if (SEQ_AFTER(z.snd_wl1, rcv_nxt))
+		z.snd_wl1 = rcv_nxt;
+	if (setsockopt(s, IPPROTO_TCP, TCP_REPAIR_WINDOW, &z, sizeof(z)))
+		return -errno;
+	return 0;
+}
+
+/**
  * tcp_repair_dump() - read the state and the queues of a frozen socket in
  *		       repair mode
  * @s:		socket
@@ -320,6 +354,8 @@ int tcp_repair_dump(int s, struct tcp_repair_state *st, uint8_t *sbuf,
 
 	if (getsockopt(s, IPPROTO_TCP, TCP_REPAIR_WINDOW, &w, &sl))
 		return -errno;
+	if ((rc = tcp_repair_shut(s, &w)))
+		return rc;
 
 	/* Peeks start at the front of the receive queue, whatever the relay
 	 * set (kernels without SO_PEEK_OFF for TCP refuse: nothing to do)
@@ -370,7 +406,8 @@ int tcp_repair_dump(int s, struct tcp_repair_state *st, uint8_t *sbuf,
 }
 
 /**
- * tcp_repair_seq() - timestamp and queue sequences of a new socket
+ * tcp_repair_seq() - timestamp (TCP_REPAIR_TS_JUMP_MS later) and queue
+ *		      sequences of a new socket
  * @s:		socket in repair mode, bound, not connected
  * @st:		state to restore
  *
@@ -378,11 +415,17 @@ int tcp_repair_dump(int s, struct tcp_repair_state *st, uint8_t *sbuf,
  */
 int tcp_repair_seq(int s, const struct tcp_repair_state *st)
 {
+	uint32_t ts = st->timestamp;
 	int rc;
 
+	/* The old socket's clock ran on while the state travelled, and it
+	 * may have answered its peer meanwhile: a timestamp below the last
+	 * one the peer saw gets our segments dropped (PAWS, RFC 7323). Jump
+	 * ahead, in the clock's unit (bit 0 set: microseconds)
+	 */
+	ts += (ts & 1) ? TCP_REPAIR_TS_JUMP_MS * 1000U : TCP_REPAIR_TS_JUMP_MS;
 	if ((st->options & TCP_REPAIR_OPT_TS) &&
-	    setsockopt(s, IPPROTO_TCP, TCP_TIMESTAMP, &st->timestamp,
-		       sizeof(st->timestamp)))
+	    setsockopt(s, IPPROTO_TCP, TCP_TIMESTAMP, &ts, sizeof(ts)))
 		return -errno;
 
 	if ((rc = tcp_repair_queue(s, true)))

@@ -26,6 +26,11 @@
 #define TCP_REPAIR_CHUNK	(64U * 1024)
 #define TCP_REPAIR_CHUNK_MIN	1024U
 
+/* A restored socket's timestamp clock starts this far ahead of the old
+ * one's when it was read: more than the state's journey usually takes
+ */
+#define TCP_REPAIR_TS_JUMP_MS	1000U
+
 /* tcp_repair_state.options: what the handshake agreed (TCPI_OPT_*) */
 #define TCP_REPAIR_OPT_TS	1	/* TCPI_OPT_TIMESTAMPS */
 #define TCP_REPAIR_OPT_SACK	2	/* TCPI_OPT_SACK */
