@@ -1,0 +1,259 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# tests/integration/passt_migrate.sh - live migration of a guest's TCP
+# connections from one passt to another, through vhost-user device state
+# and passt-repair
+#
+# Rig (tests/lib/migrate.sh): a source and a target host namespace with
+# the same addresses, passt --vhost-user and passt-repair in each, a peer
+# namespace behind a bridge reaching the source, and a guest namespace
+# whose tap device tests/tools/vu_bridge connects to the source's socket
+# as QEMU and a virtio-net driver would (Debian 12's QEMU 7.2 has no
+# vhost-user device state migration). Checked:
+#   - 10 TCP connections from the guest to the peer, 5 over IPv4 and 5
+#     over IPv6, each sending a file both ways at once (shaped with tbf,
+#     so that they last), are migrated once every one has moved some data
+#     both ways and none has finished: vu_bridge stops the source's
+#     queues, takes its state, copies the guest's memory, loads the state
+#     into the target, moves the network over and starts the target's
+#     queues. Every connection then completes with the sha256 of what was
+#     sent, both ways; no namespace sent or took a reset (TcpOutRsts,
+#     TcpEstabResets); the source saved 10 connections and holds no
+#     active one, the target restored 10;
+#   - a state damaged on the way (a byte flipped, or cut in half) is
+#     refused by the target with a message naming what is wrong, the
+#     guest's 2 connections go on on the source (sha256 both ways), and the
+#     target then serves a new guest (1 MiB each way, sha256), each in a
+#     rig of its own.
+#
+# Environment: PASST_REPAIR, MIG_SRC_PASST, MIG_DST_PASST (interop runs
+# with upstream's binaries, see doc/migration.md), MIG_SIZE, MIG_RATE.
+
+# shellcheck source=tests/lib/rig.sh disable=SC2317 # tests run via rig_run
+. "$(dirname "$0")/../lib/rig.sh"
+# shellcheck source=tests/lib/passt.sh
+. "$(dirname "$0")/../lib/passt.sh"
+# shellcheck source=tests/lib/migrate.sh
+. "$(dirname "$0")/../lib/migrate.sh"
+
+CONNS=10
+SIZE=${MIG_SIZE:-8M}
+RATE=${MIG_RATE:-80mbit}
+PORT0=7300
+LIMIT=120
+MOVED_MIN=$((32 * 1024))	# bytes each way before the migration
+
+rig_init
+passt_init
+mig_init
+rig_need_tool VU_BRIDGE vu_bridge || exit 1
+rig_need tc nstat || exit 1
+
+CLIENTS=()
+SERVERS=()
+
+# streams_start() - $CONNS connections from the guest to the peer, each
+# sending a file both ways at once (socat: one file read, one written)
+# $1: tag of the file names
+streams_start() {
+	local tag=$1 i port addr srv cli
+	CLIENTS=()
+	SERVERS=()
+
+	for i in $(seq 0 $((CONNS - 1))); do
+		port=$((PORT0 + i))
+		rig_random_file "$RIG_TMP/$tag.up.$i" "$SIZE" &&
+		rig_random_file "$RIG_TMP/$tag.down.$i" "$SIZE" || return 1
+		if [ $((i % 2)) -eq 0 ]; then
+			srv=TCP4-LISTEN:$port,reuseaddr
+			cli=TCP4:$MIG_PEER4:$port
+		else
+			srv=TCP6-LISTEN:$port,reuseaddr
+			cli=TCP6:[$MIG_PEER6]:$port
+		fi
+		ip netns exec "$MIG_PEER" timeout "$LIMIT" socat -t "$LIMIT" \
+			"$srv" "OPEN:$RIG_TMP/$tag.down.$i!!CREATE:$RIG_TMP/$tag.up.$i.got" \
+			>"$RIG_TMP/$tag.srv.$i.log" 2>&1 &
+		SERVERS+=("$!")
+		rig_defer "rig_kill '$!'"
+	done
+	for i in $(seq 0 $((CONNS - 1))); do
+		rig_wait_listen "$MIG_PEER" $((PORT0 + i)) || return 1
+	done
+	for i in $(seq 0 $((CONNS - 1))); do
+		port=$((PORT0 + i))
+		addr=$MIG_PEER4
+		[ $((i % 2)) -eq 0 ] || addr="[$MIG_PEER6]"
+		ip netns exec "$MIG_GUEST" timeout "$LIMIT" socat -t "$LIMIT" \
+			"OPEN:$RIG_TMP/$tag.up.$i!!CREATE:$RIG_TMP/$tag.down.$i.got" \
+			"TCP:$addr:$port" >"$RIG_TMP/$tag.cli.$i.log" 2>&1 &
+		CLIENTS+=("$!")
+		rig_defer "rig_kill '$!'"
+	done
+}
+
+# size_of() - bytes in a file, 0 if it isn't there
+# $1: file
+size_of() {
+	stat -c %s "$1" 2>/dev/null || echo 0
+}
+
+# streams_moving() - has every connection moved MOVED_MIN bytes each way?
+# $1: tag
+streams_moving() {
+	local i f
+
+	for i in $(seq 0 $((CONNS - 1))); do
+		for f in "$RIG_TMP/$1.up.$i.got" "$RIG_TMP/$1.down.$i.got"; do
+			[ "$(size_of "$f")" -ge "$MOVED_MIN" ] || return 1
+		done
+	done
+}
+
+# streams_unfinished() - is no connection done, either way?
+# $1: tag
+streams_unfinished() {
+	local i full
+
+	full=$(size_of "$RIG_TMP/$1.up.0")
+	for i in $(seq 0 $((CONNS - 1))); do
+		[ "$(size_of "$RIG_TMP/$1.up.$i.got")" -lt "$full" ] &&
+		[ "$(size_of "$RIG_TMP/$1.down.$i.got")" -lt "$full" ] ||
+			rig_fail "connection $i had finished a direction" \
+				 "before the migration" || return 1
+	done
+}
+
+# streams_check() - every connection ends well, sha256 both ways
+# $1: tag
+streams_check() {
+	local i rc
+
+	for i in $(seq 0 $((CONNS - 1))); do
+		rig_wait_pid "${CLIENTS[$i]}" "$LIMIT"
+		rc=$?
+		[ "$rc" -eq 0 ] || rig_fail "client $i: status $rc:" \
+			"$(tr '\n' ' ' <"$RIG_TMP/$1.cli.$i.log")" || return 1
+		rig_wait_pid "${SERVERS[$i]}" "$LIMIT"
+		rc=$?
+		[ "$rc" -eq 0 ] || rig_fail "server $i: status $rc:" \
+			"$(tr '\n' ' ' <"$RIG_TMP/$1.srv.$i.log")" || return 1
+		rig_sha_eq "$RIG_TMP/$1.up.$i" "$RIG_TMP/$1.up.$i.got" &&
+		rig_sha_eq "$RIG_TMP/$1.down.$i" "$RIG_TMP/$1.down.$i.got" ||
+			return 1
+	done
+}
+
+# setup() - test: the rig, both relays, the guest on the source
+setup() {
+	mig_net || return 1
+	mig_relays "$@" || return 1
+	mig_helper "$MIG_SRC_SOCK.repair" "$RIG_TMP/repair.src.log"
+	mig_helper "$MIG_DST_SOCK.repair" "$RIG_TMP/repair.dst.log"
+	mig_shape "$RATE" || rig_fail "can't shape the links" || return 1
+	RIG_RELAY_LOG=$MIG_SRC_LOG
+	rig_poll 5 passt_log_has "passt-repair connected" ||
+		rig_fail "passt-repair did not connect to the source" ||
+		return 1
+	RIG_RELAY_LOG=$MIG_DST_LOG
+	rig_poll 5 passt_log_has "passt-repair connected" ||
+		rig_fail "passt-repair did not connect to the target"
+}
+
+# migrate() - test: 10 connections migrated mid-transfer, sha256, no RST,
+# the source idle
+migrate() {
+	local n
+
+	streams_start mig || return 1
+	rig_poll 60 streams_moving mig ||
+		rig_fail "the connections did not move $MOVED_MIN bytes each" \
+			 "way within 60 s" || return 1
+	streams_unfinished mig || return 1
+
+	kill -USR2 "$PASST_BRIDGE_PID" ||
+		rig_fail "can't signal vu_bridge" || return 1
+	rig_poll 30 grep -q "migrated to\|refused the state" \
+		"$PASST_BRIDGE_LOG" ||
+		rig_fail "no migration after 30 s:" \
+			 "$(tail -n 3 "$PASST_BRIDGE_LOG" | tr '\n' ' ')" ||
+		return 1
+	grep -q "migrated to" "$PASST_BRIDGE_LOG" ||
+		rig_fail "$(grep -m 1 refused "$PASST_BRIDGE_LOG")" || return 1
+	RIG_RELAY_PID=$MIG_DST_PID
+	RIG_RELAY_LOG=$MIG_DST_LOG
+	rig_log "$(grep -m 1 'state saved' "$PASST_BRIDGE_LOG")"
+
+	streams_check mig || return 1
+	mig_no_rst || return 1
+
+	grep -q "$CONNS TCP connections saved" "$MIG_SRC_LOG" ||
+		rig_fail "the source did not save $CONNS connections:" \
+			 "$(grep -m 1 'connections saved' "$MIG_SRC_LOG")" ||
+		return 1
+	grep -q "$CONNS TCP connections restored" "$MIG_DST_LOG" ||
+		rig_fail "the target did not restore $CONNS connections:" \
+			 "$(grep -m 1 'connections restored' "$MIG_DST_LOG")" ||
+		return 1
+	n=$(mig_active "$MIG_SRC_PID" "$MIG_SRC_LOG")
+	[ "$n" = 0 ] ||
+		rig_fail "the source holds ${n:-?} active connections" ||
+		return 1
+	kill -0 "$MIG_SRC_PID" ||
+		rig_fail "the source exited (no --migrate-exit given)"
+}
+
+# refused() - test: a damaged state is refused by the target, the guest
+# goes on on the source, the target serves a new guest
+# $1: vu_bridge's --migrate-corrupt mode
+refused() {
+	local saved_pid
+
+	setup --migrate-corrupt "$1" || return 1
+	CONNS=2 SIZE=8M streams_start "bad$1" || return 1
+	CONNS=2 rig_poll 60 streams_moving "bad$1" ||
+		rig_fail "the connections did not move data" || return 1
+	kill -USR2 "$PASST_BRIDGE_PID" || return 1
+	rig_poll 30 grep -q "migrated to\|refused the state" \
+		"$PASST_BRIDGE_LOG" ||
+		rig_fail "no migration after 30 s" || return 1
+	grep -q "refused the state" "$PASST_BRIDGE_LOG" ||
+		rig_fail "the target took a damaged state" || return 1
+	grep -q "Migration: refusing the state from the source: at byte" \
+		"$MIG_DST_LOG" ||
+		rig_fail "no clear refusal in the target's log" || return 1
+	rig_log "$(grep -m 1 'refusing the state' "$MIG_DST_LOG")"
+
+	# The guest resumed on the source: its connections end well there
+	RIG_RELAY_PID=$MIG_SRC_PID
+	RIG_RELAY_LOG=$MIG_SRC_LOG
+	CONNS=2 streams_check "bad$1" || return 1
+
+	# The target serves a new guest, once the network reaches it
+	saved_pid=$PASST_BRIDGE_PID
+	eval "$MIG_HOOK" || return 1
+	RIG_RELAY_PID=$MIG_DST_PID
+	RIG_RELAY_LOG=$MIG_DST_LOG
+	rig_ns_new MIG_GUEST g || return 1
+	PASST_SOCK=$MIG_DST_SOCK
+	BRIDGE=$VU_BRIDGE passt_guest_start "$MIG_GUEST" || return 1
+	passt_guest_static "$MIG_GUEST" &&
+	ip -n "$MIG_GUEST" route add "$MIG_PEER4/32" via "$RIG_GW4" || return 1
+	[ "$PASST_BRIDGE_PID" != "$saved_pid" ] || return 1
+	CONNS=1 SIZE=1M streams_start "new$1" &&
+	CONNS=1 streams_check "new$1"
+}
+
+rig_run "passt migration: rig, source and target passt, passt-repair for both" \
+	setup
+if [ -z "$PASST_BRIDGE_PID" ]; then
+	rig_summary
+fi
+rig_run "passt migration: $CONNS TCP connections (IPv4, IPv6) streaming $SIZE both ways move mid-transfer, sha256, no RST, source idle" \
+	migrate
+for mode in flip truncate; do
+	rig_run "passt migration: a state damaged on the way ($mode) is refused with a message, the guest goes on on the source, the target serves a new guest" \
+		refused "$mode"
+done
+rig_summary
