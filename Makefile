@@ -171,7 +171,7 @@ sanitize:
 # into build-fuzz/, then each run for FUZZ_SECS seconds, FUZZ_JOBS at a
 # time, in a network namespace of its own (tests/fuzz/run.sh)
 FUZZ_TARGETS := fuzz_frame fuzz_tcp fuzz_udp_icmp fuzz_dhcp fuzz_ndp fuzz_conf \
-	fuzz_pesto fuzz_vu_msg fuzz_vu_virtq
+	fuzz_pesto fuzz_vu_msg fuzz_vu_virtq fuzz_migrate
 FUZZ_SECS ?= 30
 FUZZ_JOBS ?= 2
 FUZZ_CC ?= clang
