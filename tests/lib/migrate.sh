@@ -92,8 +92,9 @@ mig_net() {
 	ip -n "$MIG_PEER" link set psrc up || return 1
 	MIG_HOOK="ip -n $MIG_PEER link set psrc down &&"
 	MIG_HOOK+=" ip -n $MIG_PEER link set pdst up"
-	MIG_SRC_SOCK=$RIG_TMP/src.socket
-	MIG_DST_SOCK=$RIG_TMP/dst.socket
+	# One rig after another in a script: names of their own
+	MIG_SRC_SOCK=$RIG_TMP/src.$RIG_NS_SEQ.socket
+	MIG_DST_SOCK=$RIG_TMP/dst.$RIG_NS_SEQ.socket
 }
 
 # mig_shape_dev() - slow a device down (tbf: no fair queueing qdisc in
@@ -136,8 +137,8 @@ mig_passt() {
 # $1...: more vu_bridge options
 mig_relays() {
 	rig_persist
-	MIG_SRC_LOG=$RIG_TMP/src.log
-	MIG_DST_LOG=$RIG_TMP/dst.log
+	MIG_SRC_LOG=${MIG_SRC_SOCK%.socket}.log
+	MIG_DST_LOG=${MIG_DST_SOCK%.socket}.log
 	mig_passt MIG_SRC_PID "$MIG_SRC" "$MIG_SRC_PASST" "$MIG_SRC_SOCK" \
 		"$MIG_SRC_LOG" --repair-path "$MIG_SRC_SOCK.repair"
 	mig_passt MIG_DST_PID "$MIG_DST" "$MIG_DST_PASST" "$MIG_DST_SOCK" \
