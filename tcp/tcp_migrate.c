@@ -12,8 +12,9 @@
  * Source (tcp_mig_save()), for every established connection: the
  * acknowledged data still in the socket is dropped (so its receive queue
  * starts at the first byte the guest has not acknowledged), the socket is
- * frozen (it drops everything from the peer, see tcp_repair.c) and put in
- * repair mode, all of them in one request to the helper. Then one
+ * frozen (it drops everything from the peer, and the peer everything
+ * from it, see tcp_repair.c) and put in repair mode, all of them in one
+ * request to the helper. Then one
  * MIG_REC_TCP_CONN record per connection (our state, the socket's
  * addresses, its kernel state), and one MIG_REC_TCP_DATA record per
  * connection with both its queues, read again from the frozen socket.
@@ -273,27 +274,19 @@ static bool tcp_mig_candidate(const struct tcp_conn *conn)
  * tcp_mig_freeze_one() - freeze a socket, if the kernel lets us
  * @s:		socket
  *
- * Some kernels refuse socket filters to unprivileged processes (EPERM,
- * seen on a 6.18 kernel): then the socket's receive window, shut in repair
- * mode (tcp_repair.c), keeps it from taking data it would acknowledge, and
- * on the target, data arriving before the guest runs lands in order after
- * the restored queue.
+ * A connected socket is always frozen (a socket filter, or a TCP-MD5 key
+ * where the kernel refuses filters to unprivileged processes, see
+ * tcp_repair.c). A target's socket, not connected yet, can't take a key:
+ * without a filter, data arriving before the guest runs lands in order
+ * after the restored queue, which is as good.
  *
  * Return: 0 on success or EPERM, other -errno on failure
  */
 static int tcp_mig_freeze_one(int s)
 {
-	static bool reported;
 	int rc = tcp_repair_freeze(s);
 
-	if (rc != -EPERM)
-		return rc;
-	if (!reported)
-		info("Migration: the kernel refuses socket filters to passt "
-		     "(EPERM): sockets are held by a closed receive window "
-		     "instead");
-	reported = true;
-	return 0;
+	return rc == -EPERM ? 0 : rc;
 }
 
 /**
@@ -533,8 +526,8 @@ static void tcp_mig_park(const struct ctx *c, struct tcp_conn *conn)
  * @size:	set to its size
  *
  * Each connection gets room for either queue as long as the larger of its
- * send queue now and its receive buffer (the receive queue may still grow
- * until the dump shuts its window), plus one byte: a queue that fills
+ * send queue now and its receive buffer (the receive queue, frozen, does
+ * not grow, and could not grow past it anyway), plus one byte: a queue that fills
  * its room may have been cut, and the connection doesn't move.
  *
  * Return: the area, MAP_FAILED on failure
@@ -635,6 +628,27 @@ static int tcp_mig_save(struct ctx *c, struct mig_out *o)
 }
 
 /**
+ * tcp_mig_took_late() - source: did a saved socket take data after its dump?
+ * @conn:	connection, saved, its socket frozen and in repair mode
+ *
+ * Bytes the old socket took (and acknowledged) after its queue was read
+ * never reach the target: the peer won't send them again, the connection
+ * is stuck there. The freeze must keep this from happening; this says if
+ * it did.
+ *
+ * Return: bytes taken, 0 if none (or if the socket can't tell)
+ */
+static uint32_t tcp_mig_took_late(const struct tcp_conn *conn)
+{
+	const struct tcp_repair_state *st = &tcp_migs[conn->flow].st;
+	uint32_t now;
+
+	if (tcp_repair_rcv_nxt(conn->sock, &now))
+		return 0;
+	return now - st->rcv_seq - st->rcvq - tcp_repair_fin_received(st);
+}
+
+/**
  * tcp_mig_finish() - source: the guest runs on the target now
  * @c:		execution context
  *
@@ -652,6 +666,13 @@ static void tcp_mig_finish(struct ctx *c)
 		if (!conn)
 			continue;
 		if (conn->flags & TCP_F_MIGRATED) {
+			uint32_t late = tcp_mig_took_late(conn);
+
+			if (late)
+				warn("TCP flow %u: its socket here took %u "
+				     "bytes from the peer after it was saved: "
+				     "they are lost to the target", conn->flow,
+				     late);
 			if (c->migrate_no_linger ||
 			    tcp_mig_nidle == tcp_mig_cap)
 				close(conn->sock);

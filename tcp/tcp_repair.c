@@ -23,14 +23,22 @@
  *   reach the new socket. Dropped instead, it is sent again by the peer,
  *   to wherever the connection lives by then. The same filter keeps the
  *   send queue as it was read: the peer's acknowledgements are dropped
- *   too, and the new socket gets them again.
+ *   too, and the new socket gets them again. Where the kernel refuses
+ *   socket filters to unprivileged processes (EPERM), a TCP-MD5 key
+ *   (RFC 2385) for the peer's address does the same: the kernel drops
+ *   every segment without a signature, and the peer every segment with
+ *   one it does not expect, both silently. Shutting the receive window in
+ *   repair mode (TCP_REPAIR_WINDOW) is no freeze: the kernel's fast path
+ *   takes a segment at the expected sequence without looking at the
+ *   window, and the acknowledgement it sends opens it again.
  * - repair mode on (the caller, through the helper), then
  *   tcp_repair_dump(): the state (struct tcp_repair_state) and a copy of
  *   both queues. The kernel copies its send queue in one piece, so the
  *   caller's buffer must hold it all (tcp_repair_queued() says how big).
- *   The socket stays frozen and in repair mode: it sends nothing and
- *   answers nothing, so its peer never sees a reset from it, even when it
- *   is closed later (close() in repair mode is silent).
+ *   The socket stays frozen and in repair mode: it takes nothing, and
+ *   its peer takes nothing from it (with the key) or it sends nothing
+ *   (with the filter), so its peer never sees a reset from it, even when
+ *   it is closed later (close() in repair mode is silent).
  *
  * On the target, in this order (each step needs the one before):
  * socket, repair mode on (helper), bind() to the same local address and
@@ -79,36 +87,75 @@
 
 #define SEQ_AFTER(a, b)		((int32_t)((a) - (b)) > 0)
 
-/**
- * tcp_repair_freeze() - drop every segment that arrives for a socket
- * @s:		connected TCP socket
- *
- * Return: 0 on success, -errno on failure
- */
-int tcp_repair_freeze(int s)
-{
-	struct sock_filter drop[] = { BPF_STMT(BPF_RET | BPF_K, 0) };
-	struct sock_fprog prog = { .len = 1, .filter = drop };
+/* Key of the TCP-MD5 signature freezing a socket: the peer has none */
+static const char tcp_repair_md5_key[] = "relay: frozen for migration";
 
-	if (setsockopt(s, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)))
+/**
+ * tcp_repair_md5() - add or remove a TCP-MD5 key for a socket's peer
+ * @s:		connected TCP socket
+ * @add:	add the key, else remove it
+ *
+ * Return: 0 on success, -errno on failure (-ENOENT: no key to remove)
+ */
+static int tcp_repair_md5(int s, bool add)
+{
+	struct tcp_md5sig md5;
+	socklen_t sl = sizeof(md5.tcpm_addr);
+
+	memset(&md5, 0, sizeof(md5));
+	if (getpeername(s, (struct sockaddr *)&md5.tcpm_addr, &sl))
+		return -errno;
+	if (add) {
+		md5.tcpm_keylen = sizeof(tcp_repair_md5_key) - 1;
+		memcpy(md5.tcpm_key, tcp_repair_md5_key, md5.tcpm_keylen);
+	}
+	if (setsockopt(s, IPPROTO_TCP, TCP_MD5SIG, &md5, sizeof(md5)))
 		return -errno;
 	return 0;
 }
 
 /**
- * tcp_repair_thaw() - take the filter of tcp_repair_freeze() away
+ * tcp_repair_freeze() - drop every segment that arrives for a socket, and
+ *			 have its peer drop every one it sends
+ * @s:		TCP socket
+ *
+ * A socket filter if the kernel lets us, else a TCP-MD5 key for the
+ * peer's address (the socket must be connected then).
+ *
+ * Return: 0 on success, -EPERM if no filter and not connected, other
+ *	   -errno on failure
+ */
+int tcp_repair_freeze(int s)
+{
+	struct sock_filter drop[] = { BPF_STMT(BPF_RET | BPF_K, 0) };
+	struct sock_fprog prog = { .len = 1, .filter = drop };
+	int rc;
+
+	if (!setsockopt(s, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)))
+		return 0;
+	if (errno != EPERM)
+		return -errno;
+	rc = tcp_repair_md5(s, true);
+	return rc == -ENOTCONN ? -EPERM : rc;
+}
+
+/**
+ * tcp_repair_thaw() - take the filter or the key of tcp_repair_freeze() away
  * @s:		socket
  *
  * Return: 0 on success, -errno on failure
  */
 int tcp_repair_thaw(int s)
 {
-	int zero = 0;
+	int zero = 0, rc;
 
-	/* ENOENT: not frozen (see tcp_migrate.c), nothing to take away */
+	/* ENOENT: not frozen that way, nothing to take away */
 	if (setsockopt(s, SOL_SOCKET, SO_DETACH_FILTER, &zero, sizeof(zero)) &&
 	    errno != ENOENT)
 		return -errno;
+	rc = tcp_repair_md5(s, false);
+	if (rc && rc != -ENOENT && rc != -ENOTCONN)
+		return rc;
 	return 0;
 }
 
@@ -269,6 +316,22 @@ static int tcp_repair_info(int s, struct tcp_repair_state *st)
 }
 
 /**
+ * tcp_repair_rcv_nxt() - next sequence a socket in repair mode expects
+ * @s:		socket
+ * @seq:	set
+ *
+ * Return: 0 on success, -errno on failure
+ */
+int tcp_repair_rcv_nxt(int s, uint32_t *seq)
+{
+	int rc;
+
+	if ((rc = tcp_repair_queue(s, false)))
+		return rc;
+	return tcp_repair_sockopt(s, IPPROTO_TCP, TCP_QUEUE_SEQ, seq);
+}
+
+/**
  * tcp_repair_peek() - copy a queue of a socket in repair mode
  * @s:		socket
  * @send_queue:	the send queue, else the receive queue
@@ -290,38 +353,6 @@ int tcp_repair_peek(int s, bool send_queue, uint8_t *buf, uint32_t len)
 	if (n < 0)
 		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
 	return (int)n;
-}
-
-/**
- * tcp_repair_shut() - close the receive window of a socket in repair mode
- * @s:		socket
- * @w:		its window, as read
- *
- * Where the kernel refuses a socket filter to an unprivileged process
- * (tcp_repair_freeze() fails with EPERM), a socket in repair mode still
- * takes data in its window, and acknowledges it: data that would then be
- * lost, after the dump. A window of zero at the current receive sequence
- * makes the kernel drop it instead (the peer sends it again, to the
- * target). Frozen sockets get it too, harmlessly.
- *
- * Return: 0 on success, -errno on failure
- */
-static int tcp_repair_shut(int s, const struct tcp_repair_window *w)
-{
-	struct tcp_repair_window z = *w;
-	uint32_t rcv_nxt;
-	int rc;
-
-	if ((rc = tcp_repair_queue(s, false)) ||
-	    (rc = tcp_repair_sockopt(s, IPPROTO_TCP, TCP_QUEUE_SEQ, &rcv_nxt)))
-		return rc;
-	z.rcv_wnd = 0;
-	z.rcv_wup = rcv_nxt;
-	if (SEQ_AFTER(z.snd_wl1, rcv_nxt))
-		z.snd_wl1 = rcv_nxt;
-	if (setsockopt(s, IPPROTO_TCP, TCP_REPAIR_WINDOW, &z, sizeof(z)))
-		return -errno;
-	return 0;
 }
 
 /**
@@ -354,8 +385,6 @@ int tcp_repair_dump(int s, struct tcp_repair_state *st, uint8_t *sbuf,
 
 	if (getsockopt(s, IPPROTO_TCP, TCP_REPAIR_WINDOW, &w, &sl))
 		return -errno;
-	if ((rc = tcp_repair_shut(s, &w)))
-		return rc;
 
 	/* Peeks start at the front of the receive queue, whatever the relay
 	 * set (kernels without SO_PEEK_OFF for TCP refuse: nothing to do)

@@ -93,6 +93,7 @@ int tcp_repair_thaw(int s);
 int tcp_repair_queued(int s, uint32_t *sndq, uint32_t *rcvq);
 int tcp_repair_dump(int s, struct tcp_repair_state *st, uint8_t *sbuf,
 		    uint8_t *rbuf, uint32_t cap);
+int tcp_repair_rcv_nxt(int s, uint32_t *seq);
 int tcp_repair_peek(int s, bool send_queue, uint8_t *buf, uint32_t len);
 bool tcp_repair_state_valid(const struct tcp_repair_state *st);
 bool tcp_repair_fin_received(const struct tcp_repair_state *st);
