@@ -1257,8 +1257,7 @@ static int tcp_mig_live(struct ctx *c, struct tcp_conn *conn)
 		return rc;
 
 	if (m->pend_len) {
-		conn->flags |= TCP_F_PENDING;
-		tcp_mig_pend_users++;
+		conn->flags |= TCP_F_PENDING;	/* counted by tcp_mig_start() */
 		tcp_mig_pending_push(c, conn);
 	} else if ((conn->flags & TCP_F_GUEST_FIN) &&
 		   m->st.state != TCP_FIN_WAIT2 &&
@@ -1291,12 +1290,23 @@ static void tcp_mig_start(struct ctx *c)
 	}
 	failed = (rc | repair_flush()) != 0;
 
+	/* Every connection with bytes in the pending area holds it before
+	 * any writes them: the first one done must not unmap it for the
+	 * others (their bytes would be lost, the stream to the peer cut)
+	 */
+	i = 0;
+	while ((conn = tcp_mig_each(&i, TCP_F_RESTORING)))
+		tcp_mig_pend_users += !!tcp_migs[conn->flow].pend_len;
+
 	i = 0;
 	while ((conn = tcp_mig_each(&i, TCP_F_RESTORING))) {
 		if (!failed && !tcp_mig_live(c, conn)) {
 			n++;
 			continue;
 		}
+		if (tcp_migs[conn->flow].pend_len &&
+		    !(conn->flags & TCP_F_PENDING))
+			tcp_mig_pend_release();
 		warn("TCP flow %u: can't go live after the migration, "
 		     "resetting it", conn->flow);
 		tcp_send_ctrl(c, conn, TH_RST | TH_ACK);
