@@ -294,7 +294,7 @@ static bool repair_one(int s)
 	    cmd != TCP_REPAIR_OFF_NO_WP)
 		repair_fail("unknown command %i", cmd);
 
-	op = cmd;
+	op = (int)cmd;
 	for (i = 0; i < n; i++) {
 		if (setsockopt(fds[i], IPPROTO_TCP, TCP_REPAIR, &op,
 			       sizeof(op)))

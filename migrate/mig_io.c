@@ -215,7 +215,7 @@ void mig_out_small(struct mig_out *o, uint16_t type, const struct mig_buf *b)
  */
 int mig_out_end(struct mig_out *o)
 {
-	uint8_t e[MIG_END_LEN];
+	uint8_t e[MIG_END_LEN] = { 0 };
 	struct mig_buf b = { .p = e, .size = sizeof(e) };
 	uint32_t records = o->records, crc;
 
@@ -401,7 +401,7 @@ int mig_in_header(struct mig_in *in)
 
 	if ((rc = mig_in_get(in, h, sizeof(h))))
 		return rc;
-	if (memcmp(h, MIG_MAGIC, MIG_MAGIC_LEN))
+	if (memcmp(h, MIG_MAGIC, MIG_MAGIC_LEN) != 0)
 		return mig_in_fail(in, "not a state of this relay (bad "
 				   "magic): from another implementation?");
 	b.pos = MIG_MAGIC_LEN;
@@ -452,7 +452,7 @@ int mig_in_rec(struct mig_in *in, struct mig_rec *r)
 int mig_in_end(struct mig_in *in, const struct mig_rec *r)
 {
 	uint32_t crc = in->crc, records = in->records - 1, want_records;
-	uint8_t e[MIG_END_LEN];
+	uint8_t e[MIG_END_LEN] = { 0 };
 	struct mig_buf b = { .p = e, .size = sizeof(e) };
 	int rc;
 

@@ -248,7 +248,7 @@ static int repair_send(void)
 			     .msg_control = ctl.buf };
 	unsigned int n = repair_nfds;
 	struct cmsghdr *cm;
-	int8_t answer;
+	int8_t answer = 0;
 	ssize_t r;
 
 	repair_nfds = 0;

@@ -248,9 +248,9 @@ enum vu_res vu_mig_set_state_fd(struct ctx *c, struct vu_dev *dev,
 	/* A transfer before the last one ended (no queue ran, the front-end
 	 * stayed): that one is over
 	 */
-	if (dev->saved)
+	if (vu_state_ops && dev->saved)
 		vu_state_ops->resume(c);
-	else if (dev->loaded)
+	else if (vu_state_ops && dev->loaded)
 		vu_state_ops->discard(c);
 	dev->saved = dev->loaded = false;
 

@@ -34,9 +34,9 @@
 #include "probe.h"
 #include "../../tcp/tcp_repair.h"
 
-#define MOVE_TO_PEER	(1024 * 1024)	/* relay end -> peer */
-#define MOVE_TO_RELAY	(512 * 1024)	/* peer -> relay end */
-#define MOVE_LATE	(64 * 1024)	/* peer -> relay end, when frozen */
+#define MOVE_TO_PEER	(1024U * 1024)	/* relay end -> peer */
+#define MOVE_TO_RELAY	(512U * 1024)	/* peer -> relay end */
+#define MOVE_LATE	(64U * 1024)	/* peer -> relay end, when frozen */
 #define MOVE_PEER_RCVBUF 16384		/* so that the relay end queues */
 
 static uint8_t qbuf[2][TCP_REPAIR_QUEUE_MAX / 64];
@@ -331,7 +331,7 @@ int main(void)
 	usleep(200 * 1000);
 	ioctl(c, SIOCOUTQ, &out);
 	printf("frozen: peer has %i bytes unacknowledged\n", out);
-	if (out < MOVE_LATE) {
+	if (out < (int)MOVE_LATE) {
 		fprintf(stderr, "repair_move: the frozen socket acknowledged "
 			"data\n");
 		return PROBE_FAILED;
