@@ -19,13 +19,17 @@
 #     into the target, moves the network over and starts the target's
 #     queues. Every connection then completes with the sha256 of what was
 #     sent, both ways; no namespace sent or took a reset (TcpOutRsts,
-#     TcpEstabResets); the source saved 10 connections and holds no
-#     active one, the target restored 10;
+#     TcpEstabResets); seen from the sockets (ss, /proc), so that it
+#     holds for upstream's passt too: the target has 10 sockets to the
+#     peer, the source keeps its 10, idle (no byte received after the
+#     migration, none in its epoll sets); our passt also says that no old
+#     socket took data after its dump, and counts no active flow;
 #   - a state damaged on the way (a byte flipped, or cut in half) is
 #     refused by the target with a message naming what is wrong, the
 #     guest's 2 connections go on on the source (sha256 both ways), and the
 #     target then serves a new guest (1 MiB each way, sha256), each in a
-#     rig of its own.
+#     rig of its own (our passt as the target only: another state format
+#     may take the damage unnoticed).
 #
 # Environment: PASST_REPAIR, MIG_SRC_PASST, MIG_DST_PASST (interop runs
 # with upstream's binaries, see doc/migration.md), MIG_SIZE, MIG_RATE.
@@ -52,6 +56,8 @@ rig_need tc nstat || exit 1
 
 CLIENTS=()
 SERVERS=()
+HELPER_SRC=
+HELPER_DST=
 
 # streams_start() - $CONNS connections from the guest to the peer, each
 # sending a file both ways at once (socat: one file read, one written)
@@ -149,22 +155,59 @@ streams_check() {
 setup() {
 	mig_net || return 1
 	mig_relays "$@" || return 1
-	mig_helper "$MIG_SRC_SOCK.repair" "$RIG_TMP/repair.src.log"
-	mig_helper "$MIG_DST_SOCK.repair" "$RIG_TMP/repair.dst.log"
+	mig_helper HELPER_SRC "$MIG_SRC_SOCK.repair" "$RIG_TMP/repair.src.log"
+	mig_helper HELPER_DST "$MIG_DST_SOCK.repair" "$RIG_TMP/repair.dst.log"
 	mig_shape "$RATE" || rig_fail "can't shape the links" || return 1
 	RIG_RELAY_LOG=$MIG_SRC_LOG
-	rig_poll 5 passt_log_has "passt-repair connected" ||
+	rig_poll 5 mig_helper_connected "$HELPER_SRC" ||
 		rig_fail "passt-repair did not connect to the source" ||
 		return 1
-	RIG_RELAY_LOG=$MIG_DST_LOG
-	rig_poll 5 passt_log_has "passt-repair connected" ||
+	rig_poll 5 mig_helper_connected "$HELPER_DST" ||
 		rig_fail "passt-repair did not connect to the target"
+}
+
+# socks_count() - sockets of a host namespace to the peer: one per
+# connection?
+# $1: namespace
+# $2: what it is, for the message
+# $3: its sockets ("port inode bytes" lines, mig_socks())
+socks_count() {
+	local n
+
+	n=$(grep -c . <<<"$3")
+	[ "$n" = "$CONNS" ] ||
+		rig_fail "the $2 has $n sockets to the peer, not $CONNS:" \
+			 "$(ip netns exec "$1" ss -Htan 2>&1 | tr '\n' ' ')"
+}
+
+# socks_idle() - the source's sockets once the connections are done: it
+# keeps its own (idle, as upstream documents) but watches none of them any
+# more, and they took nothing from the peer after the migration
+# $1: its sockets right after the migration
+socks_idle() {
+	local src polled line
+
+	socks_count "$MIG_SRC" "source, after the migration," "$1" || return 1
+	src=$(mig_socks "$MIG_SRC" "$PORT0" "$CONNS")
+	socks_count "$MIG_SRC" source "$src" || return 1
+	[ "$src" = "$1" ] ||
+		rig_fail "the source's sockets took data after the migration:" \
+			 "$(tr '\n' ' ' <<<"$1") then $(tr '\n' ' ' <<<"$src")" ||
+		return 1
+	polled=$(mig_polled "$MIG_SRC_PID") ||
+		rig_fail "can't see the epoll sets of the source" || return 1
+	while read -r line; do
+		line=${line#* }
+		! grep -qx "${line% *}" <<<"$polled" ||
+			rig_fail "the source still watches socket ${line% *}" ||
+			return 1
+	done <<<"$src"
 }
 
 # migrate() - test: 10 connections migrated mid-transfer, sha256, no RST,
 # the source idle
 migrate() {
-	local n
+	local n before
 
 	streams_start mig || return 1
 	rig_poll 60 streams_moving mig ||
@@ -184,24 +227,25 @@ migrate() {
 	RIG_RELAY_PID=$MIG_DST_PID
 	RIG_RELAY_LOG=$MIG_DST_LOG
 	rig_log "$(grep -m 1 'state saved' "$PASST_BRIDGE_LOG")"
+	socks_count "$MIG_DST" target \
+		"$(mig_socks "$MIG_DST" "$PORT0" "$CONNS")" || return 1
+	before=$(mig_socks "$MIG_SRC" "$PORT0" "$CONNS")
 
 	streams_check mig || return 1
 	mig_no_rst || return 1
-
-	grep -q "$CONNS TCP connections saved" "$MIG_SRC_LOG" ||
-		rig_fail "the source did not save $CONNS connections:" \
-			 "$(grep -m 1 'connections saved' "$MIG_SRC_LOG")" ||
+	socks_idle "$before" || return 1
+	kill -0 "$MIG_SRC_PID" ||
+		rig_fail "the source exited (no --migrate-exit given)" ||
 		return 1
-	grep -q "$CONNS TCP connections restored" "$MIG_DST_LOG" ||
-		rig_fail "the target did not restore $CONNS connections:" \
-			 "$(grep -m 1 'connections restored' "$MIG_DST_LOG")" ||
+
+	# Our passt also says what it did, and counts its flows
+	mig_ours "$MIG_SRC_PASST" || return 0
+	! grep -q "after it was saved" "$MIG_SRC_LOG" ||
+		rig_fail "$(grep -m 1 'after it was saved' "$MIG_SRC_LOG")" ||
 		return 1
 	n=$(mig_active "$MIG_SRC_PID" "$MIG_SRC_LOG")
 	[ "$n" = 0 ] ||
-		rig_fail "the source holds ${n:-?} active connections" ||
-		return 1
-	kill -0 "$MIG_SRC_PID" ||
-		rig_fail "the source exited (no --migrate-exit given)"
+		rig_fail "the source holds ${n:-?} active connections"
 }
 
 # refused() - test: a damaged state is refused by the target, the guest
@@ -252,6 +296,11 @@ if [ -z "$PASST_BRIDGE_PID" ]; then
 fi
 rig_run "passt migration: $CONNS TCP connections (IPv4, IPv6) streaming $SIZE both ways move mid-transfer, sha256, no RST, source idle" \
 	migrate
+if ! mig_ours "$MIG_DST_PASST"; then
+	# Another passt's state format: the damage may go unnoticed
+	rig_log "not run: damaged states (they check our state format)"
+	rig_summary
+fi
 for mode in flip truncate; do
 	rig_run "passt migration: a state damaged on the way ($mode) is refused with a message, the guest goes on on the source, the target serves a new guest" \
 		refused "$mode"

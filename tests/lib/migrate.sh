@@ -157,17 +157,80 @@ mig_relays() {
 	ip -n "$MIG_GUEST" -6 route add "$MIG_PEER6/128" via "$RIG_GW6" ||
 		rig_fail "can't route to the peer in the guest" || return 1
 	RIG_RELAY_LOG=$MIG_SRC_LOG
-	rig_poll 5 passt_log_has "queue 1 (transmit) started" ||
-		rig_fail "the source's transmit queue did not start" ||
-		return 1
+	rig_poll 5 grep -q "device running" "$PASST_BRIDGE_LOG" ||
+		rig_fail "the source's device did not start" || return 1
 }
 
 # mig_helper() - start passt-repair for a passt
-# $1: its repair socket
-# $2: log
+# $1: variable for its PID
+# $2: its repair socket
+# $3: log
 mig_helper() {
-	"$PASST_REPAIR" "$1" >"$2" 2>&1 &
+	"$PASST_REPAIR" "$2" >"$3" 2>&1 &
+	printf -v "$1" '%s' "$!"
 	rig_defer "rig_kill '$!'"
+}
+
+# mig_helper_connected() - is a passt-repair running and connected to its
+# passt? (a connected UNIX socket of its own, in /proc/PID/net/unix)
+# $1: its PID
+mig_helper_connected() {
+	local fd link
+
+	kill -0 "$1" 2>/dev/null || return 1
+	for fd in /proc/"$1"/fd/*; do
+		link=$(readlink "$fd") || continue
+		[[ "$link" == socket:* ]] || continue
+		awk -v ino="${link//[^0-9]/}" '$7 == ino && $6 == "03" { f = 1 }
+			END { exit !f }' "/proc/$1/net/unix" && return 0
+	done
+	return 1
+}
+
+# mig_socks() - TCP sockets of a host namespace to the peer's ports, in
+# any state but closed: one "port inode bytes-received" line each, by port
+# $1: namespace
+# $2: first port
+# $3: number of ports
+mig_socks() {
+	ip netns exec "$1" ss -HtineO state connected \
+		"( dport >= :$2 and dport <= :$(($2 + $3 - 1)) )" 2>/dev/null |
+	awk '{ n = split($5, a, ":"); ino = 0; b = 0
+	       for (i = 6; i <= NF; i++) {
+		       if ($i ~ /^ino:/) ino = substr($i, 5)
+		       if ($i ~ /^bytes_received:/) b = substr($i, 16)
+	       }
+	       print a[n], ino, b }' | sort -n
+}
+
+# mig_polled() - inodes of the sockets a process watches (its epoll sets,
+# /proc/PID/fdinfo), one a line
+# $1: PID
+# Return: 1 if it has no epoll set we can see
+mig_polled() {
+	local fd link efd tfd
+	local -A ino=()
+	local -a epolls=()
+
+	for fd in /proc/"$1"/fd/*; do
+		link=$(readlink "$fd") || continue
+		case "$link" in
+		"anon_inode:[eventpoll]")	epolls+=("${fd##*/}") ;;
+		socket:*)			ino[${fd##*/}]=${link//[^0-9]/} ;;
+		esac
+	done
+	[ "${#epolls[@]}" -gt 0 ] || return 1
+	for efd in "${epolls[@]}"; do
+		while read -r tfd; do
+			[ -n "${ino[$tfd]}" ] && echo "${ino[$tfd]}"
+		done < <(awk '/^tfd:/ { print $2 }' "/proc/$1/fdinfo/$efd")
+	done
+}
+
+# mig_ours() - is this passt binary ours (its log lines, its state format)?
+# $1: binary
+mig_ours() {
+	[ "$1" = "$PASST" ]
 }
 
 # mig_active() - active TCP connections a passt reports (SIGUSR1)

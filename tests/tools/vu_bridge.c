@@ -69,6 +69,9 @@
  * printed. --migrate-corrupt truncate|flip damages the state on the way,
  * for that case.
  *
+ * Once a connection is set up (both queues started, every request
+ * acknowledged), "vu_bridge: device running on SOCKET" is printed.
+ *
  * Exit status: 0 when passt closes the connection (outside a cycle), 1 on
  * errors.
  */
@@ -384,6 +387,7 @@ static void vb_up(struct vb_conn *c)
 		exit(1);
 	}
 	vb_kick(c, 0);
+	fprintf(stderr, "vu_bridge: device running on %s\n", sock_path);
 }
 
 /**
@@ -835,7 +839,8 @@ static void vb_parse(int argc, char **argv, struct vb_opts *o)
 			mig_hook = optarg;
 			break;
 		case 'C':
-			if (strcmp(optarg, "truncate") && strcmp(optarg, "flip"))
+			if (strcmp(optarg, "truncate") != 0 &&
+			    strcmp(optarg, "flip") != 0)
 				usage(argv[0], 1);
 			mig_corrupt = optarg;
 			break;
