@@ -14,9 +14,9 @@
  * starts at the first byte the guest has not acknowledged), the socket is
  * frozen (it drops everything from the peer, and the peer everything
  * from it, see tcp_repair.c) and put in repair mode, all of them in one
- * request to the helper. Then one
- * MIG_REC_TCP_CONN record per connection (our state, the socket's
- * addresses, its kernel state), and one MIG_REC_TCP_DATA record per
+ * request to the helper. Then one MIG_REC_TCP_CONN record per connection
+ * (our state, the socket's addresses, its kernel state: tcp_mig_rec.c
+ * encodes, decodes and checks it), and one MIG_REC_TCP_DATA record per
  * connection with both its queues, read again from the frozen socket.
  * The connections are then parked (TCP_F_MIGRATED): out of the epoll set,
  * no timer, not counted as active. If the migration fails, the guest's
@@ -67,6 +67,7 @@
 
 #include "tcp.h"
 #include "tcp_internal.h"
+#include "tcp_mig_rec.h"
 #include "tcp_repair.h"
 #include "../flow/flow.h"
 #include "../flow/nat.h"
@@ -85,19 +86,6 @@
 SYSCALLS(SYSCALLS_PASST, "getsockopt", "setsockopt", "ioctl", "getsockname",
 	 "getpeername", "socket", "bind", "connect", "sendto", "recvfrom",
 	 "shutdown", "close", "epoll_ctl", "mmap", "munmap");
-
-/* MIG_REC_TCP_CONN: length of the record (doc/migration.md) */
-#define TCP_MIG_CONN_LEN	184
-
-/* Flags of a connection in the record (not the TCP_F_* bits) */
-#define TCP_MIG_F_GUEST_FIN	(1U << 0)
-#define TCP_MIG_F_SOCK_EOF	(1U << 1)
-#define TCP_MIG_F_FIN_SENT	(1U << 2)
-#define TCP_MIG_F_FIN_ACKED	(1U << 3)
-#define TCP_MIG_F_INBOUND	(1U << 4)
-#define TCP_MIG_F_SACK		(1U << 5)
-#define TCP_MIG_F_RCVBUF_RAISED	(1U << 6)
-#define TCP_MIG_F_ALL		((1U << 7) - 1)
 
 /* Send queue bytes a target keeps for all connections, at most */
 #define TCP_MIG_PENDING_MAX	(512ULL << 20)
@@ -124,30 +112,6 @@ struct tcp_mig {
 	uint64_t dump_off;
 	uint32_t dump_cap;
 	bool saved;
-};
-
-/**
- * struct tcp_mig_rec - a MIG_REC_TCP_CONN record, decoded
- * @af:		4 or 6
- * @flags:	TCP_MIG_F_*
- * @key:	the flow as the guest sees it
- * @local:	the socket's local address
- * @local_port:	its port
- * @peer:	the peer's address
- * @peer_port:	its port
- * @c:		our state toward the guest (fields as in struct tcp_conn)
- * @st:		kernel state
- */
-struct tcp_mig_rec {
-	uint8_t af;
-	uint16_t flags;
-	struct flow_key key;
-	union inany_addr local;
-	uint16_t local_port;
-	union inany_addr peer;
-	uint16_t peer_port;
-	struct tcp_conn c;
-	struct tcp_repair_state st;
 };
 
 static struct tcp_mig *tcp_migs;	/* by flow index */
@@ -351,7 +315,8 @@ static bool tcp_mig_consistent(const struct tcp_conn *conn,
 	bool fin_sent = conn->flags & TCP_F_FIN_SENT;
 
 	return flight <= m->st.rcvq + fin_sent &&
-	       !!(conn->flags & TCP_F_GUEST_FIN) == tcp_repair_fin_sent(&m->st) &&
+	       !!(conn->flags & TCP_F_GUEST_FIN) ==
+	       tcp_repair_fin_sent(&m->st) &&
 	       (!fin_sent || tcp_repair_fin_received(&m->st));
 }
 
@@ -400,92 +365,6 @@ static unsigned int tcp_mig_dump(uint8_t *buf)
 }
 
 /**
- * tcp_mig_put_addr() - encode an address and a port
- * @b:		fields
- * @a:		address
- * @port:	port
- */
-static void tcp_mig_put_addr(struct mig_buf *b, const union inany_addr *a,
-			     uint16_t port)
-{
-	mig_put_bytes(b, a, sizeof(*a));
-	mig_put_u16(b, port);
-}
-
-/**
- * tcp_mig_put_state() - encode a socket's kernel state
- * @b:		fields
- * @st:		state
- */
-static void tcp_mig_put_state(struct mig_buf *b,
-			      const struct tcp_repair_state *st)
-{
-	const uint32_t v[] = {
-		st->mss, st->timestamp, st->snd_wl1, st->snd_wnd,
-		st->max_window, st->rcv_wnd, st->rcv_wup, st->snd_seq,
-		st->rcv_seq, st->sndq, st->notsent, st->rcvq, st->sndbuf,
-		st->rcvbuf, st->wnd_clamp,
-	};
-	size_t i;
-
-	mig_put_u8(b, st->state);
-	mig_put_u8(b, st->options);
-	mig_put_u8(b, st->snd_wscale);
-	mig_put_u8(b, st->rcv_wscale);
-	for (i = 0; i < ARRAY_SIZE(v); i++)
-		mig_put_u32(b, v[i]);
-}
-
-/**
- * tcp_mig_put_conn() - write a connection's MIG_REC_TCP_CONN record
- * @o:		stream
- * @conn:	connection
- * @m:		its kernel state and addresses
- */
-static void tcp_mig_put_conn(struct mig_out *o, const struct tcp_conn *conn,
-			     const struct tcp_mig *m)
-{
-	uint8_t buf[TCP_MIG_CONN_LEN];
-	struct mig_buf b = { .p = buf, .size = sizeof(buf) };
-	union inany_addr a;
-	uint16_t flags = 0, port;
-
-	flags |= (conn->flags & TCP_F_GUEST_FIN) ? TCP_MIG_F_GUEST_FIN : 0;
-	flags |= tcp_repair_fin_received(&m->st) ? TCP_MIG_F_SOCK_EOF : 0;
-	flags |= (conn->flags & TCP_F_FIN_SENT) ? TCP_MIG_F_FIN_SENT : 0;
-	flags |= (conn->flags & TCP_F_FIN_ACKED) ? TCP_MIG_F_FIN_ACKED : 0;
-	flags |= (conn->flags & TCP_F_INBOUND) ? TCP_MIG_F_INBOUND : 0;
-	flags |= (conn->flags & TCP_F_SACK) ? TCP_MIG_F_SACK : 0;
-	flags |= (conn->flags & TCP_F_RCVBUF_RAISED) ?
-		 TCP_MIG_F_RCVBUF_RAISED : 0;
-
-	mig_put_u8(&b, conn->v4 ? 4 : 6);
-	mig_put_u8(&b, 0);
-	mig_put_u16(&b, flags);
-	tcp_mig_put_addr(&b, &conn->guest_addr, conn->guest_port);
-	tcp_mig_put_addr(&b, &conn->remote_addr, conn->remote_port);
-	inany_from_sockaddr(&a, &port, &m->local);
-	tcp_mig_put_addr(&b, &a, port);
-	inany_from_sockaddr(&a, &port, &m->peer);
-	tcp_mig_put_addr(&b, &a, port);
-	mig_put_u8(&b, conn->ws_from_guest);
-	mig_put_u8(&b, conn->ws_to_guest);
-	mig_put_u16(&b, conn->mss);
-	mig_put_u32(&b, conn->seq_to_guest);
-	mig_put_u32(&b, conn->seq_acked);
-	mig_put_u32(&b, conn->seq_max_sent);
-	mig_put_u32(&b, conn->wnd_from_guest);
-	mig_put_u32(&b, conn->seq_from_guest);
-	mig_put_u32(&b, conn->seq_ack_sent);
-	mig_put_u32(&b, conn->wnd_to_guest);
-	mig_put_u32(&b, conn->rto_ms);
-	mig_put_u32(&b, conn->srtt_ms);
-	mig_put_u32(&b, conn->rttvar_ms);
-	tcp_mig_put_state(&b, &m->st);
-	mig_out_small(o, MIG_REC_TCP_CONN, &b);
-}
-
-/**
  * tcp_mig_put_data() - write a connection's MIG_REC_TCP_DATA record
  * @o:		stream
  * @index:	the connection's place among the TCP_CONN records
@@ -527,8 +406,8 @@ static void tcp_mig_park(const struct ctx *c, struct tcp_conn *conn)
  *
  * Each connection gets room for either queue as long as the larger of its
  * send queue now and its receive buffer (the receive queue, frozen, does
- * not grow, and could not grow past it anyway), plus one byte: a queue that fills
- * its room may have been cut, and the connection doesn't move.
+ * not grow, and could not grow past it anyway), plus one byte: a queue
+ * that fills its room may have been cut, and the connection doesn't move.
  *
  * Return: the area, MAP_FAILED on failure
  */
@@ -602,7 +481,9 @@ static int tcp_mig_save(struct ctx *c, struct mig_out *o)
 	i = 0;
 	while ((conn = tcp_mig_each(&i, TCP_F_MIGRATED))) {
 		if (tcp_migs[conn->flow].saved)
-			tcp_mig_put_conn(o, conn, &tcp_migs[conn->flow]);
+			tcp_mig_rec_put(o, conn, &tcp_migs[conn->flow].st,
+					&tcp_migs[conn->flow].local,
+					&tcp_migs[conn->flow].peer);
 	}
 	i = 0;
 	while ((conn = tcp_mig_each(&i, TCP_F_MIGRATED))) {
@@ -702,145 +583,6 @@ unsigned int tcp_mig_idle(void)
 }
 
 /**
- * tcp_mig_get_addr() - decode an address and a port
- * @b:		fields
- * @a:		address
- * @port:	port
- */
-static void tcp_mig_get_addr(struct mig_buf *b, union inany_addr *a,
-			     uint16_t *port)
-{
-	mig_get_bytes(b, a, sizeof(*a));
-	*port = mig_get_u16(b);
-}
-
-/**
- * tcp_mig_get_state() - decode a socket's kernel state
- * @b:		fields
- * @st:		filled
- */
-static void tcp_mig_get_state(struct mig_buf *b, struct tcp_repair_state *st)
-{
-	uint32_t *v[] = {
-		&st->mss, &st->timestamp, &st->snd_wl1, &st->snd_wnd,
-		&st->max_window, &st->rcv_wnd, &st->rcv_wup, &st->snd_seq,
-		&st->rcv_seq, &st->sndq, &st->notsent, &st->rcvq, &st->sndbuf,
-		&st->rcvbuf, &st->wnd_clamp,
-	};
-	size_t i;
-
-	st->state = mig_get_u8(b);
-	st->options = mig_get_u8(b);
-	st->snd_wscale = mig_get_u8(b);
-	st->rcv_wscale = mig_get_u8(b);
-	for (i = 0; i < ARRAY_SIZE(v); i++)
-		*v[i] = mig_get_u32(b);
-}
-
-/**
- * tcp_mig_decode() - decode a MIG_REC_TCP_CONN record
- * @b:		its fields
- * @r:		filled
- */
-static void tcp_mig_decode(struct mig_buf *b, struct tcp_mig_rec *r)
-{
-	struct tcp_conn *c = &r->c;
-
-	memset(r, 0, sizeof(*r));
-	r->af = mig_get_u8(b);
-	mig_get_u8(b);
-	r->flags = mig_get_u16(b);
-	tcp_mig_get_addr(b, &r->key.guest_addr, &r->key.guest_port);
-	tcp_mig_get_addr(b, &r->key.remote_addr, &r->key.remote_port);
-	r->key.proto = IPPROTO_TCP;
-	tcp_mig_get_addr(b, &r->local, &r->local_port);
-	tcp_mig_get_addr(b, &r->peer, &r->peer_port);
-	c->ws_from_guest = mig_get_u8(b);
-	c->ws_to_guest = mig_get_u8(b);
-	c->mss = mig_get_u16(b);
-	c->seq_to_guest = mig_get_u32(b);
-	c->seq_acked = mig_get_u32(b);
-	c->seq_max_sent = mig_get_u32(b);
-	c->wnd_from_guest = mig_get_u32(b);
-	c->seq_from_guest = mig_get_u32(b);
-	c->seq_ack_sent = mig_get_u32(b);
-	c->wnd_to_guest = mig_get_u32(b);
-	c->rto_ms = mig_get_u32(b);
-	c->srtt_ms = mig_get_u32(b);
-	c->rttvar_ms = mig_get_u32(b);
-	tcp_mig_get_state(b, &r->st);
-}
-
-/**
- * tcp_mig_addrs_ok() - do the record's addresses make sense?
- * @r:		record
- *
- * Return: NULL if they do, what is wrong otherwise
- */
-static const char *tcp_mig_addrs_ok(const struct tcp_mig_rec *r)
-{
-	const union inany_addr *a[] = { &r->key.guest_addr,
-					&r->key.remote_addr, &r->local,
-					&r->peer };
-	size_t i;
-
-	if (r->af != 4 && r->af != 6)
-		return "address family neither 4 nor 6";
-	for (i = 0; i < ARRAY_SIZE(a); i++) {
-		if (!!inany_v4(a[i]) != (r->af == 4))
-			return "address of the other family";
-		if (inany_is_unspecified(a[i]))
-			return "unspecified address";
-	}
-	if (!r->key.guest_port || !r->key.remote_port || !r->local_port ||
-	    !r->peer_port)
-		return "port 0";
-	if (IN6_IS_ADDR_MULTICAST(&r->peer.a6) ||
-	    (r->af == 4 && IN_MULTICAST(ntohl(inany_v4(&r->peer)->s_addr))))
-		return "multicast peer";
-	return NULL;
-}
-
-/**
- * tcp_mig_rec_ok() - is a connection record consistent?
- * @r:		record
- *
- * Return: NULL if it is, what is wrong otherwise
- */
-static const char *tcp_mig_rec_ok(const struct tcp_mig_rec *r)
-{
-	const struct tcp_conn *c = &r->c;
-	bool fin_sent = r->flags & TCP_MIG_F_FIN_SENT;
-	const char *why = tcp_mig_addrs_ok(r);
-
-	if (why)
-		return why;
-	if (r->flags & ~TCP_MIG_F_ALL)
-		return "unknown flags";
-	if (c->ws_from_guest > TCP_WS_MAX || c->ws_to_guest > TCP_WS_MAX ||
-	    !c->mss ||
-	    c->wnd_from_guest > (65535U << TCP_WS_MAX))
-		return "window scale, segment size or window out of range";
-	if (SEQ_GT(c->seq_acked, c->seq_to_guest) ||
-	    SEQ_GT(c->seq_to_guest, c->seq_max_sent))
-		return "sequence numbers toward the guest out of order";
-	if (c->seq_max_sent - c->seq_acked > r->st.rcvq + fin_sent)
-		return "more data in flight to the guest than queued";
-	if (((r->flags & TCP_MIG_F_FIN_ACKED) && !fin_sent) ||
-	    (fin_sent && !(r->flags & TCP_MIG_F_SOCK_EOF)))
-		return "FIN flags inconsistent";
-	if (!!(r->flags & TCP_MIG_F_SOCK_EOF) !=
-	    tcp_repair_fin_received(&r->st) ||
-	    !!(r->flags & TCP_MIG_F_GUEST_FIN) != tcp_repair_fin_sent(&r->st))
-		return "FIN flags and socket state disagree";
-	if (c->rto_ms < TCP_RTO_MIN_MS || c->rto_ms > TCP_RTO_MAX_MS)
-		return "retransmission timeout out of range";
-	if (!tcp_repair_state_valid(&r->st))
-		return "socket state out of range";
-	return NULL;
-}
-
-/**
  * tcp_mig_conn_new() - target: a flow and a frozen socket in repair mode
  * @c:		execution context
  * @in:		stream, for messages
@@ -881,35 +623,10 @@ static int tcp_mig_conn_new(struct ctx *c, struct mig_in *in,
 	}
 
 	flow = conn->flow;
-	conn->v4 = r->af == 4;
-	conn->guest_addr = r->key.guest_addr;
-	conn->remote_addr = r->key.remote_addr;
-	conn->guest_port = r->key.guest_port;
-	conn->remote_port = r->key.remote_port;
-	conn->ws_from_guest = r->c.ws_from_guest;
-	conn->ws_to_guest = r->c.ws_to_guest;
-	conn->mss = r->c.mss;
-	conn->seq_to_guest = r->c.seq_to_guest;
-	conn->seq_acked = r->c.seq_acked;
-	conn->seq_max_sent = r->c.seq_max_sent;
-	conn->wnd_from_guest = r->c.wnd_from_guest;
-	conn->seq_from_guest = r->c.seq_from_guest;
-	conn->seq_ack_sent = r->c.seq_ack_sent;
-	conn->wnd_to_guest = r->c.wnd_to_guest;
-	conn->rto_ms = r->c.rto_ms;
-	conn->srtt_ms = r->c.srtt_ms;
-	conn->rttvar_ms = r->c.rttvar_ms;
+	tcp_mig_rec_to_conn(r, conn);
 	/* Nothing consumed from the new socket yet (tcp_rcvwnd.c) */
 	conn->seq_isn = conn->seq_acked - 1;
 	conn->flags |= TCP_F_RESTORING;
-	conn->flags |= (r->flags & TCP_MIG_F_GUEST_FIN) ? TCP_F_GUEST_FIN : 0;
-	conn->flags |= (r->flags & TCP_MIG_F_SOCK_EOF) ? TCP_F_SOCK_EOF : 0;
-	conn->flags |= (r->flags & TCP_MIG_F_FIN_SENT) ? TCP_F_FIN_SENT : 0;
-	conn->flags |= (r->flags & TCP_MIG_F_FIN_ACKED) ? TCP_F_FIN_ACKED : 0;
-	conn->flags |= (r->flags & TCP_MIG_F_INBOUND) ? TCP_F_INBOUND : 0;
-	conn->flags |= (r->flags & TCP_MIG_F_SACK) ? TCP_F_SACK : 0;
-	conn->flags |= (r->flags & TCP_MIG_F_RCVBUF_RAISED) ?
-		       TCP_F_RCVBUF_RAISED : 0;
 	conn->state = CONN_ESTABLISHED;
 	tcp_mig_list[tcp_mig_nconn] = flow;
 
@@ -958,8 +675,8 @@ static int tcp_mig_load_conn(struct ctx *c, struct mig_in *in,
 		return mig_in_fail(in, "more TCP connections than flows here "
 				   "(%u, --max-flows)", tcp_mig_cap);
 
-	tcp_mig_decode(&b, &r);
-	if ((why = tcp_mig_rec_ok(&r)))
+	tcp_mig_rec_get(&b, &r);
+	if ((why = tcp_mig_rec_check(&r)))
 		return mig_in_fail(in, "TCP connection %u: %s", tcp_mig_nconn,
 				   why);
 	tcp_mig_datalen[tcp_mig_nconn] = (uint64_t)r.st.rcvq + r.st.sndq;

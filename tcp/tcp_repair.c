@@ -244,7 +244,8 @@ bool tcp_repair_state_valid(const struct tcp_repair_state *st)
 		return false;
 	if (st->mss < 64 || st->mss > 65535)
 		return false;
-	if (st->sndq > TCP_REPAIR_QUEUE_MAX || st->rcvq > TCP_REPAIR_QUEUE_MAX ||
+	if (st->sndq > TCP_REPAIR_QUEUE_MAX ||
+	    st->rcvq > TCP_REPAIR_QUEUE_MAX ||
 	    st->notsent > st->sndq)
 		return false;
 	if (st->state == TCP_FIN_WAIT2 && st->sndq)
@@ -409,7 +410,8 @@ int tcp_repair_dump(int s, struct tcp_repair_state *st, uint8_t *sbuf,
 	if ((rc = tcp_repair_sockopt(s, IPPROTO_TCP, TCP_QUEUE_SEQ, &rcv_nxt)))
 		return rc;
 
-	if (st->sndq >= TCP_REPAIR_QUEUE_MAX || st->rcvq >= TCP_REPAIR_QUEUE_MAX)
+	if (st->sndq >= TCP_REPAIR_QUEUE_MAX ||
+	    st->rcvq >= TCP_REPAIR_QUEUE_MAX)
 		return -ENOBUFS;
 
 	/* The FINs' sequence numbers are not part of the queues */
