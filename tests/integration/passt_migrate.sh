@@ -195,7 +195,9 @@ socks_idle() {
 			 "$(tr '\n' ' ' <<<"$1") then $(tr '\n' ' ' <<<"$src")" ||
 		return 1
 	polled=$(mig_polled "$MIG_SRC_PID") ||
-		rig_fail "can't see the epoll sets of the source" || return 1
+		rig_fail "can't see the epoll sets of the source (PID" \
+			 "$MIG_SRC_PID): $(ls -l /proc/"$MIG_SRC_PID"/fd 2>&1 |
+					  tr '\n' ' ')" || return 1
 	while read -r line; do
 		line=${line#* }
 		! grep -qx "${line% *}" <<<"$polled" ||

@@ -225,6 +225,7 @@ mig_polled() {
 			[ -n "${ino[$tfd]}" ] && echo "${ino[$tfd]}"
 		done < <(awk '/^tfd:/ { print $2 }' "/proc/$1/fdinfo/$efd")
 	done
+	return 0
 }
 
 # mig_ours() - is this passt binary ours (its log lines, its state format)?
