@@ -12,18 +12,20 @@
 # as QEMU and a virtio-net driver would (Debian 12's QEMU 7.2 has no
 # vhost-user device state migration). Checked:
 #   - 10 TCP connections from the guest to the peer, 5 over IPv4 and 5
-#     over IPv6, each sending a file both ways at once (shaped with tbf,
-#     so that they last), are migrated once every one has moved some data
-#     both ways and none has finished: vu_bridge stops the source's
-#     queues, takes its state, copies the guest's memory, loads the state
-#     into the target, moves the network over and starts the target's
-#     queues. Every connection then completes with the sha256 of what was
-#     sent, both ways; no namespace sent or took a reset (TcpOutRsts,
-#     TcpEstabResets); seen from the sockets (ss, /proc), so that it
-#     holds for upstream's passt too: the target has 10 sockets to the
-#     peer, the source keeps its 10, idle (no byte received after the
-#     migration, none in its epoll sets); our passt also says that no old
-#     socket took data after its dump, and counts no active flow;
+#     over IPv6, and 4 from the peer to the guest (ports forwarded with
+#     -t, 2 over each), each sending a file both ways at once (shaped
+#     with tbf, so that they last), are migrated once every one has moved
+#     some data both ways and none has finished: vu_bridge stops the
+#     source's queues, takes its state, copies the guest's memory, loads
+#     the state into the target, moves the network over and starts the
+#     target's queues. Every connection then completes with the sha256
+#     of what was sent, both ways; no namespace sent or took a reset
+#     (TcpOutRsts, TcpEstabResets); seen from the sockets (ss, /proc), so
+#     that it holds for upstream's passt too: the target has a socket for
+#     each of the 10 to the peer, the source keeps its 10, idle (no byte
+#     received after the migration, none in its epoll sets); our passt
+#     also says that no old socket took data after its dump, and counts
+#     no active flow;
 #   - a state damaged on the way (a byte flipped, or cut in half) is
 #     refused by the target with a message naming what is wrong, the
 #     guest's 2 connections go on on the source (sha256 both ways), and the
@@ -45,56 +47,62 @@ CONNS=10
 SIZE=${MIG_SIZE:-8M}
 RATE=${MIG_RATE:-80mbit}
 PORT0=7300
+IN_CONNS=4	# from the peer to the guest, forwarded by passt -t
+IN_PORT0=7400
 LIMIT=120
 MOVED_MIN=$((32 * 1024))	# bytes each way before the migration
 
 rig_init
 passt_init
 mig_init
+MIG_PASST_OPTS=(-t "$IN_PORT0-$((IN_PORT0 + IN_CONNS - 1))")
 rig_need_tool VU_BRIDGE vu_bridge || exit 1
 rig_need tc nstat || exit 1
 
-CLIENTS=()
-SERVERS=()
+declare -A CLIENTS=() SERVERS=()	# by tag.index
 HELPER_SRC=
 HELPER_DST=
 
-# streams_start() - $CONNS connections from the guest to the peer, each
-# sending a file both ways at once (socat: one file read, one written)
+# streams_start() - $CONNS connections, each sending a file both ways at
+# once (socat: one file read, one written): from the guest to the peer's
+# ports from PORT0, or with "in" from the peer to the guest's ports from
+# IN_PORT0, through the host's address (passt -t)
 # $1: tag of the file names
+# $2: "in" for connections from the peer
 streams_start() {
-	local tag=$1 i port addr srv cli
-	CLIENTS=()
-	SERVERS=()
+	local tag=$1 i port addr srv_ns=$MIG_PEER cli_ns=$MIG_GUEST srv
+	local port0=$PORT0 addr4=$MIG_PEER4 addr6=[$MIG_PEER6]
 
+	if [ "$2" = in ]; then
+		srv_ns=$MIG_GUEST
+		cli_ns=$MIG_PEER
+		port0=$IN_PORT0
+		addr4=$RIG_ADDR4
+		addr6=[$RIG_ADDR6]
+	fi
 	for i in $(seq 0 $((CONNS - 1))); do
-		port=$((PORT0 + i))
+		port=$((port0 + i))
 		rig_random_file "$RIG_TMP/$tag.up.$i" "$SIZE" &&
 		rig_random_file "$RIG_TMP/$tag.down.$i" "$SIZE" || return 1
-		if [ $((i % 2)) -eq 0 ]; then
-			srv=TCP4-LISTEN:$port,reuseaddr
-			cli=TCP4:$MIG_PEER4:$port
-		else
-			srv=TCP6-LISTEN:$port,reuseaddr
-			cli=TCP6:[$MIG_PEER6]:$port
-		fi
-		ip netns exec "$MIG_PEER" timeout "$LIMIT" socat -t "$LIMIT" \
+		srv=TCP4-LISTEN:$port,reuseaddr
+		[ $((i % 2)) -eq 0 ] || srv=TCP6-LISTEN:$port,reuseaddr
+		ip netns exec "$srv_ns" timeout "$LIMIT" socat -t "$LIMIT" \
 			"$srv" "OPEN:$RIG_TMP/$tag.down.$i!!CREATE:$RIG_TMP/$tag.up.$i.got" \
 			>"$RIG_TMP/$tag.srv.$i.log" 2>&1 &
-		SERVERS+=("$!")
+		SERVERS[$tag.$i]=$!
 		rig_defer "rig_kill '$!'"
 	done
 	for i in $(seq 0 $((CONNS - 1))); do
-		rig_wait_listen "$MIG_PEER" $((PORT0 + i)) || return 1
+		rig_wait_listen "$srv_ns" $((port0 + i)) || return 1
 	done
 	for i in $(seq 0 $((CONNS - 1))); do
-		port=$((PORT0 + i))
-		addr=$MIG_PEER4
-		[ $((i % 2)) -eq 0 ] || addr="[$MIG_PEER6]"
-		ip netns exec "$MIG_GUEST" timeout "$LIMIT" socat -t "$LIMIT" \
+		port=$((port0 + i))
+		addr=$addr4
+		[ $((i % 2)) -eq 0 ] || addr=$addr6
+		ip netns exec "$cli_ns" timeout "$LIMIT" socat -t "$LIMIT" \
 			"OPEN:$RIG_TMP/$tag.up.$i!!CREATE:$RIG_TMP/$tag.down.$i.got" \
 			"TCP:$addr:$port" >"$RIG_TMP/$tag.cli.$i.log" 2>&1 &
-		CLIENTS+=("$!")
+		CLIENTS[$tag.$i]=$!
 		rig_defer "rig_kill '$!'"
 	done
 }
@@ -137,11 +145,11 @@ streams_check() {
 	local i rc
 
 	for i in $(seq 0 $((CONNS - 1))); do
-		rig_wait_pid "${CLIENTS[$i]}" "$LIMIT"
+		rig_wait_pid "${CLIENTS[$1.$i]}" "$LIMIT"
 		rc=$?
 		[ "$rc" -eq 0 ] || rig_fail "client $i: status $rc:" \
 			"$(tr '\n' ' ' <"$RIG_TMP/$1.cli.$i.log")" || return 1
-		rig_wait_pid "${SERVERS[$i]}" "$LIMIT"
+		rig_wait_pid "${SERVERS[$1.$i]}" "$LIMIT"
 		rc=$?
 		[ "$rc" -eq 0 ] || rig_fail "server $i: status $rc:" \
 			"$(tr '\n' ' ' <"$RIG_TMP/$1.srv.$i.log")" || return 1
@@ -206,16 +214,19 @@ socks_idle() {
 	done <<<"$src"
 }
 
-# migrate() - test: 10 connections migrated mid-transfer, sha256, no RST,
-# the source idle
+# migrate() - test: 10 connections to the peer and 4 from it migrated
+# mid-transfer, sha256, no RST, the source idle
 migrate() {
 	local n before
 
 	streams_start mig || return 1
-	rig_poll 60 streams_moving mig ||
+	CONNS=$IN_CONNS streams_start in in || return 1
+	rig_poll 60 streams_moving mig &&
+	CONNS=$IN_CONNS rig_poll 60 streams_moving in ||
 		rig_fail "the connections did not move $MOVED_MIN bytes each" \
 			 "way within 60 s" || return 1
-	streams_unfinished mig || return 1
+	streams_unfinished mig && CONNS=$IN_CONNS streams_unfinished in ||
+		return 1
 
 	kill -USR2 "$PASST_BRIDGE_PID" ||
 		rig_fail "can't signal vu_bridge" || return 1
@@ -233,7 +244,7 @@ migrate() {
 		"$(mig_socks "$MIG_DST" "$PORT0" "$CONNS")" || return 1
 	before=$(mig_socks "$MIG_SRC" "$PORT0" "$CONNS")
 
-	streams_check mig || return 1
+	streams_check mig && CONNS=$IN_CONNS streams_check in || return 1
 	mig_no_rst || return 1
 	socks_idle "$before" || return 1
 	kill -0 "$MIG_SRC_PID" ||
@@ -296,7 +307,7 @@ rig_run "passt migration: rig, source and target passt, passt-repair for both" \
 if [ -z "$PASST_BRIDGE_PID" ]; then
 	rig_summary
 fi
-rig_run "passt migration: $CONNS TCP connections (IPv4, IPv6) streaming $SIZE both ways move mid-transfer, sha256, no RST, source idle" \
+rig_run "passt migration: $CONNS TCP connections (IPv4, IPv6) to the peer and $IN_CONNS from it (-t) streaming $SIZE both ways move mid-transfer, sha256, no RST, source idle" \
 	migrate
 if ! mig_ours "$MIG_DST_PASST"; then
 	# Another passt's state format: the damage may go unnoticed

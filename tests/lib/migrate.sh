@@ -42,6 +42,7 @@ MIG_SRC_PID=
 MIG_DST_PID=
 MIG_SRC_LOG=
 MIG_DST_LOG=
+MIG_PASST_OPTS=()	# options for both passt instances (e.g. -t PORTS)
 
 # mig_init() - resolve the binaries, after rig_init and passt_init
 mig_init() {
@@ -140,9 +141,11 @@ mig_relays() {
 	MIG_SRC_LOG=${MIG_SRC_SOCK%.socket}.log
 	MIG_DST_LOG=${MIG_DST_SOCK%.socket}.log
 	mig_passt MIG_SRC_PID "$MIG_SRC" "$MIG_SRC_PASST" "$MIG_SRC_SOCK" \
-		"$MIG_SRC_LOG" --repair-path "$MIG_SRC_SOCK.repair"
+		"$MIG_SRC_LOG" --repair-path "$MIG_SRC_SOCK.repair" \
+		"${MIG_PASST_OPTS[@]}"
 	mig_passt MIG_DST_PID "$MIG_DST" "$MIG_DST_PASST" "$MIG_DST_SOCK" \
-		"$MIG_DST_LOG" --repair-path "$MIG_DST_SOCK.repair"
+		"$MIG_DST_LOG" --repair-path "$MIG_DST_SOCK.repair" \
+		"${MIG_PASST_OPTS[@]}"
 	rig_poll 5 test -S "$MIG_SRC_SOCK" ||
 		rig_fail "no source socket after 5 s" || return 1
 	rig_poll 5 test -S "$MIG_DST_SOCK" ||
