@@ -16,6 +16,7 @@
  * This file knows the format, not the sockets: it never touches one.
  */
 
+#include <stddef.h>
 #include <string.h>
 #include <netinet/in.h>
 
@@ -34,6 +35,46 @@ static const struct {
 	{ TCP_MIG_F_SACK,		TCP_F_SACK },
 	{ TCP_MIG_F_RCVBUF_RAISED,	TCP_F_RCVBUF_RAISED },
 };
+
+/* Our 32-bit fields toward the guest, in the record's order */
+static const size_t tcp_mig_rec_u32[] = {
+	offsetof(struct tcp_conn, seq_to_guest),
+	offsetof(struct tcp_conn, seq_acked),
+	offsetof(struct tcp_conn, seq_max_sent),
+	offsetof(struct tcp_conn, wnd_from_guest),
+	offsetof(struct tcp_conn, seq_from_guest),
+	offsetof(struct tcp_conn, seq_ack_sent),
+	offsetof(struct tcp_conn, wnd_to_guest),
+	offsetof(struct tcp_conn, rto_ms),
+	offsetof(struct tcp_conn, srtt_ms),
+	offsetof(struct tcp_conn, rttvar_ms),
+};
+
+/**
+ * tcp_mig_rec_u32_get() - one of the fields of tcp_mig_rec_u32[]
+ * @conn:	connection
+ * @i:		index in tcp_mig_rec_u32[]
+ *
+ * Return: its value
+ */
+static uint32_t tcp_mig_rec_u32_get(const struct tcp_conn *conn, size_t i)
+{
+	uint32_t v;
+
+	memcpy(&v, (const uint8_t *)conn + tcp_mig_rec_u32[i], sizeof(v));
+	return v;
+}
+
+/**
+ * tcp_mig_rec_u32_set() - set one of the fields of tcp_mig_rec_u32[]
+ * @conn:	connection
+ * @i:		index in tcp_mig_rec_u32[]
+ * @v:		value
+ */
+static void tcp_mig_rec_u32_set(struct tcp_conn *conn, size_t i, uint32_t v)
+{
+	memcpy((uint8_t *)conn + tcp_mig_rec_u32[i], &v, sizeof(v));
+}
 
 /**
  * tcp_mig_put_addr() - encode an address and a port
@@ -110,20 +151,11 @@ void tcp_mig_rec_put(struct mig_out *o, const struct tcp_conn *conn,
 	mig_put_u8(&b, conn->ws_from_guest);
 	mig_put_u8(&b, conn->ws_to_guest);
 	mig_put_u16(&b, conn->mss);
-	mig_put_u32(&b, conn->seq_to_guest);
-	mig_put_u32(&b, conn->seq_acked);
-	mig_put_u32(&b, conn->seq_max_sent);
-	mig_put_u32(&b, conn->wnd_from_guest);
-	mig_put_u32(&b, conn->seq_from_guest);
-	mig_put_u32(&b, conn->seq_ack_sent);
-	mig_put_u32(&b, conn->wnd_to_guest);
-	mig_put_u32(&b, conn->rto_ms);
-	mig_put_u32(&b, conn->srtt_ms);
-	mig_put_u32(&b, conn->rttvar_ms);
+	for (i = 0; i < ARRAY_SIZE(tcp_mig_rec_u32); i++)
+		mig_put_u32(&b, tcp_mig_rec_u32_get(conn, i));
 	tcp_mig_put_state(&b, st);
 	mig_out_small(o, MIG_REC_TCP_CONN, &b);
 }
-
 
 /**
  * tcp_mig_get_addr() - decode an address and a port
@@ -169,6 +201,7 @@ static void tcp_mig_get_state(struct mig_buf *b, struct tcp_repair_state *st)
 void tcp_mig_rec_get(struct mig_buf *b, struct tcp_mig_rec *r)
 {
 	struct tcp_conn *c = &r->c;
+	size_t i;
 
 	memset(r, 0, sizeof(*r));
 	r->af = mig_get_u8(b);
@@ -182,16 +215,8 @@ void tcp_mig_rec_get(struct mig_buf *b, struct tcp_mig_rec *r)
 	c->ws_from_guest = mig_get_u8(b);
 	c->ws_to_guest = mig_get_u8(b);
 	c->mss = mig_get_u16(b);
-	c->seq_to_guest = mig_get_u32(b);
-	c->seq_acked = mig_get_u32(b);
-	c->seq_max_sent = mig_get_u32(b);
-	c->wnd_from_guest = mig_get_u32(b);
-	c->seq_from_guest = mig_get_u32(b);
-	c->seq_ack_sent = mig_get_u32(b);
-	c->wnd_to_guest = mig_get_u32(b);
-	c->rto_ms = mig_get_u32(b);
-	c->srtt_ms = mig_get_u32(b);
-	c->rttvar_ms = mig_get_u32(b);
+	for (i = 0; i < ARRAY_SIZE(tcp_mig_rec_u32); i++)
+		tcp_mig_rec_u32_set(c, i, mig_get_u32(b));
 	tcp_mig_get_state(b, &r->st);
 }
 
@@ -281,16 +306,8 @@ void tcp_mig_rec_to_conn(const struct tcp_mig_rec *r, struct tcp_conn *conn)
 	conn->ws_from_guest = r->c.ws_from_guest;
 	conn->ws_to_guest = r->c.ws_to_guest;
 	conn->mss = r->c.mss;
-	conn->seq_to_guest = r->c.seq_to_guest;
-	conn->seq_acked = r->c.seq_acked;
-	conn->seq_max_sent = r->c.seq_max_sent;
-	conn->wnd_from_guest = r->c.wnd_from_guest;
-	conn->seq_from_guest = r->c.seq_from_guest;
-	conn->seq_ack_sent = r->c.seq_ack_sent;
-	conn->wnd_to_guest = r->c.wnd_to_guest;
-	conn->rto_ms = r->c.rto_ms;
-	conn->srtt_ms = r->c.srtt_ms;
-	conn->rttvar_ms = r->c.rttvar_ms;
+	for (i = 0; i < ARRAY_SIZE(tcp_mig_rec_u32); i++)
+		tcp_mig_rec_u32_set(conn, i, tcp_mig_rec_u32_get(&r->c, i));
 	for (i = 0; i < ARRAY_SIZE(tcp_mig_rec_flags); i++) {
 		if (r->flags & tcp_mig_rec_flags[i].rec)
 			conn->flags |= tcp_mig_rec_flags[i].conn;
