@@ -125,6 +125,12 @@ streams_moving() {
 	done
 }
 
+# streams_all_moving() - have the connections of migrate() (tags mig and
+# in) all moved MOVED_MIN bytes each way?
+streams_all_moving() {
+	streams_moving mig && CONNS=$IN_CONNS streams_moving in
+}
+
 # streams_unfinished() - is no connection done, either way?
 # $1: tag
 streams_unfinished() {
@@ -221,8 +227,7 @@ migrate() {
 
 	streams_start mig || return 1
 	CONNS=$IN_CONNS streams_start in in || return 1
-	rig_poll 60 streams_moving mig &&
-	CONNS=$IN_CONNS rig_poll 60 streams_moving in ||
+	rig_poll 60 streams_all_moving ||
 		rig_fail "the connections did not move $MOVED_MIN bytes each" \
 			 "way within 60 s" || return 1
 	streams_unfinished mig && CONNS=$IN_CONNS streams_unfinished in ||
