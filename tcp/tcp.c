@@ -370,6 +370,8 @@ void tcp_conn_close(struct ctx *c, struct tcp_conn *conn, bool rst)
 
 	if (rst)
 		flow_log(conn->flow, "host side reset");
+	if (conn->flags & TCP_F_PENDING)
+		tcp_mig_pending_drop(conn);
 	tcp_wq_purge(conn);
 	timer_cancel(&conn->timer);
 	qdisc_forget(conn->flow);

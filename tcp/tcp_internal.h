@@ -288,6 +288,7 @@ void tcp_guest_held_push(struct ctx *c, struct tcp_conn *conn);
 /* tcp_migrate.c */
 int tcp_migrate_init(const struct ctx *c);
 bool tcp_mig_pending_push(struct ctx *c, struct tcp_conn *conn);
+void tcp_mig_pending_drop(struct tcp_conn *conn);
 unsigned int tcp_mig_idle(void);
 
 /* tcp_limits.c */

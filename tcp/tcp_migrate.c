@@ -707,6 +707,10 @@ static int tcp_mig_first_data(struct mig_in *in)
 				   "on %u sockets", tcp_mig_nconn);
 	if (!tcp_mig_sndq_total)
 		return 0;
+	if (tcp_mig_pend)
+		return mig_in_fail(in, "the send queues of the last migration "
+				   "here are still being written: try again "
+				   "later");
 
 	p = mmap(NULL, tcp_mig_sndq_total, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -948,6 +952,18 @@ bool tcp_mig_pending_push(struct ctx *c, struct tcp_conn *conn)
 	conn->flags |= TCP_F_ACK_PENDING | TCP_F_WND_UPDATE;
 	tcp_conn_dirty(conn);
 	return false;
+}
+
+/**
+ * tcp_mig_pending_drop() - a connection with bytes in the pending area
+ *			    closes before it wrote them
+ * @conn:	connection, TCP_F_PENDING
+ */
+void tcp_mig_pending_drop(struct tcp_conn *conn)
+{
+	tcp_migs[conn->flow].pend_len = 0;
+	conn->flags &= ~TCP_F_PENDING;
+	tcp_mig_pend_release();
 }
 
 /**
