@@ -14,8 +14,9 @@
 #   - 10 TCP connections from the guest to the peer, 5 over IPv4 and 5
 #     over IPv6, and 4 from the peer to the guest (ports forwarded with
 #     -t, 2 over each), each sending a file both ways at once (shaped
-#     with tbf, so that they last), are migrated once every one has moved
-#     some data both ways and none has finished: vu_bridge stops the
+#     with tbf, so that they last; the second half of each file once
+#     the migration is done, as the links are shared unevenly), are
+#     migrated once every one has moved some data both ways: vu_bridge stops the
 #     source's queues, takes its state, copies the guest's memory, loads
 #     the state into the target, moves the network over and starts the
 #     target's queues. Every connection then completes with the sha256
@@ -87,7 +88,8 @@ streams_start() {
 		srv=TCP4-LISTEN:$port,reuseaddr
 		[ $((i % 2)) -eq 0 ] || srv=TCP6-LISTEN:$port,reuseaddr
 		ip netns exec "$srv_ns" timeout "$LIMIT" socat -t "$LIMIT" \
-			"$srv" "OPEN:$RIG_TMP/$tag.down.$i!!CREATE:$RIG_TMP/$tag.up.$i.got" \
+			"$srv" "$(stream_feed "$RIG_TMP/$tag.down.$i" \
+				  "$RIG_TMP/$tag.gate")!!CREATE:$RIG_TMP/$tag.up.$i.got" \
 			>"$RIG_TMP/$tag.srv.$i.log" 2>&1 &
 		SERVERS[$tag.$i]=$!
 		rig_defer "rig_kill '$!'"
@@ -100,11 +102,30 @@ streams_start() {
 		addr=$addr4
 		[ $((i % 2)) -eq 0 ] || addr=$addr6
 		ip netns exec "$cli_ns" timeout "$LIMIT" socat -t "$LIMIT" \
-			"OPEN:$RIG_TMP/$tag.up.$i!!CREATE:$RIG_TMP/$tag.down.$i.got" \
+			"$(stream_feed "$RIG_TMP/$tag.up.$i" \
+				  "$RIG_TMP/$tag.gate")!!CREATE:$RIG_TMP/$tag.down.$i.got" \
 			"TCP:$addr:$port" >"$RIG_TMP/$tag.cli.$i.log" 2>&1 &
 		CLIENTS[$tag.$i]=$!
 		rig_defer "rig_kill '$!'"
 	done
+}
+
+# stream_feed() - a socat address that sends a file in two halves: the
+# second once the tag's gate exists (the migration is done), so that no
+# connection can finish before it, however unevenly the links share
+# $1: file
+# $2: gate
+stream_feed() {
+	local half=$(($(stat -c %s "$1") / 2))
+
+	echo "SYSTEM:head -c $half $1; until test -e $2; do sleep 0.1; done;" \
+	     "tail -c +$((half + 1)) $1"
+}
+
+# streams_open() - let the connections of a tag send their second halves
+# $1: tag
+streams_open() {
+	touch "$RIG_TMP/$1.gate"
 }
 
 # size_of() - bytes in a file, 0 if it isn't there
@@ -153,10 +174,12 @@ streams_check() {
 	for i in $(seq 0 $((CONNS - 1))); do
 		rig_wait_pid "${CLIENTS[$1.$i]}" "$LIMIT"
 		rc=$?
+		[ "$rc" -eq 0 ] || mig_dump_socks
 		[ "$rc" -eq 0 ] || rig_fail "client $i: status $rc:" \
 			"$(tr '\n' ' ' <"$RIG_TMP/$1.cli.$i.log")" || return 1
 		rig_wait_pid "${SERVERS[$1.$i]}" "$LIMIT"
 		rc=$?
+		[ "$rc" -eq 0 ] || mig_dump_socks
 		[ "$rc" -eq 0 ] || rig_fail "server $i: status $rc:" \
 			"$(tr '\n' ' ' <"$RIG_TMP/$1.srv.$i.log")" || return 1
 		rig_sha_eq "$RIG_TMP/$1.up.$i" "$RIG_TMP/$1.up.$i.got" &&
@@ -242,6 +265,8 @@ migrate() {
 		return 1
 	grep -q "migrated to" "$PASST_BRIDGE_LOG" ||
 		rig_fail "$(grep -m 1 refused "$PASST_BRIDGE_LOG")" || return 1
+	streams_open mig
+	streams_open in
 	RIG_RELAY_PID=$MIG_DST_PID
 	RIG_RELAY_LOG=$MIG_DST_LOG
 	rig_log "$(grep -m 1 'state saved' "$PASST_BRIDGE_LOG")"
@@ -288,6 +313,7 @@ refused() {
 	rig_log "$(grep -m 1 'refusing the state' "$MIG_DST_LOG")"
 
 	# The guest resumed on the source: its connections end well there
+	streams_open "bad$1"
 	RIG_RELAY_PID=$MIG_SRC_PID
 	RIG_RELAY_LOG=$MIG_SRC_LOG
 	CONNS=2 streams_check "bad$1" || return 1
@@ -303,7 +329,7 @@ refused() {
 	passt_guest_static "$MIG_GUEST" &&
 	ip -n "$MIG_GUEST" route add "$MIG_PEER4/32" via "$RIG_GW4" || return 1
 	[ "$PASST_BRIDGE_PID" != "$saved_pid" ] || return 1
-	CONNS=1 SIZE=1M streams_start "new$1" &&
+	CONNS=1 SIZE=1M streams_start "new$1" && streams_open "new$1" &&
 	CONNS=1 streams_check "new$1"
 }
 

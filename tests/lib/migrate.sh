@@ -249,6 +249,17 @@ mig_active() {
 	grep 'tcp: conns_out=' "$2" | tail -n 1 | sed 's/.* active=//'
 }
 
+# mig_dump_socks() - after a failure: every namespace's TCP sockets with
+# their windows and queues (ss -tinm), into files in RIG_TMP for RIG_KEEP
+mig_dump_socks() {
+	local ns
+
+	for ns in "$MIG_PEER" "$MIG_GUEST" "$MIG_SRC" "$MIG_DST"; do
+		ip netns exec "$ns" ss -tinmaO >"$RIG_TMP/ss.$ns.txt" 2>&1
+	done
+	[ -z "$MIG_DST_PID" ] || kill -USR1 "$MIG_DST_PID" 2>/dev/null
+}
+
 # mig_no_rst() - no namespace of the rig sent or took a reset
 mig_no_rst() {
 	local ns n
