@@ -260,6 +260,15 @@ mig_dump_socks() {
 	[ -z "$MIG_DST_PID" ] || kill -USR1 "$MIG_DST_PID" 2>/dev/null
 }
 
+# mig_rst_counters() - a namespace's counters of resets and aborts that
+# are not 0, on one line (which kind of reset it was)
+# $1: namespace
+mig_rst_counters() {
+	ip netns exec "$1" nstat -asz 2>/dev/null |
+		awk '$1 ~ /Rst|Reset|Abort|MD5|BeyondWindow/ && $2 != 0 {
+			printf "%s=%s ", $1, $2 }'
+}
+
 # mig_no_rst() - no namespace of the rig sent or took a reset
 mig_no_rst() {
 	local ns n
@@ -268,7 +277,9 @@ mig_no_rst() {
 		for n in TcpOutRsts TcpEstabResets; do
 			[ "$(rig_nstat "$ns" "$n")" = 0 ] ||
 				rig_fail "$n is $(rig_nstat "$ns" "$n") in" \
-					 "$ns" || return 1
+					 "$ns; its other counters of resets" \
+					 "and aborts: $(mig_rst_counters "$ns")" ||
+				return 1
 		done
 	done
 }
