@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Makefile - builds passt (pasta is a link to it), unit tests and checks
 #
-# make			build passt, pasta and pesto (the -c client)
+# make			build passt, pasta, pesto (the -c client) and
+#			passt-repair (the TCP_REPAIR helper for migration)
 # make check		unit tests (Check) and integration tests, as root
 # make stress		the stall matrix and tcp_pressure.sh under the
 #			contention harness, 5 times, with a table (tests/stress)
@@ -40,7 +41,7 @@ ifneq ($(DEBUG),)
 override CFLAGS	+= -DPASST_DEBUG
 endif
 
-MODULE_DIRS := util conf net flow fwd tap tcp udp qdisc isolation
+MODULE_DIRS := util conf net flow fwd tap tcp udp qdisc isolation migrate
 LIB_SRCS := $(sort $(foreach d,$(MODULE_DIRS),$(wildcard $(d)/*.c)))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 HDRS := passt.h $(foreach d,$(MODULE_DIRS),$(wildcard $(d)/*.h))
@@ -67,11 +68,12 @@ PROBE_BINS := $(PROBE_SRCS:tests/probes/%.c=$(BUILD)/probes/%)
 .PHONY: all unit check stress sanitize cppcheck clang-tidy install clean tools \
 	hook fuzz fuzz-build deb
 
-all: $(BUILD)/passt $(BUILD)/pasta $(BUILD)/pesto tools
+all: $(BUILD)/passt $(BUILD)/pasta $(BUILD)/pesto $(BUILD)/passt-repair tools
 
-# The default build also puts passt, pasta and pesto at the top of the tree
+# The default build also puts passt, pasta, pesto and passt-repair at the
+# top of the tree
 ifeq ($(BUILD),build)
-all: passt pasta pesto
+all: passt pasta pesto passt-repair
 endif
 
 $(BUILD)/passt: $(BUILD)/passt.o $(LIB_OBJS)
@@ -96,6 +98,15 @@ $(BUILD)/pesto: $(PESTO_SRCS) $(HDRS)
 
 pesto: $(BUILD)/pesto
 	ln -sf $(BUILD)/pesto pesto
+
+# passt-repair: sets TCP_REPAIR on passt's sockets during migration
+# (helper/), a program of its own: it has CAP_NET_ADMIN, passt never does
+$(BUILD)/passt-repair: helper/passt_repair.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -lseccomp -lcap-ng
+
+passt-repair: $(BUILD)/passt-repair
+	ln -sf $(BUILD)/passt-repair passt-repair
 
 tools: $(TOOL_BINS) $(PROBE_BINS)
 
@@ -122,8 +133,10 @@ $(BUILD)/tools/%: tests/tools/%.c $(TOOL_LIB_SRCS) $(TOOL_LIB_HDRS)
 
 # A probe may link the relay's own code for what it checks (SRCS_probe_*)
 SRCS_probe_trunc_hold := tcp/tcp_rcvwnd.c
+SRCS_probe_repair_move := tcp/tcp_repair.c
 $(PROBE_BINS): $(BUILD)/probes/%: tests/probes/%.c $$(SRCS_probe_$$*) \
-		tests/probes/probe.h tcp/tcp_window.h tcp/tcp_rcvwnd.h
+		tests/probes/probe.h tcp/tcp_window.h tcp/tcp_rcvwnd.h \
+		tcp/tcp_repair.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -I. -o $@ $< $(SRCS_probe_$*)
 
@@ -158,7 +171,7 @@ sanitize:
 # into build-fuzz/, then each run for FUZZ_SECS seconds, FUZZ_JOBS at a
 # time, in a network namespace of its own (tests/fuzz/run.sh)
 FUZZ_TARGETS := fuzz_frame fuzz_tcp fuzz_udp_icmp fuzz_dhcp fuzz_ndp fuzz_conf \
-	fuzz_pesto fuzz_vu_msg fuzz_vu_virtq
+	fuzz_pesto fuzz_vu_msg fuzz_vu_virtq fuzz_migrate
 FUZZ_SECS ?= 30
 FUZZ_JOBS ?= 2
 FUZZ_CC ?= clang
@@ -189,7 +202,8 @@ cppcheck:
 	cppcheck --std=c11 --error-exitcode=1 --enable=warning,performance,portability \
 		--inline-suppr --quiet -D_GNU_SOURCE -D__linux__ \
 		--suppress=missingIncludeSystem \
-		-I. passt.c client/pesto.c $(LIB_SRCS) $(UNIT_SRCS) $(TOOL_SRCS) \
+		-I. passt.c client/pesto.c helper/passt_repair.c $(LIB_SRCS) \
+		$(UNIT_SRCS) $(TOOL_SRCS) \
 		$(TOOL_LIB_SRCS) \
 		$(PROBE_SRCS) $(wildcard tests/unit/standalone/*.c) \
 		$(wildcard tests/fuzz/*.c)
@@ -198,7 +212,8 @@ cppcheck:
 # uninitialised va_list in every file after the first one that uses
 # va_start() in the same run (LLVM bug 41311)
 clang-tidy:
-	@rc=0; for f in passt.c client/pesto.c $(LIB_SRCS) $(TOOL_SRCS) \
+	@rc=0; for f in passt.c client/pesto.c helper/passt_repair.c \
+			$(LIB_SRCS) $(TOOL_SRCS) \
 			$(TOOL_LIB_SRCS) $(PROBE_SRCS) \
 			$(wildcard tests/fuzz/*.c); do \
 		clang-tidy --quiet --warnings-as-errors='*' $$f -- -I. \
@@ -206,14 +221,17 @@ clang-tidy:
 			|| rc=1; \
 	done; exit $$rc
 
-install: $(BUILD)/passt $(BUILD)/pesto
+install: $(BUILD)/passt $(BUILD)/pesto $(BUILD)/passt-repair
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 $(BUILD)/passt $(DESTDIR)$(BINDIR)/passt
 	ln -sf passt $(DESTDIR)$(BINDIR)/pasta
 	install -m 755 $(BUILD)/pesto $(DESTDIR)$(BINDIR)/pesto
+	install -m 755 $(BUILD)/passt-repair $(DESTDIR)$(BINDIR)/passt-repair
 	install -m 644 doc/passt.1 $(DESTDIR)$(MANDIR)/man1/passt.1
 	ln -sf passt.1 $(DESTDIR)$(MANDIR)/man1/pasta.1
 	install -m 644 doc/pesto.1 $(DESTDIR)$(MANDIR)/man1/pesto.1
+	install -m 644 doc/passt-repair.1 \
+		$(DESTDIR)$(MANDIR)/man1/passt-repair.1
 
 # The package is built from a copy of the tree (no build output, no .git)
 # with contrib/debian/ as its debian/ directory
@@ -222,7 +240,8 @@ deb:
 	rm -rf build-deb
 	mkdir -p $(DEB_SRC)
 	tar -c --exclude=./build --exclude='./build-*' --exclude=./.git \
-		--exclude=./tests/out --exclude=./passt --exclude=./pasta . | \
+		--exclude=./tests/out --exclude=./passt --exclude=./pasta \
+		--exclude=./pesto --exclude=./passt-repair . | \
 		tar -x -C $(DEB_SRC)
 	cp -r contrib/debian $(DEB_SRC)/debian
 	cd $(DEB_SRC) && dpkg-buildpackage -b -us -uc
@@ -230,4 +249,4 @@ deb:
 
 clean:
 	rm -rf $(BUILD) build-san build-hook build-fuzz build-deb passt pasta \
-		pesto
+		pesto passt-repair

@@ -49,6 +49,8 @@
 #include "isolation/pasta.h"
 #include "isolation/sandbox.h"
 #include "isolation/syscalls.h"
+#include "migrate/migrate.h"
+#include "migrate/repair.h"
 #include "net/icmp.h"
 #include "net/net.h"
 #include "qdisc/qdisc.h"
@@ -240,6 +242,10 @@ static void passt_dispatch(struct ctx *c, const struct epoll_event *ev,
 	case EPOLL_TYPE_MCAST:
 		mcast_sock_handler(c, ref, ev->events, now_ms);
 		break;
+	case EPOLL_TYPE_REPAIR_LISTEN:
+	case EPOLL_TYPE_REPAIR:
+		repair_handler(c, ref, ev->events);
+		break;
 	default:
 		debug("Event for unknown descriptor type %u", ref.type);
 		break;
@@ -388,6 +394,9 @@ int main(int argc, char **argv)
 	if (fwd_ctl_init(c))
 		die("Can't set up the configuration socket (-c)");
 	mcast_init(c);
+	if (migrate_init(c))
+		die("Can't set up the socket for passt-repair: see above, or "
+		    "give --repair-path none");
 
 	pidfile_fd = daemon_pidfile_open(c->pidfile);
 	conf_print(c);

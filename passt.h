@@ -140,7 +140,11 @@ struct ip6_ctx {
  *			or pasta's tap device
  * @vhost_user:		passt: --vhost-user
  * @one_off:		-1: exit after the first guest disconnects
- * @repair_path:	--repair-path, empty if none
+ * @repair_path:	--repair-path, empty for the default (the vhost-user
+ *			socket path with ".repair" appended)
+ * @no_repair:		--repair-path none: no socket for passt-repair
+ * @migrate_exit:	--migrate-exit: exit once the state was saved
+ * @migrate_no_linger:	--migrate-no-linger: close migrated sockets
  * @pasta_cmd:		pasta: command to spawn (NULL-terminated), or NULL
  * @pasta_target_pid:	pasta: PID whose namespaces to join, 0 if none
  * @pasta_netns:	pasta: --netns path, empty if none
@@ -213,6 +217,9 @@ struct ctx {
 	bool vhost_user;
 	bool one_off;
 	char repair_path[PATH_MAX];
+	bool no_repair;
+	bool migrate_exit;
+	bool migrate_no_linger;
 
 	char **pasta_cmd;
 	pid_t pasta_target_pid;

@@ -64,6 +64,8 @@ static const struct option conf_longopts[] = {
 	{ "fd",			CONF_ARG,	NULL, 'F' },
 	{ "one-off",		CONF_NOARG,	NULL, '1' },
 	{ "repair-path",	CONF_ARG,	NULL, OPT_REPAIR_PATH },
+	{ "migrate-exit",	CONF_NOARG,	NULL, OPT_MIGRATE_EXIT },
+	{ "migrate-no-linger",	CONF_NOARG,	NULL, OPT_MIGRATE_NO_LINGER },
 	/* Guest link, pasta */
 	{ "netns",		CONF_ARG,	NULL, OPT_NETNS },
 	{ "userns",		CONF_ARG,	NULL, OPT_USERNS },
@@ -142,6 +144,8 @@ static const struct conf_mode_only {
 	{ OPT_PRINT_CAPS,	MODE_PASST },
 	{ '1',			MODE_PASST },
 	{ OPT_REPAIR_PATH,	MODE_PASST },
+	{ OPT_MIGRATE_EXIT,	MODE_PASST },
+	{ OPT_MIGRATE_NO_LINGER, MODE_PASST },
 	{ OPT_NO_DHCP_DNS,	MODE_PASST },
 	{ OPT_NO_DHCP_SEARCH,	MODE_PASST },
 	{ OPT_TAP_RMEM,		MODE_PASST },
@@ -432,11 +436,20 @@ static void conf_opt_one(struct ctx *c, struct conf_given *g, int opt,
 		c->one_off = true;
 		break;
 	case OPT_REPAIR_PATH:
-		if (!strcmp(arg, "none"))
+		/* "./none" for a path named none, as upstream */
+		c->no_repair = !strcmp(arg, "none");
+		if (c->no_repair)
 			*c->repair_path = '\0';
 		else
 			conf_opt_path(opt, c->repair_path,
-				      sizeof(c->repair_path), arg);
+				      sizeof(((struct sockaddr_un *)0)->sun_path),
+				      arg);
+		break;
+	case OPT_MIGRATE_EXIT:
+		c->migrate_exit = true;
+		break;
+	case OPT_MIGRATE_NO_LINGER:
+		c->migrate_no_linger = true;
 		break;
 	case OPT_NETNS:
 		conf_opt_netns(c, arg);
@@ -649,6 +662,14 @@ static void conf_check(struct ctx *c, const struct conf_given *g)
 
 	if (*c->pasta_userns && !*c->pasta_netns && !c->pasta_target_pid)
 		die("--userns needs --netns or a PID");
+
+	/* Migration is vhost-user's (device state transfer) */
+	if (!c->vhost_user && *c->repair_path)
+		die("--repair-path is for vhost-user mode only: add "
+		    "--vhost-user, or give 'none'");
+	if (!c->vhost_user && (c->migrate_exit || c->migrate_no_linger))
+		die("--migrate-exit and --migrate-no-linger are for vhost-user "
+		    "mode only");
 }
 
 /**

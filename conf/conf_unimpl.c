@@ -18,31 +18,22 @@
 #include "conf_internal.h"
 #include "../util/util.h"
 
-/* Predicates for conf_unimplemented(): is the feature requested? */
-
-/**
- * unimpl_repair_path() - --repair-path given with a path (not "none")
- * @c:		parsed configuration
- *
- * Return: true if requested
+/* Predicates for conf_unimplemented(): is the feature requested? None
+ * is missing in this version: the table only has its end marker
  */
-static bool unimpl_repair_path(const struct ctx *c)
-{
-	return *c->repair_path;
-}
 
 /**
  * struct conf_unimpl - a feature this version does not provide yet
  * @opt:	option(s) asking for it, as shown to the user
  * @requested:	tells if the parsed configuration asks for it
  *
- * Delete a line when its feature lands.
+ * Delete a line when its feature lands; the last entry ends the table.
  */
 static const struct conf_unimpl {
 	const char *opt;
 	bool (*requested)(const struct ctx *c);
 } conf_unimpl[] = {
-	{ "--repair-path",		unimpl_repair_path },
+	{ NULL,				NULL },
 };
 
 /**
@@ -53,11 +44,11 @@ static const struct conf_unimpl {
  */
 const char *conf_unimplemented(const struct ctx *c)
 {
-	size_t i;
+	const struct conf_unimpl *u;
 
-	for (i = 0; i < ARRAY_SIZE(conf_unimpl); i++) {
-		if (conf_unimpl[i].requested(c))
-			return conf_unimpl[i].opt;
+	for (u = conf_unimpl; u->opt; u++) {
+		if (u->requested(c))
+			return u->opt;
 	}
 
 	return NULL;

@@ -47,7 +47,13 @@ static const char *const usage_passt_link[] = {
 	"  -F, --fd FD              use the connected socket FD (implies -1)",
 	"  -1, --one-off            exit once the first guest disconnects",
 	"      --repair-path PATH|none",
-	"                           socket for TCP_REPAIR helper (*)",
+	"                           socket for the passt-repair helper, which",
+	"                           moves TCP connections in a migration",
+	"                           (vhost-user; default: the socket path",
+	"                           with '.repair' appended)",
+	"      --migrate-exit       DEPRECATED: exit once migrated away",
+	"      --migrate-no-linger  DEPRECATED: close migrated sockets at",
+	"                           once, instead of keeping them idle",
 	"",
 	NULL,
 };
@@ -181,13 +187,6 @@ static const char *const usage_passt_tuning[] = {
 	NULL,
 };
 
-static const char *const usage_tail[] = {
-	"",
-	"(*) not implemented yet in this version: using it is an error, except",
-	"    'none' for --repair-path.",
-	NULL,
-};
-
 /**
  * usage_put() - print a table of lines
  * @f:		stream
@@ -242,7 +241,6 @@ void conf_usage(const char *name, int status)
 	usage_put(f, usage_tuning);
 	if (!pasta)
 		usage_put(f, usage_passt_tuning);
-	usage_put(f, usage_tail);
 
 	fflush(f);
 	exit(status);

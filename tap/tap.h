@@ -69,6 +69,32 @@ struct tap_stats {
 	uint64_t tx_backpressure;
 };
 
+/**
+ * struct tap_state_ops - the device state of a migration (vhost-user),
+ *			  what migrate/ registers
+ * @save:	source: write the state to @fd, blocking; 0 or -errno
+ * @load:	target: read a state from @fd up to its end and prepare it,
+ *		nothing in force yet; 0, or -errno if refused
+ * @resume:	source: the device runs again after a save: the migration
+ *		failed, the guest goes on here
+ * @finish:	source: the front-end left after a save: the guest runs on
+ *		the target
+ * @start:	target: the device runs after a load: the guest runs here,
+ *		put the state in force
+ * @discard:	target: the front-end left after a load, before the device
+ *		ran: forget the state
+ */
+struct tap_state_ops {
+	int (*save)(struct ctx *c, int fd);
+	int (*load)(struct ctx *c, int fd);
+	void (*resume)(struct ctx *c);
+	void (*finish)(struct ctx *c);
+	void (*start)(struct ctx *c);
+	void (*discard)(struct ctx *c);
+};
+
+void tap_state_register(const struct tap_state_ops *ops);
+
 int tap_init(struct ctx *c);
 void tap_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
 		 uint64_t now_ms);

@@ -122,7 +122,7 @@ SYSCALLS(SYSCALLS_PASST, "accept4", "recvmsg", "sendmsg", "read", "write",
 /* Log this many rejected frames at warning level, then at debug level */
 #define VU_TX_ERR_LOG_MAX	8
 
-static struct vu_dev vu_dev = { .fd = -1 };
+static struct vu_dev vu_dev = { .fd = -1, .log_fd = -1 };
 static int vu_listen_fd = -1;		/* listening socket, -1 with -F */
 static bool vu_listening;		/* listening socket in epoll set */
 static bool vu_out_armed;		/* receive kick eventfd watched */
@@ -274,12 +274,12 @@ void vu_queue_reset(struct ctx *c, struct vu_dev *dev, unsigned int qi)
 }
 
 /**
- * vu_queue_update() - start a queue if its configuration is complete
+ * vu_queue_start() - start a queue if its configuration is complete
  * @c:		execution context
  * @dev:	device
  * @qi:		queue index
  */
-void vu_queue_update(struct ctx *c, struct vu_dev *dev, unsigned int qi)
+static void vu_queue_start(struct ctx *c, struct vu_dev *dev, unsigned int qi)
 {
 	struct vu_queue *q = &dev->q[qi];
 	int ret, flags;
@@ -299,6 +299,7 @@ void vu_queue_update(struct ctx *c, struct vu_dev *dev, unsigned int qi)
 	}
 	q->vq.event_idx = !!(dev->features & VU_BIT(VU_F_EVENT_IDX));
 	q->vq.mrg_rxbuf = !!(dev->features & VU_BIT(VU_F_MRG_RXBUF));
+	vu_mig_log_update(dev);
 
 	/* We read it only after epoll said so, but never block on it */
 	flags = fcntl(q->kick_fd, F_GETFL);
@@ -316,6 +317,20 @@ void vu_queue_update(struct ctx *c, struct vu_dev *dev, unsigned int qi)
 
 	info("vhost-user: queue %u (%s) started: %u entries, from index %u",
 	     qi, qi == VU_RX_Q ? "receive" : "transmit", q->num, q->base);
+}
+
+/**
+ * vu_queue_update() - start a queue if its configuration is complete, and
+ *		       end a migration step waiting for a running queue
+ * @c:		execution context
+ * @dev:	device
+ * @qi:		queue index
+ */
+void vu_queue_update(struct ctx *c, struct vu_dev *dev, unsigned int qi)
+{
+	vu_queue_start(c, dev, qi);
+	if (dev->q[qi].vq.started && dev->q[qi].enabled)
+		vu_mig_running(c, dev);
 }
 
 /**
@@ -493,6 +508,7 @@ static size_t vu_send_frames(struct ctx *c, const struct iovec *iov,
 
 	if (done)
 		vu_call(q);
+	vu_mig_log_kick(&vu_dev);
 
 	/* Sent all after arming: the wake-up stays armed, and harmless */
 	return done;
@@ -620,6 +636,7 @@ static void vu_tx_kick(struct ctx *c, uint64_t now_ms)
 			net_input_done(c);	/* slots are reused now */
 		if (used)
 			vu_call(q);
+		vu_mig_log_kick(&vu_dev);
 
 		/* Nothing arrived while notifications were off: done */
 		if (!vu_virtq_kick_enable(&q->vq, true)) {
@@ -667,6 +684,7 @@ static void vu_dev_clear(struct vu_dev *dev)
 	dev->features = dev->pfeatures = 0;
 	dev->hdrlen = VU_HDR_LEN;
 	dev->unknown = 0;
+	vu_mig_clear(dev);
 	for (qi = 0; qi < VU_QUEUES; qi++) {
 		struct vu_queue *q = &dev->q[qi];
 
@@ -733,10 +751,12 @@ static int vu_guest_attach(struct ctx *c, int fd)
 static void vu_guest_close(struct ctx *c, const char *why)
 {
 	unsigned int qi;
+	bool away;
 
 	if (vu_dev.fd < 0)
 		return;
 
+	away = vu_mig_closed(c, &vu_dev);
 	for (qi = 0; qi < VU_QUEUES; qi++)
 		vu_queue_reset(c, &vu_dev, qi);
 	if (vu_dev.mem.n)
@@ -758,12 +778,16 @@ static void vu_guest_close(struct ctx *c, const char *why)
 	vu_dev_clear(&vu_dev);
 	vu_out_armed = false;
 
-	if (c->one_off) {
+	/* After a migration away, exiting would close sockets the guest's
+	 * peers may still send to, and they would get resets: stay
+	 */
+	if (c->one_off && !away) {
 		info("Guest connection closed (%s), exiting (one-off)", why);
 		exit(EXIT_SUCCESS);
 	}
 
-	info("Guest connection closed (%s)", why);
+	info("Guest connection closed (%s)%s", why,
+	     away ? ", the guest migrated away" : "");
 	vu_listen_enable(c, true);
 }
 

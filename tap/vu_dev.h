@@ -35,12 +35,15 @@ struct ctx;
 #define VU_F_HOST_TSO4		11	/* VIRTIO_NET_F_HOST_TSO4 */
 #define VU_F_HOST_TSO6		12	/* VIRTIO_NET_F_HOST_TSO6 */
 #define VU_F_MRG_RXBUF		15	/* VIRTIO_NET_F_MRG_RXBUF */
+#define VU_F_LOG_ALL		26	/* VHOST_F_LOG_ALL: dirty page log */
 #define VU_F_EVENT_IDX		29	/* VIRTIO_RING_F_EVENT_IDX */
 #define VU_F_PROTOCOL_FEATURES	30	/* VHOST_USER_F_PROTOCOL_FEATURES */
 #define VU_F_VERSION_1		32	/* VIRTIO_F_VERSION_1 */
 
 /* Protocol feature bits */
+#define VU_PF_LOG_SHMFD		1	/* VHOST_USER_PROTOCOL_F_LOG_SHMFD */
 #define VU_PF_REPLY_ACK		3	/* VHOST_USER_PROTOCOL_F_REPLY_ACK */
+#define VU_PF_DEVICE_STATE	19	/* VHOST_USER_PROTOCOL_F_DEVICE_STATE */
 
 #define VU_BIT(n)		(1ULL << (n))
 
@@ -58,8 +61,11 @@ struct ctx;
 				 VU_BIT(VU_F_MRG_RXBUF) |		\
 				 VU_BIT(VU_F_EVENT_IDX) |		\
 				 VU_BIT(VU_F_PROTOCOL_FEATURES) |	\
+				 VU_BIT(VU_F_LOG_ALL) |			\
 				 VU_GUEST_OFFLOADS | VU_HOST_OFFLOADS)
-#define VU_PROTOCOL_FEATURES	VU_BIT(VU_PF_REPLY_ACK)
+#define VU_PROTOCOL_FEATURES	(VU_BIT(VU_PF_REPLY_ACK) |		\
+				 VU_BIT(VU_PF_LOG_SHMFD) |		\
+				 VU_BIT(VU_PF_DEVICE_STATE))
 
 /* Length of the virtio-net header before each frame */
 #define VU_HDR_LEN		12	/* struct virtio_net_hdr_mrg_rxbuf */
@@ -73,6 +79,8 @@ struct ctx;
  * @used:	used ring address
  * @avail:	available ring address
  * @addr_set:	SET_VRING_ADDR received
+ * @log_used:	SET_VRING_ADDR asked for used ring writes to be logged
+ * @log_gpa:	guest address they are logged at
  * @base:	next available index to take, from SET_VRING_BASE or the
  *		last stop
  * @kick_fd:	eventfd the guest's notifications come on, -1 if none
@@ -89,6 +97,8 @@ struct vu_queue {
 	uint64_t used;
 	uint64_t avail;
 	bool addr_set;
+	bool log_used;
+	uint64_t log_gpa;
 	uint16_t base;
 	int kick_fd;
 	int call_fd;
@@ -108,6 +118,17 @@ struct vu_queue {
  * @unknown:	bitmap of unknown requests already logged (first 64)
  * @mem:	guest memory, mapped
  * @q:		the queues
+ * @log:	dirty page log (SET_LOG_BASE), used while VU_F_LOG_ALL is on
+ * @log_base:	its mapping, for munmap(), NULL if none
+ * @log_len:	length of that mapping
+ * @log_fd:	eventfd telling the front-end of new marks, -1 if none
+ * @state_result: outcome of the last device state transfer, for
+ *		CHECK_DEVICE_STATE: 0, or negative errno (-ENODATA: none)
+ * @saved:	our state was saved (we are a migration source): a queue
+ *		running again means the migration failed and the guest
+ *		resumes here; the front-end leaving means it runs elsewhere
+ * @loaded:	a state was loaded (we are a migration target): the first
+ *		queue running means the guest runs here now
  */
 struct vu_dev {
 	int fd;
@@ -118,10 +139,24 @@ struct vu_dev {
 	uint64_t unknown;
 	struct vu_mem mem;
 	struct vu_queue q[VU_QUEUES];
+	struct vu_log log;
+	void *log_base;
+	size_t log_len;
+	int log_fd;
+	int state_result;
+	bool saved;
+	bool loaded;
 };
 
 /* vu_msg.c */
 int vu_msg_handle(struct ctx *c, struct vu_dev *dev);
+
+/* vu_migrate.c */
+void vu_mig_log_update(struct vu_dev *dev);
+void vu_mig_log_kick(struct vu_dev *dev);
+void vu_mig_clear(struct vu_dev *dev);
+void vu_mig_running(struct ctx *c, struct vu_dev *dev);
+bool vu_mig_closed(struct ctx *c, struct vu_dev *dev);
 
 /* vhost_user.c */
 void vu_queue_update(struct ctx *c, struct vu_dev *dev, unsigned int qi);

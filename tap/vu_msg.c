@@ -43,159 +43,12 @@
 #include <sys/uio.h>
 
 #include "vu_dev.h"
+#include "vu_msg.h"
 #include "../util/log.h"
 #include "../util/util.h"
 
-/* Header flags */
-#define VU_FLAG_VERSION_MASK	0x3U
-#define VU_VERSION		0x1U
-#define VU_FLAG_REPLY		(1U << 2)
-#define VU_FLAG_NEED_REPLY	(1U << 3)
-
-/* SET_VRING_KICK/CALL/ERR payload: queue index, and "no descriptor" */
-#define VU_VRING_IDX_MASK	0xffULL
-#define VU_VRING_NOFD		(1ULL << 8)
-
-/* Largest payload accepted: more than any request we handle needs */
-#define VU_MSG_PAYLOAD_MAX	4096
-/* Descriptors in one message (VHOST_MEMORY_BASELINE_NREGIONS) */
-#define VU_MSG_FDS_MAX		8
 /* Messages handled in one call before returning to the main loop */
 #define VU_MSG_BATCH		32
-
-/**
- * enum vu_request - front-end requests (vhost-user specification)
- */
-enum vu_request {
-	VU_GET_FEATURES		= 1,
-	VU_SET_FEATURES		= 2,
-	VU_SET_OWNER		= 3,
-	VU_RESET_OWNER		= 4,
-	VU_SET_MEM_TABLE	= 5,
-	VU_SET_VRING_NUM	= 8,
-	VU_SET_VRING_ADDR	= 9,
-	VU_SET_VRING_BASE	= 10,
-	VU_GET_VRING_BASE	= 11,
-	VU_SET_VRING_KICK	= 12,
-	VU_SET_VRING_CALL	= 13,
-	VU_SET_VRING_ERR	= 14,
-	VU_GET_PROTOCOL_FEATURES = 15,
-	VU_SET_PROTOCOL_FEATURES = 16,
-	VU_GET_QUEUE_NUM	= 17,
-	VU_SET_VRING_ENABLE	= 18,
-	VU_SEND_RARP		= 19,
-	VU_NET_SET_MTU		= 20,
-	VU_RESET_DEVICE		= 34,
-	VU_REQUEST_MAX		= 64,	/* for the table; bitmap of logged */
-};
-
-/**
- * struct vu_msg_hdr - message header, as on the wire
- * @request:	enum vu_request
- * @flags:	version and VU_FLAG_*
- * @size:	payload length, bytes
- */
-struct vu_msg_hdr {
-	uint32_t request;
-	uint32_t flags;
-	uint32_t size;
-};
-
-/**
- * struct vu_vring_state - payload: a ring index and a number
- * @index:	queue index
- * @num:	size, base index, or enable flag
- */
-struct vu_vring_state {
-	uint32_t index;
-	uint32_t num;
-};
-
-/**
- * struct vu_vring_addr - payload of SET_VRING_ADDR
- * @index:	queue index
- * @flags:	bit 0: log used ring writes (ignored: no logging)
- * @desc:	descriptor table, front-end's virtual address
- * @used:	used ring
- * @avail:	available ring
- * @log:	log address (ignored)
- */
-struct vu_vring_addr {
-	uint32_t index;
-	uint32_t flags;
-	uint64_t desc;
-	uint64_t used;
-	uint64_t avail;
-	uint64_t log;
-};
-
-/**
- * struct vu_msg_region - one memory region of SET_MEM_TABLE
- * @gpa:	guest physical address
- * @size:	length, bytes
- * @uva:	front-end's virtual address
- * @offset:	offset in the region's file descriptor
- */
-struct vu_msg_region {
-	uint64_t gpa;
-	uint64_t size;
-	uint64_t uva;
-	uint64_t offset;
-};
-
-/**
- * struct vu_msg_mem - payload of SET_MEM_TABLE
- * @nregions:	number of regions, one descriptor each
- * @padding:	unused
- * @r:		regions
- */
-struct vu_msg_mem {
-	uint32_t nregions;
-	uint32_t padding;
-	struct vu_msg_region r[VU_MEM_REGIONS_MAX];
-};
-
-/**
- * struct vu_msg - a message being handled
- * @hdr:	header
- * @p:		payload, by request
- * @p.u64:	a 64-bit value (features, kick/call index and flags)
- * @p.state:	ring index and number
- * @p.addr:	ring addresses
- * @p.mem:	memory table
- * @p.raw:	as bytes
- * @fds:	descriptors received, -1 once taken or closed
- * @nfds:	number received
- */
-struct vu_msg {
-	struct vu_msg_hdr hdr;
-	union {
-		uint64_t u64;
-		struct vu_vring_state state;
-		struct vu_vring_addr addr;
-		struct vu_msg_mem mem;
-		uint8_t raw[VU_MSG_PAYLOAD_MAX];
-	} p;
-	int fds[VU_MSG_FDS_MAX];
-	unsigned int nfds;
-};
-
-/**
- * enum vu_res - outcome of a request
- * @VU_OK:	done (status 0 if the front-end asked for one)
- * @VU_FAIL:	refused, logged (status 1 if asked for)
- * @VU_REPLIED:	the request has its own reply, already sent
- * @VU_BAD:	unusable message or broken connection: close it
- */
-enum vu_res {
-	VU_OK,
-	VU_FAIL,
-	VU_REPLIED,
-	VU_BAD,
-};
-
-/* Number of descriptors: the handler checks it */
-#define VU_FDS_ANY		(-1)
 
 /**
  * struct vu_msg_type - what we know about a request
@@ -211,6 +64,7 @@ struct vu_msg_type {
 	enum vu_res (*fn)(struct ctx *c, struct vu_dev *dev, struct vu_msg *m);
 };
 
+
 /**
  * vu_msg_send() - send a message to the front-end
  * @dev:	device
@@ -220,7 +74,7 @@ struct vu_msg_type {
  *
  * Return: VU_REPLIED, or VU_BAD if the socket failed (logged)
  */
-static enum vu_res vu_msg_send(const struct vu_dev *dev, uint32_t request,
+enum vu_res vu_msg_send(const struct vu_dev *dev, uint32_t request,
 			       const void *payload, size_t size)
 {
 	struct vu_msg_hdr hdr = {
@@ -255,7 +109,7 @@ static enum vu_res vu_msg_send(const struct vu_dev *dev, uint32_t request,
  *
  * Return: VU_REPLIED, or VU_BAD if the socket failed
  */
-static enum vu_res vu_msg_reply_u64(const struct vu_dev *dev,
+enum vu_res vu_msg_reply_u64(const struct vu_dev *dev,
 				    const struct vu_msg *m, uint64_t v)
 {
 	return vu_msg_send(dev, m->hdr.request, &v, sizeof(v));
@@ -267,7 +121,7 @@ static enum vu_res vu_msg_reply_u64(const struct vu_dev *dev,
  *
  * Return: descriptor, now the caller's, or -1 if there is none
  */
-static int vu_msg_take_fd(struct vu_msg *m)
+int vu_msg_take_fd(struct vu_msg *m)
 {
 	int fd;
 
@@ -285,7 +139,7 @@ static int vu_msg_take_fd(struct vu_msg *m)
  *
  * Return: the index, or -1 if out of range (logged)
  */
-static int vu_msg_queue(const struct vu_msg *m, uint64_t index)
+int vu_msg_queue(const struct vu_msg *m, uint64_t index)
 {
 	if (index < VU_QUEUES)
 		return (int)index;
@@ -360,6 +214,7 @@ static enum vu_res vu_msg_set_features(struct ctx *c, struct vu_dev *dev,
 			dev->q[qi].enabled = true;
 		vu_queue_update(c, dev, qi);
 	}
+	vu_mig_log_update(dev);
 
 	debug("vhost-user: features %#llx, header %zu bytes",
 	      (unsigned long long)f, dev->hdrlen);
@@ -569,6 +424,8 @@ static enum vu_res vu_msg_set_vring_addr(struct ctx *c, struct vu_dev *dev,
 	q->desc = m->p.addr.desc;
 	q->used = m->p.addr.used;
 	q->avail = m->p.addr.avail;
+	q->log_used = m->p.addr.flags & VU_VRING_F_LOG;
+	q->log_gpa = m->p.addr.log;
 	q->addr_set = true;
 	vu_queue_update(c, dev, (unsigned int)qi);
 	return VU_OK;
@@ -780,6 +637,14 @@ static const struct vu_msg_type vu_msg_types[VU_REQUEST_MAX] = {
 	[VU_NET_SET_MTU] = { "NET_SET_MTU", sizeof(uint64_t), 0,
 			     vu_msg_ignore },
 	[VU_RESET_DEVICE] = { "RESET_DEVICE", 0, 0, vu_msg_reset },
+	[VU_SET_LOG_BASE] = { "SET_LOG_BASE", sizeof(struct vu_msg_log), 1,
+			      vu_mig_set_log_base },
+	[VU_SET_LOG_FD] = { "SET_LOG_FD", 0, 1, vu_mig_set_log_fd },
+	[VU_SET_DEVICE_STATE_FD] = { "SET_DEVICE_STATE_FD",
+				     sizeof(struct vu_msg_transfer), 1,
+				     vu_mig_set_state_fd },
+	[VU_CHECK_DEVICE_STATE] = { "CHECK_DEVICE_STATE", 0, 0,
+				    vu_mig_check_state },
 };
 
 /**

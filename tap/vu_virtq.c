@@ -51,6 +51,13 @@
  * bad chain found while filling drops the frame: it and the chains before
  * it (already taken in ring order, so they can't be skipped) are given
  * back with length 0.
+ *
+ * Dirty page logging, during a migration (vq->log set): every write to
+ * guest memory marks the pages it touched in the front-end's log, so that
+ * they are copied to the target again. Receive buffers are marked as
+ * they are written (published or not: the memory changed either way), and
+ * so is the used ring, at the guest address the front-end gave for it,
+ * when it asked for that (vq->log_used).
  */
 
 #include <endian.h>
@@ -79,12 +86,53 @@
  * @next:	index of the next descriptor to read
  * @left:	descriptors we may still read
  * @end:	the last descriptor was read
+ * @gpa:	guest address of the buffer vu_chain_next() returned last
  */
 struct vu_chain {
 	unsigned int next;
 	unsigned int left;
 	bool end;
+	uint64_t gpa;
 };
+
+/**
+ * vu_log_write() - mark the pages of a write to guest memory as dirty
+ * @log:	the front-end's log
+ * @gpa:	guest address written
+ * @len:	bytes written
+ */
+void vu_log_write(struct vu_log *log, uint64_t gpa, uint64_t len)
+{
+	uint64_t page, last;
+
+	if (!log->map || !len)
+		return;
+
+	last = (gpa + len - 1) / VU_LOG_PAGE;
+	if (last < gpa / VU_LOG_PAGE || last / 8 >= log->size) {
+		log->missed++;
+		return;
+	}
+	for (page = gpa / VU_LOG_PAGE; page <= last; page++)
+		__atomic_fetch_or(&log->map[page / 8],
+				  (uint8_t)(1U << (page % 8)),
+				  __ATOMIC_RELAXED);
+	log->dirty = true;
+}
+
+/**
+ * vu_log_used() - mark a write to the used ring, if the front-end asked
+ * @vq:		queue, started
+ * @p:		what was written, in our mapping of the used ring
+ * @len:	bytes written
+ */
+static void vu_log_used(const struct vu_virtq *vq, const void *p, size_t len)
+{
+	if (vq->log && vq->log_used)
+		vu_log_write(vq->log, vq->used_log + (uint64_t)
+			     ((const uint8_t *)p - (const uint8_t *)vq->used),
+			     len);
+}
 
 /**
  * vu_load16() - read a 16-bit little-endian field the guest may change
@@ -161,6 +209,7 @@ static void vu_used_put(struct vu_virtq *vq, uint16_t k, unsigned int head,
 	e = &vq->used->ring[(uint16_t)(vq->used_idx + k) & (vq->num - 1)];
 	e->id = htole32(head);
 	e->len = htole32(len);
+	vu_log_used(vq, e, sizeof(*e));
 }
 
 /**
@@ -177,6 +226,7 @@ static void vu_used_publish(struct vu_virtq *vq, uint16_t k)
 	vq->last_avail += k;
 	__atomic_store_n(&vq->used->idx, htole16(vq->used_idx),
 			 __ATOMIC_RELEASE);
+	vu_log_used(vq, &vq->used->idx, sizeof(vq->used->idx));
 }
 
 /**
@@ -235,6 +285,7 @@ static int vu_chain_next(const struct vu_virtq *vq, const struct vu_mem *m,
 	*p = vu_mem_gpa(m, addr, *len);
 	if (!*p)
 		return -1;
+	c->gpa = addr;
 
 	if (!(flags & VRING_DESC_F_NEXT))
 		c->end = true;
@@ -290,8 +341,13 @@ int vu_virtq_start(struct vu_virtq *vq, const struct vu_mem *m,
 	vq->desc = desc;
 	vq->avail = avail;
 	vq->used = used;
+	/* The next used entry goes where the used ring in memory says, as
+	 * the specification asks (the rings may come from another back-end,
+	 * migrated); this device gives chains back in order, so it equals
+	 * @base unless the guest wrote over it
+	 */
 	vq->last_avail = base;
-	vq->used_idx = base;
+	vq->used_idx = vu_load16(&((const struct vring_used *)used)->idx);
 	vq->signalled_valid = false;
 	vq->started = true;
 	return 0;
@@ -561,6 +617,8 @@ static int64_t vu_rx_fill(const struct vu_virtq *vq, const struct vu_mem *m,
 	left0 = c.left;
 
 	while ((rc = vu_chain_next(vq, m, &c, true, &p, &len)) > 0) {
+		uint64_t gpa = c.gpa;
+
 		while (len && s->pos < s->total) {
 			size_t n;
 
@@ -571,7 +629,10 @@ static int64_t vu_rx_fill(const struct vu_virtq *vq, const struct vu_mem *m,
 			if (!n)
 				return -1;	/* iov shorter than counted */
 
+			if (vq->log)
+				vu_log_write(vq->log, gpa, n);
 			p += n;
+			gpa += n;
 			len -= n;
 			s->pos += n;
 			written += n;
@@ -737,12 +798,15 @@ bool vu_virtq_kick_enable(struct vu_virtq *vq, bool on)
 			flags |= VRING_USED_F_NO_NOTIFY;
 			__atomic_store_n(&vq->used->flags, htole16(flags),
 					 __ATOMIC_RELAXED);
+			vu_log_used(vq, &vq->used->flags,
+				    sizeof(vq->used->flags));
 		}
 		return false;
 	}
 
 	flags &= ~VRING_USED_F_NO_NOTIFY;
 	__atomic_store_n(&vq->used->flags, htole16(flags), __ATOMIC_RELAXED);
+	vu_log_used(vq, &vq->used->flags, sizeof(vq->used->flags));
 
 	/* Kick on the next chain the guest adds: its index is avail->idx,
 	 * not last_avail, as chains may be there that we can't use yet (too
@@ -752,6 +816,7 @@ bool vu_virtq_kick_enable(struct vu_virtq *vq, bool on)
 		avail_event = (uint16_t *)&vq->used->ring[vq->num];
 		__atomic_store_n(avail_event, htole16(vu_avail_idx(vq)),
 				 __ATOMIC_RELAXED);
+		vu_log_used(vq, avail_event, sizeof(*avail_event));
 	}
 
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);

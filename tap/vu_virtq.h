@@ -80,6 +80,30 @@ void vu_mem_unmap(struct vu_mem *m);
 void *vu_mem_gpa(const struct vu_mem *m, uint64_t gpa, uint64_t len);
 void *vu_mem_uva(const struct vu_mem *m, uint64_t uva, uint64_t len);
 
+/* Dirty page logging (migration): one bit per page of guest memory */
+#define VU_LOG_PAGE		4096
+
+/**
+ * struct vu_log - the front-end's log of guest pages we wrote (migration)
+ * @map:	the log, mapped (shared with the front-end), NULL if none
+ * @size:	its length, bytes: it covers guest addresses below
+ *		@size * 8 * VU_LOG_PAGE
+ * @dirty:	pages were marked since the front-end was last told
+ * @missed:	writes the log didn't cover (outside @size), not marked
+ *
+ * Set up by VHOST_USER_SET_LOG_BASE, used while VHOST_F_LOG_ALL is
+ * negotiated: every write to guest memory marks its pages, as the
+ * front-end copies marked pages to the migration target again.
+ */
+struct vu_log {
+	uint8_t *map;
+	uint64_t size;
+	bool dirty;
+	uint64_t missed;
+};
+
+void vu_log_write(struct vu_log *log, uint64_t gpa, uint64_t len);
+
 /**
  * struct vu_virtq_stats - what a queue saw
  * @frames:	frames taken (TX) or given (RX)
@@ -121,6 +145,10 @@ struct vu_virtq_stats {
  * @signalled_used:	used->idx when we last signalled (event_idx)
  * @signalled_valid:	@signalled_used is meaningful
  * @started:		rings translated, the queue may be used
+ * @log:		dirty page log to mark writes in, NULL if not logging
+ * @used_log:		guest address the used ring's writes are logged at
+ *			(VHOST_USER_SET_VRING_ADDR), if @log_used
+ * @log_used:		log writes to the used ring too (VHOST_VRING_F_LOG)
  * @stats:		counters
  */
 struct vu_virtq {
@@ -135,6 +163,9 @@ struct vu_virtq {
 	uint16_t signalled_used;
 	bool signalled_valid;
 	bool started;
+	struct vu_log *log;
+	uint64_t used_log;
+	bool log_used;
 	struct vu_virtq_stats stats;
 };
 

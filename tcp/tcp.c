@@ -80,16 +80,29 @@ struct tcp_conn *tcp_conn_at(uint32_t flow)
 }
 
 /**
+ * tcp_conns_capacity() - size of the connection table
+ *
+ * Return: entries, one per flow
+ */
+unsigned int tcp_conns_capacity(void)
+{
+	return tcp_conns_cap;
+}
+
+/**
  * tcp_conns_active() - count live connections
  *
- * Return: connections not closed
+ * Return: connections not closed, not saved for a migration target, not
+ *	   loaded from a source and waiting to go live
  */
 static unsigned int tcp_conns_active(void)
 {
 	unsigned int i, n = 0;
 
-	for (i = 0; i < tcp_conns_cap; i++)
-		n += tcp_conns[i].state != CONN_CLOSED;
+	for (i = 0; i < tcp_conns_cap; i++) {
+		n += tcp_conns[i].state != CONN_CLOSED &&
+		     !(tcp_conns[i].flags & (TCP_F_MIGRATED | TCP_F_RESTORING));
+	}
 	return n;
 }
 
@@ -357,6 +370,8 @@ void tcp_conn_close(struct ctx *c, struct tcp_conn *conn, bool rst)
 
 	if (rst)
 		flow_log(conn->flow, "host side reset");
+	if (conn->flags & TCP_F_PENDING)
+		tcp_mig_pending_drop(conn);
 	tcp_wq_purge(conn);
 	timer_cancel(&conn->timer);
 	qdisc_forget(conn->flow);
@@ -570,9 +585,12 @@ void tcp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
 
 	if ((events & EPOLLOUT) && (conn->flags & TCP_F_EPOLLOUT)) {
 		/* Send buffer space freed: held data first, then tell the
-		 * guest
+		 * guest; before both, what a migration source had queued
 		 */
 		tcp_epoll_set(c, conn, false);
+		if ((conn->flags & TCP_F_PENDING) &&
+		    tcp_mig_pending_push(c, conn))
+			return;
 		if (conn->state == CONN_ESTABLISHED) {
 			tcp_guest_held_push(c, conn);
 			if (conn->state != CONN_ESTABLISHED)
@@ -596,7 +614,8 @@ void tcp_stats_log(void)
 	info("tcp: conns_out=%llu conns_in=%llu refused=%llu retrans=%llu "
 	     "fast_retrans=%llu rto=%llu overrun=%llu wnd_updates=%llu "
 	     "wnd_forced=%llu wnd_held=%llu rst_unknown=%llu "
-	     "probes_acked=%llu ooo_held=%llu evicted=%llu active=%u",
+	     "probes_acked=%llu ooo_held=%llu evicted=%llu mig_out=%llu "
+	     "mig_in=%llu mig_lost=%llu idle=%u active=%u",
 	     (unsigned long long)t->conns_out, (unsigned long long)t->conns_in,
 	     (unsigned long long)t->conns_refused,
 	     (unsigned long long)t->retrans,
@@ -608,7 +627,9 @@ void tcp_stats_log(void)
 	     (unsigned long long)t->rst_unknown,
 	     (unsigned long long)t->probes_acked,
 	     (unsigned long long)t->ooo_held,
-	     (unsigned long long)t->evicted, tcp_conns_active());
+	     (unsigned long long)t->evicted, (unsigned long long)t->mig_out,
+	     (unsigned long long)t->mig_in, (unsigned long long)t->mig_lost,
+	     tcp_mig_idle(), tcp_conns_active());
 	tcp_conns_log();
 }
 
@@ -663,6 +684,8 @@ int tcp_init(struct ctx *c)
 		return -EINVAL;
 
 	if (tcp_limits_init(c))
+		return -ENOMEM;
+	if (tcp_migrate_init(c))
 		return -ENOMEM;
 
 	qdisc_register(FLOW_TYPE_TCP, tcp_pull);

@@ -436,7 +436,13 @@ static enum qdisc_pull_result tcp_pull_data(struct ctx *c, uint32_t flow,
 	mh.msg_iov = iov;
 	mh.msg_iovlen = frames + skip;
 	n = recvmsg(conn->sock, &mh, MSG_PEEK | MSG_DONTWAIT);
-	if (n < 0) {
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) &&
+	    (conn->flags & TCP_F_SOCK_EOF) && !skip) {
+		/* A socket restored after a migration never saw the peer's
+		 * FIN (tcp_repair.c): once its data is out, the FIN follows
+		 */
+		n = 0;
+	} else if (n < 0) {
 		if (errno == EAGAIN || errno == EWOULDBLOCK)
 			return QDISC_DONE;
 		debug("TCP flow %u: read from host socket: %s", flow,

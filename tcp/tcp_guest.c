@@ -466,7 +466,10 @@ void tcp_wq_purge(struct tcp_conn *conn)
  */
 static void tcp_guest_fin(struct tcp_conn *conn)
 {
-	if (!(conn->flags & TCP_F_FIN_ACKED))
+	/* With bytes of a migration source still to write, the FIN goes
+	 * after them (tcp_mig_pending_push())
+	 */
+	if (!(conn->flags & (TCP_F_FIN_ACKED | TCP_F_PENDING)))
 		shutdown(conn->sock, SHUT_WR);
 	conn->seq_from_guest++;
 	conn->flags |= TCP_F_GUEST_FIN;
@@ -492,6 +495,16 @@ static void tcp_wq_flush_conn(struct ctx *c, struct tcp_conn *conn)
 		}
 	}
 	mh.msg_iovlen = n;
+
+	/* What a migration source had queued goes first: the guest had a
+	 * zero window meanwhile, and sends again what we don't take
+	 */
+	if ((conn->flags & TCP_F_PENDING) && tcp_mig_pending_push(c, conn)) {
+		conn->wq_segs = 0;
+		conn->wq_bytes = 0;
+		conn->flags &= ~TCP_F_WQ_FIN;
+		return;
+	}
 
 	if (n) {
 		sent = sendmsg(conn->sock, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);

@@ -75,6 +75,10 @@ enum tcp_conn_state {
 #define TCP_F_RECOVERY		(1U << 13)	/* fast recovery until recover */
 #define TCP_F_SACK		(1U << 14)	/* guest takes SACK blocks */
 #define TCP_F_PEEK_OFF		(1U << 15)	/* SO_PEEK_OFF set on socket */
+#define TCP_F_MIGRATED		(1U << 16)	/* source: saved, frozen */
+#define TCP_F_RESTORING		(1U << 17)	/* target: loaded, not live */
+#define TCP_F_PENDING		(1U << 18)	/* target: send queue bytes of
+						 * the source still to write */
 
 /**
  * struct tcp_conn - one TCP connection: guest segments <-> host socket
@@ -119,7 +123,7 @@ struct tcp_conn {
 	int sock;
 	uint32_t flow;
 	uint8_t state;
-	uint16_t flags;
+	uint32_t flags;
 	uint8_t retries;
 	uint8_t dup_acks;
 	uint8_t ws_from_guest;
@@ -174,6 +178,9 @@ struct tcp_conn {
  * @probes_acked:	guest window probes and keepalives answered
  * @ooo_held:		guest bytes held after a hole (tcp_ooo.c)
  * @evicted:		half-open guest connections reset to make room
+ * @mig_out:		connections saved for a migration target, in all
+ * @mig_in:		connections restored from a migration source
+ * @mig_lost:		connections a migration could not move (reset)
  */
 struct tcp_stats {
 	uint64_t conns_out;
@@ -190,6 +197,9 @@ struct tcp_stats {
 	uint64_t probes_acked;
 	uint64_t ooo_held;
 	uint64_t evicted;
+	uint64_t mig_out;
+	uint64_t mig_in;
+	uint64_t mig_lost;
 };
 
 /**
@@ -208,6 +218,7 @@ extern struct tcp_stats tcp_stats;
 
 /* tcp.c */
 struct tcp_conn *tcp_conn_at(uint32_t flow);
+unsigned int tcp_conns_capacity(void);
 struct tcp_conn *tcp_conn_new(struct ctx *c, int sock, bool inbound);
 void tcp_conn_close(struct ctx *c, struct tcp_conn *conn, bool rst);
 void tcp_conn_dirty(struct tcp_conn *conn);
@@ -273,6 +284,12 @@ void tcp_rtt_sample(struct tcp_conn *conn, uint64_t now_ms);
 uint32_t tcp_isn(const struct tcp_conn *conn, uint64_t now_ms);
 void tcp_wq_purge(struct tcp_conn *conn);
 void tcp_guest_held_push(struct ctx *c, struct tcp_conn *conn);
+
+/* tcp_migrate.c */
+int tcp_migrate_init(const struct ctx *c);
+bool tcp_mig_pending_push(struct ctx *c, struct tcp_conn *conn);
+void tcp_mig_pending_drop(struct tcp_conn *conn);
+unsigned int tcp_mig_idle(void);
 
 /* tcp_limits.c */
 int tcp_limits_init(const struct ctx *c);

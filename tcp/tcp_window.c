@@ -173,6 +173,14 @@ uint32_t tcp_wnd_query(const struct ctx *c, struct tcp_conn *conn,
 	if (conn->flags & TCP_F_GUEST_FIN)
 		return conn->wnd_to_guest;
 
+	/* After a migration, the source's queued bytes go first */
+	if (conn->flags & TCP_F_PENDING) {
+		if (!(conn->flags & TCP_F_EPOLLOUT))
+			tcp_epoll_set(c, conn, true);
+		conn->flags |= TCP_F_WND_CLOSED;
+		return 0;
+	}
+
 	if (getsockopt(conn->sock, SOL_SOCKET, SO_MEMINFO, mem, &sl) ||
 	    sl < sizeof(uint32_t) * (SK_MEMINFO_WMEM_QUEUED + 1)) {
 		wnd = sndbuf = TCP_WND_INIT;

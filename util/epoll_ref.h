@@ -36,6 +36,8 @@ enum epoll_type {
 	EPOLL_TYPE_CONF_LISTEN,		/* -c: listening configuration socket */
 	EPOLL_TYPE_CONF,		/* -c: a configuration client */
 	EPOLL_TYPE_MCAST,		/* host socket of a multicast group */
+	EPOLL_TYPE_REPAIR_LISTEN,	/* listening socket for passt-repair */
+	EPOLL_TYPE_REPAIR,		/* passt-repair's connection */
 	EPOLL_TYPE_MAX,
 };
 

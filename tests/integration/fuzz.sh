@@ -20,7 +20,7 @@ cd "$ROOT" || exit 1
 
 FUZZ_SECS=${FUZZ_SECS:-30}
 TARGETS="fuzz_frame fuzz_tcp fuzz_udp_icmp fuzz_dhcp fuzz_ndp fuzz_conf
-	fuzz_pesto fuzz_vu_msg fuzz_vu_virtq"
+	fuzz_pesto fuzz_vu_msg fuzz_vu_virtq fuzz_migrate"
 LIBFUZZER_GLOB='/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a'
 ART=$ROOT/tests/out/fuzz-artefacts
 

@@ -8,7 +8,8 @@
 # sizes that matter: kernel autotuning, net.core.*mem_max's default
 # (212992) and small buffers. doc/tcp.md lists what each probe checks and
 # why the relay depends on it; a failure here means the relay's window
-# logic is wrong on this kernel, whatever else passes.
+# logic (or, for repair_move, live migration) is wrong on this kernel,
+# whatever else passes.
 
 # shellcheck source=tests/lib/rig.sh disable=SC2317 # tests run via rig_run
 . "$(dirname "$0")/../lib/rig.sh"
@@ -69,4 +70,6 @@ trunc_hold() {
 }
 rig_run "probe: held window updates after MSG_TRUNC, released by the relay" \
 	trunc_hold
+rig_run "probe: a live connection moves to a new socket (TCP_REPAIR, migration)" \
+	probe repair_move
 rig_summary

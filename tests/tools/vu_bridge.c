@@ -53,6 +53,25 @@
  * only) and closed too. A fresh connection (new memory, new eventfds)
  * follows each time. Then "vu_bridge: N reconnections done" is printed.
  *
+ * Migration (--migrate-to SOCKET, on SIGUSR2), as QEMU migrates a guest
+ * whose network is vhost-user (QEMU 7.2 can't): the guest is paused (we
+ * stop moving frames: the tap device holds what its kernel sends), the
+ * source's queues are disabled and stopped (GET_VRING_BASE), its state is
+ * saved (SET_DEVICE_STATE_FD, CHECK_DEVICE_STATE), the guest's memory is
+ * copied into a new memfd, a connection to the target is set up with that
+ * memory and the state loaded into it before its queues exist; then
+ * --migrate-hook runs (the test moves the network over: both back-ends'
+ * sockets are frozen meanwhile), the source's connection is closed and the
+ * target's queues start where the source's stopped, as the rings in
+ * memory say. "vu_bridge: migrated to SOCKET" is printed. If the target
+ * refuses the state, the source's queues start again instead (the guest
+ * resumes there) and "vu_bridge: the target refused the state" is
+ * printed. --migrate-corrupt truncate|flip damages the state on the way,
+ * for that case.
+ *
+ * Once a connection is set up (both queues started, every request
+ * acknowledged), "vu_bridge: device running on SOCKET" is printed.
+ *
  * Exit status: 0 when passt closes the connection (outside a cycle), 1 on
  * errors.
  */
@@ -155,6 +174,10 @@ static struct vb_counters {
 
 static struct vb_conn conn;
 static const char *sock_path;
+static const char *mig_to;		/* --migrate-to */
+static const char *mig_hook;		/* --migrate-hook */
+static const char *mig_corrupt;		/* --migrate-corrupt */
+static volatile sig_atomic_t migrate_request;
 static int wait_s = 5;
 static bool offload;
 static volatile sig_atomic_t cycle_request;
@@ -251,12 +274,13 @@ static void vb_post(struct vb_queue *q, unsigned int i, uint64_t off,
 }
 
 /**
- * vb_layout() - create the memory and eventfds of a new connection
- * @c:		connection, socket set
+ * vb_mem_new() - new guest memory and eventfds for a connection, driver
+ *		  state kept
+ * @c:		connection
  */
-static void vb_layout(struct vb_conn *c)
+static void vb_mem_new(struct vb_conn *c)
 {
-	unsigned int qi, i;
+	unsigned int qi;
 
 	c->dev.memfd = memfd_create("vu_bridge", MFD_CLOEXEC);
 	if (c->dev.memfd < 0 || ftruncate(c->dev.memfd, VB_MEM_SIZE))
@@ -271,6 +295,7 @@ static void vb_layout(struct vb_conn *c)
 	c->dev.uva = VB_UVA;
 	c->dev.want = VUC_F_VERSION_1 | VUC_F_MRG_RXBUF |
 		      (offload ? VUC_F_OFFLOADS : 0);
+	c->dev.want_pf = mig_to ? VUC_PF_DEVICE_STATE : 0;
 
 	for (qi = 0; qi < 2; qi++) {
 		struct vuc_queue *dq = &c->dev.q[qi];
@@ -282,13 +307,26 @@ static void vb_layout(struct vb_conn *c)
 		dq->used = VB_RING(qi) + VB_USED;
 		dq->kick = vb_eventfd();
 		dq->call = vb_eventfd();
+		dq->base = 0;
 
-		memset(q, 0, sizeof(*q));
 		q->num = dq->num;
 		q->desc = (struct vring_desc *)(c->mem + dq->desc);
 		q->avail = (struct vring_avail *)(c->mem + dq->avail);
 		q->used = (struct vring_used *)(c->mem + dq->used);
 	}
+}
+
+/**
+ * vb_layout() - create the memory and eventfds of a new connection, post
+ *		 the receive buffers
+ * @c:		connection, socket set
+ */
+static void vb_layout(struct vb_conn *c)
+{
+	unsigned int i;
+
+	memset(c->q, 0, sizeof(c->q));
+	vb_mem_new(c);
 
 	for (i = 0; i < VB_RXQ; i++)
 		vb_post(&c->q[0], i, VB_RX_OFF + (uint64_t)i * VB_RX_BUF,
@@ -349,6 +387,7 @@ static void vb_up(struct vb_conn *c)
 		exit(1);
 	}
 	vb_kick(c, 0);
+	fprintf(stderr, "vu_bridge: device running on %s\n", sock_path);
 }
 
 /**
@@ -555,6 +594,108 @@ static void vb_down(struct vb_conn *c, unsigned long long k)
 }
 
 /**
+ * vb_corrupt() - damage a state as --migrate-corrupt says
+ * @state:	the state
+ * @len:	its length, updated
+ */
+static void vb_corrupt(uint8_t *state, size_t *len)
+{
+	if (!mig_corrupt || !*len)
+		return;
+	if (!strcmp(mig_corrupt, "truncate"))
+		*len /= 2;
+	else
+		state[*len / 2] ^= 0x40;
+	fprintf(stderr, "vu_bridge: state %s (%s), %zu bytes now\n",
+		mig_corrupt, !strcmp(mig_corrupt, "truncate") ?
+		"half of it" : "one byte flipped in the middle", *len);
+}
+
+/**
+ * vb_restart() - start the queues of a connection where they stopped
+ * @c:		connection, negotiated, memory shared
+ * @base:	next available index of each queue
+ * @what:	for messages
+ */
+static void vb_restart(struct vb_conn *c, const uint32_t *base,
+		       const char *what)
+{
+	unsigned int qi;
+
+	for (qi = 0; qi < 2; qi++)
+		c->dev.q[qi].base = base[qi];
+	vb_check(vuc_queues_start(&c->dev), what);
+	vb_kick(c, 0);
+	vb_kick(c, 1);
+}
+
+/**
+ * vb_migrate() - move the device to the --migrate-to back-end (see top)
+ * @c:		connection to the source, replaced by one to the target
+ */
+static void vb_migrate(struct vb_conn *c)
+{
+	struct timeval tv = { .tv_sec = VB_SOCK_TIMEOUT_S };
+	struct vb_conn old = *c;
+	uint32_t base[2];
+	uint8_t *state;
+	unsigned int qi;
+	size_t len;
+	int rc;
+
+	for (qi = 0; qi < 2; qi++)
+		vb_check(vuc_set_state(c->dev.fd, VUC_SET_VRING_ENABLE, qi, 0),
+			 "disabling a queue of the source");
+	for (qi = 0; qi < 2; qi++)
+		vb_check(vuc_get_vring_base(c->dev.fd, qi, &base[qi]),
+			 "stopping a queue of the source (GET_VRING_BASE)");
+	vb_check(vuc_state_save(c->dev.fd, &state, &len),
+		 "saving the source's state");
+	fprintf(stderr, "vu_bridge: source state saved, %zu bytes, queues "
+		"stopped at %u and %u\n", len, base[0], base[1]);
+	vb_corrupt(state, &len);
+
+	vb_mem_new(c);
+	memcpy(c->mem, old.mem, VB_MEM_SIZE);
+	c->dev.fd = bridge_connect(mig_to, wait_s);
+	if (setsockopt(c->dev.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)))
+		bridge_fail("set a receive timeout", NULL);
+	vb_check(vuc_dev_negotiate(&c->dev), "the target's negotiation");
+	vb_check(vuc_mem_table(&c->dev), "the target's memory table");
+	rc = vuc_state_load(c->dev.fd, state, len);
+	free(state);
+
+	if (rc) {
+		fprintf(stderr, "vu_bridge: the target refused the state (%s "
+			"%i): the guest resumes on the source\n",
+			rc < 0 ? "error" : "status", rc);
+		vb_conn_free(c);
+		*c = old;
+		vb_restart(c, base, "restarting the source's queues");
+		return;
+	}
+
+	if (mig_hook && system(mig_hook)) {
+		fprintf(stderr, "vu_bridge: --migrate-hook failed: %s\n",
+			mig_hook);
+		exit(1);
+	}
+	vb_conn_free(&old);
+	vb_restart(c, base, "starting the target's queues");
+	fprintf(stderr, "vu_bridge: migrated to %s\n", mig_to);
+}
+
+/**
+ * vb_on_usr2() - SIGUSR2: migrate to the --migrate-to back-end
+ * @sig:	signal number (unused)
+ */
+static void vb_on_usr2(int sig)
+{
+	(void)sig;
+	migrate_request = 1;
+}
+
+/**
  * vb_on_usr1() - SIGUSR1: start the reconnection cycles
  * @sig:	signal number (unused)
  */
@@ -583,6 +724,12 @@ static void __attribute__((noreturn)) usage(const char *name, int status)
 		"  --cycle-ms MS     connected time per cycle (default %d)\n"
 		"  --wait S          retry connecting for S seconds "
 		"(default 5)\n"
+		"  --migrate-to SOCK on SIGUSR2, migrate to the vhost-user "
+		"back-end at SOCK\n"
+		"  --migrate-hook CMD  run CMD once the target has the state, "
+		"before it runs\n"
+		"  --migrate-corrupt truncate|flip  damage the state on the "
+		"way\n"
 		"  --help            this text\n",
 		name, VB_CYCLES, VB_CYCLE_MS);
 	exit(status);
@@ -657,6 +804,9 @@ static void vb_parse(int argc, char **argv, struct vb_opts *o)
 		{ "cycles",	required_argument, NULL, 'c' },
 		{ "cycle-ms",	required_argument, NULL, 'm' },
 		{ "wait",	required_argument, NULL, 'w' },
+		{ "migrate-to",	required_argument, NULL, 'M' },
+		{ "migrate-hook", required_argument, NULL, 'H' },
+		{ "migrate-corrupt", required_argument, NULL, 'C' },
 		{ "help",	no_argument,	   NULL, 'h' },
 		{ 0 },
 	};
@@ -681,6 +831,18 @@ static void vb_parse(int argc, char **argv, struct vb_opts *o)
 			break;
 		case 'w':
 			wait_s = (int)bridge_parse_num("wait", optarg);
+			break;
+		case 'M':
+			mig_to = optarg;
+			break;
+		case 'H':
+			mig_hook = optarg;
+			break;
+		case 'C':
+			if (strcmp(optarg, "truncate") != 0 &&
+			    strcmp(optarg, "flip") != 0)
+				usage(argv[0], 1);
+			mig_corrupt = optarg;
 			break;
 		case 'h':
 			usage(argv[0], 0);
@@ -713,6 +875,7 @@ int main(int argc, char **argv)
 
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGUSR1, vb_on_usr1);
+	signal(SIGUSR2, vb_on_usr2);
 	tap = bridge_tap_open(o.tap, VB_HDR_LEN, offload ?
 			      TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 : 0);
 	conn.dev.fd = -1;
@@ -721,6 +884,11 @@ int main(int argc, char **argv)
 	for (;;) {
 		int timeout = left ? (int)(cycle_end - bridge_now_ms()) : -1;
 
+		if (migrate_request && mig_to && !left) {
+			migrate_request = 0;
+			vb_migrate(&conn);
+			continue;
+		}
 		if (cycle_request && !left) {
 			cycle_request = 0;
 			left = o.cycles;

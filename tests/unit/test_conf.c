@@ -541,8 +541,22 @@ START_TEST(test_misc_options)
 	ck_assert_str_eq(c.conf_path, "/tmp/c");
 	ck_assert_ptr_null(conf_unimplemented(&c));
 
-	parse(MODE_PASST, ARGV("passt", "--repair-path", "/tmp/r"));
-	ck_assert_str_eq(conf_unimplemented(&c), "--repair-path");
+	parse(MODE_PASST, ARGV("passt", "--vhost-user", "--repair-path",
+			       "/tmp/r", "--migrate-exit",
+			       "--migrate-no-linger"));
+	ck_assert_str_eq(c.repair_path, "/tmp/r");
+	ck_assert(!c.no_repair && c.migrate_exit && c.migrate_no_linger);
+	ck_assert_ptr_null(conf_unimplemented(&c));
+
+	/* After --vhost-user or before it, "none" or "./none" */
+	parse(MODE_PASST, ARGV("passt", "--repair-path", "none",
+			       "--vhost-user"));
+	ck_assert(c.no_repair);
+	ck_assert_str_eq(c.repair_path, "");
+	parse(MODE_PASST, ARGV("passt", "--repair-path", "./none",
+			       "--vhost-user"));
+	ck_assert(!c.no_repair);
+	ck_assert_str_eq(c.repair_path, "./none");
 }
 END_TEST
 
@@ -720,7 +734,11 @@ START_TEST(test_unimplemented_exit)
 {
 	run(MODE_PASST, true, ARGV("passt", "--repair-path", "/tmp/r"));
 	ck_assert_int_eq(res.status, 1);
-	ck_assert(strstr(res.err, "--repair-path: not implemented yet"));
+	ck_assert(strstr(res.err, "--repair-path is for vhost-user mode"));
+
+	run(MODE_PASST, true, ARGV("passt", "--migrate-exit"));
+	ck_assert_int_eq(res.status, 1);
+	ck_assert(strstr(res.err, "for vhost-user mode only"));
 
 	run(MODE_PASST, true, ARGV("passt", "-F", "999"));
 	ck_assert_int_eq(res.status, 1);

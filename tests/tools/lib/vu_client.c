@@ -8,11 +8,20 @@
  * acknowledged features, memory table, then per queue its size, base,
  * addresses, kick and call eventfds, and finally both queues enabled.
  *
+ * Migration (vhost-user specification, "Migrating back-end state"): with
+ * the queues stopped (GET_VRING_BASE), SET_DEVICE_STATE_FD hands the
+ * back-end one end of a pipe, and once it has answered, the state is read
+ * from the other end to its end (save) or written into it and the end
+ * closed (load); CHECK_DEVICE_STATE then says whether it went well.
+ *
  * Return convention: 0 on success, a positive status the back-end
  * returned, or a negative errno (socket failure, unexpected reply).
  */
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
@@ -288,7 +297,7 @@ int vuc_queue_setup(const struct vuc_dev *d, unsigned int qi)
 
 	rc = vuc_set_state(d->fd, VUC_SET_VRING_NUM, qi, q->num);
 	if (!rc)
-		rc = vuc_set_state(d->fd, VUC_SET_VRING_BASE, qi, 0);
+		rc = vuc_set_state(d->fd, VUC_SET_VRING_BASE, qi, q->base);
 	if (!rc)
 		rc = vuc_call(d->fd, VUC_SET_VRING_ADDR, a, sizeof(a), NULL, 0);
 	if (!rc)
@@ -316,10 +325,11 @@ int vuc_dev_negotiate(struct vuc_dev *d)
 		rc = -EPROTONOSUPPORT;
 	if (!rc)
 		rc = vuc_get_u64(d->fd, VUC_GET_PROTOCOL_FEATURES, &pf);
-	if (!rc && !(pf & VUC_PF_REPLY_ACK))
+	if (!rc && (pf & (VUC_PF_REPLY_ACK | d->want_pf)) !=
+	    (VUC_PF_REPLY_ACK | d->want_pf))
 		rc = -EPROTONOSUPPORT;
 	if (!rc) {
-		pf = VUC_PF_REPLY_ACK;
+		pf = VUC_PF_REPLY_ACK | d->want_pf;
 		rc = vuc_send(d->fd, VUC_SET_PROTOCOL_FEATURES, 0, &pf,
 			      sizeof(pf), NULL, 0);
 	}
@@ -338,15 +348,165 @@ int vuc_dev_negotiate(struct vuc_dev *d)
  */
 int vuc_dev_setup(struct vuc_dev *d)
 {
-	unsigned int qi;
 	int rc;
 
 	rc = vuc_dev_negotiate(d);
 	if (!rc)
 		rc = vuc_mem_table(d);
+	return rc ? rc : vuc_queues_start(d);
+}
+
+/**
+ * vuc_queues_start() - set up both queues, from their bases, and enable
+ *			them
+ * @d:		device, negotiated, memory shared
+ *
+ * Return: status of the first request refused, or negative errno
+ */
+int vuc_queues_start(const struct vuc_dev *d)
+{
+	unsigned int qi;
+	int rc = 0;
+
 	for (qi = 0; qi < 2 && !rc; qi++)
 		rc = vuc_queue_setup(d, qi);
 	for (qi = 0; qi < 2 && !rc; qi++)
 		rc = vuc_set_state(d->fd, VUC_SET_VRING_ENABLE, qi, 1);
 	return rc;
+}
+
+/**
+ * vuc_state_fd() - SET_DEVICE_STATE_FD: hand the back-end its end of a
+ *		    pipe, read its answer
+ * @fd:		socket
+ * @dir:	VUC_TRANSFER_SAVE or VUC_TRANSFER_LOAD
+ * @end:	the back-end's end of the pipe, closed here
+ *
+ * Return: the status of the answer (0: go on), or negative errno
+ */
+static int vuc_state_fd(int fd, uint32_t dir, int end)
+{
+	uint32_t t[2] = { dir, VUC_TRANSFER_STOPPED };
+	uint64_t v = 0;
+	int rc;
+
+	rc = vuc_send(fd, VUC_SET_DEVICE_STATE_FD, 0, t, sizeof(t), &end, 1);
+	close(end);
+	if (!rc)
+		rc = vuc_reply(fd, VUC_SET_DEVICE_STATE_FD, &v, sizeof(v));
+	if (!rc && !(v & VUC_TRANSFER_NOFD))
+		rc = -EPROTO;	/* a descriptor of its own: not supported */
+	return rc ? rc : (int)(v & 0xff);
+}
+
+/**
+ * vuc_state_check() - CHECK_DEVICE_STATE: did the transfer work?
+ * @fd:		socket
+ *
+ * Return: the back-end's answer (0: success), or negative errno
+ */
+static int vuc_state_check(int fd)
+{
+	uint64_t v;
+	int rc = vuc_send(fd, VUC_CHECK_DEVICE_STATE, 0, NULL, 0, NULL, 0);
+
+	if (!rc)
+		rc = vuc_reply(fd, VUC_CHECK_DEVICE_STATE, &v, sizeof(v));
+	return rc ? rc : (v ? 1 : 0);
+}
+
+/**
+ * vuc_state_save() - the back-end's state, queues stopped, read whole
+ * @fd:		socket
+ * @state:	set to the state (malloc()ed, the caller's to free)
+ * @len:	set to its length
+ *
+ * Return: 0, a status (refused, or failed), or negative errno
+ */
+int vuc_state_save(int fd, uint8_t **state, size_t *len)
+{
+	size_t cap = 1 << 20, n = 0;
+	uint8_t *buf = malloc(cap);
+	int p[2], rc;
+
+	*state = NULL;
+	*len = 0;
+	if (!buf || pipe2(p, O_CLOEXEC)) {
+		free(buf);
+		return -errno;
+	}
+	rc = vuc_state_fd(fd, VUC_TRANSFER_SAVE, p[1]);
+	while (!rc) {
+		struct pollfd pfd = { .fd = p[0], .events = POLLIN };
+		ssize_t r;
+
+		if (n == cap) {
+			uint8_t *more = cap * 2 <= VUC_STATE_MAX ?
+					realloc(buf, cap * 2) : NULL;
+
+			if (!more) {
+				rc = -ENOMEM;
+				break;
+			}
+			buf = more;
+			cap *= 2;
+		}
+		if (poll(&pfd, 1, VUC_STATE_TIMEOUT_MS) != 1) {
+			rc = -ETIMEDOUT;
+			break;
+		}
+		r = read(p[0], buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			rc = -errno;
+		else if (!r)
+			break;
+		else
+			n += (size_t)r;
+	}
+	close(p[0]);
+	if (!rc)
+		rc = vuc_state_check(fd);
+	if (rc) {
+		free(buf);
+		return rc;
+	}
+	*state = buf;
+	*len = n;
+	return 0;
+}
+
+/**
+ * vuc_state_load() - give the back-end a state, queues not started yet
+ * @fd:		socket
+ * @state:	the state
+ * @len:	its length
+ *
+ * Return: 0 if the back-end took it, its status if it refused it, or
+ *	   negative errno
+ */
+int vuc_state_load(int fd, const uint8_t *state, size_t len)
+{
+	size_t done = 0;
+	int p[2], rc;
+
+	if (pipe2(p, O_CLOEXEC))
+		return -errno;
+	rc = vuc_state_fd(fd, VUC_TRANSFER_LOAD, p[0]);
+	while (!rc && done < len) {
+		ssize_t w = write(p[1], state + done, len - done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && errno != EPIPE)
+			rc = -errno;
+		if (w < 0)
+			break;	/* EPIPE: it stopped reading, CHECK says why */
+		done += (size_t)w;
+	}
+	close(p[1]);
+	if (rc < 0)
+		return rc;
+	return rc ? rc : vuc_state_check(fd);
 }

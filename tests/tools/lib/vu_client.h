@@ -38,6 +38,16 @@
 #define VUC_SEND_RARP			19
 #define VUC_NET_SET_MTU			20
 #define VUC_RESET_DEVICE		34
+#define VUC_SET_DEVICE_STATE_FD		42
+#define VUC_CHECK_DEVICE_STATE		43
+
+/* SET_DEVICE_STATE_FD: direction, phase, and the reply's "no descriptor
+ * back" flag (bits 0-7 are the status)
+ */
+#define VUC_TRANSFER_SAVE		0
+#define VUC_TRANSFER_LOAD		1
+#define VUC_TRANSFER_STOPPED		0
+#define VUC_TRANSFER_NOFD		(1ULL << 8)
 
 /* Header flags */
 #define VUC_VERSION			0x1U
@@ -63,6 +73,13 @@
 					 VUC_F_GUEST_TSO6 |		    \
 					 VUC_F_HOST_TSO4 | VUC_F_HOST_TSO6)
 #define VUC_PF_REPLY_ACK		(1ULL << 3)
+#define VUC_PF_DEVICE_STATE		(1ULL << 19)
+
+/* Largest device state a transfer takes, and how long the back-end may
+ * be silent while it writes one
+ */
+#define VUC_STATE_MAX			(512ULL << 20)
+#define VUC_STATE_TIMEOUT_MS		20000
 
 /* Descriptors one message may carry (more than a back-end takes) */
 #define VUC_FDS_MAX			16
@@ -73,6 +90,8 @@
  * @desc:	offset of the descriptor table in the region
  * @avail:	offset of the available ring
  * @used:	offset of the used ring
+ * @base:	first available index to take (SET_VRING_BASE): 0 for a
+ *		new device, where the queue stopped after a migration
  * @kick:	kick eventfd (ours to write)
  * @call:	call eventfd (the back-end's to write)
  */
@@ -81,6 +100,7 @@ struct vuc_queue {
 	uint64_t desc;
 	uint64_t avail;
 	uint64_t used;
+	uint32_t base;
 	int kick;
 	int call;
 };
@@ -93,6 +113,7 @@ struct vuc_queue {
  * @gpa:	guest physical address of its first byte
  * @uva:	"front-end" address of its first byte (ring addresses)
  * @want:	features to acknowledge, if offered
+ * @want_pf:	protocol features needed besides REPLY_ACK (DEVICE_STATE)
  * @features:	features acknowledged (set by vuc_dev_setup())
  * @q:		receive queue (0), transmit queue (1)
  */
@@ -103,6 +124,7 @@ struct vuc_dev {
 	uint64_t gpa;
 	uint64_t uva;
 	uint64_t want;
+	uint64_t want_pf;
 	uint64_t features;
 	struct vuc_queue q[2];
 };
@@ -121,5 +143,8 @@ int vuc_mem_table(const struct vuc_dev *d);
 int vuc_queue_setup(const struct vuc_dev *d, unsigned int qi);
 int vuc_dev_negotiate(struct vuc_dev *d);
 int vuc_dev_setup(struct vuc_dev *d);
+int vuc_queues_start(const struct vuc_dev *d);
+int vuc_state_save(int fd, uint8_t **state, size_t *len);
+int vuc_state_load(int fd, const uint8_t *state, size_t len);
 
 #endif /* TESTS_TOOLS_LIB_VU_CLIENT_H */

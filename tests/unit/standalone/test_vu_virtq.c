@@ -1246,13 +1246,19 @@ START_TEST(virtq_start_checks)
 			 -EINVAL);
 	ck_assert(!vq.started);
 
-	/* Sizes 1 and the largest are fine, base and event_idx kept */
+	/* Sizes 1 and the largest are fine, base and event_idx kept; the
+	 * used index comes from the used ring in memory (as after a
+	 * migration), not from the base
+	 */
 	vq.event_idx = true;
+	((struct vring_used *)vu_mem_uva(&mem, T_UVA + T_USED, 4))->idx =
+		htole16(7);
 	ck_assert_int_eq(vu_virtq_start(&vq, &mem, 1, T_UVA, T_UVA + T_AVAIL,
 					T_UVA + T_USED, 42), 0);
 	ck_assert(vq.started && vq.event_idx);
 	ck_assert_uint_eq(vq.last_avail, 42);
-	ck_assert_uint_eq(vq.used_idx, 42);
+	ck_assert_uint_eq(vq.used_idx, 7);
+	((struct vring_used *)vu_mem_uva(&mem, T_UVA + T_USED, 4))->idx = 0;
 	ck_assert_int_eq(vu_virtq_start(&vq, &mem, VU_QUEUE_SIZE_MAX,
 					T_UVA + T_BUF, T_UVA + T_AVAIL,
 					T_UVA + T_USED, 0), 0);
@@ -1291,6 +1297,78 @@ static unsigned long memfd_mapped(void)
 	fclose(f);
 	return sum;
 }
+
+/**
+ * log_bit() - is a page marked in a dirty log?
+ * @log:	log
+ * @gpa:	guest address in the page
+ *
+ * Return: true if marked
+ */
+static bool log_bit(const struct vu_log *log, uint64_t gpa)
+{
+	uint64_t page = gpa / VU_LOG_PAGE;
+
+	return log->map[page / 8] & (1U << (page % 8));
+}
+
+START_TEST(dirty_log)
+{
+	static uint8_t map[(T_GPA + T_MEM_SIZE) / VU_LOG_PAGE / 8];
+	struct vu_log log = { .map = map, .size = sizeof(map) };
+	uint64_t used_gpa = T_GPA + T_USED, page;
+	static uint8_t frame[T_BIG];
+	struct iovec iov = { frame, 9000 };
+	unsigned int marked = 0, want = 1, k;
+	uint32_t id, len;
+
+	q_start(T_NUM, 0, false);
+	memset(map, 0, sizeof(map));
+	vq.log = &log;
+	vq.used_log = used_gpa;
+	vq.log_used = true;
+
+	/* A frame over three 4 KiB chains: those buffers and the used
+	 * ring's pages are marked, nothing else
+	 */
+	g_rx_bufs(3, 4096);
+	pattern(frame, sizeof(frame), 5);
+	rx_ok(&iov, 1, 3);
+	ck_assert(log.dirty);
+	for (page = 0; page < sizeof(map) * 8; page++)
+		marked += !!(map[page / 8] & (1U << (page % 8)));
+	ck_assert(log_bit(&log, used_gpa));
+	for (k = 0; k < 3; k++) {
+		uint64_t a;
+
+		g_used((uint16_t)k, &id, &len);
+		a = le64toh(gd(id)->addr);
+		ck_assert(log_bit(&log, a));
+		ck_assert(log_bit(&log, a + len - 1));
+		/* its pages, and the used ring's (entries, index: one) */
+		want += (unsigned int)((a + 4095) / VU_LOG_PAGE - a /
+				       VU_LOG_PAGE + 1);
+	}
+	ck_assert_uint_le(marked, want);
+	ck_assert_uint_eq(log.missed, 0);
+
+	/* Without VHOST_VRING_F_LOG, the used ring is not marked */
+	memset(map, 0, sizeof(map));
+	vq.log_used = false;
+	g_rx_bufs(1, 4096);
+	iov.iov_len = 100;
+	rx_ok(&iov, 1, 1);
+	ck_assert(!log_bit(&log, used_gpa));
+
+	/* A write the log doesn't cover is counted, not marked */
+	log.size = 1;
+	vu_log_write(&log, T_GPA + T_MEM_SIZE - 1, 1);
+	ck_assert_uint_eq(log.missed, 1);
+	vu_log_write(&log, UINT64_MAX - 10, 20);
+	ck_assert_uint_eq(log.missed, 2);
+	vq.log = NULL;
+}
+END_TEST
 
 START_TEST(mem_regions)
 {
@@ -1463,6 +1541,7 @@ int main(void)
 	tcase_add_test(tc, kick_enable_event_idx);
 	tcase_add_test(tc, virtq_start_checks);
 	tcase_add_test(tc, mem_regions);
+	tcase_add_test(tc, dirty_log);
 	suite_add_tcase(s, tc);
 
 	sr = srunner_create(s);
