@@ -11,8 +11,11 @@
  * drop: the sender still has data queued, so a reopened window shows as
  * new data arriving at the receiver (SIOCINQ). If nothing arrived, it
  * sets TCP_QUICKACK on the receiver, as tcp/tcp_window.c does, and looks
- * again. Loopback delivers segments and ACKs synchronously within the
- * system call, so no waiting is involved.
+ * again. Loopback usually delivers segments and ACKs within the system
+ * call, but on a busy machine the delivery can wait for a CPU (the
+ * backlog queue is then processed by ksoftirqd): so it looks for up to
+ * PROBE_ARRIVE_MS, well below the sender's own zero-window probe timer
+ * (200 ms at least), which would reopen the window without the update.
  *
  * Exit status: 0 if the window reopened (by itself or after the kick),
  * 1 if the sender stays stuck, 2 on set-up failure.
@@ -32,6 +35,7 @@
 #define PROBE_CHUNK		(1 << 16)
 #define PROBE_ROUNDS		10000
 #define PROBE_WAIT_US		100	/* after a full send buffer */
+#define PROBE_ARRIVE_MS		100	/* for new data after the drop */
 
 /**
  * snd_wnd() - the window a socket's peer advertised, as it sees it
@@ -48,6 +52,27 @@ static unsigned int snd_wnd(int s)
 	if (getsockopt(s, IPPROTO_TCP, TCP_INFO, &ti, &sl))
 		return 0;
 	return ti.tcpi_snd_wnd;
+}
+
+/**
+ * new_bytes() - wait up to PROBE_ARRIVE_MS for bytes beyond those held
+ * @r:		receiving socket
+ * @held:	bytes queued before, peeked and kept (SIOCINQ counts them)
+ *
+ * Return: new bytes queued, 0 if none came in time
+ */
+static int new_bytes(int r, long long held)
+{
+	int inq = 0, ms;
+
+	for (ms = 0; ms <= PROBE_ARRIVE_MS; ms++) {
+		if (ioctl(r, SIOCINQ, &inq))
+			return 0;
+		if (inq - held > 0)
+			return (int)(inq - held);
+		usleep(1000);
+	}
+	return 0;
 }
 
 /**
@@ -89,17 +114,15 @@ int main(int argc, char **argv)
 
 	n = recv(r, NULL, argc > 2 ? (size_t)atoi(argv[2]) : (size_t)held,
 		 MSG_TRUNC);
-	/* SIOCINQ counts unread bytes, including those peeked and kept */
-	ioctl(r, SIOCINQ, &before);
-	before -= (int)(held - n);
+	before = new_bytes(r, held - n);
 	if (!before) {
 		setsockopt(r, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof(one));
-		ioctl(r, SIOCINQ, &after);
-		after -= (int)(held - n);
+		after = new_bytes(r, held - n);
 	}
 
 	printf("held %lld bytes, dropped %zd with MSG_TRUNC\n", held, n);
-	printf("new data right after the drop: %d bytes (%s)\n", before,
+	printf("new data within %d ms of the drop: %d bytes (%s)\n",
+	       PROBE_ARRIVE_MS, before,
 	       before ? "kernel reopened the window itself" :
 			"window not reopened yet");
 	if (!before)
