@@ -48,7 +48,7 @@
 #include "fwd/mcast.h"
 #include "isolation/pasta.h"
 #include "isolation/sandbox.h"
-#include "isolation/syscalls.h"
+#include "util/syscalls.h"
 #include "migrate/migrate.h"
 #include "migrate/repair.h"
 #include "net/icmp.h"

@@ -56,7 +56,7 @@
 #include "../util/log.h"
 #include "../util/timer.h"
 #include "../util/util.h"
-#include "../isolation/syscalls.h"
+#include "../util/syscalls.h"
 
 /* System calls after start-up: Re-reading the procfs tables through
  * descriptors opened at start

@@ -46,7 +46,7 @@
 #include "../util/timer.h"
 #include "../util/unix_sock.h"
 #include "../util/util.h"
-#include "../isolation/syscalls.h"
+#include "../util/syscalls.h"
 
 /* System calls after start-up: configuration clients */
 SYSCALLS(SYSCALLS_BOTH, "accept4", "recvfrom", "sendto", "getsockopt",

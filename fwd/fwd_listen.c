@@ -64,7 +64,7 @@
 #include "../udp/udp.h"
 #include "../util/log.h"
 #include "../util/util.h"
-#include "../isolation/syscalls.h"
+#include "../util/syscalls.h"
 
 /* System calls after start-up: closing listening sockets of removed rules
  * (opening them is listed by tcp/ and udp/)

@@ -58,7 +58,7 @@
 #include "../util/log.h"
 #include "../util/timer.h"
 #include "../util/util.h"
-#include "../isolation/syscalls.h"
+#include "../util/syscalls.h"
 
 /* System calls after start-up: sockets of the groups the guest joins */
 SYSCALLS(SYSCALLS_BOTH, "socket", "setsockopt", "bind", "connect",

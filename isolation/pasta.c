@@ -73,7 +73,7 @@
 #include "../passt.h"
 #include "../util/log.h"
 #include "../util/util.h"
-#include "../isolation/syscalls.h"
+#include "../util/syscalls.h"
 #include "userns.h"
 
 /* System calls after start-up: Worker thread hand-off (futex), namespace

@@ -55,7 +55,7 @@
 
 #include "sandbox.h"
 #include "pasta.h"
-#include "syscalls.h"
+#include "../util/syscalls.h"
 #include "userns.h"
 #include "../passt.h"
 #include "../util/log.h"
@@ -382,6 +382,7 @@ void sandbox_lockdown(const struct ctx *c)
 	sandbox_test_hook();
 #endif
 
-	if (syscalls_filter_load(c->mode))
+	if (syscalls_filter_load(c->mode == MODE_PASTA ?
+				 SYSCALLS_PASTA : SYSCALLS_PASST))
 		die("Can't install the seccomp filter");
 }

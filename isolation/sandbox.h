@@ -5,7 +5,7 @@
  * IPC and UTS namespaces whose root is an empty read-only tmpfs; it needs
  * a single-threaded process. sandbox_lockdown() then switches to the
  * --runas user, drops capabilities, sets no-new-privs and loads the
- * seccomp filter (syscalls.h) for every thread. See doc/design.md,
+ * seccomp filter (util/syscalls.h) for every thread. See doc/design.md,
  * "Isolation".
  */
 #ifndef ISOLATION_SANDBOX_H

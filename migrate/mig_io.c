@@ -33,7 +33,7 @@
 #include <unistd.h>
 
 #include "mig_io.h"
-#include "../isolation/syscalls.h"
+#include "../util/syscalls.h"
 
 /* System calls after start-up: the front-end's pipe, with timeouts */
 SYSCALLS(SYSCALLS_PASST, "read", "write", "poll", "ppoll", "fcntl");

@@ -40,7 +40,7 @@
 #include "../passt.h"
 #include "../util/log.h"
 #include "../util/unix_sock.h"
-#include "../isolation/syscalls.h"
+#include "../util/syscalls.h"
 
 /* System calls after start-up: the helper's connection */
 SYSCALLS(SYSCALLS_PASST, "accept4", "sendmsg", "recvfrom", "recvmsg",

@@ -45,7 +45,7 @@
 #include "../util/log.h"
 #include "../util/timer.h"
 #include "../util/util.h"
-#include "../isolation/syscalls.h"
+#include "../util/syscalls.h"
 
 /* System calls after start-up: Ping sockets, one per echo flow */
 SYSCALLS(SYSCALLS_BOTH, "socket", "bind", "connect", "sendto", "recvfrom",

@@ -20,7 +20,7 @@
 #include <sys/socket.h>
 
 #include "sock.h"
-#include "../isolation/syscalls.h"
+#include "../util/syscalls.h"
 
 SYSCALLS(SYSCALLS_BOTH, "socket", "setsockopt", "bind", "connect", "close");
 

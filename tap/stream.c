@@ -73,7 +73,7 @@
 #include "../util/log.h"
 #include "../util/sockbuf.h"
 #include "../util/util.h"
-#include "../isolation/syscalls.h"
+#include "../util/syscalls.h"
 
 /* System calls after start-up: Accepting a guest, reading frames, sending
  * batches of them

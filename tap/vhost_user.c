@@ -91,7 +91,7 @@
 #include "../qdisc/qdisc.h"
 #include "../util/log.h"
 #include "../util/util.h"
-#include "../isolation/syscalls.h"
+#include "../util/syscalls.h"
 
 /* System calls after start-up: the front-end's messages and descriptors,
  * its memory (fstat(): does a region lie within its file?), the eventfds

@@ -47,7 +47,7 @@
 #include "../util/log.h"
 #include "../util/sockbuf.h"
 #include "../util/util.h"
-#include "../isolation/syscalls.h"
+#include "../util/syscalls.h"
 
 /* System calls after start-up: Socket state, buffer sizes (SO_MEMINFO,
  * TCP_INFO), closing

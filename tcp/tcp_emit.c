@@ -35,7 +35,7 @@
 #include "../tap/tap.h"
 #include "../util/log.h"
 #include "../util/util.h"
-#include "../isolation/syscalls.h"
+#include "../util/syscalls.h"
 
 /* System calls after start-up: Peeking socket data into frames (MSG_PEEK) */
 SYSCALLS(SYSCALLS_BOTH, "recvmsg");

@@ -46,7 +46,7 @@
 #include "../qdisc/qdisc.h"
 #include "../util/log.h"
 #include "../util/util.h"
-#include "../isolation/syscalls.h"
+#include "../util/syscalls.h"
 
 /* System calls after start-up: Connections the guest opens, its data, its
  * FIN; initial sequence secret

@@ -44,7 +44,7 @@
 #include "tcp.h"
 #include "tcp_internal.h"
 #include "../flow/flow.h"
-#include "../isolation/syscalls.h"
+#include "../util/syscalls.h"
 #include "../passt.h"
 #include "../util/log.h"
 #include "../util/util.h"

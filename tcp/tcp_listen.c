@@ -50,7 +50,7 @@
 #include "../passt.h"
 #include "../util/log.h"
 #include "../util/util.h"
-#include "../isolation/syscalls.h"
+#include "../util/syscalls.h"
 
 /* System calls after start-up: Accepting connections; listening sockets
  * opened by "auto" forwarding

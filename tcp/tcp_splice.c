@@ -68,7 +68,7 @@
  * the namespace; they are closed with close() when the port goes away.
  *
  * System calls used after start-up: listed with SYSCALLS() below,
- * for the seccomp filter (isolation/syscalls.h).
+ * for the seccomp filter (util/syscalls.h).
  */
 
 #include <errno.h>
@@ -90,7 +90,7 @@
 #include "../passt.h"
 #include "../util/log.h"
 #include "../util/util.h"
-#include "../isolation/syscalls.h"
+#include "../util/syscalls.h"
 
 /* System calls after start-up: splicing, the socket pool, -T listeners */
 SYSCALLS(SYSCALLS_PASTA, "accept4", "socket", "bind", "listen", "connect",

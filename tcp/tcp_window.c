@@ -41,7 +41,7 @@
 #include "../passt.h"
 #include "../util/log.h"
 #include "../util/util.h"
-#include "../isolation/syscalls.h"
+#include "../util/syscalls.h"
 
 /* System calls after start-up: Dropping acknowledged data (recv MSG_TRUNC),
  * window queries

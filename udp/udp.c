@@ -60,7 +60,7 @@
 #include "../qdisc/qdisc.h"
 #include "../util/log.h"
 #include "../util/util.h"
-#include "../isolation/syscalls.h"
+#include "../util/syscalls.h"
 
 /* System calls after start-up: Flow sockets for guest datagrams */
 SYSCALLS(SYSCALLS_BOTH, "socket", "bind", "connect", "setsockopt", "close",

@@ -38,7 +38,7 @@
 #include "../qdisc/qdisc.h"
 #include "../util/log.h"
 #include "../util/util.h"
-#include "../isolation/syscalls.h"
+#include "../util/syscalls.h"
 
 /* System calls after start-up: Batches of datagrams for the guest */
 SYSCALLS(SYSCALLS_BOTH, "recvmmsg");

@@ -47,7 +47,7 @@
 #include "../passt.h"
 #include "../util/log.h"
 #include "../util/util.h"
-#include "../isolation/syscalls.h"
+#include "../util/syscalls.h"
 
 /* System calls after start-up: ICMP errors from the error queue
  * (MSG_ERRQUEUE)

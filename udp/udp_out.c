@@ -38,7 +38,7 @@
 #include "udp_internal.h"
 #include "../util/log.h"
 #include "../util/util.h"
-#include "../isolation/syscalls.h"
+#include "../util/syscalls.h"
 
 /* System calls after start-up: a run of datagrams in one call */
 SYSCALLS(SYSCALLS_BOTH, "sendmsg");

@@ -37,7 +37,7 @@
 #include "../passt.h"
 #include "../util/log.h"
 #include "../util/util.h"
-#include "../isolation/syscalls.h"
+#include "../util/syscalls.h"
 
 /* System calls after start-up: Loopback datagrams between host and namespace */
 SYSCALLS(SYSCALLS_PASTA, "recvmmsg", "sendmmsg", "socket", "connect", "close");

@@ -34,7 +34,7 @@
 
 #include "daemon.h"
 #include "log.h"
-#include "../isolation/syscalls.h"
+#include "syscalls.h"
 
 /* System calls after start-up: daemon_ready() runs after the seccomp
  * filter is loaded, as the last step of set-up (dup2 is dup3 on some

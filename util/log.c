@@ -48,7 +48,7 @@
 
 #include "log.h"
 #include "util.h"
-#include "../isolation/syscalls.h"
+#include "syscalls.h"
 
 /* System calls after start-up: Lines to stderr, the log file (rotation:
  * pread, pwrite, ftruncate, fcntl, fstat) or syslog (send)

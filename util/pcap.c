@@ -31,7 +31,7 @@
 #include "pcap.h"
 #include "log.h"
 #include "util.h"
-#include "../isolation/syscalls.h"
+#include "syscalls.h"
 
 /* System calls after start-up: Frames appended to the capture file */
 SYSCALLS(SYSCALLS_BOTH, "write", "writev", "clock_gettime");

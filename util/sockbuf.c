@@ -14,7 +14,7 @@
 
 #include "sockbuf.h"
 #include "log.h"
-#include "../isolation/syscalls.h"
+#include "syscalls.h"
 
 SYSCALLS(SYSCALLS_BOTH, "setsockopt", "getsockopt");
 

@@ -53,7 +53,7 @@
 #include "epoll_ref.h"
 #include "log.h"
 #include "util.h"
-#include "../isolation/syscalls.h"
+#include "syscalls.h"
 
 /* System calls after start-up: Reading and re-arming the timerfd */
 SYSCALLS(SYSCALLS_BOTH, "read", "timerfd_settime", "clock_gettime");

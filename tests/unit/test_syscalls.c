@@ -18,7 +18,7 @@
 #include <sys/wait.h>
 
 #include "../../passt.h"
-#include "../../isolation/syscalls.h"
+#include "../../util/syscalls.h"
 
 /* Fewest calls a mode can need: loop, timer, tap, sockets, exit */
 #define TEST_SYSCALLS_MIN	20
@@ -27,14 +27,14 @@
 
 /**
  * test_child() - fork a child that loads the filter, then runs a function
- * @mode:	mode whose filter to load
+ * @mode:	SYSCALLS_PASST or SYSCALLS_PASTA: whose filter to load
  * @fn:		function run under the filter, its return value the exit
  *		status
  * @arg:	argument for @fn
  *
  * Return: wait status of the child
  */
-static int test_child(enum passt_mode mode, int (*fn)(int arg), int arg)
+static int test_child(unsigned int mode, int (*fn)(int arg), int arg)
 {
 	int status = 0;
 	pid_t pid;
@@ -79,21 +79,21 @@ static int test_forbidden(int arg)
 
 START_TEST(test_lists_present)
 {
-	ck_assert_int_ge(syscalls_count(MODE_PASST), TEST_SYSCALLS_MIN);
-	ck_assert_int_ge(syscalls_count(MODE_PASTA), TEST_SYSCALLS_MIN);
+	ck_assert_int_ge(syscalls_count(SYSCALLS_PASST), TEST_SYSCALLS_MIN);
+	ck_assert_int_ge(syscalls_count(SYSCALLS_PASTA), TEST_SYSCALLS_MIN);
 }
 END_TEST
 
 START_TEST(test_names_known)
 {
-	ck_assert_int_eq(syscalls_unknown(MODE_PASST), 0);
-	ck_assert_int_eq(syscalls_unknown(MODE_PASTA), 0);
+	ck_assert_int_eq(syscalls_unknown(SYSCALLS_PASST), 0);
+	ck_assert_int_eq(syscalls_unknown(SYSCALLS_PASTA), 0);
 }
 END_TEST
 
 START_TEST(test_allowed_call)
 {
-	enum passt_mode mode = _i ? MODE_PASTA : MODE_PASST;
+	unsigned int mode = _i ? SYSCALLS_PASTA : SYSCALLS_PASST;
 	int p[2], status;
 	char b = 0;
 
@@ -110,7 +110,7 @@ END_TEST
 
 START_TEST(test_forbidden_call)
 {
-	enum passt_mode mode = _i ? MODE_PASTA : MODE_PASST;
+	unsigned int mode = _i ? SYSCALLS_PASTA : SYSCALLS_PASST;
 	int status;
 
 	status = test_child(mode, test_forbidden, 0);

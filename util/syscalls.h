@@ -15,14 +15,12 @@
  * (seccomp_syscall_resolve_name()); a name the architecture lacks (say,
  * "epoll_wait" on aarch64) is skipped, an unknown one is a start-up error.
  */
-#ifndef ISOLATION_SYSCALLS_H
-#define ISOLATION_SYSCALLS_H
+#ifndef UTIL_SYSCALLS_H
+#define UTIL_SYSCALLS_H
 
-#include "../passt.h"
-
-/* Modes a list applies to, as bits of enum passt_mode */
-#define SYSCALLS_PASST		(1U << MODE_PASST)
-#define SYSCALLS_PASTA		(1U << MODE_PASTA)
+/* Programs a list applies to, as bits: a running mode is one of them */
+#define SYSCALLS_PASST		(1U << 0)
+#define SYSCALLS_PASTA		(1U << 1)
 #define SYSCALLS_BOTH		(SYSCALLS_PASST | SYSCALLS_PASTA)
 
 /**
@@ -63,8 +61,8 @@ struct syscalls_list {
 	__attribute__((used, section("relay_syscalls"))) =		\
 		&SYSCALLS_ID(list)
 
-int syscalls_filter_load(enum passt_mode mode);
-int syscalls_count(enum passt_mode mode);
-int syscalls_unknown(enum passt_mode mode);
+int syscalls_filter_load(unsigned int mode);
+int syscalls_count(unsigned int mode);
+int syscalls_unknown(unsigned int mode);
 
-#endif /* ISOLATION_SYSCALLS_H */
+#endif /* UTIL_SYSCALLS_H */

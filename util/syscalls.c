@@ -26,7 +26,7 @@
 #include <string.h>
 
 #include "syscalls.h"
-#include "../util/log.h"
+#include "log.h"
 
 /* Bounds of the section holding the lists: weak, in case it is empty */
 extern const struct syscalls_list *const __start_relay_syscalls[]
@@ -51,19 +51,19 @@ SYSCALLS(SYSCALLS_BOTH, "mmap", "munmap", "mremap", "madvise", "mprotect",
 
 /**
  * syscalls_each() - call a function for every name that applies to a mode
- * @mode:	running mode
+ * @mode:	running program: SYSCALLS_PASST or SYSCALLS_PASTA
  * @fn:		function, taking the name, the list and an argument; a
  *		non-zero return value stops the walk
  * @arg:	argument for @fn
  *
  * Return: the first non-zero value @fn returned, or 0
  */
-static int syscalls_each(enum passt_mode mode,
+static int syscalls_each(unsigned int mode,
 			 int (*fn)(const char *name,
 				   const struct syscalls_list *l, void *arg),
 			 void *arg)
 {
-	unsigned int bit = 1U << mode;
+	unsigned int bit = mode;	/* SYSCALLS_PASST or SYSCALLS_PASTA */
 	size_t n, k;
 
 	if (!__start_relay_syscalls || !__stop_relay_syscalls)
@@ -144,11 +144,11 @@ static int syscalls_count_one(const char *name, const struct syscalls_list *l,
 
 /**
  * syscalls_count() - number of names listed for a mode, duplicates included
- * @mode:	mode
+ * @mode:	SYSCALLS_PASST or SYSCALLS_PASTA
  *
  * Return: the count
  */
-int syscalls_count(enum passt_mode mode)
+int syscalls_count(unsigned int mode)
 {
 	int n = 0;
 
@@ -177,11 +177,11 @@ static int syscalls_unknown_one(const char *name,
 
 /**
  * syscalls_unknown() - count names of a mode's lists libseccomp doesn't know
- * @mode:	mode
+ * @mode:	SYSCALLS_PASST or SYSCALLS_PASTA
  *
  * Return: the count (each logged), 0 if all are valid
  */
-int syscalls_unknown(enum passt_mode mode)
+int syscalls_unknown(unsigned int mode)
 {
 	int n = 0;
 
@@ -192,14 +192,14 @@ int syscalls_unknown(enum passt_mode mode)
 /**
  * syscalls_filter_load() - build the filter for a mode, load it for all
  *			    threads
- * @mode:	running mode
+ * @mode:	running program: SYSCALLS_PASST or SYSCALLS_PASTA
  *
  * The caller has set no-new-privs (or holds CAP_SYS_ADMIN). Any call not
  * listed for @mode kills the process from now on.
  *
  * Return: 0 on success, negative error code (logged) on failure
  */
-int syscalls_filter_load(enum passt_mode mode)
+int syscalls_filter_load(unsigned int mode)
 {
 	scmp_filter_ctx ctx;
 	int ret;
