@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* test_syscalls.c - unit tests for the seccomp filter (isolation/syscalls.c)
+/* test_syscalls.c - unit tests for the seccomp filter (util/syscalls.c)
  *
  * Theory of operation: linked with every module object, so the section of
  * SYSCALLS() lists holds all of them, as in the relay. The lists of both
