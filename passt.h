@@ -17,7 +17,7 @@
 #include <sys/types.h>
 
 #include "conf/fwd.h"
-#include "net/inany.h"
+#include "util/inany.h"
 
 #define VERSION			"0.1"
 #define DNS_MAX			3

@@ -27,7 +27,7 @@
 #include <stdint.h>
 #include <net/if.h>
 
-#include "../net/inany.h"
+#include "../util/inany.h"
 
 #define FWD_RULES_MAX		256	/* rules of one specification */
 #define FWD_PORTS		65536

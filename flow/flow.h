@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../net/inany.h"
+#include "../util/inany.h"
 
 #define FLOW_IDX_NONE		UINT32_MAX
 

@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../net/inany.h"
+#include "../util/inany.h"
 
 struct ctx;
 

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <netinet/in.h>
 
-#include "../net/inany.h"
+#include "../util/inany.h"
 #include "../util/epoll_ref.h"
 
 struct ctx;

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../net/inany.h"
+#include "../util/inany.h"
 
 /* Groups followed at once (joined by the guest, or sent to) */
 #define MCAST_GROUPS_MAX	32

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../net/inany.h"
+#include "../util/inany.h"
 
 /* Greeting of the relay: magic, version, two sizes the peer must share */
 #define PESTO_MAGIC		"basil:s"

@@ -29,7 +29,7 @@
 #include <sys/uio.h>
 
 #include "checksum.h"
-#include "inany.h"
+#include "../util/inany.h"
 
 /**
  * csum_add64() - add with end-around carry, 64 bits

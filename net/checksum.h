@@ -17,7 +17,7 @@
 #include <netinet/in.h>
 #include <sys/uio.h>
 
-#include "inany.h"
+#include "../util/inany.h"
 
 uint32_t csum_unfolded(const void *buf, size_t len, uint32_t init);
 uint16_t csum_fold(uint32_t sum);

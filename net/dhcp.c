@@ -62,7 +62,7 @@
 #include "checksum.h"
 #include "dhcp.h"
 #include "dns_name.h"
-#include "inany.h"
+#include "../util/inany.h"
 #include "ip.h"
 #include "net.h"
 

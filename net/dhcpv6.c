@@ -46,7 +46,7 @@
 #include "checksum.h"
 #include "dns_name.h"
 #include "dhcpv6.h"
-#include "inany.h"
+#include "../util/inany.h"
 #include "ip.h"
 #include "net.h"
 

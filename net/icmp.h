@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "inany.h"
+#include "../util/inany.h"
 #include "../util/epoll_ref.h"
 
 struct ctx;

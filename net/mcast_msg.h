@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "inany.h"
+#include "../util/inany.h"
 
 /* Changes one report may carry that we act on */
 #define MCAST_EVENTS_MAX	32

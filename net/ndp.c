@@ -39,7 +39,7 @@
 #include "../util/util.h"
 #include "checksum.h"
 #include "dns_name.h"
-#include "inany.h"
+#include "../util/inany.h"
 #include "ip.h"
 #include "ndp.h"
 #include "net.h"

@@ -49,7 +49,7 @@
 #include "dhcp.h"
 #include "dhcpv6.h"
 #include "icmp.h"
-#include "inany.h"
+#include "../util/inany.h"
 #include "ip.h"
 #include "ndp.h"
 #include "net.h"

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "inany.h"
+#include "../util/inany.h"
 
 struct ctx;
 

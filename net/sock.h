@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "inany.h"
+#include "../util/inany.h"
 
 int sock_open(int type, int proto, bool v4, const char *ifname,
 	      bool freebind);

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <netinet/tcp.h>
 
-#include "../net/inany.h"
+#include "../util/inany.h"
 #include "../util/timer.h"
 
 struct ctx;

@@ -13,7 +13,7 @@
 #include "tcp_repair.h"
 #include "../flow/flow.h"
 #include "../migrate/mig_io.h"
-#include "../net/inany.h"
+#include "../util/inany.h"
 
 /* MIG_REC_TCP_CONN: length of the record (doc/migration.md) */
 #define TCP_MIG_CONN_LEN	184

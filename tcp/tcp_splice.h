@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../net/inany.h"
+#include "../util/inany.h"
 #include "../util/epoll_ref.h"
 
 struct ctx;

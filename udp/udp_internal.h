@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../net/inany.h"
+#include "../util/inany.h"
 #include "../qdisc/qdisc.h"
 #include "../util/timer.h"
 

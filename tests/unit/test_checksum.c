@@ -16,7 +16,7 @@
 #include <sys/uio.h>
 
 #include "../../net/checksum.h"
-#include "../../net/inany.h"
+#include "../../util/inany.h"
 #include "net_frames.h"
 
 #define BUF_MAX		(65536 + 64)

@@ -6,8 +6,8 @@
  * both families with one code path. Helpers convert to and from the
  * socket address structures.
  */
-#ifndef NET_INANY_H
-#define NET_INANY_H
+#ifndef UTIL_INANY_H
+#define UTIL_INANY_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -178,4 +178,4 @@ static inline bool sockaddr_inany_eq(const union sockaddr_inany *a,
 	       IN6_ARE_ADDR_EQUAL(&a->sa6.sin6_addr, &b->sa6.sin6_addr);
 }
 
-#endif /* NET_INANY_H */
+#endif /* UTIL_INANY_H */
