@@ -44,7 +44,7 @@ endif
 MODULE_DIRS := util conf net flow fwd tap tcp udp qdisc isolation migrate
 LIB_SRCS := $(sort $(foreach d,$(MODULE_DIRS),$(wildcard $(d)/*.c)))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
-HDRS := passt.h $(foreach d,$(MODULE_DIRS),$(wildcard $(d)/*.h))
+HDRS := $(foreach d,$(MODULE_DIRS),$(wildcard $(d)/*.h))
 
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)

@@ -39,7 +39,7 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 
-#include "passt.h"
+#include "conf/ctx.h"
 #include "conf/conf.h"
 #include "conf/fwd_auto.h"
 #include "flow/flow.h"

@@ -39,7 +39,7 @@
 #include "../conf/fwd.h"
 #include "../fwd/fwd_rules.h"
 #include "../fwd/pesto_wire.h"
-#include "../passt.h"
+#include "../conf/ctx.h"
 #include "../util/log.h"
 
 /* Tables a relay may send (upstream's client takes three as well) */

@@ -10,7 +10,7 @@
 #ifndef CONF_CONF_H
 #define CONF_CONF_H
 
-#include "../passt.h"
+#include "ctx.h"
 
 void conf(struct ctx *c, int argc, char **argv);
 void conf_defaults(struct ctx *c, enum passt_mode mode);

@@ -19,7 +19,7 @@
 #include <net/if.h>
 #include <sys/types.h>
 
-#include "../passt.h"
+#include "ctx.h"
 
 #define CONF_FLOW_MIN		16
 #define CONF_FLOW_MAX		1048576

@@ -49,7 +49,7 @@
 #include "fwd.h"
 #include "fwd_auto.h"
 #include "../isolation/pasta.h"
-#include "../passt.h"
+#include "ctx.h"
 #include "../tcp/tcp.h"
 #include "../tcp/tcp_splice.h"
 #include "../udp/udp.h"

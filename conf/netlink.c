@@ -42,7 +42,7 @@
 #include <sys/time.h>
 
 #include "netlink.h"
-#include "../passt.h"
+#include "ctx.h"
 #include "../util/log.h"
 #include "../util/util.h"
 

@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "nat.h"
-#include "../passt.h"
+#include "../conf/ctx.h"
 
 /**
  * nat_v4_set() - tell if an IPv4 address is specified (a rule is on)

@@ -40,7 +40,7 @@
 #include "fwd_rules.h"
 #include "pesto_wire.h"
 #include "../conf/fwd.h"
-#include "../passt.h"
+#include "../conf/ctx.h"
 #include "../util/epoll_ref.h"
 #include "../util/log.h"
 #include "../util/timer.h"

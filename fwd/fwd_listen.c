@@ -58,7 +58,7 @@
 #include "../conf/fwd.h"
 #include "../conf/fwd_auto.h"
 #include "../isolation/pasta.h"
-#include "../passt.h"
+#include "../conf/ctx.h"
 #include "../tcp/tcp.h"
 #include "../tcp/tcp_splice.h"
 #include "../udp/udp.h"

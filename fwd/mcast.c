@@ -52,7 +52,7 @@
 #include "../net/ip.h"
 #include "../net/mcast_msg.h"
 #include "../net/net.h"
-#include "../passt.h"
+#include "../conf/ctx.h"
 #include "../qdisc/qdisc.h"
 #include "../util/epoll_ref.h"
 #include "../util/log.h"

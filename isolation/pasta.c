@@ -70,7 +70,7 @@
 #include <sys/wait.h>
 
 #include "pasta.h"
-#include "../passt.h"
+#include "../conf/ctx.h"
 #include "../util/log.h"
 #include "../util/util.h"
 #include "../util/syscalls.h"

@@ -57,7 +57,7 @@
 #include "pasta.h"
 #include "../util/syscalls.h"
 #include "userns.h"
-#include "../passt.h"
+#include "../conf/ctx.h"
 #include "../util/log.h"
 #include "../util/util.h"
 

@@ -42,7 +42,7 @@
 #include "migrate.h"
 #include "mig_io.h"
 #include "repair.h"
-#include "../passt.h"
+#include "../conf/ctx.h"
 #include "../tap/tap.h"
 #include "../util/log.h"
 

@@ -37,7 +37,7 @@
 #include <sys/un.h>
 
 #include "repair.h"
-#include "../passt.h"
+#include "../conf/ctx.h"
 #include "../util/log.h"
 #include "../util/unix_sock.h"
 #include "../util/syscalls.h"

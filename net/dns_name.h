@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../passt.h"
+#include "../conf/ctx.h"
 
 /* Encoded search list: every name at its longest, with length bytes */
 #define DNS_SEARCH_BUF		(SEARCH_MAX * (SEARCH_LEN_MAX + 2))

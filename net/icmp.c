@@ -40,7 +40,7 @@
 #include "net.h"
 #include "../flow/flow.h"
 #include "../flow/nat.h"
-#include "../passt.h"
+#include "../conf/ctx.h"
 #include "../qdisc/qdisc.h"
 #include "../util/log.h"
 #include "../util/timer.h"

@@ -33,7 +33,7 @@
 #include <netinet/in.h>
 #include <sys/uio.h>
 
-#include "../passt.h"
+#include "../conf/ctx.h"
 #include "../qdisc/qdisc.h"
 #include "../util/log.h"
 #include "../util/util.h"

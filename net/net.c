@@ -40,7 +40,7 @@
 #include <netinet/ip_icmp.h>
 
 #include "../fwd/mcast.h"
-#include "../passt.h"
+#include "../conf/ctx.h"
 #include "../tcp/tcp.h"
 #include "../udp/udp.h"
 #include "../util/log.h"

@@ -12,7 +12,7 @@
 #include <linux/virtio_net.h>
 
 #include "../flow/flow.h"
-#include "../passt.h"
+#include "../conf/ctx.h"
 
 /* Room for Ethernet + IPv6 + TCP with options + the largest payload */
 #define QDISC_FRAME_SIZE	(14 + 40 + 60 + MTU_MAX + 64)

@@ -24,7 +24,7 @@
 #include <sys/un.h>
 
 #include "sock_path.h"
-#include "../passt.h"
+#include "../conf/ctx.h"
 #include "../util/log.h"
 #include "../util/unix_sock.h"
 

@@ -67,7 +67,7 @@
 #include "tap.h"
 #include "backend.h"
 #include "sock_path.h"
-#include "../passt.h"
+#include "../conf/ctx.h"
 #include "../net/net.h"
 #include "../qdisc/qdisc.h"
 #include "../util/log.h"

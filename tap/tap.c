@@ -39,7 +39,7 @@
 
 #include "tap.h"
 #include "backend.h"
-#include "../passt.h"
+#include "../conf/ctx.h"
 #include "../net/net.h"
 #include "../util/log.h"
 #include "../util/pcap.h"

@@ -39,7 +39,7 @@
 
 #include "tap.h"
 #include "backend.h"
-#include "../passt.h"
+#include "../conf/ctx.h"
 #include "../conf/netlink.h"
 #include "../isolation/pasta.h"
 #include "../net/net.h"

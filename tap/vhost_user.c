@@ -86,7 +86,7 @@
 #include "backend.h"
 #include "sock_path.h"
 #include "vu_dev.h"
-#include "../passt.h"
+#include "../conf/ctx.h"
 #include "../net/net.h"
 #include "../qdisc/qdisc.h"
 #include "../util/log.h"

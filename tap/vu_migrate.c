@@ -43,7 +43,7 @@
 #include "tap.h"
 #include "vu_dev.h"
 #include "vu_msg.h"
-#include "../passt.h"
+#include "../conf/ctx.h"
 #include "../util/log.h"
 
 /* Largest dirty page log: one bit per 4 KiB page covers 2 TiB of guest

@@ -42,7 +42,7 @@
 #include "tcp.h"
 #include "tcp_internal.h"
 #include "../flow/flow.h"
-#include "../passt.h"
+#include "../conf/ctx.h"
 #include "../qdisc/qdisc.h"
 #include "../util/log.h"
 #include "../util/sockbuf.h"

@@ -30,7 +30,7 @@
 #include "tcp_internal.h"
 #include "../net/checksum.h"
 #include "../net/net.h"
-#include "../passt.h"
+#include "../conf/ctx.h"
 #include "../qdisc/qdisc.h"
 #include "../tap/tap.h"
 #include "../util/log.h"

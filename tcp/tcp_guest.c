@@ -42,7 +42,7 @@
 #include "tcp_internal.h"
 #include "../flow/flow.h"
 #include "../flow/nat.h"
-#include "../passt.h"
+#include "../conf/ctx.h"
 #include "../qdisc/qdisc.h"
 #include "../util/log.h"
 #include "../util/util.h"

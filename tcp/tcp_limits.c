@@ -45,7 +45,7 @@
 #include "tcp_internal.h"
 #include "../flow/flow.h"
 #include "../util/syscalls.h"
-#include "../passt.h"
+#include "../conf/ctx.h"
 #include "../util/log.h"
 #include "../util/util.h"
 

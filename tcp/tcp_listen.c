@@ -47,7 +47,7 @@
 #include "../flow/flow.h"
 #include "../flow/nat.h"
 #include "../net/sock.h"
-#include "../passt.h"
+#include "../conf/ctx.h"
 #include "../util/log.h"
 #include "../util/util.h"
 #include "../util/syscalls.h"

@@ -74,7 +74,7 @@
 #include "../migrate/mig_io.h"
 #include "../migrate/migrate.h"
 #include "../migrate/repair.h"
-#include "../passt.h"
+#include "../conf/ctx.h"
 #include "../qdisc/qdisc.h"
 #include "../util/log.h"
 #include "../util/util.h"

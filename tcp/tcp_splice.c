@@ -87,7 +87,7 @@
 #include "../flow/flow.h"
 #include "../isolation/pasta.h"
 #include "../net/sock.h"
-#include "../passt.h"
+#include "../conf/ctx.h"
 #include "../util/log.h"
 #include "../util/util.h"
 #include "../util/syscalls.h"

@@ -38,7 +38,7 @@
 #include "tcp_internal.h"
 #include "tcp_rcvwnd.h"
 #include "tcp_window.h"
-#include "../passt.h"
+#include "../conf/ctx.h"
 #include "../util/log.h"
 #include "../util/util.h"
 #include "../util/syscalls.h"

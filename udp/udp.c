@@ -56,7 +56,7 @@
 #include "../flow/flow.h"
 #include "../flow/nat.h"
 #include "../net/sock.h"
-#include "../passt.h"
+#include "../conf/ctx.h"
 #include "../qdisc/qdisc.h"
 #include "../util/log.h"
 #include "../util/util.h"

@@ -34,7 +34,7 @@
 #include "../flow/flow.h"
 #include "../net/checksum.h"
 #include "../net/net.h"
-#include "../passt.h"
+#include "../conf/ctx.h"
 #include "../qdisc/qdisc.h"
 #include "../util/log.h"
 #include "../util/util.h"

@@ -44,7 +44,7 @@
 #include "../net/checksum.h"
 #include "../net/icmp.h"
 #include "../net/net.h"
-#include "../passt.h"
+#include "../conf/ctx.h"
 #include "../util/log.h"
 #include "../util/util.h"
 #include "../util/syscalls.h"

@@ -29,7 +29,7 @@
 
 #include "udp_internal.h"
 #include "../flow/flow.h"
-#include "../passt.h"
+#include "../conf/ctx.h"
 #include "../util/log.h"
 
 /* A flow with a datagram more recent than this is never evicted */

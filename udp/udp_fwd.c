@@ -55,7 +55,7 @@
 #include "../flow/nat.h"
 #include "../isolation/pasta.h"
 #include "../net/sock.h"
-#include "../passt.h"
+#include "../conf/ctx.h"
 #include "../qdisc/qdisc.h"
 #include "../util/log.h"
 #include "../util/util.h"

@@ -34,7 +34,7 @@
 #include "udp_internal.h"
 #include "../conf/fwd.h"
 #include "../flow/flow.h"
-#include "../passt.h"
+#include "../conf/ctx.h"
 #include "../util/log.h"
 #include "../util/util.h"
 #include "../util/syscalls.h"

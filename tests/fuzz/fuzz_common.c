@@ -53,7 +53,7 @@
 
 #include "fuzz.h"
 #include "fuzz_build.h"
-#include "../../passt.h"
+#include "../../conf/ctx.h"
 #include "../../conf/conf.h"
 #include "../../flow/flow.h"
 #include "../../fwd/fwd_listen.h"

@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "../../passt.h"
+#include "../../conf/ctx.h"
 #include "../../conf/conf.h"
 #include "../../conf/conf_internal.h"
 #include "../../util/log.h"

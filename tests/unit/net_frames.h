@@ -16,7 +16,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
-#include "../../passt.h"
+#include "../../conf/ctx.h"
 
 #define TF_FRAME_MAX		2048
 

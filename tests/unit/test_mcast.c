@@ -21,7 +21,7 @@
 #include "../../fwd/mcast_table.h"
 #include "../../net/checksum.h"
 #include "../../net/mcast_msg.h"
-#include "../../passt.h"
+#include "../../conf/ctx.h"
 
 static struct mcast_event ev[MCAST_EVENTS_MAX];
 static uint8_t msg[512];

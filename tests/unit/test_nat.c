@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../passt.h"
+#include "../../conf/ctx.h"
 #include "../../flow/nat.h"
 
 static struct ctx c;

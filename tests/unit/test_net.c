@@ -18,7 +18,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
-#include "../../passt.h"
+#include "../../conf/ctx.h"
 #include "../../net/net.h"
 #include "net_frames.h"
 

@@ -27,7 +27,7 @@
 #include <net/if.h>
 #include <sys/ioctl.h>
 
-#include "../../passt.h"
+#include "../../conf/ctx.h"
 #include "../../conf/netlink.h"
 
 #define TEST_TAP	"nltest0"

@@ -33,7 +33,7 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 
-#include "../../passt.h"
+#include "../../conf/ctx.h"
 #include "../../net/net.h"
 #include "../../tap/tap.h"
 #include "../../util/epoll_ref.h"

@@ -17,7 +17,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#include "../../passt.h"
+#include "../../conf/ctx.h"
 #include "../../util/syscalls.h"
 
 /* Fewest calls a mode can need: loop, timer, tap, sockets, exit */

@@ -25,7 +25,7 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 
-#include "../../passt.h"
+#include "../../conf/ctx.h"
 #include "../../flow/flow.h"
 #include "../../tcp/tcp_splice.h"
 #include "../../util/epoll_ref.h"

@@ -44,7 +44,7 @@
 #include <sys/socket.h>
 
 #include "net_frames.h"
-#include "../../passt.h"
+#include "../../conf/ctx.h"
 #include "../../conf/fwd.h"
 #include "../../flow/flow.h"
 #include "../../net/icmp.h"

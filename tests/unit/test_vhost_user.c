@@ -42,7 +42,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 
-#include "../../passt.h"
+#include "../../conf/ctx.h"
 #include "../../tap/tap.h"
 #include "../../util/epoll_ref.h"
 #include "../../util/util.h"

@@ -32,7 +32,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
-#include "../../../passt.h"
+#include "../../../conf/ctx.h"
 #include "../../../net/dhcp.h"
 #include "../../../net/dhcpv6.h"
 #include "../../../net/icmp.h"

@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../../passt.h"
+#include "../../../conf/ctx.h"
 #include "../../../qdisc/qdisc.h"
 #include "../../../tap/tap.h"
 

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* passt.h - the relay's run-time configuration
+/* ctx.h - the relay's run-time configuration, owned by conf/
  *
  * Theory of operation: struct ctx holds what the command line and the host
  * configuration decided at start-up. conf/ fills it once; every module then
  * reads it. Modules keep their own run-time state private; only settings
  * and a few shared descriptors live here.
  */
-#ifndef PASST_H
-#define PASST_H
+#ifndef CONF_CTX_H
+#define CONF_CTX_H
 
 #include <limits.h>
 #include <stdbool.h>
@@ -16,8 +16,8 @@
 #include <netinet/in.h>
 #include <sys/types.h>
 
-#include "conf/fwd.h"
-#include "util/inany.h"
+#include "fwd.h"
+#include "../util/inany.h"
 
 #define VERSION			"0.1"
 #define DNS_MAX			3
@@ -275,4 +275,4 @@ struct ctx {
 	int tap_wmem;
 };
 
-#endif /* PASST_H */
+#endif /* CONF_CTX_H */
