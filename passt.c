@@ -63,6 +63,7 @@
 #include "util/log.h"
 #include "util/timer.h"
 #include "util/util.h"
+#include "util/ns_worker.h"
 
 #define EPOLL_EVENTS_MAX	128
 
@@ -319,7 +320,7 @@ static void passt_finish_setup(struct ctx *c, int pidfile_fd)
 	sandbox_detach(c);
 
 	/* Before dropping privileges: they are needed to enter the netns */
-	if (c->mode == MODE_PASTA && pasta_ns_worker_start())
+	if (c->mode == MODE_PASTA && ns_worker_start())
 		die("Can't keep a thread in the target namespace");
 
 	sandbox_lockdown(c);

@@ -19,7 +19,7 @@
  * Finding the listening sockets: the kernel lists them in /proc/net/tcp,
  * tcp6, udp and udp6 of each network namespace. These files show the
  * namespace of whoever opened them, so the namespace's copies are opened
- * once at start-up by a thread inside it (pasta_run_in_ns()), the host's
+ * once at start-up by a thread inside it (ns_run()), the host's
  * by the main thread; each scan seeks back to the start and reads them
  * again. For TCP, the kernel walks the listening sockets before any other,
  * so reading stops at the first socket that is not listening.
@@ -48,7 +48,6 @@
 
 #include "fwd.h"
 #include "fwd_auto.h"
-#include "../isolation/pasta.h"
 #include "ctx.h"
 #include "../tcp/tcp.h"
 #include "../tcp/tcp_splice.h"
@@ -57,6 +56,7 @@
 #include "../util/timer.h"
 #include "../util/util.h"
 #include "../util/syscalls.h"
+#include "../util/ns_worker.h"
 
 /* System calls after start-up: Re-reading the procfs tables through
  * descriptors opened at start
@@ -381,7 +381,7 @@ static void fwd_auto_open_port(struct ctx *c, struct fwd_auto_dir *d,
  * fwd_auto_open_new() - open sockets for ports wanted and not forwarded
  * @arg:	struct fwd_auto_call
  *
- * Runs inside the namespace for -T and -U (see pasta_run_in_ns()).
+ * Runs inside the namespace for -T and -U (see ns_run()).
  *
  * Return: 0
  */
@@ -459,7 +459,7 @@ static void fwd_auto_scan_dir(struct ctx *c, struct fwd_auto_dir *d,
 	fwd_auto_call.d = d;
 	fwd_auto_call.retry = retry;
 	if (d->in_ns)
-		pasta_run_in_ns(fwd_auto_open_new, &fwd_auto_call);
+		ns_run(fwd_auto_open_new, &fwd_auto_call);
 	else
 		fwd_auto_open_new(&fwd_auto_call);
 }
@@ -684,7 +684,7 @@ int fwd_auto_init(struct ctx *c)
 	in_ns = false;
 	fwd_auto_open_tables(&in_ns);
 	in_ns = true;
-	if (pasta_run_in_ns(fwd_auto_open_tables, &in_ns))
+	if (ns_run(fwd_auto_open_tables, &in_ns))
 		return -EIO;
 
 	fwd_auto_scan(c);

@@ -10,7 +10,7 @@
  * per address family) for TCP, or two listening slots of udp/udp_fwd.c for
  * UDP. The protocol modules open them (tcp_listen_rule(),
  * tcp_splice_listen_rule(), udp_fwd_rule_open()); -T and -U sockets are
- * opened by a thread inside the namespace (pasta_run_in_ns()).
+ * opened by a thread inside the namespace (ns_run()).
  *
  * Start-up and a change at run time (the -c socket, fwd/fwd_ctl.c) are
  * the same operation: switching from the current table (none at start-up)
@@ -57,7 +57,6 @@
 #include "fwd_listen.h"
 #include "../conf/fwd.h"
 #include "../conf/fwd_auto.h"
-#include "../isolation/pasta.h"
 #include "../conf/ctx.h"
 #include "../tcp/tcp.h"
 #include "../tcp/tcp_splice.h"
@@ -65,6 +64,7 @@
 #include "../util/log.h"
 #include "../util/util.h"
 #include "../util/syscalls.h"
+#include "../util/ns_worker.h"
 
 /* System calls after start-up: closing listening sockets of removed rules
  * (opening them is listed by tcp/ and udp/)
@@ -517,7 +517,7 @@ static void fwd_listen_commit(struct ctx *c, enum fwd_dir d)
 static int fwd_listen_run(int (*fn)(void *), struct fwd_listen_call *call)
 {
 	if (fwd_dir_out(call->d))
-		return pasta_run_in_ns(fn, call);
+		return ns_run(fn, call);
 	return fn(call);
 }
 

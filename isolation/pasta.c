@@ -22,22 +22,10 @@
  *   configured, so the command never sees an unconfigured network.
  *
  * Whether we can enter the namespace is checked by doing it: a thread
- * calls setns(CLONE_NEWNET), which changes the namespace of that thread
- * only. pasta_run_in_ns() uses the same kind of thread to run a function
- * there (opening the tap device): descriptors it opens stay bound to the
- * namespace. Joining a user namespace, instead, changes the whole process
- * and needs a single-threaded caller, which we are again once the thread
- * is joined.
- *
- * At run time, sockets still have to be created in the namespace (ports
- * found by "auto" forwarding, spliced connections from the host's
- * loopback), but by then we may have dropped the privileges setns()
- * needs, and a thread per call is costly. So, once start-up is over (after
- * going to the background, as threads don't survive fork()), and before
- * dropping privileges, pasta_ns_worker_start() leaves one thread inside
- * the namespace for good: pasta_run_in_ns() then hands it the function
- * and waits until it ran, which costs two context switches. The worker
- * blocks every signal, so that they all reach the main thread.
+ * enters it (util/ns_worker.c, which also runs the functions that must
+ * open sockets or devices there). Joining a user namespace, instead,
+ * changes the whole process and needs a single-threaded caller, which we
+ * are again once that thread is joined.
  *
  * pasta_watch_init() ends the relay with the namespace: an inotify watch
  * on the directory of a --netns file (deletion of the file) or a pidfd for
@@ -73,6 +61,7 @@
 #include "../conf/ctx.h"
 #include "../util/log.h"
 #include "../util/util.h"
+#include "../util/ns_worker.h"
 #include "../util/syscalls.h"
 #include "userns.h"
 
@@ -102,7 +91,6 @@ SYSCALLS(SYSCALLS_PASTA, "futex", "getpid", "read", "wait4", "waitid",
 #define PASTA_PING_GROUP_MAX	2147483647U
 #define PASTA_PING_GROUP_RANGE	"/proc/sys/net/ipv4/ping_group_range"
 
-static int pasta_netns = -1;		/* target network namespace */
 static pid_t pasta_child;		/* spawned command, 0 if none */
 static pid_t pasta_parent;		/* our PID when we spawned it */
 static int pasta_go_rd = -1;		/* child waits on this... */
@@ -114,200 +102,6 @@ static char pasta_watch_name[NAME_MAX + 1];	/* netns file, in its dir */
 static char pasta_child_stack[PASTA_CHILD_STACK_SIZE]
 	__attribute__((aligned(16)));
 
-/* Thread left in the namespace for run-time calls, see pasta_ns_call() */
-static pthread_t pasta_worker;
-static pid_t pasta_worker_pid;		/* process it runs in, 0 if none */
-static pthread_mutex_t pasta_worker_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t pasta_worker_cond = PTHREAD_COND_INITIALIZER;
-static struct pasta_ns_call *pasta_worker_req;	/* call to run, or NULL */
-
-/**
- * struct pasta_ns_call - a function to run in the target namespace
- * @fn:		the function
- * @arg:	its argument
- * @ret:	its return value, or negative errno from setns()
- * @setns_err:	errno from setns(), 0 if we entered the namespace
- */
-struct pasta_ns_call {
-	int (*fn)(void *arg);
-	void *arg;
-	int ret;
-	int setns_err;
-};
-
-/**
- * pasta_ns_thread() - enter the target network namespace, call a function
- * @arg:	struct pasta_ns_call
- *
- * Return: NULL
- */
-static void *pasta_ns_thread(void *arg)
-{
-	struct pasta_ns_call *call = arg;
-
-	if (setns(pasta_netns, CLONE_NEWNET)) {
-		call->setns_err = errno;
-		call->ret = -errno;
-		return NULL;
-	}
-
-	call->ret = call->fn ? call->fn(call->arg) : 0;
-	return NULL;
-}
-
-/**
- * pasta_worker_main() - the thread left in the namespace: run calls
- * @arg:	struct pasta_ns_call of the start-up call (no function)
- *
- * Return: NULL, only if setns() failed
- */
-static void *pasta_worker_main(void *arg)
-{
-	struct pasta_ns_call *call = arg;
-	sigset_t all;
-
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
-
-	pasta_ns_thread(call);
-
-	pthread_mutex_lock(&pasta_worker_lock);
-	pasta_worker_req = NULL;
-	pthread_cond_broadcast(&pasta_worker_cond);
-	if (call->setns_err) {
-		pthread_mutex_unlock(&pasta_worker_lock);
-		return NULL;
-	}
-
-	for (;;) {
-		while (!pasta_worker_req)
-			pthread_cond_wait(&pasta_worker_cond,
-					  &pasta_worker_lock);
-
-		call = pasta_worker_req;
-		call->ret = call->fn ? call->fn(call->arg) : 0;
-		pasta_worker_req = NULL;
-		pthread_cond_broadcast(&pasta_worker_cond);
-	}
-}
-
-/**
- * pasta_worker_call() - run a function in the worker thread, wait for it
- * @call:	function and argument; return value set here
- *
- * Return: the function's return value
- */
-static int pasta_worker_call(struct pasta_ns_call *call)
-{
-	pthread_mutex_lock(&pasta_worker_lock);
-	pasta_worker_req = call;
-	pthread_cond_broadcast(&pasta_worker_cond);
-	while (pasta_worker_req)
-		pthread_cond_wait(&pasta_worker_cond, &pasta_worker_lock);
-	pthread_mutex_unlock(&pasta_worker_lock);
-
-	return call->ret;
-}
-
-/**
- * pasta_ns_worker_start() - leave a thread in the namespace for run time
- *
- * Call once start-up is over: after going to the background (fork()
- * doesn't copy threads) and before dropping privileges (setns() needs
- * them). Without the worker, pasta_run_in_ns() starts a thread per call.
- *
- * Return: 0 on success, negative errno (logged) on failure
- */
-int pasta_ns_worker_start(void)
-{
-	struct pasta_ns_call call = { 0 };
-	int ret;
-
-	if (pasta_netns < 0 || pasta_worker_pid == getpid())
-		return 0;
-
-	pthread_mutex_lock(&pasta_worker_lock);
-	pasta_worker_req = &call;
-	ret = pthread_create(&pasta_worker, NULL, pasta_worker_main, &call);
-	if (ret) {
-		pasta_worker_req = NULL;
-		pthread_mutex_unlock(&pasta_worker_lock);
-		err("can't start a thread in the namespace: %s",
-		    strerror(ret));
-		return -ret;
-	}
-	while (pasta_worker_req)
-		pthread_cond_wait(&pasta_worker_cond, &pasta_worker_lock);
-	pthread_mutex_unlock(&pasta_worker_lock);
-
-	if (call.setns_err) {
-		pthread_join(pasta_worker, NULL);
-		err("can't enter the target network namespace: %s",
-		    strerror(call.setns_err));
-		return -call.setns_err;
-	}
-
-	pasta_worker_pid = getpid();
-	return 0;
-}
-
-/**
- * pasta_ns_call() - run a function in a thread inside the target namespace
- * @call:	function, argument; return value and setns() error set here
- *
- * The worker thread runs it if there is one in this process, otherwise a
- * new thread.
- *
- * Return: the function's return value, or negative errno
- */
-static int pasta_ns_call(struct pasta_ns_call *call)
-{
-	pthread_t t;
-	int ret;
-
-	if (pasta_netns < 0)
-		return -EBADF;
-
-	if (pasta_worker_pid && pasta_worker_pid == getpid())
-		return pasta_worker_call(call);
-
-	ret = pthread_create(&t, NULL, pasta_ns_thread, call);
-	if (ret) {
-		err("can't start a thread to enter the namespace: %s",
-		    strerror(ret));
-		return -ret;
-	}
-	pthread_join(t, NULL);
-
-	return call->ret;
-}
-
-/**
- * pasta_run_in_ns() - run a function inside the target network namespace
- * @fn:		function, returning 0 or a negative errno
- * @arg:	its argument
- *
- * The function runs in a thread of ours that entered the namespace: it
- * shares our memory and descriptors, and sockets or devices it opens stay
- * in the namespace. The calling thread waits meanwhile. At run time, the
- * thread is the worker left there by pasta_ns_worker_start().
- *
- * Return: return value of @fn, or negative errno if we couldn't enter the
- *	   namespace (logged)
- */
-int pasta_run_in_ns(int (*fn)(void *arg), void *arg)
-{
-	struct pasta_ns_call call = { .fn = fn, .arg = arg };
-	int ret;
-
-	ret = pasta_ns_call(&call);
-	if (call.setns_err)
-		err("can't enter the target network namespace: %s",
-		    strerror(call.setns_err));
-
-	return ret;
-}
-
 /**
  * pasta_can_enter() - check that we may enter the target namespace
  *
@@ -315,9 +109,7 @@ int pasta_run_in_ns(int (*fn)(void *arg), void *arg)
  */
 static int pasta_can_enter(void)
 {
-	struct pasta_ns_call call = { 0 };
-
-	return pasta_ns_call(&call);
+	return ns_enter_check();
 }
 
 /**
@@ -390,9 +182,7 @@ static void pasta_open_netns_file(const char *path, const char *what)
 	if (ioctl(fd, NS_GET_NSTYPE) != CLONE_NEWNET)
 		die("%s is not a network namespace", what);
 
-	if (pasta_netns >= 0)
-		close(pasta_netns);
-	pasta_netns = fd;
+	ns_target_set(fd);
 }
 
 /**
@@ -670,16 +460,6 @@ int pasta_open_ns(struct ctx *c)
 		pasta_spawn(c);
 
 	return 0;
-}
-
-/**
- * pasta_netns_fd() - descriptor of the target network namespace
- *
- * Return: descriptor, -1 before pasta_open_ns()
- */
-int pasta_netns_fd(void)
-{
-	return pasta_netns;
 }
 
 /**
@@ -1020,7 +800,7 @@ void pasta_guest_mac_init(struct ctx *c)
 	if (memcmp(c->guest_mac, zero, sizeof(zero)) != 0)
 		return;
 
-	ret = pasta_run_in_ns(pasta_mac_fn, &req);
+	ret = ns_run(pasta_mac_fn, &req);
 	if (ret) {
 		debug("can't read the MAC address of %s: %s", c->pasta_ifname,
 		      strerror(-ret));

@@ -22,15 +22,12 @@
 struct ctx;
 
 int pasta_open_ns(struct ctx *c);
-int pasta_netns_fd(void);
 pid_t pasta_child_pid(void);
-int pasta_run_in_ns(int (*fn)(void *arg), void *arg);
 void pasta_child_start(void);
 int pasta_watch_init(struct ctx *c);
 void pasta_watch_handler(struct ctx *c, union epoll_ref ref, uint32_t events);
 void pasta_sigchld(struct ctx *c);
 bool pasta_userns_joined(void);
-int pasta_ns_worker_start(void);
 void pasta_guest_mac_init(struct ctx *c);
 
 #endif /* ISOLATION_PASTA_H */

@@ -60,6 +60,7 @@
 #include "../conf/ctx.h"
 #include "../util/log.h"
 #include "../util/util.h"
+#include "../util/ns_worker.h"
 
 /* Directory we mount the new root over: it exists wherever we run */
 #define SANDBOX_NEWROOT		"/proc"
@@ -339,13 +340,13 @@ static void sandbox_test_hook(void)
  * sandbox_lockdown() - user, capabilities, no-new-privs, seccomp filter
  * @c:		execution context
  *
- * Call after sandbox_detach() and, for pasta, pasta_ns_worker_start().
+ * Call after sandbox_detach() and, for pasta, ns_worker_start().
  * Exits on failure.
  */
 void sandbox_lockdown(const struct ctx *c)
 {
 	struct sandbox_caps sc = { .keep = NULL, .n = 0 };	/* passt */
-	bool worker = c->mode == MODE_PASTA && pasta_netns_fd() >= 0;
+	bool worker = c->mode == MODE_PASTA && ns_target_fd() >= 0;
 
 	if (c->mode == MODE_PASTA) {
 		sc.keep = sandbox_keep_pasta;
@@ -354,7 +355,7 @@ void sandbox_lockdown(const struct ctx *c)
 
 	if (worker) {
 		sc.step = SANDBOX_THREAD_PREPARE;
-		if (pasta_run_in_ns(sandbox_thread_caps, &sc))
+		if (ns_run(sandbox_thread_caps, &sc))
 			die("Can't prepare the namespace thread's capabilities");
 	}
 
@@ -369,7 +370,7 @@ void sandbox_lockdown(const struct ctx *c)
 
 	if (worker) {
 		sc.step = SANDBOX_THREAD_DROP;
-		if (pasta_run_in_ns(sandbox_thread_caps, &sc))
+		if (ns_run(sandbox_thread_caps, &sc))
 			die("Can't drop the namespace thread's capabilities");
 	}
 

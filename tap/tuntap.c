@@ -4,7 +4,7 @@
  * Theory of operation
  *
  * The device is created by opening /dev/net/tun from a thread that entered
- * the target network namespace (pasta_run_in_ns()): a tuntap device lives
+ * the target network namespace (ns_run()): a tuntap device lives
  * in the namespace its descriptor was opened in, and disappears when the
  * descriptor is closed. With --fd, the caller created it there and hands
  * us its descriptor; if that has no virtio-net header (IFF_VNET_HDR),
@@ -41,12 +41,12 @@
 #include "backend.h"
 #include "../conf/ctx.h"
 #include "../conf/netlink.h"
-#include "../isolation/pasta.h"
 #include "../net/net.h"
 #include "../qdisc/qdisc.h"
 #include "../util/log.h"
 #include "../util/util.h"
 #include "../util/syscalls.h"
+#include "../util/ns_worker.h"
 
 /* System calls after start-up: Frames from and to the tap device */
 SYSCALLS(SYSCALLS_PASTA, "read", "writev", "epoll_ctl");
@@ -238,7 +238,7 @@ static int tuntap_init(struct ctx *c)
 	struct epoll_event ev = { .events = EPOLLIN };
 	int ret;
 
-	if (pasta_netns_fd() < 0) {
+	if (ns_target_fd() < 0) {
 		err("no target network namespace to create the tap device in");
 		return -EBADF;
 	}
@@ -251,7 +251,7 @@ static int tuntap_init(struct ctx *c)
 			memcpy(c->pasta_ifname, o.ifname,
 			       sizeof(c->pasta_ifname));
 	} else {
-		ret = pasta_run_in_ns(tuntap_open_in_ns, &o);
+		ret = ns_run(tuntap_open_in_ns, &o);
 		if (ret) {
 			if (o.step) {
 				err("can't %s in the namespace: %s%s", o.step,
@@ -276,7 +276,7 @@ static int tuntap_init(struct ctx *c)
 	}
 	tuntap_out_armed = false;
 
-	ret = nl_sock_init_ns(pasta_netns_fd());
+	ret = nl_sock_init_ns(ns_target_fd());
 	if (ret < 0)
 		goto fail_epoll;
 

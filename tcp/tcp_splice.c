@@ -57,7 +57,7 @@
  * A socket toward the namespace (@in_ns: -t connections from the host's
  * loopback, see tcp_listen.c) must be created inside it; the connect()
  * then works from anywhere. Entering the namespace takes a thread
- * (pasta_run_in_ns()), too costly per connection: a pool of
+ * (ns_run()), too costly per connection: a pool of
  * TCP_SPLICE_POOL_SIZE sockets per family is opened there ahead of time,
  * at start-up, and topped up by one thread whenever a connection leaves
  * fewer than TCP_SPLICE_POOL_LOW, so that one thread serves many
@@ -85,12 +85,12 @@
 #include "tcp_splice.h"
 #include "../conf/fwd.h"
 #include "../flow/flow.h"
-#include "../isolation/pasta.h"
 #include "../net/sock.h"
 #include "../conf/ctx.h"
 #include "../util/log.h"
 #include "../util/util.h"
 #include "../util/syscalls.h"
+#include "../util/ns_worker.h"
 
 /* System calls after start-up: splicing, the socket pool, -T listeners */
 SYSCALLS(SYSCALLS_PASTA, "accept4", "socket", "bind", "listen", "connect",
@@ -540,7 +540,7 @@ static int tcp_splice_pool_refill(void)
 	if (!tcp_splice_pool_on)
 		return 0;
 
-	ret = pasta_run_in_ns(tcp_splice_pool_fill_ns, NULL);
+	ret = ns_run(tcp_splice_pool_fill_ns, NULL);
 	if (ret && !failed)
 		warn("TCP splice: can't open sockets in the namespace: %s",
 		     strerror(-ret));
@@ -559,7 +559,7 @@ static int tcp_splice_pool_refill(void)
  */
 static int tcp_splice_pool_init(const struct ctx *c)
 {
-	if (c->mode != MODE_PASTA || c->no_splice || pasta_netns_fd() < 0)
+	if (c->mode != MODE_PASTA || c->no_splice || ns_target_fd() < 0)
 		return 0;
 	if (c->tcp_in.mode != FWD_SPEC && c->tcp_in.mode != FWD_ALL &&
 	    c->tcp_in.mode != FWD_AUTO)
@@ -583,7 +583,7 @@ static int tcp_splice_pool_take(bool v6)
 	struct tcp_splice_ns_sock a = { .af = v6 ? AF_INET6 : AF_INET };
 
 	if (!tcp_splice_pool_on || !tcp_splice_pool_fam[v6])
-		return pasta_run_in_ns(tcp_splice_ns_sock_fn, &a);
+		return ns_run(tcp_splice_ns_sock_fn, &a);
 
 	if (!tcp_splice_pool_n[v6])
 		tcp_splice_pool_refill();
@@ -933,7 +933,7 @@ int tcp_splice_init(struct ctx *c)
  * @fds:	sockets opened, -1 for a family not opened: [0] 127.0.0.1,
  *		[1] ::1
  *
- * Runs in a thread inside the namespace (see pasta_run_in_ns()), like
+ * Runs in a thread inside the namespace (see ns_run()), like
  * tcp_splice_listen_rule(). Connections are forwarded to the
  * same port on the host's loopback of their family.
  *

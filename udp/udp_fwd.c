@@ -53,13 +53,13 @@
 #include "../conf/fwd.h"
 #include "../flow/flow.h"
 #include "../flow/nat.h"
-#include "../isolation/pasta.h"
 #include "../net/sock.h"
 #include "../conf/ctx.h"
 #include "../qdisc/qdisc.h"
 #include "../util/log.h"
 #include "../util/util.h"
 #include "../util/syscalls.h"
+#include "../util/ns_worker.h"
 
 /* System calls after start-up: Forwarded ports, opened at run time by "auto"
  * forwarding
@@ -506,7 +506,7 @@ void udp_lsn_handler(struct ctx *c, uint32_t i, uint32_t events,
  * @c:		execution context
  * @port:	port
  * @in_ns:	-U: loopback addresses in the namespace (we run inside it,
- *		see pasta_run_in_ns()); else -u: wildcard addresses on the host
+ *		see ns_run()); else -u: wildcard addresses on the host
  * @idx:	slots of the sockets opened, -1 if none: [0] IPv4, [1] IPv6
  *
  * Return: 0 if at least one socket was opened, -errno otherwise
