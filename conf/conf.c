@@ -34,7 +34,7 @@
 #include "conf.h"
 #include "conf_internal.h"
 #include "netlink.h"
-#include "../isolation/userns.h"
+#include "../util/userns.h"
 #include "../util/log.h"
 #include "../util/util.h"
 

@@ -15,6 +15,8 @@
 void conf(struct ctx *c, int argc, char **argv);
 void conf_defaults(struct ctx *c, enum passt_mode mode);
 void conf_print(const struct ctx *c);
+int conf_mcast_ports(const char *arg, uint16_t *ports, unsigned int *n,
+		     char *errbuf, size_t errlen);
 void conf_usage(const char *name, int status) __attribute__((noreturn));
 
 #endif /* CONF_CONF_H */

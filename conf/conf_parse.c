@@ -30,7 +30,6 @@
 
 #include "conf.h"
 #include "conf_internal.h"
-#include "../fwd/mcast.h"
 #include "../util/log.h"
 #include "../util/util.h"
 
@@ -570,7 +569,7 @@ static void conf_opt_one(struct ctx *c, struct conf_given *g, int opt,
 	case OPT_MCAST_PORTS: {
 		char errbuf[128];
 
-		if (mcast_ports_parse(arg, c->mcast_ports, &c->mcast_nports,
+		if (conf_mcast_ports(arg, c->mcast_ports, &c->mcast_nports,
 				      errbuf, sizeof(errbuf)))
 			die("--mcast-ports: %s", errbuf);
 		break;

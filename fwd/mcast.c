@@ -122,62 +122,6 @@ static bool mcast_on;
 static uint8_t mcast_frame[L2L3_HDR_MAX + UDP_HDR_LEN_ + MTU_MAX];
 
 /**
- * mcast_ports_parse() - parse --mcast-ports
- * @arg:	"none", or a comma-separated list of FIRST[-LAST]
- * @ports:	ports, MCAST_PORTS_MAX entries, set
- * @n:		number of ports, set
- * @errbuf:	message on failure
- * @errlen:	its size
- *
- * Return: 0 on success, -1 with a message on error
- */
-int mcast_ports_parse(const char *arg, uint16_t *ports, unsigned int *n,
-		      char *errbuf, size_t errlen)
-{
-	const char *p = arg;
-
-	*n = 0;
-	if (!strcmp(arg, "none"))
-		return 0;
-
-	for (;;) {
-		unsigned long first, last;
-		unsigned int i;
-		char *end;
-
-		first = strtoul(p, &end, 10);
-		last = first;
-		if (end != p && *end == '-')
-			last = strtoul(end + 1, &end, 10);
-		if (end == p || (*end && *end != ',') || !first ||
-		    last > 65535 || last < first) {
-			snprintf(errbuf, errlen,
-				 "invalid port list '%s': none, or ports and ranges from 1 to 65535, separated by commas",
-				 arg);
-			return -1;
-		}
-
-		for (; first <= last; first++) {
-			for (i = 0; i < *n && ports[i] != first; i++)
-				;
-			if (i < *n)
-				continue;
-			if (*n == MCAST_PORTS_MAX) {
-				snprintf(errbuf, errlen,
-					 "more than %d ports in '%s'",
-					 MCAST_PORTS_MAX, arg);
-				return -1;
-			}
-			ports[(*n)++] = (uint16_t)first;
-		}
-
-		if (!*end)
-			return 0;
-		p = end + 1;
-	}
-}
-
-/**
  * mcast_port_index() - the index of a configured port
  * @c:		execution context
  * @port:	port

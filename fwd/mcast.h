@@ -16,8 +16,6 @@
 
 struct ctx;
 
-int mcast_ports_parse(const char *arg, uint16_t *ports, unsigned int *n,
-		      char *errbuf, size_t errlen);
 int mcast_init(struct ctx *c);
 int mcast_guest_igmp(struct ctx *c, const uint8_t *msg, size_t len,
 		     uint64_t now_ms);

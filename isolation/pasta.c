@@ -63,7 +63,7 @@
 #include "../util/util.h"
 #include "../util/ns_worker.h"
 #include "../util/syscalls.h"
-#include "userns.h"
+#include "../util/userns.h"
 
 /* System calls after start-up: Worker thread hand-off (futex), namespace
  * watch (inotify read, pidfd), reaping the command

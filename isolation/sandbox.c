@@ -56,7 +56,7 @@
 #include "sandbox.h"
 #include "pasta.h"
 #include "../util/syscalls.h"
-#include "userns.h"
+#include "../util/userns.h"
 #include "../conf/ctx.h"
 #include "../util/log.h"
 #include "../util/util.h"

@@ -21,6 +21,7 @@
 #include "../../fwd/mcast_table.h"
 #include "../../net/checksum.h"
 #include "../../net/mcast_msg.h"
+#include "../../conf/conf.h"
 #include "../../conf/ctx.h"
 
 static struct mcast_event ev[MCAST_EVENTS_MAX];
@@ -321,20 +322,20 @@ START_TEST(test_ports)
 	unsigned int n;
 	char e[160];
 
-	ck_assert_int_eq(mcast_ports_parse("5353", p, &n, e, sizeof(e)), 0);
+	ck_assert_int_eq(conf_mcast_ports("5353", p, &n, e, sizeof(e)), 0);
 	ck_assert_uint_eq(n, 1);
 	ck_assert_uint_eq(p[0], 5353);
-	ck_assert_int_eq(mcast_ports_parse("5353,1900-1901,5353", p, &n, e,
+	ck_assert_int_eq(conf_mcast_ports("5353,1900-1901,5353", p, &n, e,
 					   sizeof(e)), 0);
 	ck_assert_uint_eq(n, 3);
 	ck_assert_uint_eq(p[2], 1901);
-	ck_assert_int_eq(mcast_ports_parse("none", p, &n, e, sizeof(e)), 0);
+	ck_assert_int_eq(conf_mcast_ports("none", p, &n, e, sizeof(e)), 0);
 	ck_assert_uint_eq(n, 0);
-	ck_assert_int_eq(mcast_ports_parse("0", p, &n, e, sizeof(e)), -1);
-	ck_assert_int_eq(mcast_ports_parse("70000", p, &n, e, sizeof(e)), -1);
-	ck_assert_int_eq(mcast_ports_parse("5353,", p, &n, e, sizeof(e)), -1);
-	ck_assert_int_eq(mcast_ports_parse("10-5", p, &n, e, sizeof(e)), -1);
-	ck_assert_int_eq(mcast_ports_parse("1000-1100", p, &n, e, sizeof(e)),
+	ck_assert_int_eq(conf_mcast_ports("0", p, &n, e, sizeof(e)), -1);
+	ck_assert_int_eq(conf_mcast_ports("70000", p, &n, e, sizeof(e)), -1);
+	ck_assert_int_eq(conf_mcast_ports("5353,", p, &n, e, sizeof(e)), -1);
+	ck_assert_int_eq(conf_mcast_ports("10-5", p, &n, e, sizeof(e)), -1);
+	ck_assert_int_eq(conf_mcast_ports("1000-1100", p, &n, e, sizeof(e)),
 			 -1);
 	ck_assert(strstr(e, "more than"));
 }

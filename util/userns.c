@@ -32,7 +32,7 @@
 #include <unistd.h>
 
 #include "userns.h"
-#include "../util/log.h"
+#include "log.h"
 
 /* Most lines in an ID map (the kernel's UID_GID_MAP_MAX_EXTENTS) */
 #define USERNS_EXTENTS_MAX	340

@@ -5,8 +5,8 @@
  * our maps exist, so the --runas default and the maps pasta writes for a
  * namespace it creates must come from them (userns.c).
  */
-#ifndef ISOLATION_USERNS_H
-#define ISOLATION_USERNS_H
+#ifndef UTIL_USERNS_H
+#define UTIL_USERNS_H
 
 #include <stdbool.h>
 #include <sys/types.h>
@@ -16,4 +16,4 @@ unsigned int userns_own_gid_span(void);
 int userns_write(pid_t pid, const char *name, const char *s);
 unsigned int userns_map_child(pid_t pid, const char *what);
 
-#endif /* ISOLATION_USERNS_H */
+#endif /* UTIL_USERNS_H */
