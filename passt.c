@@ -41,7 +41,7 @@
 
 #include "conf/ctx.h"
 #include "conf/conf.h"
-#include "conf/fwd_auto.h"
+#include "fwd/fwd_auto.h"
 #include "flow/flow.h"
 #include "fwd/fwd_ctl.h"
 #include "fwd/fwd_listen.h"

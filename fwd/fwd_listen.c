@@ -8,9 +8,10 @@
  * (struct fwd_spec in struct ctx, contiguous ranges once finalised) and,
  * here, the sockets listening for them: per port, up to two sockets (one
  * per address family) for TCP, or two listening slots of udp/udp_fwd.c for
- * UDP. The protocol modules open them (tcp_listen_rule(),
- * tcp_splice_listen_rule(), udp_fwd_rule_open()); -T and -U sockets are
- * opened by a thread inside the namespace (ns_run()).
+ * UDP. The protocol modules open and close them, through the functions
+ * they register at start-up (fwd_sock_register(): fwd/ sits below tcp/
+ * and udp/ and never calls them by name); -T and -U sockets are opened by
+ * a thread inside the namespace (ns_run()).
  *
  * Start-up and a change at run time (the -c socket, fwd/fwd_ctl.c) are
  * the same operation: switching from the current table (none at start-up)
@@ -56,11 +57,8 @@
 
 #include "fwd_listen.h"
 #include "../conf/fwd.h"
-#include "../conf/fwd_auto.h"
+#include "fwd_auto.h"
 #include "../conf/ctx.h"
-#include "../tcp/tcp.h"
-#include "../tcp/tcp_splice.h"
-#include "../udp/udp.h"
 #include "../util/log.h"
 #include "../util/util.h"
 #include "../util/syscalls.h"
@@ -75,6 +73,9 @@ SYSCALLS(SYSCALLS_BOTH, "close");
  * spliced pipes, files): a quarter of the open files limit, at least this
  */
 #define FWD_LISTEN_SPARE_MIN	1024
+
+/* Protocols' functions for their forwarding sockets, by enum fwd_proto */
+static const struct fwd_sock_ops *fwd_sock_table[FWD_PROTOS];
 
 static unsigned long fwd_listen_socks;	/* listening sockets held */
 static unsigned long fwd_listen_budget;	/* most best-effort rules may fill */
@@ -240,6 +241,41 @@ static const char *fwd_listen_where(const struct fwd_rule *r, char *buf,
 }
 
 /**
+ * fwd_sock_register() - take a protocol's way to open and close its
+ *			 forwarding sockets
+ * @p:		protocol
+ * @ops:	its functions, static storage
+ */
+void fwd_sock_register(enum fwd_proto p, const struct fwd_sock_ops *ops)
+{
+	fwd_sock_table[p] = ops;
+}
+
+/**
+ * fwd_sock_ops() - a protocol's functions for its forwarding sockets
+ * @p:		protocol
+ *
+ * Return: what the protocol registered
+ */
+const struct fwd_sock_ops *fwd_sock_ops(enum fwd_proto p)
+{
+	if (!fwd_sock_table[p])
+		die("no socket functions for forwarding protocol %i", (int)p);
+	return fwd_sock_table[p];
+}
+
+/**
+ * fwd_dir_ops() - functions for the sockets of a direction's protocol
+ * @d:		direction
+ *
+ * Return: the protocol's registered functions
+ */
+static const struct fwd_sock_ops *fwd_dir_ops(enum fwd_dir d)
+{
+	return fwd_sock_ops(fwd_dir_udp(d) ? FWD_UDP : FWD_TCP);
+}
+
+/**
  * fwd_listen_open() - open the sockets of one port for its rule
  * @c:		execution context
  * @d:		direction
@@ -254,12 +290,7 @@ static int fwd_listen_open(struct ctx *c, enum fwd_dir d,
 {
 	int fds[2], ret;
 
-	if (fwd_dir_udp(d))
-		ret = udp_fwd_rule_open(c, r, port, fwd_dir_out(d), fds);
-	else if (fwd_dir_out(d))
-		ret = tcp_splice_listen_rule(c, r, port, fds);
-	else
-		ret = tcp_listen_rule(c, r, port, fds);
+	ret = fwd_dir_ops(d)->rule_open(c, r, port, fwd_dir_out(d), fds);
 
 	if (ret < 0)
 		return ret;
@@ -283,10 +314,7 @@ static void fwd_listen_close(struct ctx *c, enum fwd_dir d, int h[2])
 	for (i = 0; i < 2; i++) {
 		if (!h[i])
 			continue;
-		if (fwd_dir_udp(d))
-			udp_fwd_close(c, (uint32_t)(h[i] - 1));
-		else
-			close(h[i] - 1);
+		fwd_dir_ops(d)->close(c, h[i] - 1);
 		h[i] = 0;
 		fwd_listen_socks--;
 	}

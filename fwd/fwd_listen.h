@@ -10,8 +10,45 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <stdint.h>
+
 struct ctx;
+struct fwd_rule;
 struct fwd_spec;
+
+/**
+ * enum fwd_proto - protocols whose ports are forwarded
+ * @FWD_TCP:		TCP
+ * @FWD_UDP:		UDP
+ * @FWD_PROTOS:		number of protocols
+ */
+enum fwd_proto {
+	FWD_TCP = 0,
+	FWD_UDP,
+	FWD_PROTOS,
+};
+
+/**
+ * struct fwd_sock_ops - how a protocol opens and closes its sockets for a
+ *			 forwarded port: tcp/ and udp/ register them
+ * @rule_open:	open the sockets of a port of a rule, in the namespace if
+ *		@in_ns (-T, -U); set up to two handles (-1: none); return 0
+ *		or a negative errno
+ * @auto_open:	the same for a port found by "auto" forwarding
+ * @close:	close what a handle refers to
+ *
+ * A handle is what the protocol gives back for one socket: a descriptor
+ * for TCP, a slot of its socket table for UDP.
+ */
+struct fwd_sock_ops {
+	int (*rule_open)(struct ctx *c, const struct fwd_rule *r,
+			 uint16_t port, bool in_ns, int h[2]);
+	int (*auto_open)(struct ctx *c, uint16_t port, bool in_ns, int h[2]);
+	void (*close)(struct ctx *c, int h);
+};
+
+void fwd_sock_register(enum fwd_proto p, const struct fwd_sock_ops *ops);
+const struct fwd_sock_ops *fwd_sock_ops(enum fwd_proto p);
 
 /**
  * enum fwd_dir - the four forwarding directions

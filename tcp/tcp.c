@@ -668,6 +668,7 @@ int tcp_init(struct ctx *c)
 {
 	unsigned int i;
 
+	tcp_listen_register();
 	tcp_conns_cap = c->flow_max;
 	tcp_conns = calloc(tcp_conns_cap, sizeof(*tcp_conns));
 	tcp_dirty_cap = c->flow_max;

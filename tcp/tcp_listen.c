@@ -46,6 +46,7 @@
 #include "../conf/fwd.h"
 #include "../flow/flow.h"
 #include "../flow/nat.h"
+#include "../fwd/fwd_listen.h"
 #include "../net/sock.h"
 #include "../conf/ctx.h"
 #include "../util/log.h"
@@ -413,4 +414,64 @@ void tcp_listen_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
 			continue;
 		tcp_conn_from_host(c, s, &peer, (uint16_t)ref.data, now_ms);
 	}
+}
+
+/**
+ * tcp_fwd_rule_open() - listen on a port of a forwarding rule
+ * @c:		execution context
+ * @r:		rule
+ * @port:	port
+ * @in_ns:	in the namespace (-T), else on the host (-t)
+ * @h:		descriptors set, -1 for none
+ *
+ * Return: 0 on success, negative errno on failure
+ */
+static int tcp_fwd_rule_open(struct ctx *c, const struct fwd_rule *r,
+			     uint16_t port, bool in_ns, int h[2])
+{
+	if (in_ns)
+		return tcp_splice_listen_rule(c, r, port, h);
+	return tcp_listen_rule(c, r, port, h);
+}
+
+/**
+ * tcp_fwd_auto_open() - listen on a port found by "auto" forwarding
+ * @c:		execution context
+ * @port:	port
+ * @in_ns:	in the namespace (-T), else on the host (-t)
+ * @h:		descriptors set, -1 for none
+ *
+ * Return: 0 on success, negative errno on failure
+ */
+static int tcp_fwd_auto_open(struct ctx *c, uint16_t port, bool in_ns,
+			     int h[2])
+{
+	if (in_ns)
+		return tcp_splice_listen_auto(c, port, h);
+	return tcp_listen_auto(c, port, h);
+}
+
+/**
+ * tcp_fwd_close() - close a listening socket of a forwarded port
+ * @c:		execution context (unused)
+ * @h:		its descriptor
+ */
+static void tcp_fwd_close(struct ctx *c, int h)
+{
+	(void)c;
+	close(h);
+}
+
+static const struct fwd_sock_ops tcp_fwd_sock_ops = {
+	.rule_open = tcp_fwd_rule_open,
+	.auto_open = tcp_fwd_auto_open,
+	.close = tcp_fwd_close,
+};
+
+/**
+ * tcp_listen_register() - give fwd/ the functions for TCP's listeners
+ */
+void tcp_listen_register(void)
+{
+	fwd_sock_register(FWD_TCP, &tcp_fwd_sock_ops);
 }

@@ -447,6 +447,7 @@ int udp_init(struct ctx *c)
 {
 	unsigned int i;
 
+	udp_fwd_register();
 	if (c->no_udp)
 		return 0;
 

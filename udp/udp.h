@@ -26,6 +26,7 @@ void udp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
 		      uint64_t now_ms);
 int udp_fwd_auto_open(struct ctx *c, uint16_t port, bool in_ns, int idx[2]);
 void udp_fwd_close(struct ctx *c, uint32_t i);
+void udp_fwd_register(void);
 int udp_fwd_rule_open(struct ctx *c, const struct fwd_rule *r, uint16_t port,
 		      bool in_ns, int idx[2]);
 

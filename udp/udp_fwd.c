@@ -53,6 +53,7 @@
 #include "../conf/fwd.h"
 #include "../flow/flow.h"
 #include "../flow/nat.h"
+#include "../fwd/fwd_listen.h"
 #include "../net/sock.h"
 #include "../conf/ctx.h"
 #include "../qdisc/qdisc.h"
@@ -555,4 +556,28 @@ void udp_fwd_close(struct ctx *c, uint32_t i)
 	close(l->fd);
 	l->fd = -1;
 	udp_lsn_free[udp_lsn_free_count++] = i;
+}
+
+/**
+ * udp_fwd_close_slot() - close the socket of a forwarded port
+ * @c:		execution context
+ * @h:		its slot, from udp_fwd_rule_open() or udp_fwd_auto_open()
+ */
+static void udp_fwd_close_slot(struct ctx *c, int h)
+{
+	udp_fwd_close(c, (uint32_t)h);
+}
+
+static const struct fwd_sock_ops udp_fwd_sock_ops = {
+	.rule_open = udp_fwd_rule_open,
+	.auto_open = udp_fwd_auto_open,
+	.close = udp_fwd_close_slot,
+};
+
+/**
+ * udp_fwd_register() - give fwd/ the functions for UDP's bound sockets
+ */
+void udp_fwd_register(void)
+{
+	fwd_sock_register(FWD_UDP, &udp_fwd_sock_ops);
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* test_fwd_auto.c - unit tests for "auto" forwarding (conf/fwd_auto.c)
+/* test_fwd_auto.c - unit tests for "auto" forwarding (fwd/fwd_auto.c)
  *
  * Theory of operation: the scan reads the kernel's socket tables line by
  * line with fwd_auto_parse_line(); these tests feed it lines in the
@@ -18,7 +18,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
-#include "../../conf/fwd_auto.h"
+#include "../../fwd/fwd_auto.h"
 
 /* Lines as the kernel prints them */
 static const char tcp_hdr[] =

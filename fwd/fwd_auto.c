@@ -8,11 +8,14 @@
  * forward are those bound on the other side, followed at run time:
  *
  *   -t: TCP ports listening in the namespace get a listening socket on
- *       the host (tcp_listen_auto());
+ *       the host;
  *   -T: TCP ports listening on the host get one on the namespace's
- *       loopback (tcp_splice_listen_auto());
+ *       loopback;
  *   -u, -U: the same for UDP sockets bound and not connected (state
- *       TCP_CLOSE in procfs), with udp_fwd_auto_open().
+ *       TCP_CLOSE in procfs).
+ *
+ * The protocols open and close those sockets with the functions they
+ * registered (fwd_sock_register(), fwd/fwd_listen.c).
  *
  * A forwarded port maps to the same port on the other side.
  *
@@ -46,12 +49,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fwd.h"
+#include "../conf/fwd.h"
 #include "fwd_auto.h"
-#include "ctx.h"
-#include "../tcp/tcp.h"
-#include "../tcp/tcp_splice.h"
-#include "../udp/udp.h"
+#include "fwd_listen.h"
+#include "../conf/ctx.h"
 #include "../util/log.h"
 #include "../util/timer.h"
 #include "../util/util.h"
@@ -333,10 +334,7 @@ static void fwd_auto_close_port(struct ctx *c, struct fwd_auto_dir *d,
 
 		if (h < 0)
 			continue;
-		if (d->udp)
-			udp_fwd_close(c, (uint32_t)h);
-		else
-			close(h);
+		fwd_sock_ops(d->udp ? FWD_UDP : FWD_TCP)->close(c, h);
 		d->h[port][i] = 0;
 	}
 
@@ -355,12 +353,8 @@ static void fwd_auto_open_port(struct ctx *c, struct fwd_auto_dir *d,
 {
 	int h[2], ret;
 
-	if (d->udp)
-		ret = udp_fwd_auto_open(c, (uint16_t)port, d->in_ns, h);
-	else if (d->in_ns)
-		ret = tcp_splice_listen_auto(c, (uint16_t)port, h);
-	else
-		ret = tcp_listen_auto(c, (uint16_t)port, h);
+	ret = fwd_sock_ops(d->udp ? FWD_UDP : FWD_TCP)->auto_open(c,
+			(uint16_t)port, d->in_ns, h);
 
 	if (ret < 0) {
 		if (!fwd_auto_bit(d->failed, port))

@@ -4,8 +4,8 @@
  *
  * See conf/fwd_auto.c for the theory of operation.
  */
-#ifndef CONF_FWD_AUTO_H
-#define CONF_FWD_AUTO_H
+#ifndef FWD_FWD_AUTO_H
+#define FWD_FWD_AUTO_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -22,4 +22,4 @@ void fwd_auto_release(struct ctx *c, bool udp, bool in_ns);
 void fwd_auto_stop(struct ctx *c, bool udp, bool in_ns);
 void fwd_auto_excl_update(const struct ctx *c);
 
-#endif /* CONF_FWD_AUTO_H */
+#endif /* FWD_FWD_AUTO_H */
