@@ -73,6 +73,15 @@ SYSCALLS(SYSCALLS_BOTH, "epoll_wait", "epoll_pwait", "read");
 static struct ctx passt_ctx;
 static struct wheel_timer passt_stats_timer;
 
+/* The guest's frames go up to net/; a backend with room again flushes the
+ * qdisc, which sends what waits for the guest
+ */
+static const struct tap_sink passt_tap_sink = {
+	.input = net_input,
+	.input_done = net_input_done,
+	.writable = qdisc_flush,
+};
+
 /**
  * passt_stats_log() - log every module's counters (SIGUSR1, --stats)
  */
@@ -375,6 +384,7 @@ int main(int argc, char **argv)
 	if (c->mode == MODE_PASTA && pasta_open_ns(c))
 		die("Can't set up the target network namespace");
 
+	tap_sink_set(&passt_tap_sink);
 	if (tap_init(c))
 		die("Can't set up the guest interface");
 	if (c->mode == MODE_PASTA)

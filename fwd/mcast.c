@@ -645,6 +645,12 @@ void mcast_stats_log(void)
 	     (unsigned long long)s->dropped, (unsigned long long)s->queries);
 }
 
+static const struct net_mcast_ops mcast_net_ops = {
+	.igmp = mcast_guest_igmp,
+	.mld = mcast_guest_mld,
+	.udp = mcast_guest_udp,
+};
+
 /**
  * mcast_init() - start the proxy, if --mcast-ports names ports
  * @c:		execution context
@@ -670,6 +676,7 @@ int mcast_init(struct ctx *c)
 		warn("multicast: no IPv6 template interface: link-local groups can't be joined on the host");
 
 	mcast_on = true;
+	net_mcast_register(&mcast_net_ops);
 	timer_init(&mcast_timer, mcast_timer_fn);
 	mcast_query_at = timer_now_ms() + MCAST_FIRST_QUERY_MS;
 	timer_arm(&mcast_timer, mcast_query_at);

@@ -443,6 +443,10 @@ void icmp_tap_error(struct ctx *c, const union inany_addr *src,
 	icmp_stats.errors++;
 }
 
+static const struct net_l4_ops icmp_net_ops = {
+	.input = icmp_tap_input,
+};
+
 /**
  * icmp_init() - allocate echo flow state
  * @c:		execution context
@@ -452,6 +456,8 @@ void icmp_tap_error(struct ctx *c, const union inany_addr *src,
 int icmp_init(struct ctx *c)
 {
 	unsigned int i;
+
+	net_l4_register(NET_L4_ICMP, &icmp_net_ops);
 
 	/* The group we'll have once privileges are dropped, for messages */
 	icmp_gid = (geteuid() == 0 && c->uid != 0) ? c->gid : getegid();

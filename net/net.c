@@ -23,9 +23,13 @@
  * requests to net/dhcp.c and net/dhcpv6.c, other UDP datagrams (with a
  * valid length, between unicast addresses) to udp/, ICMP and ICMPv6 echo
  * requests to net/icmp.c; with --mcast-ports, IGMP, MLD and UDP to those
- * ports of multicast groups to fwd/mcast.c. Each drop increments exactly one counter of
- * net_stats, and each frame handed on one to_ counter, so that every
- * frame is accounted for once (frames = drops + to_ counters).
+ * ports of multicast groups to fwd/mcast.c. The layers above (tcp/, udp/,
+ * fwd/) and net/icmp.c register their handlers at start-up
+ * (net_l4_register(), net_mcast_register()): net/ never calls them by
+ * name, and a protocol nobody registered is dropped as unsupported. Each
+ * drop increments exactly one counter of net_stats, and each frame handed
+ * on one to_ counter, so that every frame is accounted for once (frames =
+ * drops + to_ counters).
  *
  * net_fill_l2l3() writes the Ethernet and IP headers of frames going to
  * the guest: 34 or 54 bytes written field by field, nothing else touched.
@@ -39,10 +43,7 @@
 #include <netinet/in.h>
 #include <netinet/ip_icmp.h>
 
-#include "../fwd/mcast.h"
 #include "../conf/ctx.h"
-#include "../tcp/tcp.h"
-#include "../udp/udp.h"
 #include "../util/log.h"
 #include "arp.h"
 #include "checksum.h"
@@ -61,6 +62,10 @@
 #define ICMP_ECHO_HDR_LEN_	8
 
 struct net_stats net_stats;
+
+/* Handlers of each protocol, and of the multicast proxy: registered */
+static const struct net_l4_ops *net_l4[NET_L4S];
+static const struct net_mcast_ops *net_mcast;
 
 /**
  * net_drop_malformed() - count a malformed frame
@@ -139,9 +144,13 @@ static void net_tcp_input(struct ctx *c, const union inany_addr *saddr,
 		return;
 	}
 
+	if (!net_l4[NET_L4_TCP]) {
+		net_drop_unsupported("TCP: no handler registered");
+		return;
+	}
+
 	net_stats.to_tcp++;
-	tcp_tap_input(c, saddr, daddr, (const struct tcphdr *)(const void *)l4,
-		      l4len, now_ms);
+	net_l4[NET_L4_TCP]->input(c, saddr, daddr, l4, l4len, now_ms);
 }
 
 /**
@@ -191,12 +200,12 @@ static void net_udp_input(struct ctx *c, bool v4,
 		return;
 	}
 
-	if (c->mcast_nports &&
+	if (c->mcast_nports && net_mcast &&
 	    (v4 ? IN_MULTICAST(ntohl(daddr->v4mapped.a4.s_addr))
 		: IN6_IS_ADDR_MULTICAST(&daddr->a6)) &&
 	    (v4 ? net_ip4_is_unicast(saddr->v4mapped.a4)
 		: net_ip6_is_unicast(&saddr->a6)) &&
-	    mcast_guest_udp(c, daddr, l4, ulen, now_ms)) {
+	    net_mcast->udp(c, daddr, l4, ulen, now_ms)) {
 		net_stats.to_mcast++;
 		return;
 	}
@@ -209,8 +218,13 @@ static void net_udp_input(struct ctx *c, bool v4,
 		return;
 	}
 
+	if (!net_l4[NET_L4_UDP]) {
+		net_drop_unsupported("UDP: no handler registered");
+		return;
+	}
+
 	net_stats.to_udp++;
-	udp_tap_input(c, saddr, daddr, l4, l4len, now_ms);
+	net_l4[NET_L4_UDP]->input(c, saddr, daddr, l4, l4len, now_ms);
 }
 
 /**
@@ -290,7 +304,8 @@ static void net_ip4_input(struct ctx *c, const uint8_t *frame, size_t len,
 			net_drop_malformed("ICMP header truncated");
 			return;
 		}
-		if (c->no_icmp || ip[ihl] != ICMP_ECHO || ip[ihl + 1]) {
+		if (c->no_icmp || !net_l4[NET_L4_ICMP] || ip[ihl] != ICMP_ECHO ||
+		    ip[ihl + 1]) {
 			net_drop_unsupported("ICMP type or code, or --no-icmp");
 			return;
 		}
@@ -299,15 +314,15 @@ static void net_ip4_input(struct ctx *c, const uint8_t *frame, size_t len,
 			return;
 		}
 		net_stats.to_icmp++;
-		icmp_tap_input(c, &saddr, &daddr, ip + ihl, tot_len - ihl,
-			       now_ms);
+		net_l4[NET_L4_ICMP]->input(c, &saddr, &daddr, ip + ihl,
+					   tot_len - ihl, now_ms);
 		return;
 	case IPPROTO_IGMP:
-		if (!c->mcast_nports) {
+		if (!c->mcast_nports || !net_mcast) {
 			net_drop_unsupported("IGMP without --mcast-ports");
 			return;
 		}
-		if (mcast_guest_igmp(c, ip + ihl, tot_len - ihl, now_ms)) {
+		if (net_mcast->igmp(c, ip + ihl, tot_len - ihl, now_ms)) {
 			net_drop_malformed("IGMP message");
 			return;
 		}
@@ -355,7 +370,8 @@ static void net_icmp6_input(struct ctx *c, const uint8_t *frame,
 	case ICMP6_ECHO_REQUEST: {
 		union inany_addr s, d;
 
-		if (c->no_icmp || l4len < ICMP_ECHO_HDR_LEN_ || l4[1] ||
+		if (c->no_icmp || !net_l4[NET_L4_ICMP] ||
+		    l4len < ICMP_ECHO_HDR_LEN_ || l4[1] ||
 		    !net_ip6_is_unicast(saddr) || !net_ip6_is_unicast(daddr)) {
 			net_drop_unsupported("ICMPv6 echo request");
 			return;
@@ -363,18 +379,18 @@ static void net_icmp6_input(struct ctx *c, const uint8_t *frame,
 		s.a6 = *saddr;
 		d.a6 = *daddr;
 		net_stats.to_icmp++;
-		icmp_tap_input(c, &s, &d, l4, l4len, now_ms);
+		net_l4[NET_L4_ICMP]->input(c, &s, &d, l4, l4len, now_ms);
 		return;
 	}
 	case ICMP6_MLD_QUERY:
 	case ICMP6_MLD_REPORT:
 	case ICMP6_MLD_DONE:
 	case ICMP6_MLD2_REPORT:
-		if (!c->mcast_nports) {
+		if (!c->mcast_nports || !net_mcast) {
 			net_drop_unsupported("MLD without --mcast-ports");
 			return;
 		}
-		if (mcast_guest_mld(c, saddr, daddr, l4, l4len, now_ms)) {
+		if (net_mcast->mld(c, saddr, daddr, l4, l4len, now_ms)) {
 			net_drop_malformed("MLD message");
 			return;
 		}
@@ -654,6 +670,29 @@ void net_stats_log(void)
  */
 void net_input_done(struct ctx *c)
 {
-	tcp_input_done(c);
-	udp_out_flush();
+	unsigned int p;
+
+	for (p = 0; p < NET_L4S; p++) {
+		if (net_l4[p] && net_l4[p]->input_done)
+			net_l4[p]->input_done(c);
+	}
+}
+
+/**
+ * net_l4_register() - take a protocol's handlers for the guest's payloads
+ * @p:		protocol
+ * @ops:	handlers, static storage
+ */
+void net_l4_register(enum net_l4 p, const struct net_l4_ops *ops)
+{
+	net_l4[p] = ops;
+}
+
+/**
+ * net_mcast_register() - take the multicast proxy's handlers
+ * @ops:	handlers, static storage
+ */
+void net_mcast_register(const struct net_mcast_ops *ops)
+{
+	net_mcast = ops;
 }

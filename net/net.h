@@ -15,12 +15,63 @@
 #ifndef NET_NET_H
 #define NET_NET_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "../util/inany.h"
 
 struct ctx;
+struct in6_addr;
+
+/**
+ * enum net_l4 - protocols net_input() hands the guest's payloads to
+ * @NET_L4_TCP:		TCP segments (tcp/)
+ * @NET_L4_UDP:		UDP datagrams between unicast addresses (udp/)
+ * @NET_L4_ICMP:	ICMP and ICMPv6 echo requests (net/icmp.c)
+ * @NET_L4S:		number of protocols
+ */
+enum net_l4 {
+	NET_L4_TCP = 0,
+	NET_L4_UDP,
+	NET_L4_ICMP,
+	NET_L4S,
+};
+
+/**
+ * struct net_l4_ops - what a protocol registers to get the guest's payloads
+ * @input:	take one payload: source and destination addresses, the
+ *		protocol's header and its data (@l4len bytes, from the IP
+ *		header, already checked against the frame), current time
+ * @input_done:	optional: the backend is about to reuse the memory of the
+ *		frames given so far (see net_input_done()), or NULL
+ */
+struct net_l4_ops {
+	void (*input)(struct ctx *c, const union inany_addr *saddr,
+		      const union inany_addr *daddr, const uint8_t *l4,
+		      size_t l4len, uint64_t now_ms);
+	void (*input_done)(struct ctx *c);
+};
+
+/**
+ * struct net_mcast_ops - what the multicast proxy registers (fwd/mcast.c)
+ * @igmp:	an IGMP message; return 0, or -1 if it is malformed
+ * @mld:	an MLD message between two addresses; return 0 or -1 likewise
+ * @udp:	a UDP datagram (header and data, @ulen bytes) to a group;
+ *		return true if the proxy took it
+ */
+struct net_mcast_ops {
+	int (*igmp)(struct ctx *c, const uint8_t *msg, size_t len,
+		    uint64_t now_ms);
+	int (*mld)(struct ctx *c, const struct in6_addr *src,
+		   const struct in6_addr *dst, const uint8_t *msg, size_t len,
+		   uint64_t now_ms);
+	bool (*udp)(struct ctx *c, const union inany_addr *daddr,
+		    const uint8_t *l4, size_t ulen, uint64_t now_ms);
+};
+
+void net_l4_register(enum net_l4 p, const struct net_l4_ops *ops);
+void net_mcast_register(const struct net_mcast_ops *ops);
 
 #define ETH_HDR_LEN		14
 #define IP4_HDR_LEN		20

@@ -52,6 +52,8 @@ struct tap_backend {
 };
 
 /* Every frame from the guest goes through this (tap.c): capture, net/ */
+void tap_frames_done(struct ctx *c);
+void tap_writable(struct ctx *c);
 void tap_frame_in(struct ctx *c, const uint8_t *frame, size_t len,
 		  uint64_t now_ms);
 

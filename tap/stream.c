@@ -59,6 +59,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <linux/if_ether.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -68,8 +69,6 @@
 #include "backend.h"
 #include "sock_path.h"
 #include "../conf/ctx.h"
-#include "../net/net.h"
-#include "../qdisc/qdisc.h"
 #include "../util/log.h"
 #include "../util/sockbuf.h"
 #include "../util/util.h"
@@ -84,9 +83,9 @@ SYSCALLS(SYSCALLS_PASST, "accept4", "read", "sendto", "sendmsg", "setsockopt",
 /* Length prefix of each frame, bytes */
 #define STREAM_LEN_SIZE		sizeof(uint32_t)
 /* Shortest frame: an Ethernet header */
-#define STREAM_FRAME_MIN	ETH_HDR_LEN
+#define STREAM_FRAME_MIN	ETH_HLEN
 /* Longest frame: Ethernet header, a VLAN tag, the largest IP packet */
-#define STREAM_FRAME_MAX	(ETH_HDR_LEN + 4 + 65535)
+#define STREAM_FRAME_MAX	(ETH_HLEN + 4 + 65535)
 /* Longest frame skipped (read and dropped) instead of closing the stream:
  * sixteen times the largest frame, far beyond what any device sends
  */
@@ -401,7 +400,7 @@ static void stream_input(struct ctx *c, uint64_t now_ms)
 	}
 
 	if (p) {
-		net_input_done(c);	/* frames in [0, p) are reused now */
+		tap_frames_done(c);	/* frames in [0, p) are reused now */
 		memmove(base, base + p, stream_rx_fill - p);
 		stream_rx_fill -= p;
 	}
@@ -640,7 +639,7 @@ static void stream_handler(struct ctx *c, union epoll_ref ref,
 		/* One-shot: flushing re-arms it if the socket is full */
 		stream_want_output(c, false);
 		if (stream_tail_flush(c))
-			qdisc_flush(c);
+			tap_writable(c);
 		if (stream_fd < 0 || ref.data != stream_gen)
 			return;
 	}

@@ -40,7 +40,6 @@
 #include "tap.h"
 #include "backend.h"
 #include "../conf/ctx.h"
-#include "../net/net.h"
 #include "../util/log.h"
 #include "../util/pcap.h"
 #include "../util/util.h"
@@ -49,6 +48,7 @@
 #define TAP_DROP_LOG_MAX	8
 
 static const struct tap_backend *tap_be;	/* chosen at tap_init() */
+static const struct tap_sink *tap_sink;	/* set by main(), tap_sink_set() */
 static unsigned int tap_drop_logged[TAP_DROPS];
 
 /**
@@ -105,6 +105,10 @@ int tap_init(struct ctx *c)
 		err("%s backend is not built in this version",
 		    c->vhost_user ? "vhost-user" : "stream socket");
 		return -ENOSYS;
+	}
+	if (!tap_sink) {
+		err("no frame sink set for the guest's backend (tap_sink_set())");
+		return -EINVAL;
 	}
 
 	/* Before the backend: the capture starts with the guest's first frame */
@@ -232,7 +236,37 @@ void tap_frame_in(struct ctx *c, const uint8_t *frame, size_t len,
 	if (pcap_active())
 		pcap_frame(frame, len);
 
-	net_input(c, frame, len, now_ms);
+	tap_sink->input(c, frame, len, now_ms);
+}
+
+/**
+ * tap_frames_done() - the backend reuses the memory of the frames it gave
+ * @c:		execution context
+ *
+ * Backends call this before they overwrite frames handed to
+ * tap_frame_in(): whoever took them may still point there.
+ */
+void tap_frames_done(struct ctx *c)
+{
+	tap_sink->input_done(c);
+}
+
+/**
+ * tap_writable() - the backend can take frames again
+ * @c:		execution context
+ */
+void tap_writable(struct ctx *c)
+{
+	tap_sink->writable(c);
+}
+
+/**
+ * tap_sink_set() - set where the backends hand the guest's frames
+ * @sink:	the sink, static storage
+ */
+void tap_sink_set(const struct tap_sink *sink)
+{
+	tap_sink = sink;
 }
 
 /**

@@ -95,6 +95,25 @@ struct tap_state_ops {
 
 void tap_state_register(const struct tap_state_ops *ops);
 
+/**
+ * struct tap_sink - where the backends hand what the guest sends, and whom
+ *		     they tell that the guest's side has room again
+ * @input:	one frame from the guest, starting with its Ethernet header
+ * @input_done:	the backend is about to reuse the memory of the frames it
+ *		handed over so far
+ * @writable:	the backend can take frames again: send what waits
+ *
+ * main() sets it (net/ and qdisc/, above tap/) before any backend starts.
+ */
+struct tap_sink {
+	void (*input)(struct ctx *c, const uint8_t *frame, size_t len,
+		      uint64_t now_ms);
+	void (*input_done)(struct ctx *c);
+	void (*writable)(struct ctx *c);
+};
+
+void tap_sink_set(const struct tap_sink *sink);
+
 int tap_init(struct ctx *c);
 void tap_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
 		 uint64_t now_ms);

@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/if_ether.h>
 #include <linux/if_tun.h>
 #include <linux/virtio_net.h>
 #include <net/if.h>
@@ -41,8 +42,6 @@
 #include "backend.h"
 #include "../conf/ctx.h"
 #include "../conf/netlink.h"
-#include "../net/net.h"
-#include "../qdisc/qdisc.h"
 #include "../util/log.h"
 #include "../util/util.h"
 #include "../util/syscalls.h"
@@ -61,7 +60,7 @@ SYSCALLS(SYSCALLS_PASTA, "read", "writev", "epoll_ctl");
 /* Room beyond Ethernet header and MTU: VLAN tags, a virtio-net header */
 #define TUNTAP_FRAME_SLACK	64
 /* Largest frame we read: one buffer of the input batch */
-#define TUNTAP_FRAME_MAX	ROUND_UP(ETH_HDR_LEN + MTU_MAX + \
+#define TUNTAP_FRAME_MAX	ROUND_UP(ETH_HLEN + MTU_MAX + \
 					 TUNTAP_FRAME_SLACK, 64)
 
 static int tuntap_fd = -1;		/* the device, -1 before init */
@@ -347,9 +346,9 @@ static bool tuntap_frame_bad(size_t r)
 {
 	const size_t vh = sizeof(struct virtio_net_hdr);
 
-	if (r < vh + ETH_HDR_LEN) {
+	if (r < vh + ETH_HLEN) {
 		tap_rx_drop(&tuntap_stats, TAP_DROP_SHORT,
-			    r < vh ? 0 : r - vh, ETH_HDR_LEN);
+			    r < vh ? 0 : r - vh, ETH_HLEN);
 		return true;
 	}
 	if (r > TUNTAP_FRAME_MAX) {
@@ -419,9 +418,9 @@ static void tuntap_handler(struct ctx *c, union epoll_ref ref,
 		return;
 
 	if (events & EPOLLOUT) {
-		/* One-shot: qdisc_flush() re-arms it if the device is full */
+		/* One-shot: tap_writable() re-arms it if the device is full */
 		tuntap_want_output(c, false);
-		qdisc_flush(c);
+		tap_writable(c);
 	}
 
 	if (events & (EPOLLIN | EPOLLERR | EPOLLHUP))

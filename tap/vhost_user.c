@@ -76,6 +76,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/if_ether.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -87,8 +88,6 @@
 #include "sock_path.h"
 #include "vu_dev.h"
 #include "../conf/ctx.h"
-#include "../net/net.h"
-#include "../qdisc/qdisc.h"
 #include "../util/log.h"
 #include "../util/util.h"
 #include "../util/syscalls.h"
@@ -103,7 +102,7 @@ SYSCALLS(SYSCALLS_PASST, "accept4", "recvmsg", "sendmsg", "read", "write",
 /* Longest frame from the guest: the largest IP packet with a VLAN tag, an
  * IPv6 TSO super-frame (65535 bytes of payload after its 40-byte header)
  */
-#define VU_FRAME_MAX		(ETH_HDR_LEN + 4 + 40 + 65535)
+#define VU_FRAME_MAX		(ETH_HLEN + 4 + 40 + 65535)
 /* Frames taken from the transmit queue per batch, and batches per kick */
 #define VU_TX_BATCH		TAP_FRAMES_BATCH
 #define VU_TX_BATCHES		4
@@ -147,7 +146,7 @@ struct vu_off_stats {
 };
 static struct vu_off_stats vu_off_stats;
 
-/* Input: frames of one batch, each in its slot until net_input_done() */
+/* Input: frames of one batch, each in its slot until tap_frames_done() */
 static uint8_t vu_tx_buf[VU_TX_BATCH][VU_TX_SLOT] __attribute__((aligned(64)));
 
 /**
@@ -523,7 +522,7 @@ static void vu_rx_kick(struct ctx *c)
 	if (vu_dev.q[VU_RX_Q].kick_fd >= 0)
 		vu_eventfd_read(vu_dev.q[VU_RX_Q].kick_fd);
 	vu_want_output(c, false);
-	qdisc_flush(c);
+	tap_writable(c);
 }
 
 /**
@@ -575,7 +574,7 @@ static bool vu_tx_offload_ok(const struct virtio_net_hdr *vh, size_t len)
 static void vu_tx_drop(const struct vu_queue *q, int rc, size_t len)
 {
 	if (rc == -EBADMSG)
-		tap_rx_drop(&vu_stats, TAP_DROP_SHORT, len, ETH_HDR_LEN);
+		tap_rx_drop(&vu_stats, TAP_DROP_SHORT, len, ETH_HLEN);
 	else if (rc == -EMSGSIZE)
 		tap_rx_drop(&vu_stats, TAP_DROP_LONG, len, VU_FRAME_MAX);
 	else if (rc < 0)
@@ -633,7 +632,7 @@ static void vu_tx_kick(struct ctx *c, uint64_t now_ms)
 		}
 
 		if (n)
-			net_input_done(c);	/* slots are reused now */
+			tap_frames_done(c);	/* slots are reused now */
 		if (used)
 			vu_call(q);
 		vu_mig_log_kick(&vu_dev);

@@ -42,6 +42,7 @@
 #include "tcp.h"
 #include "tcp_internal.h"
 #include "../flow/flow.h"
+#include "../net/net.h"
 #include "../conf/ctx.h"
 #include "../qdisc/qdisc.h"
 #include "../util/log.h"
@@ -659,6 +660,28 @@ static void tcp_conns_log(void)
 }
 
 /**
+ * tcp_net_input() - take a segment from net_input()
+ * @c:		execution context
+ * @saddr:	source address
+ * @daddr:	destination address
+ * @l4:		TCP header, its length checked
+ * @l4len:	TCP header and payload length
+ * @now_ms:	current time
+ */
+static void tcp_net_input(struct ctx *c, const union inany_addr *saddr,
+			  const union inany_addr *daddr, const uint8_t *l4,
+			  size_t l4len, uint64_t now_ms)
+{
+	tcp_tap_input(c, saddr, daddr, (const struct tcphdr *)(const void *)l4,
+		      l4len, now_ms);
+}
+
+static const struct net_l4_ops tcp_net_ops = {
+	.input = tcp_net_input,
+	.input_done = tcp_input_done,
+};
+
+/**
  * tcp_init() - allocate connection state, probe the kernel
  * @c:		execution context
  *
@@ -669,6 +692,7 @@ int tcp_init(struct ctx *c)
 	unsigned int i;
 
 	tcp_listen_register();
+	net_l4_register(NET_L4_TCP, &tcp_net_ops);
 	tcp_conns_cap = c->flow_max;
 	tcp_conns = calloc(tcp_conns_cap, sizeof(*tcp_conns));
 	tcp_dirty_cap = c->flow_max;

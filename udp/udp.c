@@ -55,6 +55,7 @@
 #include "udp_internal.h"
 #include "../flow/flow.h"
 #include "../flow/nat.h"
+#include "../net/net.h"
 #include "../net/sock.h"
 #include "../conf/ctx.h"
 #include "../qdisc/qdisc.h"
@@ -438,6 +439,21 @@ void udp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
 }
 
 /**
+ * udp_net_input_done() - write the runs of guest datagrams still queued
+ * @c:		execution context (unused)
+ */
+static void udp_net_input_done(struct ctx *c)
+{
+	(void)c;
+	udp_out_flush();
+}
+
+static const struct net_l4_ops udp_net_ops = {
+	.input = udp_tap_input,
+	.input_done = udp_net_input_done,
+};
+
+/**
  * udp_init() - allocate flow state, open the forwarded ports
  * @c:		execution context
  *
@@ -448,6 +464,7 @@ int udp_init(struct ctx *c)
 	unsigned int i;
 
 	udp_fwd_register();
+	net_l4_register(NET_L4_UDP, &udp_net_ops);
 	if (c->no_udp)
 		return 0;
 

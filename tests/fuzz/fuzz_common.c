@@ -63,6 +63,7 @@
 #include "../../qdisc/qdisc.h"
 #include "../../tap/backend.h"
 #include "../../tap/tap.h"
+#include "../unit/relay_sink.h"
 #include "../../tcp/tcp.h"
 #include "../../udp/udp.h"
 #include "../../util/log.h"
@@ -544,6 +545,7 @@ static void fuzz_start(bool vhost_user)
 		fuzz_fail("flow table and qdisc set-up");
 	if (timer_wheel_init(c, c->epollfd))
 		fuzz_fail("timer wheel set-up");
+	tap_sink_set(&relay_sink);
 	if (tap_init(c))
 		fuzz_fail("guest backend set-up");
 	if (tcp_init(c) || udp_init(c) || fwd_listen_init(c) || icmp_init(c) ||

@@ -36,6 +36,7 @@
 #include "../../conf/ctx.h"
 #include "../../net/net.h"
 #include "../../tap/tap.h"
+#include "relay_sink.h"
 #include "../../util/epoll_ref.h"
 #include "../../util/pcap.h"
 
@@ -119,6 +120,7 @@ static void setup(int wmem, bool one_off, const char *pcap)
 	if (pcap)
 		snprintf(c.pcap, sizeof(c.pcap), "%s", pcap);
 
+	tap_sink_set(&relay_sink);
 	ck_assert_int_eq(tap_init(&c), 0);
 	ck_assert(tap_connected(&c));
 	relay_fd = sv[0];

@@ -51,6 +51,7 @@
 #include "../../net/net.h"
 #include "../../qdisc/qdisc.h"
 #include "../../tap/tap.h"
+#include "relay_sink.h"
 #include "../../udp/udp.h"
 #include "../../fwd/fwd_listen.h"
 #include "../../udp/udp_internal.h"
@@ -106,6 +107,7 @@ static void tu_setup(const char *udp_in)
 	ck_assert_int_eq(flow_table_init(TU_FLOWS), 0);
 	ck_assert_int_eq(qdisc_init(TU_FLOWS), 0);
 	ck_assert_int_eq(timer_wheel_init(&tu_ctx, tu_ctx.epollfd), 0);
+	tap_sink_set(&relay_sink);
 	ck_assert_int_eq(tap_init(&tu_ctx), 0);
 	ck_assert_int_eq(udp_init(&tu_ctx), 0);
 	ck_assert_int_eq(fwd_listen_init(&tu_ctx), 0);

@@ -44,6 +44,7 @@
 
 #include "../../conf/ctx.h"
 #include "../../tap/tap.h"
+#include "relay_sink.h"
 #include "../../util/epoll_ref.h"
 #include "../../util/util.h"
 
@@ -327,6 +328,7 @@ static void setup_features(bool event_idx, uint64_t extra)
 	c.epollfd = epoll_create1(0);
 	ck_assert_int_ge(c.epollfd, 0);
 	c.fd_tap_preopened = sv[0];
+	tap_sink_set(&relay_sink);
 	ck_assert_int_eq(tap_init(&c), 0);
 	ck_assert(!tap_connected(&c));	/* no queue yet */
 	fe = sv[1];

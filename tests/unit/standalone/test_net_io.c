@@ -410,10 +410,54 @@ bool dhcpv6_input(struct ctx *c, const struct in6_addr *saddr,
 }
 
 /**
+ * tcp_double_input() - test double registered for TCP: the layer below
+ *			hands over bytes, the double checks them as a header
+ * @c:		execution context
+ * @saddr:	source
+ * @daddr:	destination
+ * @l4:		TCP header
+ * @l4len:	TCP length
+ * @now_ms:	time
+ */
+static void tcp_double_input(struct ctx *c, const union inany_addr *saddr,
+			     const union inany_addr *daddr, const uint8_t *l4,
+			     size_t l4len, uint64_t now_ms)
+{
+	tcp_tap_input(c, saddr, daddr, (const struct tcphdr *)(const void *)l4,
+		      l4len, now_ms);
+}
+
+/**
+ * udp_double_done() - test double registered for UDP's end of a batch
+ * @c:		execution context
+ */
+static void udp_double_done(struct ctx *c)
+{
+	(void)c;
+	udp_out_flush();
+}
+
+static const struct net_l4_ops tcp_double_ops = {
+	.input = tcp_double_input, .input_done = tcp_input_done,
+};
+static const struct net_l4_ops udp_double_ops = {
+	.input = udp_tap_input, .input_done = udp_double_done,
+};
+static const struct net_l4_ops icmp_double_ops = { .input = icmp_tap_input };
+static const struct net_mcast_ops mcast_double_ops = {
+	.igmp = mcast_guest_igmp, .mld = mcast_guest_mld,
+	.udp = mcast_guest_udp,
+};
+
+/**
  * setup() - fresh configuration, counters and captures for each test
  */
 static void setup(void)
 {
+	net_l4_register(NET_L4_TCP, &tcp_double_ops);
+	net_l4_register(NET_L4_UDP, &udp_double_ops);
+	net_l4_register(NET_L4_ICMP, &icmp_double_ops);
+	net_mcast_register(&mcast_double_ops);
 	tf_ctx(&ctx);
 	memset(&net_stats, 0, sizeof(net_stats));
 	memset(&sent, 0, sizeof(sent));
