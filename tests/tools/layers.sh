@@ -44,7 +44,7 @@ list_files() {
 	else
 		local pats=() p
 		for p in "$@"; do
-			pats+=(-o -name "${p#\*}")
+			pats+=(-o -name "$p")
 		done
 		find . -type f \( -false "${pats[@]}" \) -printf '%P\n' | sort
 	fi
