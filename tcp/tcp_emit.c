@@ -371,132 +371,208 @@ static size_t tcp_gso_payload(const struct tcp_conn *conn)
 }
 
 /**
- * tcp_pull_data() - read socket data into frames, or send the FIN
+ * struct tcp_pull - state of one turn of a connection, passed between phases
+ * @iov:	the discard buffer (without SO_PEEK_OFF), then frame payloads
+ * @in_flight:	bytes sent to the guest and not acknowledged yet
+ * @room:	bytes the guest's window still takes
+ * @want:	bytes this turn reads at most
+ * @seg:	payload of one frame
+ * @frames:	frame buffers this turn fills at most
+ * @skip:	1 if @iov starts with the discard buffer, else 0
+ * @offload:	the guest's side checksums and segments (tap_offload())
+ */
+struct tcp_pull {
+	struct iovec iov[TCP_FRAMES_PER_PULL + 1];
+	uint32_t in_flight;
+	size_t room;
+	size_t want;
+	size_t seg;
+	size_t frames;
+	int skip;
+	bool offload;
+};
+
+/**
+ * tcp_pull_budget() - how much this turn may send: window, qdisc budget
  * @c:		execution context
- * @flow:	flow index
+ * @conn:	established connection, FIN not sent
  * @budget:	bytes this turn may send
  * @now_ms:	current time
+ * @p:		pull state: @in_flight, @room, @offload, @seg, @want and
+ *		@frames are set here
+ * @res:	what the turn returns, if nothing may be sent
  *
- * Return: QDISC_MORE if more data can be sent right away, QDISC_DONE if
- *	   the socket is drained or the guest's window is full
+ * A zero window arms the persist timer.
+ *
+ * Return: true if at least one frame may be sent, false if not (@res set)
  */
-static enum qdisc_pull_result tcp_pull_data(struct ctx *c, uint32_t flow,
-					    size_t budget, uint64_t now_ms)
+static bool tcp_pull_budget(const struct ctx *c, struct tcp_conn *conn,
+			    size_t budget, uint64_t now_ms, struct tcp_pull *p,
+			    enum qdisc_pull_result *res)
 {
-	struct iovec iov[TCP_FRAMES_PER_PULL + 1];
-	struct tcp_conn *conn = tcp_conn_at(flow);
-	size_t hdrlen, frames, want, room, i, sent, seg;
-	bool offload;
-	uint32_t in_flight;
-	struct msghdr mh;
-	bool retrans;
-	ssize_t n;
-	int skip;
-
-	if (!conn || conn->state != CONN_ESTABLISHED ||
-	    (conn->flags & TCP_F_FIN_SENT))
-		return QDISC_DONE;
-
-	in_flight = conn->seq_to_guest - conn->seq_acked;
-	if (in_flight >= conn->wnd_from_guest) {
+	p->in_flight = conn->seq_to_guest - conn->seq_acked;
+	if (p->in_flight >= conn->wnd_from_guest) {
 		if (!conn->wnd_from_guest && !timer_armed(&conn->timer))
 			tcp_timer_arm(conn, now_ms, TCP_PERSIST_MS);
-		return QDISC_DONE;
+		*res = QDISC_DONE;
+		return false;
 	}
-	room = conn->wnd_from_guest - in_flight;
+	p->room = conn->wnd_from_guest - p->in_flight;
 
-	offload = tap_offload(c);
-	seg = offload ? tcp_gso_payload(conn) : conn->mss;
+	p->offload = tap_offload(c);
+	p->seg = p->offload ? tcp_gso_payload(conn) : conn->mss;
 
-	want = MIN(room, budget);
+	p->want = MIN(p->room, budget);
 	if (conn->flags & TCP_F_RETX_ONE)
-		want = MIN(want, seg);
-	frames = MIN(DIV_ROUND_UP(want, seg), qdisc_frames_avail());
-	frames = MIN(frames, (size_t)TCP_FRAMES_PER_PULL);
-	if (!frames)
-		return QDISC_MORE;
-	want = MIN(want, frames * seg);
+		p->want = MIN(p->want, p->seg);
+	p->frames = MIN(DIV_ROUND_UP(p->want, p->seg), qdisc_frames_avail());
+	p->frames = MIN(p->frames, (size_t)TCP_FRAMES_PER_PULL);
+	if (!p->frames) {
+		*res = QDISC_MORE;
+		return false;
+	}
+	p->want = MIN(p->want, p->frames * p->seg);
+	return true;
+}
 
-	skip = 0;
+/**
+ * tcp_pull_peek() - read new socket data, without taking it, into frames
+ * @c:		execution context
+ * @conn:	connection
+ * @p:		pull state from tcp_pull_budget(); @iov and @skip set here
+ *
+ * Without SO_PEEK_OFF, what is in flight (and what was acknowledged but
+ * not dropped from the socket yet) is read again into the discard buffer
+ * first. A read error resets the connection.
+ *
+ * Return: bytes of new data in the frame buffers, 0 at end of file,
+ *	   negative if the turn is over (nothing to read, or an error)
+ */
+static ssize_t tcp_pull_peek(struct ctx *c, struct tcp_conn *conn,
+			     struct tcp_pull *p)
+{
+	size_t hdrlen, i;
+	struct msghdr mh;
+	ssize_t n;
+
+	p->skip = 0;
 	if (!tcp_peek_off_supported()) {
-		if (in_flight + (size_t)conn->discard > TCP_DISCARD_MAX)
-			return QDISC_DONE;
-		iov[0].iov_base = tcp_discard_buf;
-		iov[0].iov_len = in_flight + conn->discard;
-		skip = 1;
+		if (p->in_flight + (size_t)conn->discard > TCP_DISCARD_MAX)
+			return -1;
+		p->iov[0].iov_base = tcp_discard_buf;
+		p->iov[0].iov_len = p->in_flight + conn->discard;
+		p->skip = 1;
 	}
 
 	hdrlen = net_l2l3_len(&conn->remote_addr) + TCP_HDR_LEN;
-	for (i = 0; i < frames; i++) {
-		iov[skip + i].iov_base = qdisc_frame_buf(i) + hdrlen;
-		iov[skip + i].iov_len = MIN(seg, want - i * seg);
+	for (i = 0; i < p->frames; i++) {
+		p->iov[p->skip + i].iov_base = qdisc_frame_buf(i) + hdrlen;
+		p->iov[p->skip + i].iov_len = MIN(p->seg, p->want - i * p->seg);
 	}
 
 	memset(&mh, 0, sizeof(mh));
-	mh.msg_iov = iov;
-	mh.msg_iovlen = frames + skip;
+	mh.msg_iov = p->iov;
+	mh.msg_iovlen = p->frames + (size_t)p->skip;
 	n = recvmsg(conn->sock, &mh, MSG_PEEK | MSG_DONTWAIT);
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) &&
-	    (conn->flags & TCP_F_SOCK_EOF) && !skip) {
+	    (conn->flags & TCP_F_SOCK_EOF) && !p->skip) {
 		/* A socket restored after a migration never saw the peer's
 		 * FIN (tcp_repair.c): once its data is out, the FIN follows
 		 */
 		n = 0;
 	} else if (n < 0) {
 		if (errno == EAGAIN || errno == EWOULDBLOCK)
-			return QDISC_DONE;
-		debug("TCP flow %u: read from host socket: %s", flow,
+			return -1;
+		debug("TCP flow %u: read from host socket: %s", conn->flow,
 		      strerror(errno));
 		tcp_send_ctrl(c, conn, TH_RST | TH_ACK);
 		tcp_conn_close(c, conn, true);
-		return QDISC_DONE;
+		return -1;
 	}
 
-	if (skip) {
-		if ((size_t)n < iov[0].iov_len)
+	if (p->skip) {
+		if ((size_t)n < p->iov[0].iov_len)
 			n = 0;
 		else
-			n -= (ssize_t)iov[0].iov_len;
+			n -= (ssize_t)p->iov[0].iov_len;
 	}
+	return n;
+}
 
-	if (!n) {
-		if (skip && conn->seq_to_guest != conn->seq_acked)
-			return QDISC_DONE;
-		tcp_send_fin(c, conn, now_ms);
-		return QDISC_DONE;
-	}
+/**
+ * tcp_pull_frame() - write the headers of each segment and commit the frames
+ * @c:		execution context
+ * @conn:	connection; its sequence toward the guest is not moved here
+ * @p:		pull state from tcp_pull_peek()
+ * @n:		bytes peeked into the frame buffers, more than zero
+ *
+ * The last segment carries PSH.
+ *
+ * Return: number of frames committed
+ */
+static size_t tcp_pull_frame(const struct ctx *c, struct tcp_conn *conn,
+			     const struct tcp_pull *p, size_t n)
+{
+	size_t i, sent;
 
-	retrans = SEQ_LT(conn->seq_to_guest, conn->seq_max_sent);
-	for (i = 0, sent = 0; sent < (size_t)n; i++) {
-		size_t plen = MIN(seg, (size_t)n - sent);
+	for (i = 0, sent = 0; sent < n; i++) {
+		size_t plen = MIN(p->seg, n - sent);
 		struct virtio_net_hdr vh;
 		struct tcphdr th;
 		uint8_t flags = TH_ACK;
 		size_t len;
 
-		if (sent + plen == (size_t)n)
+		if (sent + plen == n)
 			flags |= TH_PUSH;
 
-		tcp_hdr_init(conn, &th, conn->seq_to_guest, flags, false);
+		tcp_hdr_init(conn, &th, conn->seq_to_guest + (uint32_t)sent,
+			     flags, false);
 		len = tcp_fill_frame(c, qdisc_frame_buf(0), &conn->remote_addr,
 				     &conn->guest_addr, &th, NULL, 0, plen,
-				     offload ? &vh : NULL, conn->mss);
-		if (offload)
+				     p->offload ? &vh : NULL, conn->mss);
+		if (p->offload)
 			qdisc_frame_commit_offload(len, &vh);
 		else
 			qdisc_frame_commit(len);
 
-		conn->seq_to_guest += (uint32_t)plen;
 		sent += plen;
-		if (retrans)
-			tcp_stats.retrans++;
 	}
+	return i;
+}
+
+/**
+ * tcp_pull_account() - after the frames: sequence numbers, statistics,
+ *			RTT sample, timer, end of a fast retransmission
+ * @c:		execution context
+ * @conn:	connection
+ * @p:		pull state
+ * @n:		bytes sent in this turn's frames
+ * @frames:	number of frames sent
+ * @now_ms:	current time
+ *
+ * The first data peeked enables SO_PEEK_OFF: if that fails, the connection
+ * is reset, as the next peek would send the same data again.
+ *
+ * Return: QDISC_MORE if more data can be sent right away, QDISC_DONE if
+ *	   the socket is drained or the guest's window is full
+ */
+static enum qdisc_pull_result tcp_pull_account(struct ctx *c,
+					       struct tcp_conn *conn,
+					       const struct tcp_pull *p,
+					       size_t n, size_t frames,
+					       uint64_t now_ms)
+{
+	bool retrans = SEQ_LT(conn->seq_to_guest, conn->seq_max_sent);
+
+	conn->seq_to_guest += (uint32_t)n;
+	if (retrans)
+		tcp_stats.retrans += frames;
 
 	conn->flags &= ~TCP_F_ACK_PENDING;	/* they all carried it */
-	if (!skip && !(conn->flags & TCP_F_PEEK_OFF) &&
+	if (!p->skip && !(conn->flags & TCP_F_PEEK_OFF) &&
 	    tcp_peek_off_enable(conn)) {
 		/* The next peek would send the same data again */
-		warn_perror("TCP flow %u: can't set SO_PEEK_OFF", flow);
+		warn_perror("TCP flow %u: can't set SO_PEEK_OFF", conn->flow);
 		tcp_send_ctrl(c, conn, TH_RST | TH_ACK);
 		tcp_conn_close(c, conn, true);
 		return QDISC_DONE;
@@ -520,17 +596,58 @@ static enum qdisc_pull_result tcp_pull_data(struct ctx *c, uint32_t flow,
 		return QDISC_MORE;
 	}
 
-	if ((size_t)n < want) {
+	if (n < p->want) {
 		/* Drained: if the peer already closed, the FIN follows */
 		if (conn->flags & TCP_F_SOCK_EOF)
 			return QDISC_MORE;
 		return QDISC_DONE;
 	}
 
-	if ((size_t)n >= room)
+	if (n >= p->room)
 		return QDISC_DONE;
 
 	return QDISC_MORE;
+}
+
+/**
+ * tcp_pull_data() - read socket data into frames, or send the FIN
+ * @c:		execution context
+ * @flow:	flow index
+ * @budget:	bytes this turn may send
+ * @now_ms:	current time
+ *
+ * Return: QDISC_MORE if more data can be sent right away, QDISC_DONE if
+ *	   the socket is drained or the guest's window is full
+ */
+static enum qdisc_pull_result tcp_pull_data(struct ctx *c, uint32_t flow,
+					    size_t budget, uint64_t now_ms)
+{
+	struct tcp_conn *conn = tcp_conn_at(flow);
+	enum qdisc_pull_result res;
+	struct tcp_pull p;
+	size_t frames;
+	ssize_t n;
+
+	if (!conn || conn->state != CONN_ESTABLISHED ||
+	    (conn->flags & TCP_F_FIN_SENT))
+		return QDISC_DONE;
+
+	if (!tcp_pull_budget(c, conn, budget, now_ms, &p, &res))
+		return res;
+
+	n = tcp_pull_peek(c, conn, &p);
+	if (n < 0)
+		return QDISC_DONE;
+
+	if (!n) {
+		if (p.skip && conn->seq_to_guest != conn->seq_acked)
+			return QDISC_DONE;
+		tcp_send_fin(c, conn, now_ms);
+		return QDISC_DONE;
+	}
+
+	frames = tcp_pull_frame(c, conn, &p, (size_t)n);
+	return tcp_pull_account(c, conn, &p, (size_t)n, frames, now_ms);
 }
 
 /**

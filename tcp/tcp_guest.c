@@ -235,54 +235,32 @@ static void tcp_connect_check(struct ctx *c, struct tcp_conn *conn,
 }
 
 /**
- * tcp_conn_from_guest() - SYN from the guest: connect on the host
- * @c:		execution context
- * @key:	flow key of the new connection
- * @th:		TCP header of the SYN (aligned copy)
- * @th_frame:	TCP header in the frame, followed by its options
- * @hlen:	header length
- * @now_ms:	current time
+ * tcp_guest_dst_unicast() - tell if a SYN's destination can be connected to
+ * @addr:	destination address of the SYN
+ *
+ * Return: false for a multicast or the IPv4 broadcast address, else true
  */
-static void tcp_conn_from_guest(struct ctx *c, const struct flow_key *key,
-				const struct tcphdr *th,
-				const struct tcphdr *th_frame, size_t hlen,
-				uint64_t now_ms)
+static bool tcp_guest_dst_unicast(const union inany_addr *addr)
 {
-	union inany_addr host_dst = key->remote_addr;
-	union sockaddr_inany sa;
-	struct tcp_syn_opts opts;
-	struct tcp_conn *conn;
-	bool v4 = inany_v4(&key->remote_addr) != NULL;
-	socklen_t sl;
-	int s;
+	const struct in_addr *a4 = inany_v4(addr);
 
-	if (IN6_IS_ADDR_MULTICAST(&key->remote_addr.a6) ||
-	    (v4 && (IN_MULTICAST(ntohl(inany_v4(&key->remote_addr)->s_addr)) ||
-		    inany_v4(&key->remote_addr)->s_addr == INADDR_BROADCAST)))
-		return;
+	if (IN6_IS_ADDR_MULTICAST(&addr->a6))
+		return false;
+	return !(a4 && (IN_MULTICAST(ntohl(a4->s_addr)) ||
+			a4->s_addr == INADDR_BROADCAST));
+}
 
-	nat_outbound(c, &key->remote_addr, key->remote_port, &host_dst);
-
-	do {
-		s = socket(v4 ? AF_INET : AF_INET6,
-			   SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-			   IPPROTO_TCP);
-		/* Out of descriptors: a half-open connection may give one */
-	} while (s < 0 && (errno == EMFILE || errno == ENFILE) &&
-		 tcp_halfopen_evict(c));
-	if (s < 0) {
-		if (errno == EMFILE || errno == ENFILE)
-			tcp_limit_warn(c, TCP_LIMIT_NOFILE, now_ms);
-		else
-			warn_perror("TCP: can't open a socket for a guest"
-				    " connection");
-		tcp_stats.conns_refused++;
-		tcp_send_rst_unknown(c, &key->guest_addr, &key->remote_addr,
-				     th, 0);
-		return;
-	}
-	tcp_sock_opts(c, s);
-
+/**
+ * tcp_guest_sock_bind() - bind a new socket to the outbound address and
+ *			   interface, if configured
+ * @c:		execution context
+ * @s:		socket
+ * @v4:		IPv4 socket, else IPv6
+ *
+ * Failures are logged for debugging only: the connection goes ahead.
+ */
+static void tcp_guest_sock_bind(const struct ctx *c, int s, bool v4)
+{
 	if (v4 && c->ip4.outbound.s_addr != htonl(INADDR_ANY)) {
 		struct sockaddr_in b = { .sin_family = AF_INET,
 					 .sin_addr = c->ip4.outbound };
@@ -303,18 +281,71 @@ static void tcp_conn_from_guest(struct ctx *c, const struct flow_key *key,
 			       strlen(ifn)))
 			debug_perror("TCP: SO_BINDTODEVICE %s", ifn);
 	}
+}
 
-	conn = tcp_conn_new(c, s, false);
-	if (!conn && tcp_halfopen_evict(c))
-		conn = tcp_conn_new(c, s, false);
-	if (!conn) {
-		tcp_limit_warn(c, TCP_LIMIT_FLOWS, now_ms);
-		close(s);
+/**
+ * tcp_guest_sock_open() - open the host socket for a guest's connection
+ * @c:		execution context
+ * @key:	flow key of the new connection
+ * @th:		TCP header of the SYN, to reset the connection on failure
+ * @v4:		IPv4 connection, else IPv6
+ * @now_ms:	current time
+ *
+ * Out of descriptors, a half-open connection is evicted to free one. On
+ * failure, the guest gets a RST.
+ *
+ * Return: socket, with its options set and bound, or -1 on failure
+ */
+static int tcp_guest_sock_open(struct ctx *c, const struct flow_key *key,
+			       const struct tcphdr *th, bool v4,
+			       uint64_t now_ms)
+{
+	int s;
+
+	do {
+		s = socket(v4 ? AF_INET : AF_INET6,
+			   SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			   IPPROTO_TCP);
+		/* Out of descriptors: a half-open connection may give one */
+	} while (s < 0 && (errno == EMFILE || errno == ENFILE) &&
+		 tcp_halfopen_evict(c));
+	if (s < 0) {
+		if (errno == EMFILE || errno == ENFILE)
+			tcp_limit_warn(c, TCP_LIMIT_NOFILE, now_ms);
+		else
+			warn_perror("TCP: can't open a socket for a guest"
+				    " connection");
 		tcp_stats.conns_refused++;
 		tcp_send_rst_unknown(c, &key->guest_addr, &key->remote_addr,
 				     th, 0);
-		return;
+		return -1;
 	}
+	tcp_sock_opts(c, s);
+	tcp_guest_sock_bind(c, s, v4);
+	return s;
+}
+
+/**
+ * tcp_guest_conn_init() - fill in a new connection from the guest's SYN
+ * @c:		execution context
+ * @conn:	new connection
+ * @key:	its flow key
+ * @th:		TCP header of the SYN (aligned copy)
+ * @th_frame:	TCP header in the frame, followed by its options
+ * @hlen:	header length
+ * @now_ms:	current time
+ *
+ * Sets addresses, ports, the options the guest offered, the initial
+ * sequence numbers, and the state CONN_CONNECTING.
+ */
+static void tcp_guest_conn_init(const struct ctx *c, struct tcp_conn *conn,
+				const struct flow_key *key,
+				const struct tcphdr *th,
+				const struct tcphdr *th_frame, size_t hlen,
+				uint64_t now_ms)
+{
+	bool v4 = inany_v4(&key->remote_addr) != NULL;
+	struct tcp_syn_opts opts;
 
 	conn->v4 = v4;
 	conn->guest_addr = key->guest_addr;
@@ -337,20 +368,33 @@ static void tcp_conn_from_guest(struct ctx *c, const struct flow_key *key,
 	conn->seq_to_guest = conn->seq_acked + 1;
 	conn->seq_max_sent = conn->seq_to_guest;
 	tcp_conn_state(conn, CONN_CONNECTING);
+}
 
-	if (flow_hash_insert(conn->flow, key)) {
-		tcp_conn_close(c, conn, false);
-		return;
-	}
+/**
+ * tcp_guest_connect() - start the host connect() of a guest's connection
+ * @c:		execution context
+ * @conn:	connection in CONN_CONNECTING, in the flow table
+ * @host_dst:	destination address on the host, after NAT
+ * @port:	destination port
+ * @now_ms:	current time
+ *
+ * If connect() fails at once, the guest gets a RST and the connection is
+ * closed; else tcp_connect_check() sees if it is already up.
+ */
+static void tcp_guest_connect(struct ctx *c, struct tcp_conn *conn,
+			      const union inany_addr *host_dst,
+			      uint16_t port, uint64_t now_ms)
+{
+	union sockaddr_inany sa;
+	socklen_t sl;
 
-	sl = sockaddr_from_inany(&sa, &host_dst, key->remote_port,
-				 nat_host_scope(c, &host_dst));
-	if (connect(s, &sa.sa, sl) && errno != EINPROGRESS) {
+	sl = sockaddr_from_inany(&sa, host_dst, port,
+				 nat_host_scope(c, host_dst));
+	if (connect(conn->sock, &sa.sa, sl) && errno != EINPROGRESS) {
 		char buf[INANY_STRLEN];
 
 		debug("TCP: connect to %s:%u failed: %s",
-		      inany_ntop(&host_dst, buf), key->remote_port,
-		      strerror(errno));
+		      inany_ntop(host_dst, buf), port, strerror(errno));
 		tcp_stats.conns_refused++;
 		tcp_send_ctrl(c, conn, TH_RST | TH_ACK);
 		tcp_conn_close(c, conn, false);
@@ -361,11 +405,61 @@ static void tcp_conn_from_guest(struct ctx *c, const struct flow_key *key,
 		char hb[INANY_STRLEN];
 
 		flow_log(conn->flow, "host socket connects to [%s]:%u",
-			 inany_ntop(&host_dst, hb), key->remote_port);
+			 inany_ntop(host_dst, hb), port);
 	}
 	tcp_stats.conns_out++;
 	tcp_halfopen_add(conn);
 	tcp_connect_check(c, conn, &sa, sl, now_ms);
+}
+
+/**
+ * tcp_conn_from_guest() - SYN from the guest: connect on the host
+ * @c:		execution context
+ * @key:	flow key of the new connection
+ * @th:		TCP header of the SYN (aligned copy)
+ * @th_frame:	TCP header in the frame, followed by its options
+ * @hlen:	header length
+ * @now_ms:	current time
+ */
+static void tcp_conn_from_guest(struct ctx *c, const struct flow_key *key,
+				const struct tcphdr *th,
+				const struct tcphdr *th_frame, size_t hlen,
+				uint64_t now_ms)
+{
+	union inany_addr host_dst = key->remote_addr;
+	bool v4 = inany_v4(&key->remote_addr) != NULL;
+	struct tcp_conn *conn;
+	int s;
+
+	if (!tcp_guest_dst_unicast(&key->remote_addr))
+		return;
+
+	nat_outbound(c, &key->remote_addr, key->remote_port, &host_dst);
+
+	s = tcp_guest_sock_open(c, key, th, v4, now_ms);
+	if (s < 0)
+		return;
+
+	conn = tcp_conn_new(c, s, false);
+	if (!conn && tcp_halfopen_evict(c))
+		conn = tcp_conn_new(c, s, false);
+	if (!conn) {
+		tcp_limit_warn(c, TCP_LIMIT_FLOWS, now_ms);
+		close(s);
+		tcp_stats.conns_refused++;
+		tcp_send_rst_unknown(c, &key->guest_addr, &key->remote_addr,
+				     th, 0);
+		return;
+	}
+
+	tcp_guest_conn_init(c, conn, key, th, th_frame, hlen, now_ms);
+
+	if (flow_hash_insert(conn->flow, key)) {
+		tcp_conn_close(c, conn, false);
+		return;
+	}
+
+	tcp_guest_connect(c, conn, &host_dst, key->remote_port, now_ms);
 }
 
 /**
@@ -627,6 +721,92 @@ void tcp_guest_held_push(struct ctx *c, struct tcp_conn *conn)
 }
 
 /**
+ * tcp_guest_data_old() - trim what a segment repeats of data already taken
+ * @conn:	connection
+ * @expected:	next sequence expected from the guest, queued data included
+ * @seq:	sequence of the segment, moved to @expected if trimmed
+ * @payload:	payload, moved past the trimmed part
+ * @plen:	payload length, less the trimmed part
+ * @fin:	the segment carries FIN
+ *
+ * A segment with nothing new gets an ACK at the end of the batch.
+ *
+ * Return: true if nothing new is left in the segment, false otherwise
+ */
+static bool tcp_guest_data_old(struct tcp_conn *conn, uint32_t expected,
+			       uint32_t *seq, const uint8_t **payload,
+			       size_t *plen, bool fin)
+{
+	uint32_t skip;
+
+	if (!SEQ_LT(*seq, expected))
+		return false;
+
+	skip = expected - *seq;
+	if (skip > *plen || (skip == *plen && !fin)) {
+		/* Old data, a window probe or a keepalive: answer with our
+		 * current sequence and window
+		 */
+		if (!*plen && skip == 1)
+			tcp_stats.probes_acked++;
+		conn->flags |= TCP_F_ACK_PENDING;
+		tcp_conn_dirty(conn);
+		return true;
+	}
+	*payload += skip;
+	*plen -= skip;
+	*seq = expected;
+	return false;
+}
+
+/**
+ * tcp_guest_data_queue() - queue in-order payload, and held data after it
+ * @c:		execution context
+ * @conn:	connection
+ * @seq:	sequence of the payload, the next one expected
+ * @payload:	payload, inside the guest's frame
+ * @plen:	payload length, not zero
+ * @fin:	the segment carries FIN
+ *
+ * A full queue is written out first. Past TCP_ACK_INTERVAL bytes queued,
+ * the data is written and acknowledged at once.
+ *
+ * Return: true if the segment is fully handled (the connection closed
+ *	   meanwhile, or it was acknowledged), false if its FIN and ACK
+ *	   are still to be handled
+ */
+static bool tcp_guest_data_queue(struct ctx *c, struct tcp_conn *conn,
+				 uint32_t seq, const uint8_t *payload,
+				 size_t plen, bool fin)
+{
+	unsigned int i, nheld = 0;
+	struct iovec held[2];
+
+	/* Room for the payload and held data (two pieces) */
+	if (tcp_wq_count + 3 > TCP_WQ_MAX)
+		tcp_input_done(c);
+	if (conn->state == CONN_CLOSED)
+		return true;
+
+	tcp_wq_add(conn, payload, plen);
+
+	/* A hole filled: what was held after it goes out too */
+	if (!fin)
+		tcp_ooo_take(conn, seq + (uint32_t)plen, held, &nheld);
+	for (i = 0; i < nheld; i++)
+		tcp_wq_add(conn, held[i].iov_base, held[i].iov_len);
+
+	/* Large batches: don't let the guest wait for the end of the
+	 * batch, its sending is clocked by our ACKs
+	 */
+	if (conn->wq_bytes >= TCP_ACK_INTERVAL && !fin) {
+		tcp_guest_ack_now(c, conn, false);
+		return true;
+	}
+	return false;
+}
+
+/**
  * tcp_guest_data() - queue in-order payload for the socket, handle FIN
  * @c:		execution context
  * @conn:	connection
@@ -644,7 +824,6 @@ static void tcp_guest_data(struct ctx *c, struct tcp_conn *conn,
 {
 	uint32_t expected = conn->seq_from_guest + conn->wq_bytes;
 	uint32_t seq = ntohl(th->seq);
-	struct iovec held[2];
 	bool fin = th->fin;
 
 	if (conn->flags & (TCP_F_GUEST_FIN | TCP_F_WQ_FIN)) {
@@ -656,23 +835,8 @@ static void tcp_guest_data(struct ctx *c, struct tcp_conn *conn,
 		return;
 	}
 
-	if (SEQ_LT(seq, expected)) {
-		uint32_t skip = expected - seq;
-
-		if (skip > plen || (skip == plen && !fin)) {
-			/* Old data, a window probe or a keepalive: answer
-			 * with our current sequence and window
-			 */
-			if (!plen && skip == 1)
-				tcp_stats.probes_acked++;
-			conn->flags |= TCP_F_ACK_PENDING;
-			tcp_conn_dirty(conn);
-			return;
-		}
-		payload += skip;
-		plen -= skip;
-		seq = expected;
-	}
+	if (tcp_guest_data_old(conn, expected, &seq, &payload, &plen, fin))
+		return;
 
 	if (seq != expected) {
 		/* Out of order: something was lost. Keep what follows the
@@ -688,31 +852,8 @@ static void tcp_guest_data(struct ctx *c, struct tcp_conn *conn,
 		return;
 	}
 
-	if (plen) {
-		unsigned int i, nheld = 0;
-
-		/* Room for the payload and held data (two pieces) */
-		if (tcp_wq_count + 3 > TCP_WQ_MAX)
-			tcp_input_done(c);
-		if (conn->state == CONN_CLOSED)
-			return;
-
-		tcp_wq_add(conn, payload, plen);
-
-		/* A hole filled: what was held after it goes out too */
-		if (!fin)
-			tcp_ooo_take(conn, seq + (uint32_t)plen, held, &nheld);
-		for (i = 0; i < nheld; i++)
-			tcp_wq_add(conn, held[i].iov_base, held[i].iov_len);
-
-		/* Large batches: don't let the guest wait for the end of the
-		 * batch, its sending is clocked by our ACKs
-		 */
-		if (conn->wq_bytes >= TCP_ACK_INTERVAL && !fin) {
-			tcp_guest_ack_now(c, conn, false);
-			return;
-		}
-	}
+	if (plen && tcp_guest_data_queue(c, conn, seq, payload, plen, fin))
+		return;
 
 	if (fin) {
 		if (conn->wq_segs)
@@ -772,6 +913,91 @@ static void tcp_guest_syn_ack(struct ctx *c, struct tcp_conn *conn,
 }
 
 /**
+ * tcp_tap_input_unknown() - a segment for no known connection
+ * @c:		execution context
+ * @key:	flow key of the segment
+ * @th:		TCP header (aligned copy)
+ * @th_frame:	TCP header in the frame, followed by its options
+ * @hlen:	header length
+ * @plen:	payload length
+ * @now_ms:	current time
+ *
+ * A SYN opens a connection, a RST is ignored, anything else gets a RST.
+ */
+static void tcp_tap_input_unknown(struct ctx *c, const struct flow_key *key,
+				  const struct tcphdr *th,
+				  const struct tcphdr *th_frame, size_t hlen,
+				  size_t plen, uint64_t now_ms)
+{
+	if (th->rst)
+		return;
+	if (th->syn && !th->ack) {
+		if (!key->guest_port || !key->remote_port)
+			return;
+		tcp_conn_from_guest(c, key, th, th_frame, hlen, now_ms);
+		return;
+	}
+	tcp_stats.rst_unknown++;
+	tcp_send_rst_unknown(c, &key->guest_addr, &key->remote_addr, th, plen);
+}
+
+/**
+ * tcp_tap_input_state() - handshake and SYNs of a known connection
+ * @c:		execution context
+ * @conn:	connection
+ * @key:	flow key of the segment
+ * @th:		TCP header (aligned copy), not a RST
+ * @th_frame:	TCP header in the frame, followed by its options
+ * @hlen:	header length
+ * @now_ms:	current time
+ *
+ * The guest's ACK of our SYN-ACK establishes the connection. A SYN on
+ * the ports of a connection the guest closed replaces it.
+ *
+ * Return: true if the segment's ACK and payload are to be processed
+ */
+static bool tcp_tap_input_state(struct ctx *c, struct tcp_conn *conn,
+				const struct flow_key *key,
+				const struct tcphdr *th,
+				const struct tcphdr *th_frame, size_t hlen,
+				uint64_t now_ms)
+{
+	switch (conn->state) {
+	case CONN_CONNECTING:
+		return false;	/* SYN retransmitted while we connect */
+	case CONN_SYN_SENT:
+		tcp_guest_syn_ack(c, conn, th, th_frame, hlen, now_ms);
+		return false;
+	case CONN_SYN_ACK_SENT:
+		if (th->syn && !th->ack) {
+			tcp_send_syn(c, conn, true);
+			return false;
+		}
+		if (!th->ack || ntohl(th->ack_seq) != conn->seq_to_guest)
+			return false;
+		conn->seq_acked = conn->seq_to_guest;
+		tcp_conn_state(conn, CONN_ESTABLISHED);
+		conn->retries = 0;
+		timer_cancel(&conn->timer);
+		qdisc_wake(conn->flow);
+		return true;
+	case CONN_ESTABLISHED:
+		if (th->syn && !th->ack &&
+		    (conn->flags & (TCP_F_GUEST_FIN | TCP_F_WQ_FIN))) {
+			/* A new connection reusing the ports of one that is
+			 * closing on our side: the guest is done with the old
+			 */
+			tcp_conn_close(c, conn, true);
+			tcp_conn_from_guest(c, key, th, th_frame, hlen, now_ms);
+			return false;
+		}
+		return !th->syn;
+	default:
+		return false;
+	}
+}
+
+/**
  * tcp_tap_input() - a TCP segment from the guest
  * @c:		execution context
  * @saddr:	source address (the guest)
@@ -812,16 +1038,8 @@ void tcp_tap_input(struct ctx *c, const union inany_addr *saddr,
 	conn = flow == FLOW_IDX_NONE ? NULL : tcp_conn_at(flow);
 
 	if (!conn) {
-		if (th->rst)
-			return;
-		if (th->syn && !th->ack) {
-			if (!key.guest_port || !key.remote_port)
-				return;
-			tcp_conn_from_guest(c, &key, th, th_frame, hlen, now_ms);
-			return;
-		}
-		tcp_stats.rst_unknown++;
-		tcp_send_rst_unknown(c, saddr, daddr, th, plen);
+		tcp_tap_input_unknown(c, &key, th, th_frame, hlen, plen,
+				      now_ms);
 		return;
 	}
 
@@ -831,42 +1049,8 @@ void tcp_tap_input(struct ctx *c, const union inany_addr *saddr,
 		return;
 	}
 
-	switch (conn->state) {
-	case CONN_CONNECTING:
-		return;		/* SYN retransmitted while we connect */
-	case CONN_SYN_SENT:
-		tcp_guest_syn_ack(c, conn, th, th_frame, hlen, now_ms);
+	if (!tcp_tap_input_state(c, conn, &key, th, th_frame, hlen, now_ms))
 		return;
-	case CONN_SYN_ACK_SENT:
-		if (th->syn && !th->ack) {
-			tcp_send_syn(c, conn, true);
-			return;
-		}
-		if (!th->ack || ntohl(th->ack_seq) != conn->seq_to_guest)
-			return;
-		conn->seq_acked = conn->seq_to_guest;
-		tcp_conn_state(conn, CONN_ESTABLISHED);
-		conn->retries = 0;
-		timer_cancel(&conn->timer);
-		qdisc_wake(conn->flow);
-		break;
-	case CONN_ESTABLISHED:
-		if (th->syn && !th->ack &&
-		    (conn->flags & (TCP_F_GUEST_FIN | TCP_F_WQ_FIN))) {
-			/* A new connection reusing the ports of one that is
-			 * closing on our side: the guest is done with the old
-			 */
-			tcp_conn_close(c, conn, true);
-			tcp_conn_from_guest(c, &key, th, th_frame, hlen,
-					    now_ms);
-			return;
-		}
-		if (th->syn)
-			return;
-		break;
-	default:
-		return;
-	}
 
 	if (th->ack)
 		tcp_guest_ack(conn, th, plen, now_ms);

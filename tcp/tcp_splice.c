@@ -377,6 +377,67 @@ static int tcp_splice_connected(struct tcp_splice_conn *conn)
 }
 
 /**
+ * tcp_splice_sock_failed() - EPOLLERR on one side: confirm it, reset if so
+ * @conn:	connection
+ * @idx:	its flow index
+ * @side:	side that reported EPOLLERR
+ *
+ * Return: true if the socket has an error: the connection is then closed,
+ *	   with a reset to both peers
+ */
+static bool tcp_splice_sock_failed(struct tcp_splice_conn *conn, uint32_t idx,
+				   unsigned int side)
+{
+	int e = tcp_splice_sock_error(conn->sock[side]);
+
+	if (!e)
+		return false;
+
+	debug("TCP splice: flow %u: error on %s socket: %s",
+	      idx, side ? "target" : "accepted", strerror(e));
+	tcp_splice_conn_close(conn, idx, true);
+	return true;
+}
+
+/**
+ * tcp_splice_rearm() - bring the events of both sides up to date after
+ *			moving data
+ * @c:		execution context
+ * @conn:	connection
+ * @idx:	its flow index
+ * @yield:	directions that ran out of budget with work left
+ *
+ * If epoll_ctl() fails, the connection is reset.
+ */
+static void tcp_splice_rearm(const struct ctx *c, struct tcp_splice_conn *conn,
+			     uint32_t idx, const bool yield[2])
+{
+	unsigned int d;
+	int ret = 0;
+
+	/* Out of budget: re-arm where the work is, to be called again.
+	 * Data left in the pipe: wait for room on the destination (ready,
+	 * so EPOLL_CTL_MOD queues an event), else read the source again.
+	 */
+	for (d = 0; d < 2; d++) {
+		if (yield[d] && conn->pending[d])
+			conn->blocked[d] = true;
+	}
+
+	for (d = 0; d < 2 && !ret; d++) {
+		bool force = (yield[d] && !conn->pending[d]) ||
+			     (yield[!d] && conn->pending[!d]);
+
+		ret = tcp_splice_arm(c, conn, idx, d, force);
+	}
+	if (ret) {
+		err("TCP splice: flow %u: can't update epoll events: %s",
+		    idx, strerror(-ret));
+		tcp_splice_conn_close(conn, idx, true);
+	}
+}
+
+/**
  * tcp_splice_handler() - events on one side of a spliced connection
  * @c:		execution context
  * @ref:	epoll reference: socket, flow index and side
@@ -402,16 +463,8 @@ void tcp_splice_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
 	if (conn->sock[side] != (int)ref.fd)
 		return;
 
-	if (events & EPOLLERR) {
-		int e = tcp_splice_sock_error(conn->sock[side]);
-
-		if (e) {
-			debug("TCP splice: flow %u: error on %s socket: %s",
-			      idx, side ? "target" : "accepted", strerror(e));
-			tcp_splice_conn_close(conn, idx, true);
-			return;
-		}
-	}
+	if ((events & EPOLLERR) && tcp_splice_sock_failed(conn, idx, side))
+		return;
 
 	if (conn->connecting) {
 		if (!side)
@@ -450,26 +503,7 @@ void tcp_splice_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
 		return;
 	}
 
-	/* Out of budget: re-arm where the work is, to be called again.
-	 * Data left in the pipe: wait for room on the destination (ready,
-	 * so EPOLL_CTL_MOD queues an event), else read the source again.
-	 */
-	for (d = 0; d < 2; d++) {
-		if (yield[d] && conn->pending[d])
-			conn->blocked[d] = true;
-	}
-
-	for (d = 0; d < 2 && !ret; d++) {
-		bool force = (yield[d] && !conn->pending[d]) ||
-			     (yield[!d] && conn->pending[!d]);
-
-		ret = tcp_splice_arm(c, conn, idx, d, force);
-	}
-	if (ret) {
-		err("TCP splice: flow %u: can't update epoll events: %s",
-		    idx, strerror(-ret));
-		tcp_splice_conn_close(conn, idx, true);
-	}
+	tcp_splice_rearm(c, conn, idx, yield);
 }
 
 /**
@@ -652,6 +686,107 @@ static int tcp_splice_pipe(struct tcp_splice_conn *conn, unsigned int d)
 }
 
 /**
+ * tcp_splice_conn_init() - initial state of the connection of a new flow
+ * @idx:	flow index
+ * @s:		accepted socket, side 0
+ *
+ * Return: the connection, with no pipes and no target socket yet
+ */
+static struct tcp_splice_conn *tcp_splice_conn_init(uint32_t idx, int s)
+{
+	struct tcp_splice_conn *conn = &tcp_splice_conns[idx];
+	unsigned int i;
+
+	memset(conn, 0, sizeof(*conn));
+	for (i = 0; i < 2; i++)
+		conn->sock[i] = conn->pipe_r[i] = conn->pipe_w[i] = -1;
+	conn->sock[0] = s;
+	tcp_splice_count++;
+	return conn;
+}
+
+/**
+ * tcp_splice_connect() - open both pipes and the target socket, connect it
+ * @c:		execution context
+ * @conn:	connection, from tcp_splice_conn_init()
+ * @idx:	its flow index
+ * @t:		where to connect
+ *
+ * Both sockets get TCP_NODELAY, a socket in the host the configured
+ * buffer sizes. A connect() still in progress sets @conn->connecting.
+ *
+ * Return: 0 on success, negative errno on failure
+ */
+static int tcp_splice_connect(const struct ctx *c,
+			      struct tcp_splice_conn *conn, uint32_t idx,
+			      const struct tcp_splice_target *t)
+{
+	union sockaddr_inany sa;
+	unsigned int i;
+	int one = 1, ret;
+	socklen_t sl;
+
+	for (i = 0; i < 2; i++) {
+		ret = tcp_splice_pipe(conn, i);
+		if (ret)
+			return ret;
+	}
+
+	ret = tcp_splice_target_sock(t);
+	if (ret < 0)
+		return ret;
+	conn->sock[1] = ret;
+
+	for (i = 0; i < 2; i++) {
+		setsockopt(conn->sock[i], IPPROTO_TCP, TCP_NODELAY, &one,
+			   sizeof(one));
+	}
+	if (!t->in_ns)
+		tcp_sock_bufs(c, conn->sock[1]);
+
+	sl = sockaddr_from_inany(&sa, &t->addr, t->port, 0);
+	if (connect(conn->sock[1], &sa.sa, sl)) {
+		if (errno != EINPROGRESS)
+			return -errno;
+		conn->connecting = true;
+	}
+	if (log_get_level() >= LOG_DEBUG) {
+		char b[INANY_STRLEN];
+
+		flow_log(idx, "created: loopback to [%s]:%u %s", inany_ntop(
+			 &t->addr, b), t->port, t->in_ns ? "in the namespace"
+							 : "on the host");
+	}
+	return 0;
+}
+
+/**
+ * tcp_splice_epoll_add() - add both sockets of a connection to epoll
+ * @c:		execution context
+ * @conn:	connection
+ * @idx:	its flow index
+ *
+ * Return: 0 on success, negative errno from epoll_ctl()
+ */
+static int tcp_splice_epoll_add(const struct ctx *c,
+				struct tcp_splice_conn *conn, uint32_t idx)
+{
+	struct epoll_event ev;
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		union epoll_ref ref = tcp_splice_ref(idx, i, conn->sock[i]);
+
+		ev.events = tcp_splice_events(conn, i);
+		ev.data.u64 = ref.u64;
+		if (epoll_ctl(c->epollfd, EPOLL_CTL_ADD, conn->sock[i], &ev))
+			return -errno;
+		conn->armed[i] = ev.events;
+	}
+	return 0;
+}
+
+/**
  * tcp_splice_conn_new() - splice an accepted socket to a new connection
  * @c:		execution context
  * @s:		accepted, non-blocking socket; owned by this function
@@ -664,13 +799,9 @@ static int tcp_splice_pipe(struct tcp_splice_conn *conn, unsigned int d)
 int tcp_splice_conn_new(struct ctx *c, int s,
 			const struct tcp_splice_target *t)
 {
-	struct epoll_event ev;
 	struct tcp_splice_conn *conn;
-	union sockaddr_inany sa;
-	unsigned int i;
-	int one = 1, ret;
 	uint32_t idx;
-	socklen_t sl;
+	int ret;
 
 	idx = flow_alloc(FLOW_TYPE_TCP_SPLICE);
 	if (idx == FLOW_IDX_NONE || idx >= tcp_splice_cap) {
@@ -681,58 +812,13 @@ int tcp_splice_conn_new(struct ctx *c, int s,
 		return -ENOSPC;
 	}
 
-	conn = &tcp_splice_conns[idx];
-	memset(conn, 0, sizeof(*conn));
-	for (i = 0; i < 2; i++)
-		conn->sock[i] = conn->pipe_r[i] = conn->pipe_w[i] = -1;
-	conn->sock[0] = s;
-	tcp_splice_count++;
+	conn = tcp_splice_conn_init(idx, s);
 
-	for (i = 0; i < 2; i++) {
-		ret = tcp_splice_pipe(conn, i);
-		if (ret)
-			goto fail;
-	}
-
-	ret = tcp_splice_target_sock(t);
-	if (ret < 0)
+	ret = tcp_splice_connect(c, conn, idx, t);
+	if (!ret)
+		ret = tcp_splice_epoll_add(c, conn, idx);
+	if (ret)
 		goto fail;
-	conn->sock[1] = ret;
-
-	for (i = 0; i < 2; i++) {
-		setsockopt(conn->sock[i], IPPROTO_TCP, TCP_NODELAY, &one,
-			   sizeof(one));
-	}
-	if (!t->in_ns)
-		tcp_sock_bufs(c, conn->sock[1]);
-
-	sl = sockaddr_from_inany(&sa, &t->addr, t->port, 0);
-	if (connect(conn->sock[1], &sa.sa, sl)) {
-		if (errno != EINPROGRESS) {
-			ret = -errno;
-			goto fail;
-		}
-		conn->connecting = true;
-	}
-	if (log_get_level() >= LOG_DEBUG) {
-		char b[INANY_STRLEN];
-
-		flow_log(idx, "created: loopback to [%s]:%u %s", inany_ntop(
-			 &t->addr, b), t->port, t->in_ns ? "in the namespace"
-							 : "on the host");
-	}
-
-	for (i = 0; i < 2; i++) {
-		union epoll_ref ref = tcp_splice_ref(idx, i, conn->sock[i]);
-
-		ev.events = tcp_splice_events(conn, i);
-		ev.data.u64 = ref.u64;
-		if (epoll_ctl(c->epollfd, EPOLL_CTL_ADD, conn->sock[i], &ev)) {
-			ret = -errno;
-			goto fail;
-		}
-		conn->armed[i] = ev.events;
-	}
 
 	/* Top the namespace pool up now, for the next connections */
 	if (t->in_ns && tcp_splice_pool_on &&
