@@ -228,6 +228,79 @@ static void net_udp_input(struct ctx *c, bool v4,
 }
 
 /**
+ * net_ip4_header() - check an IPv4 header, count a drop if it is bad
+ * @ip:		IPv4 header
+ * @len:	bytes from @ip to the end of the frame
+ * @ihl:	header length, set
+ * @tot_len:	total length from the header, set
+ *
+ * Return: true if the packet may be dispatched
+ */
+static bool net_ip4_header(const uint8_t *ip, size_t len, size_t *ihl,
+			   size_t *tot_len)
+{
+	if (len < IP4_HDR_LEN) {
+		net_drop_malformed("IPv4 header truncated");
+		return false;
+	}
+
+	if ((ip[IP4_OFF_VER_IHL] >> 4) != 4) {
+		net_drop_malformed("IPv4 version is not 4");
+		return false;
+	}
+
+	*ihl = (size_t)(ip[IP4_OFF_VER_IHL] & 0xf) * 4;
+	*tot_len = net_get16(ip + IP4_OFF_TOT_LEN);
+	if (*ihl < IP4_HDR_LEN || *tot_len < *ihl || *tot_len > len) {
+		net_drop_malformed("bad IPv4 header or total length");
+		return false;
+	}
+
+	if (csum_ip4_header(ip, *ihl)) {
+		net_drop_malformed("bad IPv4 header checksum");
+		return false;
+	}
+
+	if (net_get16(ip + IP4_OFF_FRAG) & (IP4_FRAG_MF | IP4_FRAG_OFFSET)) {
+		net_drop_unsupported("IPv4 fragment");
+		return false;
+	}
+
+	return true;
+}
+
+/**
+ * net_icmp4_input() - pass an ICMP echo request from the guest on
+ * @c:		execution context
+ * @saddr:	source address
+ * @daddr:	destination address
+ * @l4:		ICMP header
+ * @l4len:	ICMP header and payload length, from the IP header
+ * @now_ms:	current time
+ */
+static void net_icmp4_input(struct ctx *c, const union inany_addr *saddr,
+			    const union inany_addr *daddr, const uint8_t *l4,
+			    size_t l4len, uint64_t now_ms)
+{
+	if (l4len < ICMP_ECHO_HDR_LEN_) {
+		net_drop_malformed("ICMP header truncated");
+		return;
+	}
+	if (c->no_icmp || !net_l4[NET_L4_ICMP] || l4[0] != ICMP_ECHO ||
+	    l4[1]) {
+		net_drop_unsupported("ICMP type or code, or --no-icmp");
+		return;
+	}
+	if (!net_ip4_is_unicast(saddr->v4mapped.a4) ||
+	    !net_ip4_is_unicast(daddr->v4mapped.a4)) {
+		net_drop_unsupported("ICMP echo, non-unicast address");
+		return;
+	}
+	net_stats.to_icmp++;
+	net_l4[NET_L4_ICMP]->input(c, saddr, daddr, l4, l4len, now_ms);
+}
+
+/**
  * net_ip4_input() - parse an IPv4 packet from the guest
  * @c:		execution context
  * @frame:	Ethernet frame
@@ -242,33 +315,8 @@ static void net_ip4_input(struct ctx *c, const uint8_t *frame, size_t len,
 	struct in_addr s4, d4;
 	size_t ihl, tot_len;
 
-	len -= ETH_HDR_LEN;
-	if (len < IP4_HDR_LEN) {
-		net_drop_malformed("IPv4 header truncated");
+	if (!net_ip4_header(ip, len - ETH_HDR_LEN, &ihl, &tot_len))
 		return;
-	}
-
-	if ((ip[IP4_OFF_VER_IHL] >> 4) != 4) {
-		net_drop_malformed("IPv4 version is not 4");
-		return;
-	}
-
-	ihl = (size_t)(ip[IP4_OFF_VER_IHL] & 0xf) * 4;
-	tot_len = net_get16(ip + IP4_OFF_TOT_LEN);
-	if (ihl < IP4_HDR_LEN || tot_len < ihl || tot_len > len) {
-		net_drop_malformed("bad IPv4 header or total length");
-		return;
-	}
-
-	if (csum_ip4_header(ip, ihl)) {
-		net_drop_malformed("bad IPv4 header checksum");
-		return;
-	}
-
-	if (net_get16(ip + IP4_OFF_FRAG) & (IP4_FRAG_MF | IP4_FRAG_OFFSET)) {
-		net_drop_unsupported("IPv4 fragment");
-		return;
-	}
 
 	memcpy(&s4, ip + IP4_OFF_SADDR, sizeof(s4));
 	memcpy(&d4, ip + IP4_OFF_DADDR, sizeof(d4));
@@ -300,22 +348,8 @@ static void net_ip4_input(struct ctx *c, const uint8_t *frame, size_t len,
 			      tot_len - ihl, now_ms);
 		return;
 	case IPPROTO_ICMP:
-		if (tot_len - ihl < ICMP_ECHO_HDR_LEN_) {
-			net_drop_malformed("ICMP header truncated");
-			return;
-		}
-		if (c->no_icmp || !net_l4[NET_L4_ICMP] || ip[ihl] != ICMP_ECHO ||
-		    ip[ihl + 1]) {
-			net_drop_unsupported("ICMP type or code, or --no-icmp");
-			return;
-		}
-		if (!net_ip4_is_unicast(s4) || !net_ip4_is_unicast(d4)) {
-			net_drop_unsupported("ICMP echo, non-unicast address");
-			return;
-		}
-		net_stats.to_icmp++;
-		net_l4[NET_L4_ICMP]->input(c, &saddr, &daddr, ip + ihl,
-					   tot_len - ihl, now_ms);
+		net_icmp4_input(c, &saddr, &daddr, ip + ihl, tot_len - ihl,
+				now_ms);
 		return;
 	case IPPROTO_IGMP:
 		if (!c->mcast_nports || !net_mcast) {
@@ -403,6 +437,74 @@ static void net_icmp6_input(struct ctx *c, const uint8_t *frame,
 }
 
 /**
+ * net_ip6_header() - check an IPv6 header, walk its extension headers
+ * @ip:		IPv6 header
+ * @len:	bytes from @ip to the end of the frame
+ * @end:	end of the payload (from the header's payload length), set
+ * @off:	offset of the upper-layer header, set
+ * @nh:		upper-layer protocol, set
+ *
+ * Counts a drop if the packet is bad or unsupported.
+ *
+ * Return: true if the packet may be dispatched
+ */
+static bool net_ip6_header(const uint8_t *ip, size_t len, size_t *end,
+			   size_t *off, uint8_t *nh)
+{
+	unsigned int n_ext;
+
+	if (len < IP6_HDR_LEN) {
+		net_drop_malformed("IPv6 header truncated");
+		return false;
+	}
+
+	if ((ip[IP6_OFF_VER_TC_FL] >> 4) != 6) {
+		net_drop_malformed("IPv6 version is not 6");
+		return false;
+	}
+
+	*end = IP6_HDR_LEN + (size_t)net_get16(ip + IP6_OFF_PLEN);
+	if (*end > len) {
+		net_drop_malformed("IPv6 payload length past end of frame");
+		return false;
+	}
+
+	*off = IP6_HDR_LEN;
+	*nh = ip[IP6_OFF_NEXT];
+	for (n_ext = 0; ; n_ext++) {
+		size_t hlen;
+
+		if (*nh == IP6_NH_FRAGMENT) {
+			net_drop_unsupported("IPv6 fragment");
+			return false;
+		}
+
+		if (*nh != IP6_NH_HOPOPTS && *nh != IP6_NH_ROUTING &&
+		    *nh != IP6_NH_DSTOPTS)
+			return true;
+
+		if (n_ext >= IP6_EXT_MAX) {
+			net_drop_unsupported("too many IPv6 extension headers");
+			return false;
+		}
+
+		/* 8 bytes at least: next header, length in 8-byte units */
+		if (*end - *off < 8) {
+			net_drop_malformed("IPv6 extension header truncated");
+			return false;
+		}
+		hlen = ((size_t)ip[*off + 1] + 1) * 8;
+		if (hlen > *end - *off) {
+			net_drop_malformed("IPv6 extension header too long");
+			return false;
+		}
+
+		*nh = ip[*off];
+		*off += hlen;
+	}
+}
+
+/**
  * net_ip6_input() - parse an IPv6 packet from the guest
  * @c:		execution context
  * @frame:	Ethernet frame
@@ -414,59 +516,11 @@ static void net_ip6_input(struct ctx *c, const uint8_t *frame, size_t len,
 {
 	const uint8_t *ip = frame + ETH_HDR_LEN;
 	union inany_addr saddr, daddr;
-	size_t end, off = IP6_HDR_LEN;
-	unsigned int n_ext;
+	size_t end, off;
 	uint8_t nh;
 
-	len -= ETH_HDR_LEN;
-	if (len < IP6_HDR_LEN) {
-		net_drop_malformed("IPv6 header truncated");
+	if (!net_ip6_header(ip, len - ETH_HDR_LEN, &end, &off, &nh))
 		return;
-	}
-
-	if ((ip[IP6_OFF_VER_TC_FL] >> 4) != 6) {
-		net_drop_malformed("IPv6 version is not 6");
-		return;
-	}
-
-	end = IP6_HDR_LEN + (size_t)net_get16(ip + IP6_OFF_PLEN);
-	if (end > len) {
-		net_drop_malformed("IPv6 payload length past end of frame");
-		return;
-	}
-
-	nh = ip[IP6_OFF_NEXT];
-	for (n_ext = 0; ; n_ext++) {
-		size_t hlen;
-
-		if (nh == IP6_NH_FRAGMENT) {
-			net_drop_unsupported("IPv6 fragment");
-			return;
-		}
-
-		if (nh != IP6_NH_HOPOPTS && nh != IP6_NH_ROUTING &&
-		    nh != IP6_NH_DSTOPTS)
-			break;
-
-		if (n_ext >= IP6_EXT_MAX) {
-			net_drop_unsupported("too many IPv6 extension headers");
-			return;
-		}
-
-		/* 8 bytes at least: next header, length in 8-byte units */
-		if (end - off < 8) {
-			net_drop_malformed("IPv6 extension header truncated");
-			return;
-		}
-		hlen = ((size_t)ip[off + 1] + 1) * 8;
-		if (hlen > end - off) {
-			net_drop_malformed("IPv6 extension header too long");
-			return;
-		}
-
-		nh = ip[off];
-		off += hlen;
-	}
 
 	memcpy(&saddr.a6, ip + IP6_OFF_SADDR, sizeof(saddr.a6));
 	memcpy(&daddr.a6, ip + IP6_OFF_DADDR, sizeof(daddr.a6));
