@@ -683,15 +683,12 @@ static void conf_print_dns(int af, const void *dns, int count)
 }
 
 /**
- * conf_print() - log the resulting configuration
+ * conf_print_link() - log pasta's namespace, our MAC address and the MTU
  * @c:		configuration, complete
  */
-void conf_print(const struct ctx *c)
+static void conf_print_link(const struct ctx *c)
 {
-	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
-	char fwd[CONF_FWD_STR_MAX];
 	const unsigned char *m = c->our_mac;
-	int i;
 
 	if (c->mode == MODE_PASTA) {
 		if (*c->pasta_netns)
@@ -712,71 +709,86 @@ void conf_print(const struct ctx *c)
 		info("MTU: %u", c->mtu);
 	else
 		info("MTU: not advertised");
+}
 
-	if (c->ip4.enabled) {
-		info("IPv4: template interface %s",
-		     *c->ip4.ifname ? c->ip4.ifname : "(none)");
-		info("    address: %s/%d",
-		     inet_ntop(AF_INET, &c->ip4.addr, a, sizeof(a)),
-		     c->ip4.prefix_len);
-		if (c->ip4.gw.s_addr)
-			info("    gateway: %s",
-			     inet_ntop(AF_INET, &c->ip4.gw, a, sizeof(a)));
-		if (c->ip4.map_host_lo.s_addr)
-			info("    %s reaches the host's loopback",
-			     inet_ntop(AF_INET, &c->ip4.map_host_lo, a,
-				       sizeof(a)));
-		if (c->ip4.map_guest_addr.s_addr)
-			info("    %s reaches the host's address",
-			     inet_ntop(AF_INET, &c->ip4.map_guest_addr, a,
-				       sizeof(a)));
-		conf_print_dns(AF_INET, c->ip4.dns, c->ip4.dns_count);
-		if (c->ip4.dns_match.s_addr)
-			info("    DNS queries to %s go to %s",
-			     inet_ntop(AF_INET, &c->ip4.dns_match, a,
-				       sizeof(a)),
-			     inet_ntop(AF_INET, &c->ip4.dns_host, b,
-				       sizeof(b)));
-	} else {
+/**
+ * conf_print_ip4() - log the IPv4 configuration
+ * @c:		configuration, complete
+ */
+static void conf_print_ip4(const struct ctx *c)
+{
+	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
+
+	if (!c->ip4.enabled) {
 		info("IPv4: disabled");
+		return;
 	}
 
-	if (c->ip6.enabled) {
-		info("IPv6: template interface %s",
-		     *c->ip6.ifname ? c->ip6.ifname : "(none)");
-		info("    address: %s/%d",
-		     inet_ntop(AF_INET6, &c->ip6.addr, a, sizeof(a)),
-		     c->ip6.prefix_len);
-		if (!IN6_IS_ADDR_UNSPECIFIED(&c->ip6.gw))
-			info("    gateway: %s",
-			     inet_ntop(AF_INET6, &c->ip6.gw, a, sizeof(a)));
-		info("    our link-local address: %s",
-		     inet_ntop(AF_INET6, &c->ip6.our_tap_ll, a, sizeof(a)));
-		if (!IN6_IS_ADDR_UNSPECIFIED(&c->ip6.map_host_lo))
-			info("    %s reaches the host's loopback",
-			     inet_ntop(AF_INET6, &c->ip6.map_host_lo, a,
-				       sizeof(a)));
-		if (!IN6_IS_ADDR_UNSPECIFIED(&c->ip6.map_guest_addr))
-			info("    %s reaches the host's address",
-			     inet_ntop(AF_INET6, &c->ip6.map_guest_addr, a,
-				       sizeof(a)));
-		conf_print_dns(AF_INET6, c->ip6.dns, c->ip6.dns_count);
-		if (!IN6_IS_ADDR_UNSPECIFIED(&c->ip6.dns_match))
-			info("    DNS queries to %s go to %s",
-			     inet_ntop(AF_INET6, &c->ip6.dns_match, a,
-				       sizeof(a)),
-			     inet_ntop(AF_INET6, &c->ip6.dns_host, b,
-				       sizeof(b)));
-	} else {
+	info("IPv4: template interface %s",
+	     *c->ip4.ifname ? c->ip4.ifname : "(none)");
+	info("    address: %s/%d",
+	     inet_ntop(AF_INET, &c->ip4.addr, a, sizeof(a)),
+	     c->ip4.prefix_len);
+	if (c->ip4.gw.s_addr)
+		info("    gateway: %s",
+		     inet_ntop(AF_INET, &c->ip4.gw, a, sizeof(a)));
+	if (c->ip4.map_host_lo.s_addr)
+		info("    %s reaches the host's loopback",
+		     inet_ntop(AF_INET, &c->ip4.map_host_lo, a, sizeof(a)));
+	if (c->ip4.map_guest_addr.s_addr)
+		info("    %s reaches the host's address",
+		     inet_ntop(AF_INET, &c->ip4.map_guest_addr, a, sizeof(a)));
+	conf_print_dns(AF_INET, c->ip4.dns, c->ip4.dns_count);
+	if (c->ip4.dns_match.s_addr)
+		info("    DNS queries to %s go to %s",
+		     inet_ntop(AF_INET, &c->ip4.dns_match, a, sizeof(a)),
+		     inet_ntop(AF_INET, &c->ip4.dns_host, b, sizeof(b)));
+}
+
+/**
+ * conf_print_ip6() - log the IPv6 configuration
+ * @c:		configuration, complete
+ */
+static void conf_print_ip6(const struct ctx *c)
+{
+	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
+
+	if (!c->ip6.enabled) {
 		info("IPv6: disabled");
+		return;
 	}
 
-	for (i = 0; i < c->search_count; i++)
-		info("DNS search domain: %s", c->search[i]);
-	if (c->no_dhcp_dns)
-		info("DNS servers: not sent to the guest");
-	if (c->no_dhcp_search)
-		info("DNS search domains: not sent to the guest");
+	info("IPv6: template interface %s",
+	     *c->ip6.ifname ? c->ip6.ifname : "(none)");
+	info("    address: %s/%d",
+	     inet_ntop(AF_INET6, &c->ip6.addr, a, sizeof(a)),
+	     c->ip6.prefix_len);
+	if (!IN6_IS_ADDR_UNSPECIFIED(&c->ip6.gw))
+		info("    gateway: %s",
+		     inet_ntop(AF_INET6, &c->ip6.gw, a, sizeof(a)));
+	info("    our link-local address: %s",
+	     inet_ntop(AF_INET6, &c->ip6.our_tap_ll, a, sizeof(a)));
+	if (!IN6_IS_ADDR_UNSPECIFIED(&c->ip6.map_host_lo))
+		info("    %s reaches the host's loopback",
+		     inet_ntop(AF_INET6, &c->ip6.map_host_lo, a, sizeof(a)));
+	if (!IN6_IS_ADDR_UNSPECIFIED(&c->ip6.map_guest_addr))
+		info("    %s reaches the host's address",
+		     inet_ntop(AF_INET6, &c->ip6.map_guest_addr, a,
+			       sizeof(a)));
+	conf_print_dns(AF_INET6, c->ip6.dns, c->ip6.dns_count);
+	if (!IN6_IS_ADDR_UNSPECIFIED(&c->ip6.dns_match))
+		info("    DNS queries to %s go to %s",
+		     inet_ntop(AF_INET6, &c->ip6.dns_match, a, sizeof(a)),
+		     inet_ntop(AF_INET6, &c->ip6.dns_host, b, sizeof(b)));
+}
+
+/**
+ * conf_print_fwd() - log the forwarded TCP and UDP ports
+ * @c:		configuration, complete
+ */
+static void conf_print_fwd(const struct ctx *c)
+{
+	char fwd[CONF_FWD_STR_MAX];
 
 	if (!c->no_tcp) {
 		info("TCP ports forwarded from the host: %s",
@@ -792,6 +804,28 @@ void conf_print(const struct ctx *c)
 			info("UDP ports forwarded from the namespace: %s",
 			     conf_fwd_str(&c->udp_out, fwd, sizeof(fwd)));
 	}
+}
+
+/**
+ * conf_print() - log the resulting configuration
+ * @c:		configuration, complete
+ */
+void conf_print(const struct ctx *c)
+{
+	int i;
+
+	conf_print_link(c);
+	conf_print_ip4(c);
+	conf_print_ip6(c);
+
+	for (i = 0; i < c->search_count; i++)
+		info("DNS search domain: %s", c->search[i]);
+	if (c->no_dhcp_dns)
+		info("DNS servers: not sent to the guest");
+	if (c->no_dhcp_search)
+		info("DNS search domains: not sent to the guest");
+
+	conf_print_fwd(c);
 
 	info("Flow table: %u entries", c->flow_max);
 }

@@ -16,6 +16,13 @@
  * exit status 1. Every value is checked here; nothing is looked up on the
  * host, except user and group names for --runas.
  *
+ * Each option is handled by the handler of its group (conf_opt_groups[]):
+ * one small switch per group (process, passt's link, pasta's link, ...),
+ * which says whether the option is one of its own. The groups are
+ * disjoint, so their order does not matter; addresses, DNS servers and
+ * mappings are conf_opt_net()'s group, in conf_addr.c. An option no group
+ * claims is a bug of this file, and reported as such.
+ *
  * Only the combination of options is checked at the end; whether a
  * requested feature exists in this version is conf_unimplemented()'s
  * business (conf_unimpl.c), and address options are handled in
@@ -356,14 +363,16 @@ static unsigned long conf_opt_ulong(int opt, const char *arg,
 }
 
 /**
- * conf_opt_one() - handle one option
+ * conf_opt_process() - process and logging options
  * @c:		configuration
  * @g:		explicit settings
  * @opt:	option value, as returned by getopt_long()
  * @arg:	its argument, NULL if none
+ *
+ * Return: true if @opt is one of this group (and was handled)
  */
-static void conf_opt_one(struct ctx *c, struct conf_given *g, int opt,
-			 const char *arg)
+static bool conf_opt_process(struct ctx *c, struct conf_given *g, int opt,
+			     const char *arg)
 {
 	unsigned long long bytes;
 
@@ -417,6 +426,28 @@ static void conf_opt_one(struct ctx *c, struct conf_given *g, int opt,
 		conf_usage(c->mode == MODE_PASTA ? "pasta" : "passt", 0);
 	case OPT_VERSION:
 		conf_version(c->mode);
+	default:
+		return false;
+	}
+
+	return true;
+}
+
+/**
+ * conf_opt_passt() - options of passt's guest link
+ * @c:		configuration
+ * @g:		explicit settings (unused)
+ * @opt:	option value, as returned by getopt_long()
+ * @arg:	its argument, NULL if none
+ *
+ * Return: true if @opt is one of this group (and was handled)
+ */
+static bool conf_opt_passt(struct ctx *c, struct conf_given *g, int opt,
+			   const char *arg)
+{
+	(void)g;
+
+	switch (opt) {
 	case 's':
 		conf_opt_path(opt, c->sock_path,
 			      sizeof(((struct sockaddr_un *)0)->sun_path), arg);
@@ -450,6 +481,26 @@ static void conf_opt_one(struct ctx *c, struct conf_given *g, int opt,
 	case OPT_MIGRATE_NO_LINGER:
 		c->migrate_no_linger = true;
 		break;
+	default:
+		return false;
+	}
+
+	return true;
+}
+
+/**
+ * conf_opt_pasta() - options of pasta's guest link (the namespace)
+ * @c:		configuration
+ * @g:		explicit settings
+ * @opt:	option value, as returned by getopt_long()
+ * @arg:	its argument, NULL if none
+ *
+ * Return: true if @opt is one of this group (and was handled)
+ */
+static bool conf_opt_pasta(struct ctx *c, struct conf_given *g, int opt,
+			   const char *arg)
+{
+	switch (opt) {
 	case OPT_NETNS:
 		conf_opt_netns(c, arg);
 		break;
@@ -488,6 +539,28 @@ static void conf_opt_one(struct ctx *c, struct conf_given *g, int opt,
 	case OPT_HOST_LO_TO_NS_LO:
 		c->host_lo_to_ns_lo = true;
 		break;
+	default:
+		return false;
+	}
+
+	return true;
+}
+
+/**
+ * conf_opt_link() - link and naming options: MTU, MAC, interfaces, names
+ * @c:		configuration
+ * @g:		explicit settings
+ * @opt:	option value, as returned by getopt_long()
+ * @arg:	its argument, NULL if none
+ *
+ * Addresses, gateways, DNS and mappings are conf_opt_net()'s (conf_addr.c).
+ *
+ * Return: true if @opt is one of this group (and was handled)
+ */
+static bool conf_opt_link(struct ctx *c, struct conf_given *g, int opt,
+			  const char *arg)
+{
+	switch (opt) {
 	case 'm':
 		c->mtu = (unsigned int)conf_opt_ulong(opt, arg, 0, MTU_MAX);
 		break;
@@ -515,6 +588,29 @@ static void conf_opt_one(struct ctx *c, struct conf_given *g, int opt,
 	case OPT_FQDN:
 		conf_opt_path(opt, c->fqdn, sizeof(c->fqdn), arg);
 		break;
+	default:
+		return false;
+	}
+
+	return true;
+}
+
+/**
+ * conf_opt_proto() - switches: DHCP's DNS options, mapping, protocols
+ * @c:		configuration
+ * @g:		explicit settings (unused)
+ * @opt:	option value, as returned by getopt_long()
+ * @arg:	its argument (unused: none of these takes one)
+ *
+ * Return: true if @opt is one of this group (and was handled)
+ */
+static bool conf_opt_proto(struct ctx *c, struct conf_given *g, int opt,
+			   const char *arg)
+{
+	(void)g;
+	(void)arg;
+
+	switch (opt) {
 	case OPT_NO_DHCP_DNS:
 		c->no_dhcp_dns = true;
 		break;
@@ -554,6 +650,30 @@ static void conf_opt_one(struct ctx *c, struct conf_given *g, int opt,
 	case OPT_NO_RA:
 		c->no_ra = true;
 		break;
+	default:
+		return false;
+	}
+
+	return true;
+}
+
+/**
+ * conf_opt_ports() - forwarding options, flow table and buffer sizes
+ * @c:		configuration
+ * @g:		explicit settings (unused)
+ * @opt:	option value, as returned by getopt_long()
+ * @arg:	its argument, NULL if none
+ *
+ * Return: true if @opt is one of this group (and was handled)
+ */
+static bool conf_opt_ports(struct ctx *c, struct conf_given *g, int opt,
+			   const char *arg)
+{
+	char errbuf[128];
+
+	(void)g;
+
+	switch (opt) {
 	case 't':
 		conf_opt_fwd(c, opt, &c->tcp_in, arg);
 		break;
@@ -566,14 +686,11 @@ static void conf_opt_one(struct ctx *c, struct conf_given *g, int opt,
 	case 'U':
 		conf_opt_fwd(c, opt, &c->udp_out, arg);
 		break;
-	case OPT_MCAST_PORTS: {
-		char errbuf[128];
-
+	case OPT_MCAST_PORTS:
 		if (conf_mcast_ports(arg, c->mcast_ports, &c->mcast_nports,
-				      errbuf, sizeof(errbuf)))
+				     errbuf, sizeof(errbuf)))
 			die("--mcast-ports: %s", errbuf);
 		break;
-	}
 	case OPT_MAX_FLOWS:
 		c->flow_max = (unsigned int)conf_opt_ulong(opt, arg,
 							   CONF_FLOW_MIN,
@@ -592,11 +709,54 @@ static void conf_opt_one(struct ctx *c, struct conf_given *g, int opt,
 		c->tap_wmem = conf_opt_bytes(opt, arg);
 		break;
 	default:
-		if (conf_opt_net(c, g, opt, arg))
-			break;
-		die("Option %s is not handled, please report this bug",
-		    conf_optname(opt));
+		return false;
 	}
+
+	return true;
+}
+
+/**
+ * typedef conf_opt_handler - handle the options of one group
+ * @c:		configuration
+ * @g:		explicit settings
+ * @opt:	option value, as returned by getopt_long()
+ * @arg:	its argument, NULL if none
+ *
+ * Return: true if @opt belongs to the group (and was handled)
+ */
+typedef bool (*conf_opt_handler)(struct ctx *c, struct conf_given *g,
+				 int opt, const char *arg);
+
+/* Option groups, in the order of conf_longopts' sections; disjoint */
+static const conf_opt_handler conf_opt_groups[] = {
+	conf_opt_process,
+	conf_opt_passt,
+	conf_opt_pasta,
+	conf_opt_link,
+	conf_opt_net,		/* addresses, DNS, mapping: conf_addr.c */
+	conf_opt_proto,
+	conf_opt_ports,
+};
+
+/**
+ * conf_opt_one() - handle one option, by the handler of its group
+ * @c:		configuration
+ * @g:		explicit settings
+ * @opt:	option value, as returned by getopt_long()
+ * @arg:	its argument, NULL if none
+ */
+static void conf_opt_one(struct ctx *c, struct conf_given *g, int opt,
+			 const char *arg)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(conf_opt_groups); i++) {
+		if (conf_opt_groups[i](c, g, opt, arg))
+			return;
+	}
+
+	die("Option %s is not handled, please report this bug",
+	    conf_optname(opt));
 }
 
 /**

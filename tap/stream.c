@@ -509,6 +509,117 @@ static void stream_tx_error(size_t len)
 }
 
 /**
+ * stream_tx_build() - fill stream_tx_iov with one batch for sendmsg()
+ * @iov:		@nframes groups of @bufs_per_frame buffers
+ * @bufs_per_frame:	buffers per frame
+ * @nframes:		frames to write
+ * @done:		frames already dealt with, advanced past frames of
+ *			invalid length at the start of the batch (dropped)
+ * @nbatch:		set to the number of frames in the batch
+ * @tail:		set to the bytes of a pending rest put first, 0 if none
+ *
+ * The batch starts with the unsent rest of a partial frame, if any, then
+ * holds length prefixes and frames, as many as fit, up to the first frame
+ * of invalid length after the first valid one (it is dropped by the next
+ * batch, after what precedes it is sent).
+ *
+ * Return: number of entries used in stream_tx_iov, 0 if nothing is left
+ */
+static size_t stream_tx_build(const struct iovec *iov, size_t bufs_per_frame,
+			      size_t nframes, size_t *done, size_t *nbatch,
+			      size_t *tail)
+{
+	size_t niov = 0, k = 0, len, i;
+
+	*tail = 0;
+	if (stream_tail_done < stream_tail_len) {
+		*tail = stream_tail_len - stream_tail_done;
+		stream_tx_iov[0].iov_base = stream_tail + stream_tail_done;
+		stream_tx_iov[0].iov_len = *tail;
+		niov = 1;
+	}
+
+	while (*done + k < nframes && k < STREAM_TX_FRAMES &&
+	       niov + 1 + bufs_per_frame <= STREAM_TX_IOV) {
+		const struct iovec *f = iov + (*done + k) * bufs_per_frame;
+
+		len = iov_size(f, bufs_per_frame);
+		if (len < STREAM_FRAME_MIN || len > STREAM_FRAME_MAX) {
+			if (k)
+				break;	/* send what precedes it */
+			stream_tx_error(len);
+			(*done)++;
+			continue;
+		}
+
+		stream_tx_len[k] = htonl((uint32_t)len);
+		stream_tx_iov[niov].iov_base = &stream_tx_len[k];
+		stream_tx_iov[niov++].iov_len = STREAM_LEN_SIZE;
+		for (i = 0; i < bufs_per_frame; i++)
+			stream_tx_iov[niov++] = f[i];
+		k++;
+	}
+
+	*nbatch = k;
+	return niov;
+}
+
+/**
+ * stream_tx_sent() - account for what one sendmsg() of a batch wrote
+ * @c:			execution context
+ * @iov:		@nframes groups of @bufs_per_frame buffers
+ * @bufs_per_frame:	buffers per frame
+ * @done:		frames already dealt with, advanced past those sent
+ *			(entirely, or partly with the rest kept)
+ * @nbatch:		frames in the batch
+ * @tail:		bytes of a pending rest that came first in the batch
+ * @n:			bytes the socket took
+ *
+ * Return: true if the whole batch left, false if the socket is full
+ *	   (EPOLLOUT armed)
+ */
+static bool stream_tx_sent(struct ctx *c, const struct iovec *iov,
+			   size_t bufs_per_frame, size_t *done, size_t nbatch,
+			   size_t tail, size_t n)
+{
+	size_t i;
+
+	if (n < tail) {
+		stream_tail_done += n;
+		stream_stats.tx_backpressure++;
+		stream_want_output(c, true);
+		return false;
+	}
+	n -= tail;
+	stream_tail_len = stream_tail_done = 0;
+
+	for (i = 0; i < nbatch; i++) {
+		const struct iovec *f = iov + *done * bufs_per_frame;
+		size_t len = ntohl(stream_tx_len[i]);
+		size_t flen = STREAM_LEN_SIZE + len;
+
+		if (!n)
+			break;
+		if (n < flen)
+			stream_keep_tail(&stream_tx_len[i], f, bufs_per_frame,
+					 n);
+
+		stream_stats.tx_frames++;
+		stream_stats.tx_bytes += len;
+		(*done)++;
+		n -= MIN(n, flen);
+	}
+
+	if (i < nbatch || stream_tail_len) {
+		stream_stats.tx_backpressure++;
+		stream_want_output(c, true);
+		return false;
+	}
+
+	return true;
+}
+
+/**
  * stream_send_frames() - write frames with their length prefixes
  * @c:			execution context
  * @iov:		@nframes groups of @bufs_per_frame buffers
@@ -529,44 +640,15 @@ static size_t stream_send_frames(struct ctx *c, const struct iovec *iov,
 	}
 
 	while (done < nframes) {
-		size_t niov = 0, k = 0, tail = 0, len, i;
 		struct msghdr mh = { .msg_iov = stream_tx_iov };
+		size_t nbatch, tail;
 		ssize_t n;
 
-		if (stream_tail_done < stream_tail_len) {
-			tail = stream_tail_len - stream_tail_done;
-			stream_tx_iov[0].iov_base = stream_tail +
-						    stream_tail_done;
-			stream_tx_iov[0].iov_len = tail;
-			niov = 1;
-		}
-
-		while (done + k < nframes && k < STREAM_TX_FRAMES &&
-		       niov + 1 + bufs_per_frame <= STREAM_TX_IOV) {
-			const struct iovec *f = iov + (done + k) *
-						bufs_per_frame;
-
-			len = iov_size(f, bufs_per_frame);
-			if (len < STREAM_FRAME_MIN || len > STREAM_FRAME_MAX) {
-				if (k)
-					break;	/* send what precedes it */
-				stream_tx_error(len);
-				done++;
-				continue;
-			}
-
-			stream_tx_len[k] = htonl((uint32_t)len);
-			stream_tx_iov[niov].iov_base = &stream_tx_len[k];
-			stream_tx_iov[niov++].iov_len = STREAM_LEN_SIZE;
-			for (i = 0; i < bufs_per_frame; i++)
-				stream_tx_iov[niov++] = f[i];
-			k++;
-		}
-
-		if (!niov)
+		mh.msg_iovlen = stream_tx_build(iov, bufs_per_frame, nframes,
+						&done, &nbatch, &tail);
+		if (!mh.msg_iovlen)
 			break;	/* only dropped frames were left */
 
-		mh.msg_iovlen = niov;
 		n = sendmsg(stream_fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
 		if (n < 0) {
 			if (errno == EINTR)
@@ -577,39 +659,9 @@ static size_t stream_send_frames(struct ctx *c, const struct iovec *iov,
 			return nframes;	/* the guest is gone: drop */
 		}
 
-		if ((size_t)n < tail) {
-			stream_tail_done += (size_t)n;
-			stream_stats.tx_backpressure++;
-			stream_want_output(c, true);
+		if (!stream_tx_sent(c, iov, bufs_per_frame, &done, nbatch,
+				    tail, (size_t)n))
 			return done;
-		}
-		n -= (ssize_t)tail;
-		stream_tail_len = stream_tail_done = 0;
-
-		for (i = 0; i < k; i++) {
-			const struct iovec *f = iov + done * bufs_per_frame;
-			size_t flen;
-
-			len = ntohl(stream_tx_len[i]);
-			flen = STREAM_LEN_SIZE + len;
-
-			if (!n)
-				break;
-			if ((size_t)n < flen)
-				stream_keep_tail(&stream_tx_len[i], f,
-						 bufs_per_frame, (size_t)n);
-
-			stream_stats.tx_frames++;
-			stream_stats.tx_bytes += len;
-			done++;
-			n -= (ssize_t)MIN((size_t)n, flen);
-		}
-
-		if (i < k || stream_tail_len) {
-			stream_stats.tx_backpressure++;
-			stream_want_output(c, true);
-			return done;
-		}
 	}
 
 	return done;

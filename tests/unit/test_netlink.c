@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* test_netlink.c - unit tests for conf/netlink.c in a fresh namespace
+/* test_netlink.c - unit tests for conf/netlink.c and conf/netlink_ns.c
  *
  * Theory of operation: Check runs every test in a child process. Each test
  * moves that child into a network namespace of its own (as root, or in a

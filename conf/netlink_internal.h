@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* netlink_internal.h - requests and exchanges shared by conf/netlink*.c
+ *
+ * Theory of operation: netlink.c builds requests (struct nl_req, filled by
+ * nl_req_init() and nl_attr_put()) and runs one blocking exchange at a
+ * time over a socket (nl_exchange()), with the kernel's explanation of a
+ * failure kept for nl_strerror(). It also opens sockets (nl_sock_open())
+ * and looks up links (nl_link_get()). netlink_ns.c uses all of it on the
+ * socket it opens inside pasta's namespace. Nothing here is for other
+ * modules: their interface is netlink.h.
+ */
+#ifndef CONF_NETLINK_INTERNAL_H
+#define CONF_NETLINK_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/if_addr.h>
+#include <linux/if_link.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+
+/* Room for the attributes of any request we build */
+#define NL_REQ_ATTR_SIZE	512
+
+/**
+ * struct nl_req - a request being built
+ * @nh:		netlink header
+ * @body:	family header (ifinfomsg, ifaddrmsg, rtmsg) and attributes
+ * @overflow:	an attribute did not fit
+ * @dump:	a dump request (NLM_F_DUMP on RTM_GET*), answered by a
+ *		multipart reply ending with NLMSG_DONE
+ */
+struct nl_req {
+	struct nlmsghdr nh;
+	union {
+		struct ifinfomsg ifi;
+		struct ifaddrmsg ifa;
+		struct rtmsg rtm;
+		char raw[NLMSG_ALIGN(sizeof(struct ifinfomsg)) +
+			 NL_REQ_ATTR_SIZE];
+	} body;
+	bool overflow;
+	bool dump;
+};
+
+/**
+ * typedef nl_cb - called for each reply message of an exchange
+ * @nh:		the message
+ * @arg:	caller's state
+ */
+typedef void (*nl_cb)(const struct nlmsghdr *nh, void *arg);
+
+/**
+ * struct nl_link_info - what we read from an RTM_NEWLINK reply
+ * @found:	a reply came
+ * @ifindex:	interface index
+ * @mtu:	MTU, 0 if not reported
+ */
+struct nl_link_info {
+	bool found;
+	unsigned int ifindex;
+	unsigned int mtu;
+};
+
+/* netlink.c */
+void nl_req_init(struct nl_req *req, uint16_t type, uint16_t flags,
+		 size_t hdr_len);
+void nl_attr_put(struct nl_req *req, uint16_t type, const void *data,
+		 size_t len);
+int nl_exchange(int s, struct nl_req *req, nl_cb cb, void *arg);
+const char *nl_strerror(int ret);
+int nl_sock_open(void);
+size_t nl_af_len(int af);
+int nl_link_get(int s, unsigned int ifindex, const char *name,
+		struct nl_link_info *l);
+
+#endif /* CONF_NETLINK_INTERNAL_H */
