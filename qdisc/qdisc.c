@@ -28,8 +28,8 @@
  * after the socket read that filled it is still in the cache. For the
  * same reason, a turn that finds the queue empty starts over at the first
  * buffers of the ring (qdisc_rewind()): walking all QDISC_FRAMES buffers
- * (16 MiB) made every socket read write to memory out of the cache, and
- * cost a third of host->namespace throughput.
+ * (16 MiB) would make every socket read write to memory the cache has
+ * long dropped, while the few buffers of one turn stay in the cache.
  *
  * qdisc_run() ends every main loop iteration with a flush, so a frame
  * queued into an empty ring leaves in the same iteration it was made
@@ -423,18 +423,14 @@ static void qdisc_push_back(uint32_t flow)
  *
  * Stops when the ready list is empty, when the backend pushes back, or
  * after QDISC_RUN_FRAMES turns or QDISC_RUN_BYTES bytes, so that input
- * keeps being served: a bulk flow with a large window would otherwise
- * keep the loop away from epoll_wait() for milliseconds, and the reply
- * of an interactive flow waiting in a socket with it (measured with
- * tests/perf/run --metrics latency-load: p99 5.9 ms with no byte limit,
- * 1.8-3.5 ms with 1 MiB). A syscall trace of the relay under that load
- * showed why 1 MiB was still too much: when the bulk flow never runs out
- * of window, an iteration takes 0.8-0.9 ms, and a ping-pong request
- * waited a median 555 us in the tap queue and its answer 407 us in its
- * socket. With 256 KiB, 60 us and 258 us; what remains of a slow round
- * trip is the namespace's process waiting for a CPU (see
- * doc/performance.md). The main loop does not sleep while
- * qdisc_has_ready().
+ * keeps being served. Without the byte limit, a bulk flow that never runs
+ * out of window would fill whole loop iterations with its frames, each
+ * write to the tap running the guest's receive path: a request waiting
+ * in the tap and the reply of an interactive flow waiting in its socket
+ * would both wait for the iteration to end. QDISC_RUN_BYTES bounds that
+ * wait to about one quantum of frames (doc/performance.md, "The scheduler
+ * and latency under load", has the measurements behind the value). The
+ * main loop does not sleep while qdisc_has_ready().
  */
 void qdisc_run(struct ctx *c, uint64_t now_ms)
 {

@@ -75,7 +75,7 @@ serve() {
 	$H timeout -k 5 "$VM_TIMEOUT" socat -u "FILE:$DATA" \
 		"TCP4-LISTEN:$PORT,bind=127.0.0.1,reuseaddr" &
 	rig_defer "rig_kill $!"
-	rig_wait_listen "$RIG_HOSTNS" $PORT
+	rig_wait_listen "$RIG_HOSTNS" "$PORT"
 }
 
 # guest_fetch() - wait for the guest's download, check its hash, and for
@@ -171,7 +171,7 @@ libvirt_cmd() {
 	from=$(sed -n "s/.*<range start='\([0-9]*\)'.*/\1/p" "$1")
 	to=$(sed -n "s/.*<range start='[0-9]*' to='\([0-9]*\)'.*/\1/p" "$1")
 	grep -q "type='vhostuser'" "$1" && vu=--vhost-user
-	echo $vu --one-off --socket "$2" --pid "$3" --mac-addr "$mac" \
+	echo ${vu:+"$vu"} --one-off --socket "$2" --pid "$3" --mac-addr "$mac" \
 		--tcp-ports "$from:$to"
 }
 

@@ -135,8 +135,8 @@ start_passt() {
 show() {
 	conf_show >"$RIG_TMP/show.out" 2>&1 ||
 		rig_fail "pesto failed: $(cat "$RIG_TMP/show.out")" || return 1
-	grep -q "^  HOST$" "$RIG_TMP/show.out" &&
-		grep -qF "    TCP [*]:$BASE  =>  $BASE " "$RIG_TMP/show.out" ||
+	{ grep -q "^  HOST$" "$RIG_TMP/show.out" &&
+	  grep -qF "    TCP [*]:$BASE  =>  $BASE " "$RIG_TMP/show.out"; } ||
 		rig_fail "unexpected table: $(tr '\n' '|' <"$RIG_TMP/show.out")"
 }
 
@@ -148,9 +148,9 @@ show() {
 # $4: file for the receiver's hash
 # Sets HELD_PID (the sender) and RIG_BG_PID (the receiver).
 conf_held() {
-	rig_tcp_recv_sha "$GUEST" "TCP4-LISTEN:$1" "$4" $LIMIT
+	rig_tcp_recv_sha "$GUEST" "TCP4-LISTEN:$1" "$4" "$LIMIT"
 	rig_wait_listen "$GUEST" "$1" || return 1
-	ip netns exec "$RIG_HOSTNS" timeout $LIMIT bash -c "
+	ip netns exec "$RIG_HOSTNS" timeout "$LIMIT" bash -c "
 		{ head -c $2 '$DATA'
 		  while [ ! -e '$3' ]; do sleep 0.05; done
 		  tail -c +$(($2 + 1)) '$DATA'; } |
@@ -180,9 +180,9 @@ held_transfer() {
 	fi
 	touch "$flag"
 
-	rig_wait_pid "$pid" $LIMIT ||
+	rig_wait_pid "$pid" "$LIMIT" ||
 		rig_fail "sender failed after the changes" || return 1
-	rig_wait_pid "$RIG_BG_PID" $LIMIT ||
+	rig_wait_pid "$RIG_BG_PID" "$LIMIT" ||
 		rig_fail "receiver failed after the changes" || return 1
 	[ "$(cat "$sum")" = "$(rig_sha "$DATA")" ] ||
 		rig_fail "sha256 mismatch after the changes"
@@ -194,7 +194,7 @@ add_then_connect() {
 
 	rig_tcp_recv_sha "$GUEST" "TCP4-LISTEN:$port" "$RIG_TMP/add.sha" 20
 	rig_wait_listen "$GUEST" "$port" || return 1
-	conf_pesto -A -t $port ||
+	conf_pesto -A -t "$port" ||
 		rig_fail "pesto -A: $(cat "$RIG_TMP/pesto.out")" || return 1
 	rig_h timeout 20 socat -u "FILE:$SMALL" "TCP4:$RIG_ADDR4:$port" ||
 		rig_fail "connection right after pesto -A failed" || return 1
@@ -213,7 +213,7 @@ taken_port() {
 	rig_defer "rig_kill $pid"
 	rig_wait_listen "$RIG_HOSTNS" "$taken" || return 1
 
-	if conf_pesto -A -t $other -A -t $taken; then
+	if conf_pesto -A -t "$other" -A -t "$taken"; then
 		rig_fail "pesto succeeded with port $taken in use"
 		return 1
 	fi
@@ -223,7 +223,7 @@ taken_port() {
 	after=$(conf_show)
 	[ "$before" = "$after" ] ||
 		rig_fail "table changed: $(tr '\n' '|' <<<"$after")" || return 1
-	! conf_listening $other ||
+	! conf_listening "$other" ||
 		rig_fail "port $other of the failed update listens" || return 1
 	conf_to_guest "$BASE"
 }
@@ -240,15 +240,15 @@ removed_port() {
 		established 'sport = :$port')\" ]" ||
 		rig_fail "no connection on port $port" || return 1
 
-	conf_pesto -D -t $port ||
+	conf_pesto -D -t "$port" ||
 		rig_fail "pesto -D: $(cat "$RIG_TMP/pesto.out")" || return 1
 	! conf_has "TCP [*]:$port " ||
 		rig_fail "rule still shown" || return 1
 	conf_refused "$port" || return 1
 
 	touch "$flag"
-	rig_wait_pid "$pid" $LIMIT || rig_fail "sender failed" || return 1
-	rig_wait_pid "$RIG_BG_PID" $LIMIT ||
+	rig_wait_pid "$pid" "$LIMIT" || rig_fail "sender failed" || return 1
+	rig_wait_pid "$RIG_BG_PID" "$LIMIT" ||
 		rig_fail "receiver failed" || return 1
 	[ "$(cat "$sum")" = "$(rig_sha "$DATA")" ] ||
 		rig_fail "sha256 mismatch on the connection of the removed rule"
@@ -274,16 +274,16 @@ clear_replace() {
 splice_rules() {
 	local port=$((BASE + 8))
 
-	conf_pesto -A -T $port ||
+	conf_pesto -A -T "$port" ||
 		rig_fail "pesto -A -T: $(cat "$RIG_TMP/pesto.out")" || return 1
 	conf_has "TCP [*]%lo:$port  =>  $port " ||
 		rig_fail "-T rule not shown: $(conf_show | tr '\n' '|')" ||
 		return 1
-	rig_listening "$GUEST" $port ||
+	rig_listening "$GUEST" "$port" ||
 		rig_fail "nothing listens on $port in the namespace" || return 1
-	conf_pesto -D -T $port ||
+	conf_pesto -D -T "$port" ||
 		rig_fail "pesto -D -T: $(cat "$RIG_TMP/pesto.out")" || return 1
-	! rig_listening "$GUEST" $port ||
+	! rig_listening "$GUEST" "$port" ||
 		rig_fail "$port still listens in the namespace"
 }
 
@@ -320,7 +320,7 @@ upstream() {
 	"$UPSTREAM" -A -t "$spec" "$CSOCK" >"$RIG_TMP/up.out" 2>&1 ||
 		rig_fail "upstream pesto -A: $(cat "$RIG_TMP/up.out")" ||
 		return 1
-	rig_poll 2 conf_listening $port ||
+	rig_poll 2 conf_listening "$port" ||
 		rig_fail "port $port added by upstream pesto doesn't listen" ||
 		return 1
 	conf_has "TCP [*]:$((port + 16))-$((port + 20))  =>  $((port + 10016))-$((port + 10020)) " ||
@@ -339,8 +339,8 @@ upstream() {
 		return 1
 	rig_poll 2 eval "! conf_has 'TCP ['" ||
 		rig_fail "HOST not cleared by upstream pesto" || return 1
-	"$UPSTREAM" -t "$BASE" "$CSOCK" >"$RIG_TMP/up.out" 2>&1 &&
-		rig_poll 2 conf_listening "$BASE" ||
+	{ "$UPSTREAM" -t "$BASE" "$CSOCK" >"$RIG_TMP/up.out" 2>&1 &&
+	  rig_poll 2 conf_listening "$BASE"; } ||
 		rig_fail "upstream pesto -t: $(cat "$RIG_TMP/up.out")"
 }
 
@@ -357,7 +357,7 @@ auto_removed() {
 	ip netns exec "$RIG_NS" socat -u "TCP-LISTEN:$port,reuseaddr" \
 		/dev/null &
 	rig_defer "rig_kill $!"
-	rig_poll 5 conf_listening $port ||
+	rig_poll 5 conf_listening "$port" ||
 		rig_fail "auto did not follow port $port" || return 1
 	out=$("$PESTO" "$sock")
 	grep -qF "(best effort) (auto-scan)" <<<"$out" ||
@@ -367,7 +367,7 @@ auto_removed() {
 	# Kept as it is while another table changes: fine
 	"$PESTO" -t auto -u none "$sock" >"$RIG_TMP/pesto.out" 2>&1 ||
 		rig_fail "keeping auto: $(cat "$RIG_TMP/pesto.out")" || return 1
-	conf_listening $port || rig_fail "auto stopped" || return 1
+	conf_listening "$port" || rig_fail "auto stopped" || return 1
 
 	"$PESTO" -t $((port + 1)) "$sock" >"$RIG_TMP/pesto.out" 2>&1 ||
 		rig_fail "replacing auto: $(cat "$RIG_TMP/pesto.out")" ||
@@ -381,7 +381,8 @@ auto_removed() {
 	# Started again at run time: refused, nothing changed
 	"$PESTO" -t auto "$sock" >"$RIG_TMP/pesto.out" 2>&1
 	rc=$?
-	[ $rc -ne 0 ] && grep -q "can't be added at run time" "$RIG_TMP/pesto.out" ||
+	{ [ "$rc" -ne 0 ] &&
+	  grep -q "can't be added at run time" "$RIG_TMP/pesto.out"; } ||
 		rig_fail "auto added at run time: $(cat "$RIG_TMP/pesto.out")" ||
 		return 1
 	conf_listening $((port + 1)) ||

@@ -41,11 +41,12 @@ rig_wait_listen "$RIG_HOSTNS" $PORT || exit 1
 # connections() - make $CONNS connections from the namespace, one by one,
 # each reading the server's line; print how many got it
 connections() {
+	# shellcheck disable=SC2016 # expanded by the shell in the namespace
 	rig_g timeout 60 bash -c 'n=0
-		for i in $(seq '"$CONNS"'); do
-			[ "$(socat -u TCP4:'"$RIG_GW4:$PORT"' STDOUT)" = ok ] &&
+		for i in $(seq "$1"); do
+			[ "$(socat -u "TCP4:$2" STDOUT)" = ok ] &&
 				n=$((n + 1))
-		done; echo $n'
+		done; echo $n' connections "$CONNS" "$RIG_GW4:$PORT"
 }
 
 # flows() - guest ports of TCP flows to the server with an event logged
@@ -54,6 +55,19 @@ connections() {
 flows() {
 	sed -n "s/.*Flow [0-9]* (TCP): $2: guest \[$RIG_ADDR4\]:\([0-9]*\), peer \[$RIG_GW4\]:$PORT$/\1/p" \
 		"$1" | sort -n
+}
+
+# all_closed() - every connection made has its close logged
+# $1: file
+all_closed() {
+	[ "$(flows "$1" closed | wc -l)" -ge "$CONNS" ]
+}
+
+# last_closed() - the last flow created has its close logged
+# $1: file
+last_closed() {
+	[ "$(flows "$1" closed | tail -n 1)" = \
+	  "$(flows "$1" created | tail -n 1)" ]
 }
 
 # header() - test: the first line names program, version, binary, daemon
@@ -86,7 +100,7 @@ debug_flows() {
 	n=$(connections)
 	[ "$n" = "$CONNS" ] ||
 		rig_fail "$n of $CONNS connections answered" || return 1
-	rig_poll 5 eval '[ "$(flows "$log" closed | wc -l)" -ge $CONNS ]'
+	rig_poll 5 all_closed "$log"
 	created=$(flows "$log" created)
 	closed=$(flows "$log" closed)
 	rig_log "$(wc -l <"$log") lines, $(wc -c <"$log") bytes;" \
@@ -131,19 +145,18 @@ quiet_stderr() {
 rotation() {
 	local log=$RIG_TMP/rot.log size first n last bad
 
-	rig_relay_start daemon -t none -d -l "$log" --log-size $LOG_SIZE ||
+	rig_relay_start daemon -t none -d -l "$log" --log-size "$LOG_SIZE" ||
 		return 1
 	n=$(connections)
 	[ "$n" = "$CONNS" ] ||
 		rig_fail "$n of $CONNS connections answered" || return 1
-	rig_poll 5 eval '[ "$(flows "$log" closed | tail -n 1)" = \
-			  "$(flows "$log" created | tail -n 1)" ]'
+	rig_poll 5 last_closed "$log"
 	size=$(stat -c %s "$log")
 	first=$(head -n 1 "$log")
 	last=$(flows "$log" created | wc -l)
 	rig_log "$size bytes, first line: $first; $last of $CONNS" \
 		"connections still in the file"
-	[ "$size" -le $LOG_SIZE ] ||
+	[ "$size" -le "$LOG_SIZE" ] ||
 		rig_fail "$size bytes, over the limit of $LOG_SIZE" || return 1
 	[[ $first =~ ^pasta\ .*\ \($RIG_RELAY_PID\)\ -\ log\ truncated\ at\ [-0-9T:.]+Z$ ]] ||
 		rig_fail "first line is not the truncation header: $first" ||

@@ -58,7 +58,6 @@ mc_recv() {
 	ip netns exec "$1" timeout 60 socat -u "$addr" \
 		"OPEN:$3,creat,append" 2>>"$RIG_TMP/socat.err" &
 	rig_defer "rig_kill $!"
-	RECV_PID=$!
 }
 
 # mc_send() - send N numbered datagrams to a group, one at a time
@@ -73,7 +72,7 @@ mc_send() {
 	else
 		addr="UDP6-DATAGRAM:[$G6%$DEV]:5353"
 	fi
-	for i in $(seq $N); do
+	for i in $(seq "$N"); do
 		echo "$3-$i" | ip netns exec "$1" socat -u - "$addr" ||
 			return 1
 	done
@@ -85,7 +84,7 @@ mc_send() {
 mc_expect() {
 	local want
 
-	want=$(for i in $(seq $N); do echo "$2-$i"; done)
+	want=$(for i in $(seq "$N"); do echo "$2-$i"; done)
 	rig_poll 5 eval "[ \$(wc -l <'$1') -ge $N ]"
 	[ "$(cat "$1")" = "$want" ] ||
 		rig_fail "$(basename "$1"): got $(wc -l <"$1") datagrams:" \
@@ -197,7 +196,7 @@ leave() {
 	rig_poll 5 eval "! mc_relay_joined $G4 && ! mc_relay_joined $G6 &&
 			 ! mc_host_joined $G4 && ! mc_host_joined $G6" ||
 		rig_fail "still a member on the host:" \
-			 "$(ip -n "$RIG_HOSTNS" maddr show dev $DEV |
+			 "$(ip -n "$RIG_HOSTNS" maddr show dev "$DEV" |
 			    grep -w "$G4\|$G6" | tr -s ' \n' ' ')" || return 1
 	kill -USR1 "$PID_A"
 	rig_poll 2 eval "grep -q 'mcast: .*leaves=[1-9]' '$LOG_A'" ||

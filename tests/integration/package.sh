@@ -50,7 +50,7 @@ have() {
 
 # prerequisites() - test: install what building and checking need
 prerequisites() {
-	local pair missing= still= log=$RIG_TMP/apt.log
+	local pair missing='' still='' log=$RIG_TMP/apt.log
 
 	for pair in $NEEDS; do
 		have "${pair#*:}" || missing="$missing ${pair%%:*}"
@@ -71,11 +71,21 @@ prerequisites() {
 			  "$log"))"
 }
 
+# deb_built() - print the path of the first package in build-deb/, if any
+deb_built() {
+	local f
+
+	for f in "$RIG_ROOT"/build-deb/passt-relay_*.deb; do
+		[ -e "$f" ] && echo "$f"
+		return 0
+	done
+}
+
 # build() - test: make deb, or reuse a package newer than the tree
 build() {
 	local newer
 
-	DEB=$(ls "$RIG_ROOT"/build-deb/passt-relay_*.deb 2>/dev/null | head -1)
+	DEB=$(deb_built)
 	if [ -n "$DEB" ]; then
 		newer=$(cd "$RIG_ROOT" && find . \( -path ./.git -o \
 			-path './build*' -o -path ./tests/out \) -prune -o \
@@ -86,7 +96,7 @@ build() {
 		>"$RIG_TMP/deb.log" 2>&1 ||
 		rig_fail "make deb failed: $(tail -n 3 "$RIG_TMP/deb.log" |
 					    tr '\n' ' ')" || return 1
-	DEB=$(ls "$RIG_ROOT"/build-deb/passt-relay_*.deb 2>/dev/null | head -1)
+	DEB=$(deb_built)
 	[ -n "$DEB" ] || rig_fail "make deb made no package"
 }
 
@@ -137,6 +147,7 @@ apparmor() {
 #     inside, Debian's passt package /tmp/debian-passt.deb
 in_root() {
 	mkdir -p "$ROOT"
+	# shellcheck disable=SC2016 # expanded by the shell unshare starts
 	unshare -m --propagation private bash -c '
 		set -e
 		R=$0/merged
@@ -160,12 +171,12 @@ install() {
 
 	v=$(dpkg-deb -f "$DEB" Version)
 	if [ ! -s "$RIG_TMP/debian-passt.deb" ]; then
-		cp /var/cache/apt/archives/${DEBIAN_PASST}_*.deb \
+		cp /var/cache/apt/archives/"$DEBIAN_PASST"_*.deb \
 			"$RIG_TMP/debian-passt.deb" 2>/dev/null ||
 			(cd "$RIG_TMP" && apt-get download -q \
 			 -o DPkg::Lock::Timeout=300 "$DEBIAN_PASST" \
 			 >"$RIG_TMP/download.log" 2>&1 &&
-			 mv ${DEBIAN_PASST}_*.deb debian-passt.deb) ||
+			 mv "$DEBIAN_PASST"_*.deb debian-passt.deb) ||
 			rig_fail "can't get Debian's $DEBIAN_PASST package:" \
 				 "$(tail -n 1 "$RIG_TMP/download.log")" ||
 			return 1

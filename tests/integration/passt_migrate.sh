@@ -233,8 +233,8 @@ socks_idle() {
 		return 1
 	polled=$(mig_polled "$MIG_SRC_PID") ||
 		rig_fail "can't see the epoll sets of the source (PID" \
-			 "$MIG_SRC_PID): $(ls -l /proc/"$MIG_SRC_PID"/fd 2>&1 |
-					  tr '\n' ' ')" || return 1
+			 "$MIG_SRC_PID): $(find /proc/"$MIG_SRC_PID"/fd -mindepth 1 \
+					  -printf '%f -> %l ' 2>&1)" || return 1
 	while read -r line; do
 		line=${line#* }
 		! grep -qx "${line% *}" <<<"$polled" ||

@@ -40,10 +40,10 @@ fd_transfers() {
 	RIG_RELAY_PID=
 	rig_target_ns || return 1
 	RIG_RELAY_WRAP="$TAPFD $vnet /run/netns/$RIG_NS tapfd 3 --"
-	rig_relay_start daemon --fd 3 -t $FWD -l "$RIG_TMP/pasta.log"
+	rig_relay_start daemon --fd 3 -t "$FWD" -l "$RIG_TMP/pasta.log"
 	local rc=$?
 	RIG_RELAY_WRAP=
-	[ $rc -eq 0 ] || return 1
+	[ "$rc" -eq 0 ] || return 1
 	RIG_RELAY_LOG=$RIG_TMP/pasta.log
 
 	grep -q "Tap device tapfd from --fd 3" "$RIG_RELAY_LOG" ||
@@ -57,11 +57,11 @@ fd_transfers() {
 
 	rig_transfer "$RIG_NS" "TCP4:$RIG_GW4:7001" \
 		"$RIG_HOSTNS" "TCP4-LISTEN:7001,bind=127.0.0.1" \
-		"$DATA" $LIMIT || return 1
+		"$DATA" "$LIMIT" || return 1
 	rig_transfer "$RIG_HOSTNS" "TCP4:$RIG_ADDR4:$FWD" \
-		"$RIG_NS" "TCP4-LISTEN:$FWD" "$DATA" $LIMIT || return 1
+		"$RIG_NS" "TCP4-LISTEN:$FWD" "$DATA" "$LIMIT" || return 1
 	rig_transfer "$RIG_HOSTNS" "TCP6:[$RIG_ADDR6]:$FWD" \
-		"$RIG_NS" "TCP6-LISTEN:$FWD,ipv6only=1" "$DATA" $LIMIT ||
+		"$RIG_NS" "TCP6-LISTEN:$FWD,ipv6only=1" "$DATA" "$LIMIT" ||
 		return 1
 	rig_relay_stop_check
 }

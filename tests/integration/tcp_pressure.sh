@@ -252,7 +252,7 @@ wmem_pacing() {
 		tb=$(ip netns exec "$RIG_HOSTNS" ss -Htnm state established \
 			"dport = :$PORT" | grep -o 'tb[0-9]*' | head -1)
 		tb=${tb#tb}
-		[ -n "$wnd" ] && [ -n "$tb" ] || continue
+		{ [ -n "$wnd" ] && [ -n "$tb" ]; } || continue
 		[ "$wnd" -gt "$max_wnd" ] && max_wnd=$wnd
 		[ -z "$min_tb" ] || [ "$tb" -lt "$min_tb" ] && min_tb=$tb
 		[ "$wnd" -le "$tb" ] ||

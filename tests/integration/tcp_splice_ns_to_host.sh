@@ -29,6 +29,7 @@
 # or inspected later are started with "ip netns exec" directly, not through
 # rig_h/rig_g, so that $! is their PID and not that of a subshell.
 
+# shellcheck source=tests/lib/rig.sh disable=SC2317 # tests run via rig_run
 . "$(dirname "$0")/../lib/rig.sh"
 
 SIZE=${SPLICE_SIZE:-50M}
@@ -171,7 +172,7 @@ transfer() {
 	rig_g timeout -k 5 "$LIMIT" socat -t 30 - "$conn" \
 		<"$A" >"$RIG_TMP/cli_rx" 2>"$RIG_TMP/client.err"
 	rc=$?
-	[ $rc -eq 0 ] || rig_fail "client exited with status $rc:" \
+	[ "$rc" -eq 0 ] || rig_fail "client exited with status $rc:" \
 		"$(tr '\n' ' ' <"$RIG_TMP/client.err")" || return 1
 	rig_wait_pid "$SERVER_PID" 30 ||
 		rig_fail "server did not finish" || return 1

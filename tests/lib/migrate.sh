@@ -38,6 +38,7 @@ MIG_GUEST=
 MIG_HOOK=
 MIG_SRC_SOCK=
 MIG_DST_SOCK=
+# shellcheck disable=SC2034 # read by the scripts that source this
 MIG_SRC_PID=
 MIG_DST_PID=
 MIG_SRC_LOG=
@@ -151,6 +152,7 @@ mig_relays() {
 	rig_poll 5 test -S "$MIG_DST_SOCK" ||
 		rig_fail "no target socket after 5 s" || return 1
 
+	# shellcheck disable=SC2034 # read by passt_guest_start
 	PASST_SOCK=$MIG_SRC_SOCK
 	BRIDGE=$VU_BRIDGE passt_guest_start "$MIG_GUEST" \
 		--migrate-to "$MIG_DST_SOCK" --migrate-hook "$MIG_HOOK" "$@" ||
@@ -159,6 +161,7 @@ mig_relays() {
 	ip -n "$MIG_GUEST" route add "$MIG_PEER4/32" via "$RIG_GW4" &&
 	ip -n "$MIG_GUEST" -6 route add "$MIG_PEER6/128" via "$RIG_GW6" ||
 		rig_fail "can't route to the peer in the guest" || return 1
+	# shellcheck disable=SC2034 # read by rig_relay_stop_check
 	RIG_RELAY_LOG=$MIG_SRC_LOG
 	rig_poll 5 grep -q "device running" "$PASST_BRIDGE_LOG" ||
 		rig_fail "the source's device did not start" || return 1

@@ -11,6 +11,7 @@
 # 12's 6.1, so that what the relay does there is shown too. Each probe's
 # output goes to the console; its exit status becomes a RESULT line.
 
+# shellcheck source=tests/vm/guest_lib.sh
 . /lib/vmtest.sh
 
 ip link set lo up
