@@ -59,10 +59,9 @@ SYSCALLS(SYSCALLS_BOTH, "socket", "bind", "connect", "sendmsg", "setsockopt",
 
 /* Within a batch, acknowledge at least every this many bytes. Each ACK
  * makes the guest's kernel free and send (run in our write() to the tap),
- * and each sendmsg() wakes the host's reader: 1 MiB instead of 128 KiB
- * took namespace->host CPU per GiB from 0.49 to 0.42 s (MTU 65520, one
- * stream, mean of 4 alternating runs), with the guest still getting
- * several ACKs per batch of 64 frames of 64 KiB
+ * and each sendmsg() wakes the host's reader: fewer of both cost less CPU
+ * (doc/performance.md), while the guest still gets several ACKs per batch
+ * of 64 frames of 64 KiB
  */
 #define TCP_ACK_INTERVAL	(1024 * 1024)
 
