@@ -49,6 +49,35 @@ static void feed(const uint8_t *f, size_t len)
 }
 
 /**
+ * expect_drop_as() - feed a frame and check the counter it must land in
+ * @what:	the frame, for failure messages
+ * @f:		frame
+ * @len:	length
+ * @malformed:	true for drop_malformed, false for drop_unsupported
+ */
+static void expect_drop_as(const char *what, const uint8_t *f, size_t len,
+			   bool malformed)
+{
+	struct net_stats before = net_stats;
+
+	feed(f, len);
+	ck_assert_msg(net_stats.frames == before.frames + 1,
+		      "%s: frames %llu, was %llu", what,
+		      (unsigned long long)net_stats.frames,
+		      (unsigned long long)before.frames);
+	ck_assert_msg(net_stats.drop_malformed ==
+		      before.drop_malformed + (malformed ? 1 : 0),
+		      "%s: drop_malformed %llu, was %llu", what,
+		      (unsigned long long)net_stats.drop_malformed,
+		      (unsigned long long)before.drop_malformed);
+	ck_assert_msg(net_stats.drop_unsupported ==
+		      before.drop_unsupported + (malformed ? 0 : 1),
+		      "%s: drop_unsupported %llu, was %llu", what,
+		      (unsigned long long)net_stats.drop_unsupported,
+		      (unsigned long long)before.drop_unsupported);
+}
+
+/**
  * expect_drop() - feed a frame and check the counter it must land in
  * @f:		frame
  * @len:	length
@@ -56,14 +85,7 @@ static void feed(const uint8_t *f, size_t len)
  */
 static void expect_drop(const uint8_t *f, size_t len, bool malformed)
 {
-	struct net_stats before = net_stats;
-
-	feed(f, len);
-	ck_assert_uint_eq(net_stats.frames, before.frames + 1);
-	ck_assert_uint_eq(net_stats.drop_malformed,
-			  before.drop_malformed + (malformed ? 1 : 0));
-	ck_assert_uint_eq(net_stats.drop_unsupported,
-			  before.drop_unsupported + (malformed ? 0 : 1));
+	expect_drop_as("frame", f, len, malformed);
 }
 
 START_TEST(test_fill_ip4)
@@ -172,131 +194,161 @@ START_TEST(test_truncated_others)
 }
 END_TEST
 
+/**
+ * enum ip4_edit - what a bad IPv4 header case changes in the TCP frame
+ * @IP4_SET_BYTE:	byte @at of the IPv4 header (TCP header from 20) set
+ *			to @val
+ * @IP4_SET_WORD:	16-bit word at @at set to @val
+ * @IP4_FLIP_BYTE:	byte @at XORed with @val
+ * @IP4_SET_SRC:	source address set to @addr
+ * @IP4_SET_DST:	destination address set to @addr
+ */
+enum ip4_edit {
+	IP4_SET_BYTE,
+	IP4_SET_WORD,
+	IP4_FLIP_BYTE,
+	IP4_SET_SRC,
+	IP4_SET_DST,
+};
+
+/**
+ * struct ip4_bad - a bad IPv4 (or TCP) header, and where it must land
+ * @name:	what is wrong
+ * @edit:	what is changed
+ * @at:		offset in the IPv4 header, for byte and word edits
+ * @val:	value, for byte and word edits
+ * @addr:	address, for source and destination edits
+ * @edit2:	second change, IP4_SET_WORD only (@at2 0: none)
+ * @at2:	its offset
+ * @val2:	its value
+ * @recsum:	header checksum recomputed after the changes
+ * @short_by:	frame fed this many bytes shorter, 0: whole frame
+ * @malformed:	counted as malformed (else as unsupported)
+ */
+struct ip4_bad {
+	const char *name;
+	enum ip4_edit edit;
+	size_t at;
+	unsigned int val;
+	const char *addr;
+	size_t at2;
+	uint16_t val2;
+	bool recsum;
+	size_t short_by;
+	bool malformed;
+};
+
+/* A 20-byte IPv4 header, a 20-byte TCP header, 40 bytes of data */
+#define IP4_TOT		80
+#define IP4_FRAME	(14 + IP4_TOT)
+
+static const struct ip4_bad ip4_bad_cases[] = {
+	{ "IHL 0",	IP4_SET_BYTE, 0, 0x40, NULL, 0, 0, false, 0, true },
+	{ "IHL 1",	IP4_SET_BYTE, 0, 0x41, NULL, 0, 0, false, 0, true },
+	{ "IHL 2",	IP4_SET_BYTE, 0, 0x42, NULL, 0, 0, false, 0, true },
+	{ "IHL 3",	IP4_SET_BYTE, 0, 0x43, NULL, 0, 0, false, 0, true },
+	{ "IHL 4",	IP4_SET_BYTE, 0, 0x44, NULL, 0, 0, false, 0, true },
+	{ "IHL past the total length",
+			IP4_SET_BYTE, 0, 0x4f, NULL, 2, 40, false, 0, true },
+	{ "IHL past the frame",
+			IP4_SET_BYTE, 0, 0x4f, NULL, 0, 0, false,
+			IP4_FRAME - (14 + 30), true },
+	{ "total length below the header length",
+			IP4_SET_WORD, 2, 19, NULL, 0, 0, true, 0, true },
+	{ "total length past the frame",
+			IP4_SET_WORD, 2, IP4_TOT + 1, NULL, 0, 0, true, 0,
+			true },
+	{ "total length 0",
+			IP4_SET_WORD, 2, 0, NULL, 0, 0, true, 0, true },
+	{ "version 6",	IP4_SET_BYTE, 0, 0x65, NULL, 0, 0, true, 0, true },
+	{ "header checksum",
+			IP4_FLIP_BYTE, 10, 1, NULL, 0, 0, false, 0, true },
+	{ "fragment: MF",
+			IP4_SET_WORD, 6, 0x2000, NULL, 0, 0, true, 0, false },
+	{ "fragment: offset",
+			IP4_SET_WORD, 6, 0x0010, NULL, 0, 0, true, 0, false },
+	{ "multicast source",
+			IP4_SET_SRC, 0, 0, "224.0.0.1", 0, 0, true, 0, true },
+	{ "loopback source",
+			IP4_SET_SRC, 0, 0, "127.0.0.1", 0, 0, true, 0, true },
+	{ "TCP to broadcast",
+			IP4_SET_DST, 0, 0, "255.255.255.255", 0, 0, true, 0,
+			true },
+	{ "TCP from 0.0.0.0",
+			IP4_SET_SRC, 0, 0, "0.0.0.0", 0, 0, true, 0, true },
+	{ "TCP data offset below 5",
+			IP4_SET_BYTE, 20 + 12, 4 << 4, NULL, 0, 0, false, 0,
+			true },
+	{ "TCP data offset past the segment",
+			IP4_SET_BYTE, 20 + 12, 15 << 4, NULL, 2, 20 + 56, true,
+			0, true },
+	{ "TCP segment too short",
+			IP4_SET_WORD, 2, 20 + 19, NULL, 0, 0, true, 0, true },
+	/* The high half of the sequence number, read as the UDP length
+	 * (0x1200), is past the datagram
+	 */
+	{ "TCP relabelled as UDP",
+			IP4_SET_BYTE, 9, IPPROTO_UDP, NULL, 0, 0, true, 0,
+			true },
+	/* Type 0x9c (from the source port) is not an echo request */
+	{ "TCP relabelled as ICMP",
+			IP4_SET_BYTE, 9, IPPROTO_ICMP, NULL, 0, 0, true, 0,
+			false },
+	{ "SCTP, not handled",
+			IP4_SET_BYTE, 9, 132, NULL, 0, 0, true, 0, false },
+};
+
+/**
+ * ip4_bad_apply() - make a bad IPv4 frame from a valid one
+ * @b:		case
+ * @g:		frame, a copy of the valid one, changed in place
+ */
+static void ip4_bad_apply(const struct ip4_bad *b, uint8_t *g)
+{
+	uint8_t *ip = g + 14;
+
+	switch (b->edit) {
+	case IP4_SET_BYTE:
+		ip[b->at] = (uint8_t)b->val;
+		break;
+	case IP4_SET_WORD:
+		tf_put16(ip + b->at, (uint16_t)b->val);
+		break;
+	case IP4_FLIP_BYTE:
+		ip[b->at] ^= (uint8_t)b->val;
+		break;
+	case IP4_SET_SRC:
+		inet_pton(AF_INET, b->addr, ip + 12);
+		break;
+	case IP4_SET_DST:
+		inet_pton(AF_INET, b->addr, ip + 16);
+		break;
+	}
+	if (b->at2)
+		tf_put16(ip + b->at2, b->val2);
+	if (b->recsum) {
+		tf_put16(ip + 10, 0);
+		tf_put16(ip + 10, tf_finish(tf_sum(ip, 20, 0)));
+	}
+}
+
 START_TEST(test_ip4_bad_headers)
 {
 	uint8_t f[TF_FRAME_MAX], g[TF_FRAME_MAX];
-	size_t len = tf_tcp4_frame(f, 40);
-	uint8_t *ip = g + 14;
-	unsigned int ihl;
+	size_t len = tf_tcp4_frame(f, 40), i;
 
-#define RESET()		memcpy(g, f, len)
-#define RECSUM(n)							\
-	do {								\
-		tf_put16(ip + 10, 0);					\
-		tf_put16(ip + 10, tf_finish(tf_sum(ip, (n), 0)));	\
-	} while (0)
+	ck_assert_uint_eq(len, IP4_FRAME);
+	for (i = 0; i < sizeof(ip4_bad_cases) / sizeof(ip4_bad_cases[0]);
+	     i++) {
+		const struct ip4_bad *b = &ip4_bad_cases[i];
 
-	/* IHL below 5 */
-	for (ihl = 0; ihl < 5; ihl++) {
-		RESET();
-		ip[0] = (uint8_t)(0x40 | ihl);
-		expect_drop(g, len, true);
+		memcpy(g, f, len);
+		ip4_bad_apply(b, g);
+		expect_drop_as(b->name, g, len - b->short_by, b->malformed);
 	}
-
-	/* IHL past total length, and past the frame */
-	RESET();
-	ip[0] = 0x4f;
-	tf_put16(ip + 2, 40);
-	expect_drop(g, len, true);
-	RESET();
-	ip[0] = 0x4f;
-	expect_drop(g, 14 + 30, true);
-
-	/* Total length below header length, past frame, zero */
-	RESET();
-	tf_put16(ip + 2, 19);
-	RECSUM(20);
-	expect_drop(g, len, true);
-	RESET();
-	tf_put16(ip + 2, (uint16_t)(len - 14 + 1));
-	RECSUM(20);
-	expect_drop(g, len, true);
-	RESET();
-	tf_put16(ip + 2, 0);
-	RECSUM(20);
-	expect_drop(g, len, true);
-
-	/* Version */
-	RESET();
-	ip[0] = 0x65;
-	RECSUM(20);
-	expect_drop(g, len, true);
-
-	/* Header checksum */
-	RESET();
-	ip[10] ^= 1;
-	expect_drop(g, len, true);
-
-	/* Fragments: MF, offset */
-	RESET();
-	tf_put16(ip + 6, 0x2000);
-	RECSUM(20);
-	expect_drop(g, len, false);
-	RESET();
-	tf_put16(ip + 6, 0x0010);
-	RECSUM(20);
-	expect_drop(g, len, false);
-
-	/* Multicast and loopback sources */
-	RESET();
-	inet_pton(AF_INET, "224.0.0.1", ip + 12);
-	RECSUM(20);
-	expect_drop(g, len, true);
-	RESET();
-	inet_pton(AF_INET, "127.0.0.1", ip + 12);
-	RECSUM(20);
-	expect_drop(g, len, true);
-
-	/* TCP to broadcast, TCP from 0.0.0.0 */
-	RESET();
-	inet_pton(AF_INET, "255.255.255.255", ip + 16);
-	RECSUM(20);
-	expect_drop(g, len, true);
-	RESET();
-	inet_pton(AF_INET, "0.0.0.0", ip + 12);
-	RECSUM(20);
-	expect_drop(g, len, true);
-
-	/* TCP data offset below 5, past the segment; segment too short */
-	RESET();
-	ip[20 + 12] = 4 << 4;
-	expect_drop(g, len, true);
-	RESET();
-	ip[20 + 12] = 15 << 4;
-	tf_put16(ip + 2, 20 + 56);
-	RECSUM(20);
-	expect_drop(g, len, true);
-	RESET();
-	tf_put16(ip + 2, 20 + 19);
-	RECSUM(20);
-	expect_drop(g, len, true);
-
-	/* TCP relabelled as UDP: the high half of the sequence number, read
-	 * as the UDP length (0x1200), is past the datagram
-	 */
-	RESET();
-	ip[9] = IPPROTO_UDP;
-	RECSUM(20);
-	expect_drop(g, len, true);
-
-	/* TCP relabelled as ICMP: type 0x9c (from the source port) is not
-	 * an echo request
-	 */
-	RESET();
-	ip[9] = IPPROTO_ICMP;
-	RECSUM(20);
-	expect_drop(g, len, false);
-
-	/* Protocols not handled: SCTP */
-	RESET();
-	ip[9] = 132;
-	RECSUM(20);
-	expect_drop(g, len, false);
 
 	/* The UDP and ICMP frames had valid IPv4 headers: MAC learnt */
 	ck_assert_mem_eq(ctx.guest_mac, tf_guest_mac, 6);
-#undef RESET
-#undef RECSUM
 }
 END_TEST
 
