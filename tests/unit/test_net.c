@@ -214,27 +214,26 @@ enum ip4_edit {
 /**
  * struct ip4_bad - a bad IPv4 (or TCP) header, and where it must land
  * @name:	what is wrong
- * @edit:	what is changed
- * @at:		offset in the IPv4 header, for byte and word edits
- * @val:	value, for byte and word edits
  * @addr:	address, for source and destination edits
- * @edit2:	second change, IP4_SET_WORD only (@at2 0: none)
- * @at2:	its offset
- * @val2:	its value
- * @recsum:	header checksum recomputed after the changes
+ * @at:		offset in the IPv4 header, for byte and word edits
+ * @at2:	offset of a second 16-bit word set to @val2, 0 for none
  * @short_by:	frame fed this many bytes shorter, 0: whole frame
+ * @edit:	what is changed
+ * @val:	value, for byte and word edits
+ * @val2:	value of the second word
+ * @recsum:	header checksum recomputed after the changes
  * @malformed:	counted as malformed (else as unsupported)
  */
 struct ip4_bad {
 	const char *name;
-	enum ip4_edit edit;
-	size_t at;
-	unsigned int val;
 	const char *addr;
+	size_t at;
 	size_t at2;
+	size_t short_by;
+	enum ip4_edit edit;
+	unsigned int val;
 	uint16_t val2;
 	bool recsum;
-	size_t short_by;
 	bool malformed;
 };
 
@@ -243,59 +242,76 @@ struct ip4_bad {
 #define IP4_FRAME	(14 + IP4_TOT)
 
 static const struct ip4_bad ip4_bad_cases[] = {
-	{ "IHL 0",	IP4_SET_BYTE, 0, 0x40, NULL, 0, 0, false, 0, true },
-	{ "IHL 1",	IP4_SET_BYTE, 0, 0x41, NULL, 0, 0, false, 0, true },
-	{ "IHL 2",	IP4_SET_BYTE, 0, 0x42, NULL, 0, 0, false, 0, true },
-	{ "IHL 3",	IP4_SET_BYTE, 0, 0x43, NULL, 0, 0, false, 0, true },
-	{ "IHL 4",	IP4_SET_BYTE, 0, 0x44, NULL, 0, 0, false, 0, true },
-	{ "IHL past the total length",
-			IP4_SET_BYTE, 0, 0x4f, NULL, 2, 40, false, 0, true },
-	{ "IHL past the frame",
-			IP4_SET_BYTE, 0, 0x4f, NULL, 0, 0, false,
-			IP4_FRAME - (14 + 30), true },
-	{ "total length below the header length",
-			IP4_SET_WORD, 2, 19, NULL, 0, 0, true, 0, true },
-	{ "total length past the frame",
-			IP4_SET_WORD, 2, IP4_TOT + 1, NULL, 0, 0, true, 0,
-			true },
-	{ "total length 0",
-			IP4_SET_WORD, 2, 0, NULL, 0, 0, true, 0, true },
-	{ "version 6",	IP4_SET_BYTE, 0, 0x65, NULL, 0, 0, true, 0, true },
-	{ "header checksum",
-			IP4_FLIP_BYTE, 10, 1, NULL, 0, 0, false, 0, true },
-	{ "fragment: MF",
-			IP4_SET_WORD, 6, 0x2000, NULL, 0, 0, true, 0, false },
-	{ "fragment: offset",
-			IP4_SET_WORD, 6, 0x0010, NULL, 0, 0, true, 0, false },
-	{ "multicast source",
-			IP4_SET_SRC, 0, 0, "224.0.0.1", 0, 0, true, 0, true },
-	{ "loopback source",
-			IP4_SET_SRC, 0, 0, "127.0.0.1", 0, 0, true, 0, true },
-	{ "TCP to broadcast",
-			IP4_SET_DST, 0, 0, "255.255.255.255", 0, 0, true, 0,
-			true },
-	{ "TCP from 0.0.0.0",
-			IP4_SET_SRC, 0, 0, "0.0.0.0", 0, 0, true, 0, true },
-	{ "TCP data offset below 5",
-			IP4_SET_BYTE, 20 + 12, 4 << 4, NULL, 0, 0, false, 0,
-			true },
-	{ "TCP data offset past the segment",
-			IP4_SET_BYTE, 20 + 12, 15 << 4, NULL, 2, 20 + 56, true,
-			0, true },
-	{ "TCP segment too short",
-			IP4_SET_WORD, 2, 20 + 19, NULL, 0, 0, true, 0, true },
+	{ .name = "IHL 0", .edit = IP4_SET_BYTE, .at = 0, .val = 0x40,
+	  .malformed = true },
+	{ .name = "IHL 1", .edit = IP4_SET_BYTE, .at = 0, .val = 0x41,
+	  .malformed = true },
+	{ .name = "IHL 2", .edit = IP4_SET_BYTE, .at = 0, .val = 0x42,
+	  .malformed = true },
+	{ .name = "IHL 3", .edit = IP4_SET_BYTE, .at = 0, .val = 0x43,
+	  .malformed = true },
+	{ .name = "IHL 4", .edit = IP4_SET_BYTE, .at = 0, .val = 0x44,
+	  .malformed = true },
+	{ .name = "IHL past the total length",
+	  .edit = IP4_SET_BYTE, .at = 0, .val = 0x4f, .at2 = 2, .val2 = 40,
+	  .malformed = true },
+	{ .name = "IHL past the frame",
+	  .edit = IP4_SET_BYTE, .at = 0, .val = 0x4f,
+	  .short_by = IP4_FRAME - (14 + 30), .malformed = true },
+	{ .name = "total length below the header length",
+	  .edit = IP4_SET_WORD, .at = 2, .val = 19, .recsum = true,
+	  .malformed = true },
+	{ .name = "total length past the frame",
+	  .edit = IP4_SET_WORD, .at = 2, .val = IP4_TOT + 1, .recsum = true,
+	  .malformed = true },
+	{ .name = "total length 0",
+	  .edit = IP4_SET_WORD, .at = 2, .val = 0, .recsum = true,
+	  .malformed = true },
+	{ .name = "version 6",
+	  .edit = IP4_SET_BYTE, .at = 0, .val = 0x65, .recsum = true,
+	  .malformed = true },
+	{ .name = "header checksum",
+	  .edit = IP4_FLIP_BYTE, .at = 10, .val = 1, .malformed = true },
+	{ .name = "fragment: MF",
+	  .edit = IP4_SET_WORD, .at = 6, .val = 0x2000, .recsum = true,
+	  .malformed = false },
+	{ .name = "fragment: offset",
+	  .edit = IP4_SET_WORD, .at = 6, .val = 0x0010, .recsum = true,
+	  .malformed = false },
+	{ .name = "multicast source",
+	  .edit = IP4_SET_SRC, .addr = "224.0.0.1", .recsum = true,
+	  .malformed = true },
+	{ .name = "loopback source",
+	  .edit = IP4_SET_SRC, .addr = "127.0.0.1", .recsum = true,
+	  .malformed = true },
+	{ .name = "TCP to broadcast",
+	  .edit = IP4_SET_DST, .addr = "255.255.255.255", .recsum = true,
+	  .malformed = true },
+	{ .name = "TCP from 0.0.0.0",
+	  .edit = IP4_SET_SRC, .addr = "0.0.0.0", .recsum = true,
+	  .malformed = true },
+	{ .name = "TCP data offset below 5",
+	  .edit = IP4_SET_BYTE, .at = 20 + 12, .val = 4 << 4,
+	  .malformed = true },
+	{ .name = "TCP data offset past the segment",
+	  .edit = IP4_SET_BYTE, .at = 20 + 12, .val = 15 << 4,
+	  .at2 = 2, .val2 = 20 + 56, .recsum = true, .malformed = true },
+	{ .name = "TCP segment too short",
+	  .edit = IP4_SET_WORD, .at = 2, .val = 20 + 19, .recsum = true,
+	  .malformed = true },
 	/* The high half of the sequence number, read as the UDP length
 	 * (0x1200), is past the datagram
 	 */
-	{ "TCP relabelled as UDP",
-			IP4_SET_BYTE, 9, IPPROTO_UDP, NULL, 0, 0, true, 0,
-			true },
+	{ .name = "TCP relabelled as UDP",
+	  .edit = IP4_SET_BYTE, .at = 9, .val = IPPROTO_UDP, .recsum = true,
+	  .malformed = true },
 	/* Type 0x9c (from the source port) is not an echo request */
-	{ "TCP relabelled as ICMP",
-			IP4_SET_BYTE, 9, IPPROTO_ICMP, NULL, 0, 0, true, 0,
-			false },
-	{ "SCTP, not handled",
-			IP4_SET_BYTE, 9, 132, NULL, 0, 0, true, 0, false },
+	{ .name = "TCP relabelled as ICMP",
+	  .edit = IP4_SET_BYTE, .at = 9, .val = IPPROTO_ICMP, .recsum = true,
+	  .malformed = false },
+	{ .name = "SCTP, not handled",
+	  .edit = IP4_SET_BYTE, .at = 9, .val = 132, .recsum = true,
+	  .malformed = false },
 };
 
 /**

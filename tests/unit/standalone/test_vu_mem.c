@@ -227,44 +227,51 @@ END_TEST
 /**
  * struct bad_table - a table of two regions, the second one wrong
  * @name:	what is wrong
- * @set:	fields changed, SET_*
  * @gpa:	guest physical address
  * @size:	size
  * @uva:	front-end address
  * @offset:	offset in the file, plus @offset_pages pages
+ * @set:	fields changed, SET_*
  * @offset_pages: pages added to @offset
  * @fd:		file descriptor, -1 or FD_PIPE
  * @err:	error vu_mem_map() must return
  */
 struct bad_table {
 	const char *name;
-	unsigned int set;
 	uint64_t gpa, size, uva, offset;
+	unsigned int set;
 	unsigned int offset_pages;
 	int fd;
 	int err;
 };
 
 static const struct bad_table bad_tables[] = {
-	{ "overlapping the first region", SET_GPA, .gpa = 0x10f000,
+	{ .name = "overlapping the first region",
+	  .set = SET_GPA, .gpa = 0x10f000, .err = -EINVAL },
+	{ .name = "overlapping its start",
+	  .set = SET_GPA, .gpa = 0x0ff000, .err = -EINVAL },
+	{ .name = "inside it",
+	  .set = SET_GPA | SET_SIZE, .gpa = 0x100000 + 0x1000, .size = 0x1000,
 	  .err = -EINVAL },
-	{ "overlapping its start", SET_GPA, .gpa = 0x0ff000, .err = -EINVAL },
-	{ "inside it", SET_GPA | SET_SIZE, .gpa = 0x100000 + 0x1000,
-	  .size = 0x1000, .err = -EINVAL },
-	{ "empty", SET_SIZE, .size = 0, .err = -EINVAL },
-	{ "guest addresses wrapping", SET_GPA, .gpa = UINT64_MAX - 0x1000,
-	  .err = -EINVAL },
-	{ "front-end addresses wrapping", SET_UVA, .uva = UINT64_MAX - 0x1000,
-	  .err = -EINVAL },
-	{ "fstat() failing", SET_FD, .fd = -1, .err = -EBADF },
+	{ .name = "empty",
+	  .set = SET_SIZE, .size = 0, .err = -EINVAL },
+	{ .name = "guest addresses wrapping",
+	  .set = SET_GPA, .gpa = UINT64_MAX - 0x1000, .err = -EINVAL },
+	{ .name = "front-end addresses wrapping",
+	  .set = SET_UVA, .uva = UINT64_MAX - 0x1000, .err = -EINVAL },
+	{ .name = "fstat() failing",
+	  .set = SET_FD, .fd = -1, .err = -EBADF },
 	/* Past the end of the file: mapped, it would be a SIGBUS */
-	{ "past the end of the file", SET_OFFSET,
-	  .offset = T_MEM_SIZE - 0x1000, .err = -ERANGE },
-	{ "offset past the end of the file", SET_OFFSET,
-	  .offset = T_MEM_SIZE, .offset_pages = 1, .err = -ERANGE },
-	{ "larger than the file", SET_OFFSET | SET_SIZE, .offset = 0,
-	  .size = T_MEM_SIZE + 1, .err = -ERANGE },
-	{ "not a regular file", SET_FD, .fd = FD_PIPE, .err = -ENODEV },
+	{ .name = "past the end of the file",
+	  .set = SET_OFFSET, .offset = T_MEM_SIZE - 0x1000, .err = -ERANGE },
+	{ .name = "offset past the end of the file",
+	  .set = SET_OFFSET, .offset = T_MEM_SIZE, .offset_pages = 1,
+	  .err = -ERANGE },
+	{ .name = "larger than the file",
+	  .set = SET_OFFSET | SET_SIZE, .offset = 0, .size = T_MEM_SIZE + 1,
+	  .err = -ERANGE },
+	{ .name = "not a regular file",
+	  .set = SET_FD, .fd = FD_PIPE, .err = -ENODEV },
 };
 
 /**
