@@ -51,11 +51,15 @@ UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 # Standalone tests (tests/unit/standalone/) define doubles for other
 # modules: each is linked with its own short list of sources only
-STANDALONE := test_net_io test_dhcp test_qdisc test_vu_virtq
+STANDALONE := test_net_io test_arp_ndp test_dhcp test_dhcpv6 test_qdisc \
+	test_vu_virtq test_vu_mem
 SRCS_test_net_io := net/net.c net/arp.c net/ndp.c net/dns_name.c net/checksum.c util/log.c
+SRCS_test_arp_ndp := $(SRCS_test_net_io)
 SRCS_test_dhcp := net/dhcp.c net/dhcpv6.c net/dns_name.c net/checksum.c util/log.c
+SRCS_test_dhcpv6 := $(SRCS_test_dhcp)
 SRCS_test_qdisc := qdisc/qdisc.c util/log.c
 SRCS_test_vu_virtq := tap/vu_mem.c tap/vu_virtq.c
+SRCS_test_vu_mem := $(SRCS_test_vu_virtq)
 UNIT_BINS += $(STANDALONE:%=$(BUILD)/tests/%)
 TOOL_SRCS := $(sort $(wildcard tests/tools/*.c))
 TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tools/%)
@@ -123,7 +127,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) $(HDRS)
 .SECONDEXPANSION:
 $(STANDALONE:%=$(BUILD)/tests/%): $(BUILD)/tests/%: \
 		tests/unit/standalone/%.c $$(SRCS_$$*) $(HDRS) \
-		tests/unit/net_frames.h
+		$(wildcard tests/unit/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -I. -o $@ $< $(SRCS_$*) \
 		$(shell pkg-config --libs check)

@@ -262,20 +262,18 @@ close:
 }
 
 /**
- * dns_server() - answer queries over UDP and TCP until killed
+ * dns_open() - bind the UDP socket and the listening TCP socket
  * @bind_addr:	address to bind, NULL for the IPv6 wildcard (both families)
  * @port:	port
- * @a4:		address for A answers
+ * @pfd:	poll entries: UDP socket set in the first, TCP in the second
  *
- * Return: 1 on set-up failure (does not return otherwise)
+ * Return: 0 on success, 1 on failure (reported)
  */
-static int dns_server(const char *bind_addr, unsigned int port,
-		      struct in_addr a4)
+static int dns_open(const char *bind_addr, unsigned int port,
+		    struct pollfd *pfd)
 {
-	struct pollfd pfd[2 + DNS_TCP_CONNS];
 	struct sockaddr_storage sa;
 	int one = 1, zero = 0;
-	unsigned int i;
 	socklen_t sl;
 
 	sl = dns_sockaddr(bind_addr, port, &sa);
@@ -303,6 +301,64 @@ static int dns_server(const char *bind_addr, unsigned int port,
 		perror("dns_stub: bind");
 		return 1;
 	}
+	return 0;
+}
+
+/**
+ * dns_serve_udp() - answer one query waiting on the UDP socket
+ * @fd:		UDP socket
+ * @a4:		address for A answers
+ */
+static void dns_serve_udp(int fd, struct in_addr a4)
+{
+	uint8_t q[DNS_MSG_MAX], out[DNS_MSG_MAX];
+	struct sockaddr_storage peer;
+	socklen_t pl = sizeof(peer);
+	ssize_t n;
+	size_t alen;
+
+	n = recvfrom(fd, q, sizeof(q), 0, (struct sockaddr *)&peer, &pl);
+	alen = n > 0 ? dns_answer(q, (size_t)n, a4, out) : 0;
+	if (alen && sendto(fd, out, alen, 0, (struct sockaddr *)&peer, pl) > 0)
+		dns_count();
+}
+
+/**
+ * dns_accept() - accept a TCP client into a free slot, or close it
+ * @pfd:	poll entries: the listening socket second, then the clients
+ */
+static void dns_accept(struct pollfd *pfd)
+{
+	int s = accept(pfd[1].fd, NULL, NULL);
+	unsigned int i;
+
+	for (i = 2; s >= 0 && i < 2 + DNS_TCP_CONNS; i++) {
+		if (pfd[i].fd < 0) {
+			pfd[i].fd = s;
+			dns_conns[i - 2].len = 0;
+			s = -1;
+		}
+	}
+	if (s >= 0)
+		close(s);	/* too many clients */
+}
+
+/**
+ * dns_server() - answer queries over UDP and TCP until killed
+ * @bind_addr:	address to bind, NULL for the IPv6 wildcard (both families)
+ * @port:	port
+ * @a4:		address for A answers
+ *
+ * Return: 1 on set-up failure (does not return otherwise)
+ */
+static int dns_server(const char *bind_addr, unsigned int port,
+		      struct in_addr a4)
+{
+	struct pollfd pfd[2 + DNS_TCP_CONNS];
+	unsigned int i;
+
+	if (dns_open(bind_addr, port, pfd))
+		return 1;
 	for (i = 0; i < 2 + DNS_TCP_CONNS; i++) {
 		if (i >= 2)
 			pfd[i].fd = -1;
@@ -317,39 +373,16 @@ static int dns_server(const char *bind_addr, unsigned int port,
 			return 1;
 		}
 
-		if (pfd[0].revents & POLLIN) {
-			uint8_t q[DNS_MSG_MAX], out[DNS_MSG_MAX];
-			struct sockaddr_storage peer;
-			socklen_t pl = sizeof(peer);
-			ssize_t n;
-			size_t alen;
-
-			n = recvfrom(pfd[0].fd, q, sizeof(q), 0,
-				     (struct sockaddr *)&peer, &pl);
-			alen = n > 0 ? dns_answer(q, (size_t)n, a4, out) : 0;
-			if (alen && sendto(pfd[0].fd, out, alen, 0,
-					   (struct sockaddr *)&peer, pl) > 0)
-				dns_count();
-		}
+		if (pfd[0].revents & POLLIN)
+			dns_serve_udp(pfd[0].fd, a4);
 
 		for (i = 2; i < 2 + DNS_TCP_CONNS; i++) {
 			if (pfd[i].fd >= 0 && pfd[i].revents)
 				dns_serve_tcp(&pfd[i], &dns_conns[i - 2], a4);
 		}
 
-		if (pfd[1].revents & POLLIN) {
-			int s = accept(pfd[1].fd, NULL, NULL);
-
-			for (i = 2; s >= 0 && i < 2 + DNS_TCP_CONNS; i++) {
-				if (pfd[i].fd < 0) {
-					pfd[i].fd = s;
-					dns_conns[i - 2].len = 0;
-					s = -1;
-				}
-			}
-			if (s >= 0)
-				close(s);	/* too many clients */
-		}
+		if (pfd[1].revents & POLLIN)
+			dns_accept(pfd);
 	}
 }
 

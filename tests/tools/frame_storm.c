@@ -81,58 +81,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/storm_frames.h"
+
 #define STORM_COUNT_DEFAULT	100000
-#define STORM_FRAME_MAX		1514
-#define STORM_ETH_LEN		14
-#define STORM_IP4_LEN		20
-#define STORM_IP6_LEN		40
-#define STORM_PORTS_MAX		16
-#define STORM_POOL		8	/* ports / echo identifiers per pool */
 #define STORM_SEND_TRIES	1000	/* ENOBUFS retries per frame */
 #define STORM_SHORT_EVERY	30	/* --inject: one frame in this many */
 #define STORM_INJECT_MAX	(256 * 1024)	/* see tests/tools/lib/ */
 #define STORM_INJECT_SNDBUF	(1024 * 1024)
-
-#define ETH_TYPE_ARP		0x0806
-#define ETH_TYPE_IP4		0x0800
-#define ETH_TYPE_IP6		0x86dd
-
-/* Destination ports of templates: nothing listens there in the rig */
-static const uint16_t storm_dports[STORM_POOL] = {
-	7, 9, 13, 37, 79, 113, 7999, 40000
-};
-
-/**
- * struct storm_cfg - what to send, where
- * @count:	frames to send
- * @seed:	generator seed
- * @pps:	frames per second, 0 for no limit
- * @flood:	SYN flood instead of the storm
- * @gw_mac:	destination MAC address
- * @own_mac:	source MAC address (the interface's)
- * @src4:	IPv4 source
- * @dst4:	IPv4 destination
- * @src6:	IPv6 source
- * @dst6:	IPv6 destination
- * @ports:	SYN flood destination ports
- * @n_ports:	number of @ports
- * @short_fd:	--inject: datagram socket connected to it, -1 if none
- * @lengths:	--lengths, NULL for the storm
- */
-struct storm_cfg {
-	unsigned long count;
-	uint64_t seed;
-	unsigned long pps;
-	bool flood;
-	uint8_t gw_mac[6];
-	uint8_t own_mac[6];
-	struct in_addr src4, dst4;
-	struct in6_addr src6, dst6;
-	uint16_t ports[STORM_PORTS_MAX];
-	unsigned int n_ports;
-	int short_fd;
-	const char *lengths;
-};
 
 /**
  * struct storm_counts - what was sent
@@ -149,371 +104,146 @@ struct storm_counts {
 	unsigned long errors;
 };
 
-static uint64_t storm_rng_state;
-
 /**
- * storm_rand() - next value of the xorshift64* generator
- *
- * Return: 64 pseudo-random bits
- */
-static uint64_t storm_rand(void)
-{
-	uint64_t x = storm_rng_state;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	storm_rng_state = x;
-	return x * 0x2545F4914F6CDD1DULL;
-}
-
-/**
- * storm_below() - pseudo-random number below a bound
- * @n:		bound
- *
- * Return: value in [0, @n), 0 if @n is 0
- */
-static unsigned int storm_below(unsigned int n)
-{
-	if (!n)
-		return 0;
-	return (unsigned int)((storm_rand() >> 16) % n);
-}
-
-/**
- * put16() - store a 16-bit value in network order
- * @p:		destination
- * @v:		value
- */
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-/**
- * put32() - store a 32-bit value in network order
- * @p:		destination
- * @v:		value
- */
-static void put32(uint8_t *p, uint32_t v)
-{
-	put16(p, (uint16_t)(v >> 16));
-	put16(p + 2, (uint16_t)v);
-}
-
-/**
- * csum_add() - add bytes to a ones' complement sum
- * @sum:	running sum
- * @p:		bytes
- * @len:	length
- *
- * Return: new running sum (not folded)
- */
-static uint32_t csum_add(uint32_t sum, const uint8_t *p, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += (uint32_t)(p[i] << 8 | p[i + 1]);
-	if (len & 1)
-		sum += (uint32_t)p[len - 1] << 8;
-	return sum;
-}
-
-/**
- * csum_fold() - fold a running sum into a checksum
- * @sum:	running sum
- *
- * Return: ones' complement of the folded sum, host order
- */
-static uint16_t csum_fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
-/**
- * l4_csum() - fill in a TCP, UDP or ICMPv6 checksum with its pseudo-header
- * @ip:		IP header (v4 or v6)
- * @v4:		IPv4
- * @proto:	L4 protocol
- * @l4:		L4 header, checksum field zero
- * @l4len:	L4 length
- * @off:	offset of the checksum field in @l4
- */
-static void l4_csum(const uint8_t *ip, bool v4, uint8_t proto, uint8_t *l4,
-		    size_t l4len, size_t off)
-{
-	uint32_t sum;
-
-	if (v4)
-		sum = csum_add(0, ip + 12, 8);
-	else
-		sum = csum_add(0, ip + 8, 32);
-	sum += proto + (uint32_t)(l4len & 0xffff) + (uint32_t)(l4len >> 16);
-	sum = csum_add(sum, l4, l4len);
-	put16(l4 + off, csum_fold(sum));
-}
-
-/**
- * eth_hdr() - write the Ethernet header of a template
- * @cfg:	configuration
+ * mutate_bytes() - bit flips, truncation or random trailing bytes
  * @f:		frame
- * @type:	EtherType
- * @dst:	destination MAC, NULL for the gateway's
+ * @len:	frame length, updated
+ * @k:		0: bit flips past the Ethernet addresses, 1: truncation,
+ *		2: random trailing bytes
  *
- * Return: offset past the header
+ * Return: false: the relay may take the frame
  */
-static size_t eth_hdr(const struct storm_cfg *cfg, uint8_t *f, uint16_t type,
-		      const uint8_t *dst)
+static bool mutate_bytes(uint8_t *f, size_t *len, unsigned int k)
 {
-	memcpy(f, dst ? dst : cfg->gw_mac, 6);
-	memcpy(f + 6, cfg->own_mac, 6);
-	put16(f + 12, type);
-	return STORM_ETH_LEN;
-}
+	unsigned int i, n;
 
-/**
- * ip4_hdr() - write an IPv4 header without options, checksum filled in
- * @ip:		header
- * @src:	source
- * @dst:	destination
- * @proto:	protocol
- * @l4len:	payload length
- */
-static void ip4_hdr(uint8_t *ip, struct in_addr src, struct in_addr dst,
-		    uint8_t proto, size_t l4len)
-{
-	memset(ip, 0, STORM_IP4_LEN);
-	ip[0] = 0x45;
-	put16(ip + 2, (uint16_t)(STORM_IP4_LEN + l4len));
-	put16(ip + 4, (uint16_t)storm_rand());
-	put16(ip + 6, 0x4000);
-	ip[8] = 64;
-	ip[9] = proto;
-	memcpy(ip + 12, &src, 4);
-	memcpy(ip + 16, &dst, 4);
-	put16(ip + 10, csum_fold(csum_add(0, ip, STORM_IP4_LEN)));
-}
+	if (k == 0) {
+		n = 1 + storm_below(8);
+		for (i = 0; i < n; i++) {
+			size_t at = 12 + storm_below((unsigned int)*len - 12);
 
-/**
- * ip6_hdr() - write an IPv6 header
- * @ip:		header
- * @src:	source
- * @dst:	destination
- * @nh:		next header
- * @l4len:	payload length
- * @hops:	hop limit
- */
-static void ip6_hdr(uint8_t *ip, const struct in6_addr *src,
-		    const struct in6_addr *dst, uint8_t nh, size_t l4len,
-		    uint8_t hops)
-{
-	memset(ip, 0, STORM_IP6_LEN);
-	ip[0] = 0x60;
-	put16(ip + 4, (uint16_t)l4len);
-	ip[6] = nh;
-	ip[7] = hops;
-	memcpy(ip + 8, src, 16);
-	memcpy(ip + 24, dst, 16);
-}
-
-/**
- * tcp_syn() - write a TCP SYN with an MSS and a window scale option
- * @l4:		header
- * @sport:	source port
- * @dport:	destination port
- *
- * Return: header length
- */
-static size_t tcp_syn(uint8_t *l4, uint16_t sport, uint16_t dport)
-{
-	memset(l4, 0, 28);
-	put16(l4, sport);
-	put16(l4 + 2, dport);
-	put32(l4 + 4, (uint32_t)storm_rand());
-	l4[12] = 7 << 4;		/* 28 bytes */
-	l4[13] = 0x02;			/* SYN */
-	put16(l4 + 14, 65535);
-	l4[20] = 2;			/* MSS */
-	l4[21] = 4;
-	put16(l4 + 22, 1460);
-	l4[24] = 1;			/* NOP */
-	l4[25] = 3;			/* window scale */
-	l4[26] = 3;
-	l4[27] = 7;
-	return 28;
-}
-
-/**
- * build_ip() - write an IPv4 or IPv6 template with an L4 payload
- * @cfg:	configuration
- * @f:		frame
- * @v4:		IPv4 (else IPv6)
- * @kind:	0 TCP SYN, 1 UDP, 2 ICMP echo, 3 DHCP(v6), 4 NDP (IPv6 only)
- *
- * Return: frame length
- */
-static size_t build_ip(const struct storm_cfg *cfg, uint8_t *f, bool v4,
-		       unsigned int kind)
-{
-	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
-	static const uint8_t mcast6[6] = { 0x33, 0x33, 0, 1, 0, 2 };
-	size_t off = eth_hdr(cfg, f, v4 ? ETH_TYPE_IP4 : ETH_TYPE_IP6, NULL);
-	size_t iplen = v4 ? STORM_IP4_LEN : STORM_IP6_LEN, l4len, coff;
-	uint8_t *ip = f + off, *l4 = ip + iplen;
-	struct in6_addr s6 = cfg->src6, d6 = cfg->dst6;
-	struct in_addr s4 = cfg->src4, d4 = cfg->dst4;
-	uint8_t proto, hops = 64;
-	uint16_t sport = (uint16_t)(32768 + storm_below(STORM_POOL));
-	uint16_t dport = storm_dports[storm_below(STORM_POOL)];
-
-	switch (kind) {
-	case 0:
-		proto = IPPROTO_TCP;
-		l4len = tcp_syn(l4, sport, dport);
-		coff = 16;
-		break;
-	case 1:
-		proto = IPPROTO_UDP;
-		l4len = 8 + storm_below(64);
-		memset(l4, 0, l4len);
-		put16(l4, sport);
-		put16(l4 + 2, dport);
-		put16(l4 + 4, (uint16_t)l4len);
-		coff = 6;
-		break;
-	case 2:
-		proto = v4 ? IPPROTO_ICMP : IPPROTO_ICMPV6;
-		l4len = 8 + storm_below(56);
-		memset(l4, 0xa5, l4len);
-		l4[0] = v4 ? 8 : 128;	/* echo request */
-		l4[1] = 0;
-		put16(l4 + 2, 0);
-		put16(l4 + 4, (uint16_t)(0x5700 + storm_below(STORM_POOL)));
-		put16(l4 + 6, (uint16_t)storm_rand());
-		coff = 2;
-		break;
-	case 3:
-		/* DHCP discover / DHCPv6 solicit, minimal and plausible */
-		proto = IPPROTO_UDP;
-		l4len = v4 ? 8 + 240 + 4 : 8 + 4 + 4 + 14;
-		memset(l4, 0, l4len);
-		put16(l4, v4 ? 68 : 546);
-		put16(l4 + 2, v4 ? 67 : 547);
-		put16(l4 + 4, (uint16_t)l4len);
-		if (v4) {
-			uint8_t *d = l4 + 8;
-
-			d[0] = 1;		/* BOOTREQUEST */
-			d[1] = 1;
-			d[2] = 6;
-			put32(d + 4, (uint32_t)storm_rand());
-			memcpy(d + 28, cfg->own_mac, 6);
-			put32(d + 236, 0x63825363);	/* magic cookie */
-			d[240] = 53;		/* message type: discover */
-			d[241] = 1;
-			d[242] = 1;
-			d[243] = 255;
-			s4.s_addr = htonl(INADDR_ANY);
-			d4.s_addr = htonl(INADDR_BROADCAST);
-		} else {
-			uint8_t *d = l4 + 8;
-
-			d[0] = 1;		/* SOLICIT */
-			put16(d + 1, (uint16_t)storm_rand());
-			put16(d + 4, 1);	/* client identifier */
-			put16(d + 6, 10);
-			put16(d + 8, 3);	/* DUID-LL, Ethernet */
-			put16(d + 10, 1);
-			memcpy(d + 12, cfg->own_mac, 6);
-			put16(d + 18, 8);	/* elapsed time */
-			put16(d + 20, 2);
-			s6.s6_addr[0] = 0xfe;	/* link-local source */
-			s6.s6_addr[1] = 0x80;
-			memset(s6.s6_addr + 2, 0, 6);
-			inet_pton(AF_INET6, "ff02::1:2", &d6);
-			memcpy(f, mcast6, 6);
+			f[at] ^= (uint8_t)(1U << storm_below(8));
 		}
-		coff = 6;
-		if (v4)
-			memcpy(f, bcast, 6);
-		break;
-	default:
-		/* NDP neighbour solicitation for the gateway */
-		proto = IPPROTO_ICMPV6;
-		l4len = 32;
-		memset(l4, 0, l4len);
-		l4[0] = 135;
-		memcpy(l4 + 8, &cfg->dst6, 16);
-		l4[24] = 1;			/* source link-layer address */
-		l4[25] = 1;
-		memcpy(l4 + 26, cfg->own_mac, 6);
-		hops = 255;
-		coff = 2;
-		v4 = false;
-		break;
-	}
-
-	if (v4) {
-		ip4_hdr(ip, s4, d4, proto, l4len);
-		if (proto == IPPROTO_ICMP)
-			put16(l4 + coff, csum_fold(csum_add(0, l4, l4len)));
-		else
-			l4_csum(ip, true, proto, l4, l4len, coff);
+	} else if (k == 1) {
+		*len = STORM_ETH_LEN + storm_below((unsigned int)*len -
+						   STORM_ETH_LEN);
 	} else {
-		ip6_hdr(ip, &s6, &d6, proto, l4len, hops);
-		l4_csum(ip, false, proto, l4, l4len, coff);
+		n = storm_below(64);
+		if (*len + n > STORM_FRAME_MAX)
+			n = (unsigned int)(STORM_FRAME_MAX - *len);
+		for (i = 0; i < n; i++)
+			f[*len + i] = (uint8_t)storm_rand();
+		*len += n;
 	}
-	return off + iplen + l4len;
+	return false;
 }
 
 /**
- * build_arp() - write an ARP request for the gateway's IPv4 address
- * @cfg:	configuration
+ * ip4_recsum() - recompute the checksum of an IPv4 header without options
+ * @ip:		header
+ */
+static void ip4_recsum(uint8_t *ip)
+{
+	put16(ip + 10, 0);
+	put16(ip + 10, csum_fold(csum_add(0, ip, 20)));
+}
+
+/**
+ * mutate_ip() - break the IPv4 or IPv6 header so that it must be dropped
  * @f:		frame
+ * @len:	frame length
+ * @k:		3: IP length past the end of the frame, 4: bad IP version,
+ *		5: IPv4 header length below 5 words, 6: bad IPv4 header
+ *		checksum, 8: IPv4 fragment
  *
- * Return: frame length
+ * Return: true if the relay's parser must now drop the frame
  */
-static size_t build_arp(const struct storm_cfg *cfg, uint8_t *f)
+static bool mutate_ip(uint8_t *f, size_t len, unsigned int k)
 {
-	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
-	uint8_t *a = f + eth_hdr(cfg, f, ETH_TYPE_ARP, bcast);
+	uint16_t type = (uint16_t)(f[12] << 8 | f[13]);
+	bool ip4 = type == ETH_TYPE_IP4, ip6 = type == ETH_TYPE_IP6;
+	uint8_t *ip = f + STORM_ETH_LEN;
+	unsigned int n;
 
-	put16(a, 1);
-	put16(a + 2, ETH_TYPE_IP4);
-	a[4] = 6;
-	a[5] = 4;
-	put16(a + 6, 1);
-	memcpy(a + 8, cfg->own_mac, 6);
-	memcpy(a + 14, &cfg->src4, 4);
-	memset(a + 18, 0, 6);
-	memcpy(a + 24, &cfg->dst4, 4);
-	return STORM_ETH_LEN + 28;
+	if (k == 3 && ip4) {
+		put16(ip + 2, (uint16_t)(len - STORM_ETH_LEN + 1 +
+					 storm_below(1000)));
+		ip4_recsum(ip);
+	} else if (k == 3 && ip6) {
+		put16(ip + 4, (uint16_t)(len - STORM_ETH_LEN - STORM_IP6_LEN +
+					 1 + storm_below(1000)));
+	} else if (k == 4 && (ip4 || ip6)) {
+		n = storm_below(15);	/* any version but the right one */
+		if (n >= (ip4 ? 4U : 6U))
+			n++;
+		ip[0] = (uint8_t)((ip[0] & 0x0f) | n << 4);
+	} else if (k == 5 && ip4) {
+		ip[0] = (uint8_t)(0x40 | storm_below(5));
+	} else if (k == 6 && ip4) {
+		ip[10] ^= (uint8_t)(1 + storm_below(255));
+	} else if (k == 8 && ip4) {
+		put16(ip + 6, (uint16_t)(0x2000 | storm_below(0x2000)));
+		ip4_recsum(ip);
+	} else {
+		return false;
+	}
+	return true;
 }
 
 /**
- * build_template() - write one valid frame of a random kind
- * @cfg:	configuration
- * @f:		frame, STORM_FRAME_MAX bytes
+ * mutate_extra() - bad L4 checksum, bogus options or extension headers
+ * @f:		frame
+ * @len:	frame length
+ * @k:		7: bad L4 checksum, 9: bogus IPv4 header or TCP options
+ *		(IPv6: as 10), 10: bogus IPv6 extension header chain
  *
- * Return: frame length
+ * Return: true if the relay's parser must now drop the frame
  */
-static size_t build_template(const struct storm_cfg *cfg, uint8_t *f)
+static bool mutate_extra(uint8_t *f, size_t len, unsigned int k)
 {
-	unsigned int k = storm_below(11);
+	static const uint8_t ext[] = { 0, 43, 60, 44 };
+	uint16_t type = (uint16_t)(f[12] << 8 | f[13]);
+	bool ip4 = type == ETH_TYPE_IP4, ip6 = type == ETH_TYPE_IP6;
+	uint8_t *ip = f + STORM_ETH_LEN;
+	size_t l4 = STORM_ETH_LEN + 20, i;
 
-	if (k == 10)
-		return build_arp(cfg, f);
-	if (k == 9)
-		return build_ip(cfg, f, false, 4);
-	return build_ip(cfg, f, k < 5, k % 5 == 4 ? 3 : k % 5);
+	if (k == 7) {		/* the relay can't tell */
+		if (ip4 && len > STORM_ETH_LEN + 24)
+			f[STORM_ETH_LEN + 22 + storm_below(2)] ^= 0x5a;
+		else if (ip6 && len > STORM_ETH_LEN + 44)
+			f[STORM_ETH_LEN + 42 + storm_below(2)] ^= 0x5a;
+		return false;
+	}
+	if (k == 9 && ip4 && ip[9] == IPPROTO_TCP &&
+	    len >= STORM_ETH_LEN + 40) {
+		/* Garbage TCP options, data offset anywhere */
+		for (i = 20; i < 28 && l4 + i < len; i++)
+			f[l4 + i] = (uint8_t)storm_rand();
+		f[l4 + 12] = (uint8_t)(storm_below(16) << 4);
+		return false;
+	}
+	if (k == 9 && ip4) {
+		/* IHL claims options: what follows is read as such */
+		ip[0] = (uint8_t)(0x40 | (6 + storm_below(10)));
+		put16(ip + 10, 0);
+		if ((size_t)(ip[0] & 0xf) * 4 > len - STORM_ETH_LEN)
+			return true;
+		put16(ip + 10, csum_fold(csum_add(0, ip, (size_t)
+						  (ip[0] & 0xf) * 4)));
+		return false;
+	}
+	if (ip6 && len >= STORM_ETH_LEN + STORM_IP6_LEN + 8) {
+		uint8_t *e = ip + STORM_IP6_LEN;
+
+		e[0] = ext[storm_below(4)];
+		e[1] = (uint8_t)storm_rand();
+		ip[6] = ext[storm_below(4)];
+	}
+	return false;
 }
 
 /**
- * mutate() - apply one mutation to a template
+ * mutate() - apply one mutation, of a random kind, to a template
  * @f:		frame
  * @len:	frame length, updated
  *
@@ -521,114 +251,13 @@ static size_t build_template(const struct storm_cfg *cfg, uint8_t *f)
  */
 static bool mutate(uint8_t *f, size_t *len)
 {
-	uint16_t type = (uint16_t)(f[12] << 8 | f[13]);
-	bool ip4 = type == ETH_TYPE_IP4, ip6 = type == ETH_TYPE_IP6;
-	uint8_t *ip = f + STORM_ETH_LEN;
-	unsigned int i, n;
-	size_t l4;
+	unsigned int k = storm_below(11);
 
-	switch (storm_below(11)) {
-	case 0:		/* bit flips past the Ethernet addresses */
-		n = 1 + storm_below(8);
-		for (i = 0; i < n; i++) {
-			size_t at = 12 + storm_below((unsigned int)*len - 12);
-
-			f[at] ^= (uint8_t)(1U << storm_below(8));
-		}
-		return false;
-	case 1:		/* truncation */
-		*len = STORM_ETH_LEN + storm_below((unsigned int)*len -
-						   STORM_ETH_LEN);
-		return false;
-	case 2:		/* random trailing bytes */
-		n = storm_below(64);
-		if (*len + n > STORM_FRAME_MAX)
-			n = (unsigned int)(STORM_FRAME_MAX - *len);
-		for (i = 0; i < n; i++)
-			f[*len + i] = (uint8_t)storm_rand();
-		*len += n;
-		return false;
-	case 3:		/* IP length past the end of the frame */
-		if (ip4) {
-			put16(ip + 2, (uint16_t)(*len - STORM_ETH_LEN + 1 +
-						 storm_below(1000)));
-			put16(ip + 10, 0);
-			put16(ip + 10, csum_fold(csum_add(0, ip, 20)));
-			return true;
-		}
-		if (ip6) {
-			put16(ip + 4, (uint16_t)(*len - STORM_ETH_LEN -
-						 STORM_IP6_LEN + 1 +
-						 storm_below(1000)));
-			return true;
-		}
-		return false;
-	case 4:		/* bad IP version */
-		if (ip4 || ip6) {
-			n = storm_below(15);	/* any version but the right one */
-			if (n >= (ip4 ? 4U : 6U))
-				n++;
-			ip[0] = (uint8_t)((ip[0] & 0x0f) | n << 4);
-			return true;
-		}
-		return false;
-	case 5:		/* IPv4 header length below 5 words */
-		if (ip4) {
-			ip[0] = (uint8_t)(0x40 | storm_below(5));
-			return true;
-		}
-		return false;
-	case 6:		/* bad IPv4 header checksum */
-		if (ip4) {
-			ip[10] ^= (uint8_t)(1 + storm_below(255));
-			return true;
-		}
-		return false;
-	case 7:		/* bad L4 checksum: the relay can't tell */
-		if (ip4 && *len > STORM_ETH_LEN + 24)
-			f[STORM_ETH_LEN + 22 + storm_below(2)] ^= 0x5a;
-		else if (ip6 && *len > STORM_ETH_LEN + 44)
-			f[STORM_ETH_LEN + 42 + storm_below(2)] ^= 0x5a;
-		return false;
-	case 8:		/* IPv4 fragment */
-		if (ip4) {
-			put16(ip + 6, (uint16_t)(0x2000 | storm_below(0x2000)));
-			put16(ip + 10, 0);
-			put16(ip + 10, csum_fold(csum_add(0, ip, 20)));
-			return true;
-		}
-		return false;
-	case 9:		/* bogus options: IPv4 header or TCP options */
-		if (ip4 && ip[9] == IPPROTO_TCP && *len >= STORM_ETH_LEN + 40) {
-			/* Garbage TCP options, data offset anywhere */
-			l4 = STORM_ETH_LEN + 20;
-			for (i = 20; i < 28 && l4 + i < *len; i++)
-				f[l4 + i] = (uint8_t)storm_rand();
-			f[l4 + 12] = (uint8_t)(storm_below(16) << 4);
-			return false;
-		}
-		if (ip4) {
-			/* IHL claims options: what follows is read as such */
-			ip[0] = (uint8_t)(0x40 | (6 + storm_below(10)));
-			put16(ip + 10, 0);
-			if ((size_t)(ip[0] & 0xf) * 4 > *len - STORM_ETH_LEN)
-				return true;
-			put16(ip + 10, csum_fold(csum_add(0, ip, (size_t)
-						(ip[0] & 0xf) * 4)));
-			return false;
-		}
-		/* fall through */
-	default:	/* bogus IPv6 extension header chain */
-		if (ip6 && *len >= STORM_ETH_LEN + STORM_IP6_LEN + 8) {
-			uint8_t *e = ip + STORM_IP6_LEN;
-			static const uint8_t ext[] = { 0, 43, 60, 44 };
-
-			e[0] = ext[storm_below(4)];
-			e[1] = (uint8_t)storm_rand();
-			ip[6] = ext[storm_below(4)];
-		}
-		return false;
-	}
+	if (k < 3)
+		return mutate_bytes(f, len, k);
+	if (k == 7 || k >= 9)
+		return mutate_extra(f, *len, k);
+	return mutate_ip(f, *len, k);
 }
 
 /**
@@ -938,13 +567,12 @@ static int storm_open(const char *ifname, uint8_t *mac)
 }
 
 /**
- * main() - parse options, send the frames, print the counts
+ * parse_opts() - set the defaults, parse options, exit on errors
  * @argc:	argument count
  * @argv:	arguments
- *
- * Return: 0 if every frame was sent, 1 otherwise
+ * @cfg:	configuration, set
  */
-int main(int argc, char **argv)
+static void parse_opts(int argc, char **argv, struct storm_cfg *cfg)
 {
 	static const struct option opts[] = {
 		{ "syn-flood",	no_argument,		NULL, 'F' },
@@ -958,38 +586,89 @@ int main(int argc, char **argv)
 		{ "lengths",	required_argument,	NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct storm_cfg cfg = { .count = STORM_COUNT_DEFAULT, .seed = 1,
-				 .short_fd = -1 };
-	struct storm_counts cnt = { 0 };
-	uint8_t frame[STORM_FRAME_MAX];
-	uint64_t start;
-	unsigned long i;
-	int opt, s;
+	int opt;
 
-	parse_mac("02:00:00:00:00:01", cfg.gw_mac);
-	parse_addr(AF_INET, "192.0.2.2", &cfg.src4);
-	parse_addr(AF_INET, "192.0.2.1", &cfg.dst4);
-	parse_addr(AF_INET6, "2001:db8::2", &cfg.src6);
-	parse_addr(AF_INET6, "2001:db8::1", &cfg.dst6);
-	parse_ports("7", &cfg);
+	parse_mac("02:00:00:00:00:01", cfg->gw_mac);
+	parse_addr(AF_INET, "192.0.2.2", &cfg->src4);
+	parse_addr(AF_INET, "192.0.2.1", &cfg->dst4);
+	parse_addr(AF_INET6, "2001:db8::2", &cfg->src6);
+	parse_addr(AF_INET6, "2001:db8::1", &cfg->dst6);
+	parse_ports("7", cfg);
 
 	while ((opt = getopt_long(argc, argv, "n:s:r:", opts, NULL)) != -1) {
 		switch (opt) {
-		case 'n': cfg.count = strtoul(optarg, NULL, 0); break;
-		case 's': cfg.seed = strtoull(optarg, NULL, 0); break;
-		case 'r': cfg.pps = strtoul(optarg, NULL, 0); break;
-		case 'F': cfg.flood = true; break;
-		case 'g': parse_mac(optarg, cfg.gw_mac); break;
-		case 'a': parse_addr(AF_INET, optarg, &cfg.src4); break;
-		case 'b': parse_addr(AF_INET, optarg, &cfg.dst4); break;
-		case 'c': parse_addr(AF_INET6, optarg, &cfg.src6); break;
-		case 'd': parse_addr(AF_INET6, optarg, &cfg.dst6); break;
-		case 'p': parse_ports(optarg, &cfg); break;
-		case 'S': cfg.short_fd = short_open(optarg); break;
-		case 'L': cfg.lengths = optarg; break;
+		case 'n': cfg->count = strtoul(optarg, NULL, 0); break;
+		case 's': cfg->seed = strtoull(optarg, NULL, 0); break;
+		case 'r': cfg->pps = strtoul(optarg, NULL, 0); break;
+		case 'F': cfg->flood = true; break;
+		case 'g': parse_mac(optarg, cfg->gw_mac); break;
+		case 'a': parse_addr(AF_INET, optarg, &cfg->src4); break;
+		case 'b': parse_addr(AF_INET, optarg, &cfg->dst4); break;
+		case 'c': parse_addr(AF_INET6, optarg, &cfg->src6); break;
+		case 'd': parse_addr(AF_INET6, optarg, &cfg->dst6); break;
+		case 'p': parse_ports(optarg, cfg); break;
+		case 'S': cfg->short_fd = short_open(optarg); break;
+		case 'L': cfg->lengths = optarg; break;
 		default: usage(argv[0]);
 		}
 	}
+}
+
+/**
+ * storm_run() - send the frames of the storm or of the flood, paced
+ * @cfg:	configuration
+ * @s:		packet socket
+ * @start:	start time, nanoseconds, for the pace
+ * @cnt:	counters, updated
+ */
+static void storm_run(const struct storm_cfg *cfg, int s, uint64_t start,
+		      struct storm_counts *cnt)
+{
+	uint8_t frame[STORM_FRAME_MAX];
+	unsigned long i;
+
+	for (i = 0; i < cfg->count; i++) {
+		size_t len;
+
+		if (cfg->pps) {
+			uint64_t due = start + i * 1000000000ULL / cfg->pps;
+			uint64_t now = now_ns();
+
+			if (due > now)
+				usleep((useconds_t)((due - now) / 1000));
+		}
+
+		if (!cfg->flood && short_frame(cfg, frame, cnt))
+			continue;
+
+		if (cfg->flood)
+			flood_frame(cfg, frame, &len, i);
+		else
+			storm_frame(cfg, frame, &len, cnt);
+
+		if (storm_send(s, frame, len))
+			cnt->errors++;
+		else
+			cnt->sent++;
+	}
+}
+
+/**
+ * main() - parse options, send the frames, print the counts
+ * @argc:	argument count
+ * @argv:	arguments
+ *
+ * Return: 0 if every frame was sent, 1 otherwise
+ */
+int main(int argc, char **argv)
+{
+	struct storm_cfg cfg = { .count = STORM_COUNT_DEFAULT, .seed = 1,
+				 .short_fd = -1 };
+	struct storm_counts cnt = { 0 };
+	uint64_t start;
+	int s;
+
+	parse_opts(argc, argv, &cfg);
 	storm_rng_state = cfg.seed ? cfg.seed : 1;
 	if (cfg.lengths) {
 		if (cfg.short_fd < 0 || optind != argc)
@@ -1005,30 +684,7 @@ int main(int argc, char **argv)
 		return 1;
 
 	start = now_ns();
-	for (i = 0; i < cfg.count; i++) {
-		size_t len;
-
-		if (cfg.pps) {
-			uint64_t due = start + i * 1000000000ULL / cfg.pps;
-			uint64_t now = now_ns();
-
-			if (due > now)
-				usleep((useconds_t)((due - now) / 1000));
-		}
-
-		if (!cfg.flood && short_frame(&cfg, frame, &cnt))
-			continue;
-
-		if (cfg.flood)
-			flood_frame(&cfg, frame, &len, i);
-		else
-			storm_frame(&cfg, frame, &len, &cnt);
-
-		if (storm_send(s, frame, len))
-			cnt.errors++;
-		else
-			cnt.sent++;
-	}
+	storm_run(&cfg, s, start, &cnt);
 
 	printf("frame_storm: sent=%lu random=%lu valid=%lu mutated=%lu "
 	       "short=%lu must_drop=%lu send_errors=%lu seconds=%.1f\n",

@@ -337,13 +337,26 @@ static void __attribute__((noreturn)) usage(const char *name, int status)
 }
 
 /**
- * main() - set up, then move frames until the relay closes the socket
+ * struct bridge_opts - command line
+ * @stall_after:	--stall-after-bytes, -1: none (or already stalled)
+ * @stall_s:		--stall-seconds
+ * @wait_s:		--wait
+ * @inject:		--inject socket, -1 if none
+ */
+struct bridge_opts {
+	long long stall_after;
+	long long stall_s;
+	int wait_s;
+	int inject;
+};
+
+/**
+ * parse_opts() - parse options, exit on errors or after --help
  * @argc:	argument count
  * @argv:	arguments
- *
- * Return: 0 when the relay closed the connection
+ * @o:		options, set
  */
-int main(int argc, char **argv)
+static void parse_opts(int argc, char **argv, struct bridge_opts *o)
 {
 	static const struct option opts[] = {
 		{ "stall-after-bytes",	required_argument, NULL, 'b' },
@@ -355,26 +368,25 @@ int main(int argc, char **argv)
 		{ "help",		no_argument,	   NULL, 'h' },
 		{ 0 },
 	};
-	long long stall_after = -1, stall_s = 0, stall_until = 0;
-	int wait_s = BRIDGE_WAIT_DEFAULT, stalled = 0, tap_blocked = 0;
-	int opt, tap, sock, inject = -1;
+	int opt;
 
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'b':
-			stall_after = bridge_parse_num("stall-after-bytes", optarg);
+			o->stall_after = bridge_parse_num("stall-after-bytes",
+							  optarg);
 			break;
 		case 's':
-			stall_s = bridge_parse_num("stall-seconds", optarg);
+			o->stall_s = bridge_parse_num("stall-seconds", optarg);
 			break;
 		case 'd':
 			drop_every = bridge_parse_num("drop-every", optarg);
 			break;
 		case 'w':
-			wait_s = (int)bridge_parse_num("wait", optarg);
+			o->wait_s = (int)bridge_parse_num("wait", optarg);
 			break;
 		case 'i':
-			inject = bridge_inject_open(optarg);
+			o->inject = bridge_inject_open(optarg);
 			break;
 		case 'q':
 			quiet = 1;
@@ -387,16 +399,43 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind != 2)
 		usage(argv[0], 1);
+}
 
-	bridge_name = "tap_bridge";
-	tap = bridge_tap_open(argv[optind + 1], 0, 0);
-	sock = bridge_connect(argv[optind], wait_s);
-	if (fcntl(sock, F_SETFL, O_NONBLOCK))
-		bridge_fail("make the socket non-blocking", NULL);
+/**
+ * poll_events() - what to wait for on each descriptor
+ * @pfd:	socket, tap device, injection socket: events set
+ * @stalled:	not reading the socket (--stall-seconds)
+ * @tap_blocked: frames wait for room in the tap device
+ */
+static void poll_events(struct pollfd *pfd, int stalled, int tap_blocked)
+{
+	if (!stalled && to_tap.tail < BRIDGE_BUF_SIZE)
+		pfd[0].events |= POLLIN;
+	if (to_sock.head < to_sock.tail)
+		pfd[0].events |= POLLOUT;
+	if (BRIDGE_BUF_SIZE - to_sock.tail + to_sock.head >=
+	    BRIDGE_LEN_SIZE + BRIDGE_FRAME_MAX)
+		pfd[1].events |= POLLIN;
+	if (tap_blocked)
+		pfd[1].events |= POLLOUT;
+	if (inject_room())
+		pfd[2].events |= POLLIN;
+}
+
+/**
+ * bridge_run() - move frames both ways until the relay closes the socket
+ * @o:		options (stall_after is cleared once the stall started)
+ * @tap:	tap device
+ * @sock:	connected socket, non-blocking
+ */
+static void bridge_run(struct bridge_opts *o, int tap, int sock)
+{
+	int stalled = 0, tap_blocked = 0;
+	long long stall_until = 0;
 
 	for (;;) {
 		struct pollfd pfd[3] = {
-			{ .fd = sock }, { .fd = tap }, { .fd = inject },
+			{ .fd = sock }, { .fd = tap }, { .fd = o->inject },
 		};
 		int timeout = -1;
 
@@ -409,18 +448,7 @@ int main(int argc, char **argv)
 				timeout = (int)left;
 		}
 
-		if (!stalled && to_tap.tail < BRIDGE_BUF_SIZE)
-			pfd[0].events |= POLLIN;
-		if (to_sock.head < to_sock.tail)
-			pfd[0].events |= POLLOUT;
-		if (BRIDGE_BUF_SIZE - to_sock.tail + to_sock.head >=
-		    BRIDGE_LEN_SIZE + BRIDGE_FRAME_MAX)
-			pfd[1].events |= POLLIN;
-		if (tap_blocked)
-			pfd[1].events |= POLLOUT;
-		if (inject_room())
-			pfd[2].events |= POLLIN;
-
+		poll_events(pfd, stalled, tap_blocked);
 		if (poll(pfd, 3, timeout) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -432,12 +460,13 @@ int main(int argc, char **argv)
 				break;	/* hang-up while not reading: done */
 			if (!sock_read(sock))
 				break;
-			if (stall_after >= 0 &&
+			if (o->stall_after >= 0 &&
 			    cnt.bytes_from_sock >=
-			    (unsigned long long)stall_after) {
-				stall_after = -1;
+			    (unsigned long long)o->stall_after) {
+				o->stall_after = -1;
 				stalled = 1;
-				stall_until = bridge_now_ms() + stall_s * 1000;
+				stall_until = bridge_now_ms() +
+					      o->stall_s * 1000;
 			}
 		}
 
@@ -446,10 +475,35 @@ int main(int argc, char **argv)
 		if (pfd[1].revents & POLLIN)
 			tap_read(tap);
 		if (pfd[2].revents & POLLIN)
-			inject_read(inject);
+			inject_read(o->inject);
 
 		sock_write(sock);
 	}
+}
+
+/**
+ * main() - set up, then move frames until the relay closes the socket
+ * @argc:	argument count
+ * @argv:	arguments
+ *
+ * Return: 0 when the relay closed the connection
+ */
+int main(int argc, char **argv)
+{
+	struct bridge_opts o = {
+		.stall_after = -1, .wait_s = BRIDGE_WAIT_DEFAULT, .inject = -1,
+	};
+	int tap, sock;
+
+	parse_opts(argc, argv, &o);
+
+	bridge_name = "tap_bridge";
+	tap = bridge_tap_open(argv[optind + 1], 0, 0);
+	sock = bridge_connect(argv[optind], o.wait_s);
+	if (fcntl(sock, F_SETFL, O_NONBLOCK))
+		bridge_fail("make the socket non-blocking", NULL);
+
+	bridge_run(&o, tap, sock);
 
 	if (!quiet) {
 		fprintf(stderr, "tap_bridge: relay closed the connection; "

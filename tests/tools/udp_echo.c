@@ -384,6 +384,155 @@ static uint32_t *echo_sizes(const struct echo_opts *o)
 }
 
 /**
+ * struct echo_run - state of a client run
+ * @o:		options
+ * @s:		connected socket
+ * @sizes:	size of each datagram
+ * @seen:	one byte per datagram, set once its echo came back
+ * @salt:	run salt, in every header
+ * @sent:	datagrams sent
+ * @got:	echoes received intact, once each
+ * @bad:	echoes that failed the check
+ * @dup:	duplicate echoes
+ * @bytes:	bytes of intact echoes
+ * @start:	time of the first send
+ * @next:	time the next datagram is due, for the rate
+ * @last_rx:	time of the last echo, or of the last send
+ * @bits:	bits sent
+ */
+struct echo_run {
+	const struct echo_opts *o;
+	int s;
+	uint32_t *sizes;
+	uint8_t *seen;
+	uint32_t salt;
+	unsigned long sent, got, bad, dup;
+	uint64_t bytes;
+	double start, next, last_rx, bits;
+};
+
+/**
+ * echo_send_next() - send the next datagram of a run, if the socket takes it
+ * @r:		run state
+ *
+ * Return: 0 if sent or worth retrying, -1 on a send error (reported)
+ */
+static int echo_send_next(struct echo_run *r)
+{
+	size_t len = r->sizes[r->sent];
+
+	echo_fill(echo_buf, (uint32_t)r->sent, len, r->salt);
+	if (send(r->s, echo_buf, len, 0) < 0) {
+		if (errno == ENOBUFS || errno == EAGAIN || errno == EINTR) {
+			usleep(100);
+			return 0;
+		}
+		perror("udp_echo: send");
+		return -1;
+	}
+	r->sent++;
+	r->bits += (double)len * 8;
+	r->next = r->start + r->bits / (r->o->mbit * 1e6);
+	if (r->sent == r->o->count)
+		r->last_rx = echo_now();
+	return 0;
+}
+
+/**
+ * echo_receive() - take and check every echo waiting on the socket
+ * @r:		run state
+ */
+static void echo_receive(struct echo_run *r)
+{
+	for (;;) {
+		ssize_t n = recv(r->s, echo_buf, sizeof(echo_buf),
+				 MSG_DONTWAIT);
+		uint32_t seq;
+
+		if (n < 0)
+			break;
+		r->last_rx = echo_now();
+		if (echo_is_warm(echo_buf, (size_t)n))
+			continue;	/* late echo of a retry */
+		if (!echo_check(echo_buf, (size_t)n, r->sizes, r->o->count,
+				r->salt, &seq)) {
+			r->bad++;
+			continue;
+		}
+		if (r->seen[seq]) {
+			r->dup++;
+			continue;
+		}
+		r->seen[seq] = 1;
+		r->got++;
+		r->bytes += (uint64_t)n;
+	}
+}
+
+/**
+ * echo_loop() - send at the paced rate and take echoes, until every echo
+ *		 came back or none came for the idle time after the last send
+ * @r:		run state, with the clock started
+ */
+static void echo_loop(struct echo_run *r)
+{
+	unsigned long count = r->o->count;
+
+	for (;;) {
+		struct pollfd pfd = { .fd = r->s, .events = POLLIN };
+		double now = echo_now(), deadline;
+		int timeout;
+
+		if (r->sent < count && now >= r->next) {
+			if (echo_send_next(r))
+				break;
+			continue;
+		}
+
+		if (r->sent == count && r->got == count)
+			break;
+
+		deadline = r->sent < count ? r->next :
+			   r->last_rx + r->o->wait_s;
+		if (now >= deadline)
+			break;
+		timeout = (int)((deadline - now) * 1000) + 1;
+
+		if (poll(&pfd, 1, timeout) <= 0)
+			continue;
+
+		echo_receive(r);
+	}
+}
+
+/**
+ * echo_report() - print the summary of a run, and the first losses
+ * @r:		run state, finished
+ */
+static void echo_report(const struct echo_run *r)
+{
+	double secs = echo_now() - r->start;
+	unsigned long i, shown = 0;
+
+	printf("udp_echo: sent %lu, received %lu, lost %lu, corrupt %lu, duplicate %lu; %llu bytes echoed in %.2f s, %.1f Mbit/s\n",
+	       r->sent, r->got, r->o->count - r->got, r->bad, r->dup,
+	       (unsigned long long)r->bytes, secs,
+	       secs > 0 ? (double)r->bytes * 8 / secs / 1e6 : 0.0);
+
+	if (r->got >= r->o->count)
+		return;
+
+	printf("udp_echo: first lost:");
+	for (i = 0; i < r->o->count && shown < 10; i++) {
+		if (!r->seen[i]) {
+			printf(" #%lu (%u bytes)", i, r->sizes[i]);
+			shown++;
+		}
+	}
+	printf("\n");
+}
+
+/**
  * echo_client() - send paced datagrams, check their echoes
  * @o:		options
  *
@@ -391,12 +540,8 @@ static uint32_t *echo_sizes(const struct echo_opts *o)
  */
 static int echo_client(const struct echo_opts *o)
 {
-	unsigned long sent = 0, got = 0, bad = 0, dup = 0, i;
-	double start, next, last_rx, now, bits = 0;
-	uint32_t *sizes, salt;
-	uint64_t bytes = 0;
-	uint8_t *seen;
-	int s;
+	struct echo_run r = { .o = o };
+	int ret = 1;
 
 	if (o->min < UDP_ECHO_HDR || o->max > UDP_ECHO_MAX ||
 	    o->min > o->max || !o->count) {
@@ -405,114 +550,31 @@ static int echo_client(const struct echo_opts *o)
 		return 1;
 	}
 
-	s = echo_connect(o);
-	sizes = echo_sizes(o);
-	seen = calloc(o->count, 1);
-	if (s < 0 || !sizes || !seen)
-		goto fail;
+	r.s = echo_connect(o);
+	r.sizes = echo_sizes(o);
+	r.seen = calloc(o->count, 1);
+	if (r.s < 0 || !r.sizes || !r.seen)
+		goto out;
 
-	if (echo_warm_up(s)) {
+	if (echo_warm_up(r.s)) {
 		printf("udp_echo: no echo of the warm-up datagram after %d tries\n",
 		       UDP_ECHO_WARM_TRIES);
-		goto fail;
+		goto out;
 	}
 
-	salt = (uint32_t)getpid() ^ (uint32_t)time(NULL);
-	start = next = last_rx = echo_now();
+	r.salt = (uint32_t)getpid() ^ (uint32_t)time(NULL);
+	r.start = r.next = r.last_rx = echo_now();
+	echo_loop(&r);
+	echo_report(&r);
+	if (r.got == o->count && !r.bad && r.sent == o->count)
+		ret = 0;
 
-	for (;;) {
-		struct pollfd pfd = { .fd = s, .events = POLLIN };
-		double deadline;
-		int timeout;
-
-		now = echo_now();
-		if (sent < o->count && now >= next) {
-			size_t len = sizes[sent];
-
-			echo_fill(echo_buf, (uint32_t)sent, len, salt);
-			if (send(s, echo_buf, len, 0) < 0) {
-				if (errno == ENOBUFS || errno == EAGAIN ||
-				    errno == EINTR) {
-					usleep(100);
-					continue;
-				}
-				perror("udp_echo: send");
-				break;
-			}
-			sent++;
-			bits += (double)len * 8;
-			next = start + bits / (o->mbit * 1e6);
-			if (sent == o->count)
-				last_rx = echo_now();
-			continue;
-		}
-
-		if (sent == o->count && got == o->count)
-			break;
-
-		deadline = sent < o->count ? next : last_rx + o->wait_s;
-		if (now >= deadline)
-			break;
-		timeout = (int)((deadline - now) * 1000) + 1;
-
-		if (poll(&pfd, 1, timeout) <= 0)
-			continue;
-
-		for (;;) {
-			ssize_t n = recv(s, echo_buf, sizeof(echo_buf),
-					 MSG_DONTWAIT);
-			uint32_t seq;
-
-			if (n < 0)
-				break;
-			last_rx = echo_now();
-			if (echo_is_warm(echo_buf, (size_t)n))
-				continue;	/* late echo of a retry */
-			if (!echo_check(echo_buf, (size_t)n, sizes, o->count,
-					salt, &seq)) {
-				bad++;
-				continue;
-			}
-			if (seen[seq]) {
-				dup++;
-				continue;
-			}
-			seen[seq] = 1;
-			got++;
-			bytes += (uint64_t)n;
-		}
-	}
-
-	now = echo_now() - start;
-	printf("udp_echo: sent %lu, received %lu, lost %lu, corrupt %lu, duplicate %lu; %llu bytes echoed in %.2f s, %.1f Mbit/s\n",
-	       sent, got, o->count - got, bad, dup,
-	       (unsigned long long)bytes, now,
-	       now > 0 ? (double)bytes * 8 / now / 1e6 : 0.0);
-
-	if (got < o->count) {
-		unsigned long shown = 0;
-
-		printf("udp_echo: first lost:");
-		for (i = 0; i < o->count && shown < 10; i++) {
-			if (!seen[i]) {
-				printf(" #%lu (%u bytes)", i, sizes[i]);
-				shown++;
-			}
-		}
-		printf("\n");
-	}
-
-	free(sizes);
-	free(seen);
-	close(s);
-	return (got == o->count && !bad && sent == o->count) ? 0 : 1;
-
-fail:
-	free(sizes);
-	free(seen);
-	if (s >= 0)
-		close(s);
-	return 1;
+out:
+	free(r.sizes);
+	free(r.seen);
+	if (r.s >= 0)
+		close(r.s);
+	return ret;
 }
 
 /**

@@ -4,7 +4,8 @@
  * Theory of operation: the tests build guest frames byte by byte here,
  * with their own naive checksum (16-bit big-endian words, one at a time),
  * so that net/checksum.c is checked against an independent reference.
- * Included by tests/unit/test_net.c and tests/unit/standalone/test_net_io.c.
+ * Included by unit tests of net/, udp/ and the checksums, and by the
+ * standalone net/ tests through dhcp_doubles.h and net_io_doubles.h.
  */
 #ifndef TESTS_UNIT_NET_FRAMES_H
 #define TESTS_UNIT_NET_FRAMES_H

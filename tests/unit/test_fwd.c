@@ -492,7 +492,6 @@ START_TEST(test_bind_address)
 {
 	char buf[INET6_ADDRSTRLEN];
 	const struct fwd_rule *r;
-	struct in6_addr a6;
 
 	OK("192.0.2.1/22");
 	r = fwd_port_rule(&spec, 22);
@@ -522,6 +521,13 @@ START_TEST(test_bind_address)
 	r = fwd_port_rule(&spec, 22);
 	ck_assert(!r->bind_any && r->bind_v4);
 	ck_assert(inany_is_unspecified(&r->bind_addr));
+}
+END_TEST
+
+START_TEST(test_bind_address6)
+{
+	const struct fwd_rule *r;
+	struct in6_addr a6;
 
 	inet_pton(AF_INET6, "::1", &a6);
 	OK("::1/8080");
@@ -769,6 +775,7 @@ static Suite *fwd_suite(void)
 	tcase_add_test(tc, test_exclusions);
 	tcase_add_test(tc, test_exclusions_only);
 	tcase_add_test(tc, test_bind_address);
+	tcase_add_test(tc, test_bind_address6);
 	tcase_add_test(tc, test_target_address);
 	tcase_add_test(tc, test_disabled_family);
 	tcase_add_test(tc, test_bad_ports);

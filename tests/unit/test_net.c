@@ -49,6 +49,35 @@ static void feed(const uint8_t *f, size_t len)
 }
 
 /**
+ * expect_drop_as() - feed a frame and check the counter it must land in
+ * @what:	the frame, for failure messages
+ * @f:		frame
+ * @len:	length
+ * @malformed:	true for drop_malformed, false for drop_unsupported
+ */
+static void expect_drop_as(const char *what, const uint8_t *f, size_t len,
+			   bool malformed)
+{
+	struct net_stats before = net_stats;
+
+	feed(f, len);
+	ck_assert_msg(net_stats.frames == before.frames + 1,
+		      "%s: frames %llu, was %llu", what,
+		      (unsigned long long)net_stats.frames,
+		      (unsigned long long)before.frames);
+	ck_assert_msg(net_stats.drop_malformed ==
+		      before.drop_malformed + (malformed ? 1 : 0),
+		      "%s: drop_malformed %llu, was %llu", what,
+		      (unsigned long long)net_stats.drop_malformed,
+		      (unsigned long long)before.drop_malformed);
+	ck_assert_msg(net_stats.drop_unsupported ==
+		      before.drop_unsupported + (malformed ? 0 : 1),
+		      "%s: drop_unsupported %llu, was %llu", what,
+		      (unsigned long long)net_stats.drop_unsupported,
+		      (unsigned long long)before.drop_unsupported);
+}
+
+/**
  * expect_drop() - feed a frame and check the counter it must land in
  * @f:		frame
  * @len:	length
@@ -56,14 +85,7 @@ static void feed(const uint8_t *f, size_t len)
  */
 static void expect_drop(const uint8_t *f, size_t len, bool malformed)
 {
-	struct net_stats before = net_stats;
-
-	feed(f, len);
-	ck_assert_uint_eq(net_stats.frames, before.frames + 1);
-	ck_assert_uint_eq(net_stats.drop_malformed,
-			  before.drop_malformed + (malformed ? 1 : 0));
-	ck_assert_uint_eq(net_stats.drop_unsupported,
-			  before.drop_unsupported + (malformed ? 0 : 1));
+	expect_drop_as("frame", f, len, malformed);
 }
 
 START_TEST(test_fill_ip4)
@@ -172,131 +194,177 @@ START_TEST(test_truncated_others)
 }
 END_TEST
 
+/**
+ * enum ip4_edit - what a bad IPv4 header case changes in the TCP frame
+ * @IP4_SET_BYTE:	byte @at of the IPv4 header (TCP header from 20) set
+ *			to @val
+ * @IP4_SET_WORD:	16-bit word at @at set to @val
+ * @IP4_FLIP_BYTE:	byte @at XORed with @val
+ * @IP4_SET_SRC:	source address set to @addr
+ * @IP4_SET_DST:	destination address set to @addr
+ */
+enum ip4_edit {
+	IP4_SET_BYTE,
+	IP4_SET_WORD,
+	IP4_FLIP_BYTE,
+	IP4_SET_SRC,
+	IP4_SET_DST,
+};
+
+/**
+ * struct ip4_bad - a bad IPv4 (or TCP) header, and where it must land
+ * @name:	what is wrong
+ * @addr:	address, for source and destination edits
+ * @at:		offset in the IPv4 header, for byte and word edits
+ * @at2:	offset of a second 16-bit word set to @val2, 0 for none
+ * @short_by:	frame fed this many bytes shorter, 0: whole frame
+ * @edit:	what is changed
+ * @val:	value, for byte and word edits
+ * @val2:	value of the second word
+ * @recsum:	header checksum recomputed after the changes
+ * @malformed:	counted as malformed (else as unsupported)
+ */
+struct ip4_bad {
+	const char *name;
+	const char *addr;
+	size_t at;
+	size_t at2;
+	size_t short_by;
+	enum ip4_edit edit;
+	unsigned int val;
+	uint16_t val2;
+	bool recsum;
+	bool malformed;
+};
+
+/* A 20-byte IPv4 header, a 20-byte TCP header, 40 bytes of data */
+#define IP4_TOT		80
+#define IP4_FRAME	(14 + IP4_TOT)
+
+static const struct ip4_bad ip4_bad_cases[] = {
+	{ .name = "IHL 0", .edit = IP4_SET_BYTE, .at = 0, .val = 0x40,
+	  .malformed = true },
+	{ .name = "IHL 1", .edit = IP4_SET_BYTE, .at = 0, .val = 0x41,
+	  .malformed = true },
+	{ .name = "IHL 2", .edit = IP4_SET_BYTE, .at = 0, .val = 0x42,
+	  .malformed = true },
+	{ .name = "IHL 3", .edit = IP4_SET_BYTE, .at = 0, .val = 0x43,
+	  .malformed = true },
+	{ .name = "IHL 4", .edit = IP4_SET_BYTE, .at = 0, .val = 0x44,
+	  .malformed = true },
+	{ .name = "IHL past the total length",
+	  .edit = IP4_SET_BYTE, .at = 0, .val = 0x4f, .at2 = 2, .val2 = 40,
+	  .malformed = true },
+	{ .name = "IHL past the frame",
+	  .edit = IP4_SET_BYTE, .at = 0, .val = 0x4f,
+	  .short_by = IP4_FRAME - (14 + 30), .malformed = true },
+	{ .name = "total length below the header length",
+	  .edit = IP4_SET_WORD, .at = 2, .val = 19, .recsum = true,
+	  .malformed = true },
+	{ .name = "total length past the frame",
+	  .edit = IP4_SET_WORD, .at = 2, .val = IP4_TOT + 1, .recsum = true,
+	  .malformed = true },
+	{ .name = "total length 0",
+	  .edit = IP4_SET_WORD, .at = 2, .val = 0, .recsum = true,
+	  .malformed = true },
+	{ .name = "version 6",
+	  .edit = IP4_SET_BYTE, .at = 0, .val = 0x65, .recsum = true,
+	  .malformed = true },
+	{ .name = "header checksum",
+	  .edit = IP4_FLIP_BYTE, .at = 10, .val = 1, .malformed = true },
+	{ .name = "fragment: MF",
+	  .edit = IP4_SET_WORD, .at = 6, .val = 0x2000, .recsum = true,
+	  .malformed = false },
+	{ .name = "fragment: offset",
+	  .edit = IP4_SET_WORD, .at = 6, .val = 0x0010, .recsum = true,
+	  .malformed = false },
+	{ .name = "multicast source",
+	  .edit = IP4_SET_SRC, .addr = "224.0.0.1", .recsum = true,
+	  .malformed = true },
+	{ .name = "loopback source",
+	  .edit = IP4_SET_SRC, .addr = "127.0.0.1", .recsum = true,
+	  .malformed = true },
+	{ .name = "TCP to broadcast",
+	  .edit = IP4_SET_DST, .addr = "255.255.255.255", .recsum = true,
+	  .malformed = true },
+	{ .name = "TCP from 0.0.0.0",
+	  .edit = IP4_SET_SRC, .addr = "0.0.0.0", .recsum = true,
+	  .malformed = true },
+	{ .name = "TCP data offset below 5",
+	  .edit = IP4_SET_BYTE, .at = 20 + 12, .val = 4 << 4,
+	  .malformed = true },
+	{ .name = "TCP data offset past the segment",
+	  .edit = IP4_SET_BYTE, .at = 20 + 12, .val = 15 << 4,
+	  .at2 = 2, .val2 = 20 + 56, .recsum = true, .malformed = true },
+	{ .name = "TCP segment too short",
+	  .edit = IP4_SET_WORD, .at = 2, .val = 20 + 19, .recsum = true,
+	  .malformed = true },
+	/* The high half of the sequence number, read as the UDP length
+	 * (0x1200), is past the datagram
+	 */
+	{ .name = "TCP relabelled as UDP",
+	  .edit = IP4_SET_BYTE, .at = 9, .val = IPPROTO_UDP, .recsum = true,
+	  .malformed = true },
+	/* Type 0x9c (from the source port) is not an echo request */
+	{ .name = "TCP relabelled as ICMP",
+	  .edit = IP4_SET_BYTE, .at = 9, .val = IPPROTO_ICMP, .recsum = true,
+	  .malformed = false },
+	{ .name = "SCTP, not handled",
+	  .edit = IP4_SET_BYTE, .at = 9, .val = 132, .recsum = true,
+	  .malformed = false },
+};
+
+/**
+ * ip4_bad_apply() - make a bad IPv4 frame from a valid one
+ * @b:		case
+ * @g:		frame, a copy of the valid one, changed in place
+ */
+static void ip4_bad_apply(const struct ip4_bad *b, uint8_t *g)
+{
+	uint8_t *ip = g + 14;
+
+	switch (b->edit) {
+	case IP4_SET_BYTE:
+		ip[b->at] = (uint8_t)b->val;
+		break;
+	case IP4_SET_WORD:
+		tf_put16(ip + b->at, (uint16_t)b->val);
+		break;
+	case IP4_FLIP_BYTE:
+		ip[b->at] ^= (uint8_t)b->val;
+		break;
+	case IP4_SET_SRC:
+		inet_pton(AF_INET, b->addr, ip + 12);
+		break;
+	case IP4_SET_DST:
+		inet_pton(AF_INET, b->addr, ip + 16);
+		break;
+	}
+	if (b->at2)
+		tf_put16(ip + b->at2, b->val2);
+	if (b->recsum) {
+		tf_put16(ip + 10, 0);
+		tf_put16(ip + 10, tf_finish(tf_sum(ip, 20, 0)));
+	}
+}
+
 START_TEST(test_ip4_bad_headers)
 {
 	uint8_t f[TF_FRAME_MAX], g[TF_FRAME_MAX];
-	size_t len = tf_tcp4_frame(f, 40);
-	uint8_t *ip = g + 14;
-	unsigned int ihl;
+	size_t len = tf_tcp4_frame(f, 40), i;
 
-#define RESET()		memcpy(g, f, len)
-#define RECSUM(n)							\
-	do {								\
-		tf_put16(ip + 10, 0);					\
-		tf_put16(ip + 10, tf_finish(tf_sum(ip, (n), 0)));	\
-	} while (0)
+	ck_assert_uint_eq(len, IP4_FRAME);
+	for (i = 0; i < sizeof(ip4_bad_cases) / sizeof(ip4_bad_cases[0]);
+	     i++) {
+		const struct ip4_bad *b = &ip4_bad_cases[i];
 
-	/* IHL below 5 */
-	for (ihl = 0; ihl < 5; ihl++) {
-		RESET();
-		ip[0] = (uint8_t)(0x40 | ihl);
-		expect_drop(g, len, true);
+		memcpy(g, f, len);
+		ip4_bad_apply(b, g);
+		expect_drop_as(b->name, g, len - b->short_by, b->malformed);
 	}
-
-	/* IHL past total length, and past the frame */
-	RESET();
-	ip[0] = 0x4f;
-	tf_put16(ip + 2, 40);
-	expect_drop(g, len, true);
-	RESET();
-	ip[0] = 0x4f;
-	expect_drop(g, 14 + 30, true);
-
-	/* Total length below header length, past frame, zero */
-	RESET();
-	tf_put16(ip + 2, 19);
-	RECSUM(20);
-	expect_drop(g, len, true);
-	RESET();
-	tf_put16(ip + 2, (uint16_t)(len - 14 + 1));
-	RECSUM(20);
-	expect_drop(g, len, true);
-	RESET();
-	tf_put16(ip + 2, 0);
-	RECSUM(20);
-	expect_drop(g, len, true);
-
-	/* Version */
-	RESET();
-	ip[0] = 0x65;
-	RECSUM(20);
-	expect_drop(g, len, true);
-
-	/* Header checksum */
-	RESET();
-	ip[10] ^= 1;
-	expect_drop(g, len, true);
-
-	/* Fragments: MF, offset */
-	RESET();
-	tf_put16(ip + 6, 0x2000);
-	RECSUM(20);
-	expect_drop(g, len, false);
-	RESET();
-	tf_put16(ip + 6, 0x0010);
-	RECSUM(20);
-	expect_drop(g, len, false);
-
-	/* Multicast and loopback sources */
-	RESET();
-	inet_pton(AF_INET, "224.0.0.1", ip + 12);
-	RECSUM(20);
-	expect_drop(g, len, true);
-	RESET();
-	inet_pton(AF_INET, "127.0.0.1", ip + 12);
-	RECSUM(20);
-	expect_drop(g, len, true);
-
-	/* TCP to broadcast, TCP from 0.0.0.0 */
-	RESET();
-	inet_pton(AF_INET, "255.255.255.255", ip + 16);
-	RECSUM(20);
-	expect_drop(g, len, true);
-	RESET();
-	inet_pton(AF_INET, "0.0.0.0", ip + 12);
-	RECSUM(20);
-	expect_drop(g, len, true);
-
-	/* TCP data offset below 5, past the segment; segment too short */
-	RESET();
-	ip[20 + 12] = 4 << 4;
-	expect_drop(g, len, true);
-	RESET();
-	ip[20 + 12] = 15 << 4;
-	tf_put16(ip + 2, 20 + 56);
-	RECSUM(20);
-	expect_drop(g, len, true);
-	RESET();
-	tf_put16(ip + 2, 20 + 19);
-	RECSUM(20);
-	expect_drop(g, len, true);
-
-	/* TCP relabelled as UDP: the high half of the sequence number, read
-	 * as the UDP length (0x1200), is past the datagram
-	 */
-	RESET();
-	ip[9] = IPPROTO_UDP;
-	RECSUM(20);
-	expect_drop(g, len, true);
-
-	/* TCP relabelled as ICMP: type 0x9c (from the source port) is not
-	 * an echo request
-	 */
-	RESET();
-	ip[9] = IPPROTO_ICMP;
-	RECSUM(20);
-	expect_drop(g, len, false);
-
-	/* Protocols not handled: SCTP */
-	RESET();
-	ip[9] = 132;
-	RECSUM(20);
-	expect_drop(g, len, false);
 
 	/* The UDP and ICMP frames had valid IPv4 headers: MAC learnt */
 	ck_assert_mem_eq(ctx.guest_mac, tf_guest_mac, 6);
-#undef RESET
-#undef RECSUM
 }
 END_TEST
 
