@@ -119,7 +119,7 @@ $(BUILD)/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) $(HDRS)
+$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) $(HDRS) $(wildcard tests/unit/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) \
 		$(shell pkg-config --libs check)
