@@ -19,7 +19,7 @@
  * If the kernel refuses ping sockets, the relay says once which sysctl to
  * change, and drops echo requests.
  *
- * Errors: icmp_tap_error() builds ICMP "destination unreachable" and
+ * Errors: icmp_guest_error() builds ICMP "destination unreachable" and
  * similar errors toward the guest, quoting the packet that caused them
  * (used by udp/ to reflect errors of host sockets).
  */
@@ -252,7 +252,7 @@ static uint32_t icmp_flow_new(struct ctx *c, const struct flow_key *key,
 }
 
 /**
- * icmp_tap_input() - an ICMP or ICMPv6 message from the guest
+ * icmp_guest_input() - an ICMP or ICMPv6 message from the guest
  * @c:		execution context
  * @saddr:	source address (the guest's), unicast
  * @daddr:	destination address, unicast
@@ -262,9 +262,9 @@ static uint32_t icmp_flow_new(struct ctx *c, const struct flow_key *key,
  *
  * Only echo requests are handled; anything else is ignored.
  */
-void icmp_tap_input(struct ctx *c, const union inany_addr *saddr,
-		    const union inany_addr *daddr, const uint8_t *icmp,
-		    size_t l4len, uint64_t now_ms)
+void icmp_guest_input(struct ctx *c, const union inany_addr *saddr,
+		      const union inany_addr *daddr, const uint8_t *icmp,
+		      size_t l4len, uint64_t now_ms)
 {
 	bool v4 = inany_v4(saddr) != NULL;
 	struct flow_key key;
@@ -400,7 +400,7 @@ static enum qdisc_pull_result icmp_pull(struct ctx *c, uint32_t idx,
 }
 
 /**
- * icmp_tap_error() - send the guest an ICMP or ICMPv6 error message
+ * icmp_guest_error() - send the guest an ICMP or ICMPv6 error message
  * @c:		execution context
  * @src:	source of the error, as the guest sees it
  * @dst:	the guest's address (same family as @src)
@@ -409,9 +409,9 @@ static enum qdisc_pull_result icmp_pull(struct ctx *c, uint32_t idx,
  * @quote:	the packet that caused it, from its IP header on
  * @qlen:	length of @quote (truncated to fit the minimum MTU)
  */
-void icmp_tap_error(struct ctx *c, const union inany_addr *src,
-		    const union inany_addr *dst, uint8_t type, uint8_t code,
-		    const uint8_t *quote, size_t qlen)
+void icmp_guest_error(struct ctx *c, const union inany_addr *src,
+		      const union inany_addr *dst, uint8_t type, uint8_t code,
+		      const uint8_t *quote, size_t qlen)
 {
 	uint8_t frame[L2L3_HDR_MAX + ICMP_ECHO_HDR_LEN + ICMP_ERR_QUOTE_MAX6];
 	bool v4 = inany_v4(dst) != NULL;
@@ -444,7 +444,7 @@ void icmp_tap_error(struct ctx *c, const union inany_addr *src,
 }
 
 static const struct net_l4_ops icmp_net_ops = {
-	.input = icmp_tap_input,
+	.input = icmp_guest_input,
 };
 
 /**

@@ -672,8 +672,8 @@ static void tcp_net_input(struct ctx *c, const union inany_addr *saddr,
 			  const union inany_addr *daddr, const uint8_t *l4,
 			  size_t l4len, uint64_t now_ms)
 {
-	tcp_tap_input(c, saddr, daddr, (const struct tcphdr *)(const void *)l4,
-		      l4len, now_ms);
+	tcp_guest_input(c, saddr, daddr, (const struct tcphdr *)(const void *)l4,
+			l4len, now_ms);
 }
 
 static const struct net_l4_ops tcp_net_ops = {

@@ -17,9 +17,9 @@ struct fwd_rule;
 struct tcphdr;
 
 int tcp_init(struct ctx *c);
-void tcp_tap_input(struct ctx *c, const union inany_addr *saddr,
-		   const union inany_addr *daddr, const struct tcphdr *th,
-		   size_t l4len, uint64_t now_ms);
+void tcp_guest_input(struct ctx *c, const union inany_addr *saddr,
+		     const union inany_addr *daddr, const struct tcphdr *th,
+		     size_t l4len, uint64_t now_ms);
 void tcp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
 		      uint64_t now_ms);
 void tcp_listen_handler(struct ctx *c, union epoll_ref ref, uint32_t events,

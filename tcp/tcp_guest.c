@@ -3,7 +3,7 @@
  *
  * Theory of operation
  *
- * net/ hands every TCP segment from the guest to tcp_tap_input(), with
+ * net/ hands every TCP segment from the guest to tcp_guest_input(), with
  * its addresses and a length it has checked against the frame. The
  * segment's flow is found by hashed lookup of its addresses and ports as
  * the guest sees them. A SYN for an unknown flow opens a host socket and
@@ -912,7 +912,7 @@ static void tcp_guest_syn_ack(struct ctx *c, struct tcp_conn *conn,
 }
 
 /**
- * tcp_tap_input_unknown() - a segment for no known connection
+ * tcp_guest_input_unknown() - a segment for no known connection
  * @c:		execution context
  * @key:	flow key of the segment
  * @th:		TCP header (aligned copy)
@@ -923,10 +923,10 @@ static void tcp_guest_syn_ack(struct ctx *c, struct tcp_conn *conn,
  *
  * A SYN opens a connection, a RST is ignored, anything else gets a RST.
  */
-static void tcp_tap_input_unknown(struct ctx *c, const struct flow_key *key,
-				  const struct tcphdr *th,
-				  const struct tcphdr *th_frame, size_t hlen,
-				  size_t plen, uint64_t now_ms)
+static void tcp_guest_input_unknown(struct ctx *c, const struct flow_key *key,
+				    const struct tcphdr *th,
+				    const struct tcphdr *th_frame, size_t hlen,
+				    size_t plen, uint64_t now_ms)
 {
 	if (th->rst)
 		return;
@@ -941,7 +941,7 @@ static void tcp_tap_input_unknown(struct ctx *c, const struct flow_key *key,
 }
 
 /**
- * tcp_tap_input_state() - handshake and SYNs of a known connection
+ * tcp_guest_input_state() - handshake and SYNs of a known connection
  * @c:		execution context
  * @conn:	connection
  * @key:	flow key of the segment
@@ -955,11 +955,11 @@ static void tcp_tap_input_unknown(struct ctx *c, const struct flow_key *key,
  *
  * Return: true if the segment's ACK and payload are to be processed
  */
-static bool tcp_tap_input_state(struct ctx *c, struct tcp_conn *conn,
-				const struct flow_key *key,
-				const struct tcphdr *th,
-				const struct tcphdr *th_frame, size_t hlen,
-				uint64_t now_ms)
+static bool tcp_guest_input_state(struct ctx *c, struct tcp_conn *conn,
+				  const struct flow_key *key,
+				  const struct tcphdr *th,
+				  const struct tcphdr *th_frame, size_t hlen,
+				  uint64_t now_ms)
 {
 	switch (conn->state) {
 	case CONN_CONNECTING:
@@ -997,7 +997,7 @@ static bool tcp_tap_input_state(struct ctx *c, struct tcp_conn *conn,
 }
 
 /**
- * tcp_tap_input() - a TCP segment from the guest
+ * tcp_guest_input() - a TCP segment from the guest
  * @c:		execution context
  * @saddr:	source address (the guest)
  * @daddr:	destination address
@@ -1005,9 +1005,10 @@ static bool tcp_tap_input_state(struct ctx *c, struct tcp_conn *conn,
  * @l4len:	TCP header and payload length, checked by net/
  * @now_ms:	current time
  */
-void tcp_tap_input(struct ctx *c, const union inany_addr *saddr,
-		   const union inany_addr *daddr, const struct tcphdr *th_frame,
-		   size_t l4len, uint64_t now_ms)
+void tcp_guest_input(struct ctx *c, const union inany_addr *saddr,
+		     const union inany_addr *daddr,
+		     const struct tcphdr *th_frame, size_t l4len,
+		     uint64_t now_ms)
 {
 	const struct tcphdr *th;
 	struct tcphdr th_copy;
@@ -1037,8 +1038,8 @@ void tcp_tap_input(struct ctx *c, const union inany_addr *saddr,
 	conn = flow == FLOW_IDX_NONE ? NULL : tcp_conn_at(flow);
 
 	if (!conn) {
-		tcp_tap_input_unknown(c, &key, th, th_frame, hlen, plen,
-				      now_ms);
+		tcp_guest_input_unknown(c, &key, th, th_frame, hlen, plen,
+					now_ms);
 		return;
 	}
 
@@ -1048,7 +1049,7 @@ void tcp_tap_input(struct ctx *c, const union inany_addr *saddr,
 		return;
 	}
 
-	if (!tcp_tap_input_state(c, conn, &key, th, th_frame, hlen, now_ms))
+	if (!tcp_guest_input_state(c, conn, &key, th, th_frame, hlen, now_ms))
 		return;
 
 	if (th->ack)

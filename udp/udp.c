@@ -338,7 +338,7 @@ static uint32_t udp_flow_out(struct ctx *c, const struct flow_key *key,
 }
 
 /**
- * udp_tap_input() - a UDP datagram from the guest
+ * udp_guest_input() - a UDP datagram from the guest
  * @c:		execution context
  * @saddr:	source address (the guest's), unicast
  * @daddr:	destination address, unicast
@@ -346,9 +346,9 @@ static uint32_t udp_flow_out(struct ctx *c, const struct flow_key *key,
  * @l4len:	length from the IP header
  * @now_ms:	current time
  */
-void udp_tap_input(struct ctx *c, const union inany_addr *saddr,
-		   const union inany_addr *daddr, const uint8_t *udp,
-		   size_t l4len, uint64_t now_ms)
+void udp_guest_input(struct ctx *c, const union inany_addr *saddr,
+		     const union inany_addr *daddr, const uint8_t *udp,
+		     size_t l4len, uint64_t now_ms)
 {
 	const struct udp_lsn *l;
 	struct flow_key key;
@@ -449,7 +449,7 @@ static void udp_net_input_done(struct ctx *c)
 }
 
 static const struct net_l4_ops udp_net_ops = {
-	.input = udp_tap_input,
+	.input = udp_guest_input,
 	.input_done = udp_net_input_done,
 };
 

@@ -18,9 +18,9 @@ struct fwd_rule;
 
 int udp_init(struct ctx *c);
 void udp_stats_log(void);
-void udp_tap_input(struct ctx *c, const union inany_addr *saddr,
-		   const union inany_addr *daddr, const uint8_t *udp,
-		   size_t l4len, uint64_t now_ms);
+void udp_guest_input(struct ctx *c, const union inany_addr *saddr,
+		     const union inany_addr *daddr, const uint8_t *udp,
+		     size_t l4len, uint64_t now_ms);
 void udp_out_flush(void);
 void udp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
 		      uint64_t now_ms);

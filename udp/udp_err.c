@@ -175,8 +175,8 @@ static void udp_err_send(struct ctx *c, const struct flow_key *key,
 		      1, l4len);
 	memcpy(pkt + l4off + 6, &sum, sizeof(sum));
 
-	icmp_tap_error(c, src, &key->guest_addr, type, code,
-		       pkt + ETH_HDR_LEN, l4off - ETH_HDR_LEN + l4len);
+	icmp_guest_error(c, src, &key->guest_addr, type, code,
+			 pkt + ETH_HDR_LEN, l4off - ETH_HDR_LEN + l4len);
 	udp_stats.icmp_errors++;
 }
 

@@ -53,7 +53,7 @@ static struct {
 } sent;
 
 /**
- * struct tcp_call - last call to tcp_tap_input()
+ * struct tcp_call - last call to tcp_guest_input()
  * @n:		number of calls
  * @saddr:	source address
  * @daddr:	destination address
@@ -71,7 +71,7 @@ static struct {
 } tcp_call;
 
 /**
- * struct l4_call - calls to udp_tap_input() or icmp_tap_input()
+ * struct l4_call - calls to udp_guest_input() or icmp_guest_input()
  * @n:		number of calls
  * @saddr:	source address of the last one
  * @daddr:	destination address
@@ -162,7 +162,7 @@ void qdisc_send(struct ctx *c, const void *frame, size_t len)
 }
 
 /**
- * tcp_tap_input() - test double: record and check the arguments
+ * tcp_guest_input() - test double: record and check the arguments
  * @c:		execution context
  * @saddr:	source
  * @daddr:	destination
@@ -170,9 +170,9 @@ void qdisc_send(struct ctx *c, const void *frame, size_t len)
  * @l4len:	TCP length
  * @now_ms:	time
  */
-void tcp_tap_input(struct ctx *c, const union inany_addr *saddr,
-		   const union inany_addr *daddr, const struct tcphdr *th,
-		   size_t l4len, uint64_t now_ms)
+void tcp_guest_input(struct ctx *c, const union inany_addr *saddr,
+		     const union inany_addr *daddr, const struct tcphdr *th,
+		     size_t l4len, uint64_t now_ms)
 {
 	const uint8_t *p = (const uint8_t *)th;
 
@@ -302,7 +302,7 @@ static inline void l4_record(struct l4_call *call,
 }
 
 /**
- * udp_tap_input() - test double: check the UDP length, record the call
+ * udp_guest_input() - test double: check the UDP length, record the call
  * @c:		execution context
  * @saddr:	source
  * @daddr:	destination
@@ -310,9 +310,9 @@ static inline void l4_record(struct l4_call *call,
  * @l4len:	UDP length from the IP header
  * @now_ms:	time
  */
-void udp_tap_input(struct ctx *c, const union inany_addr *saddr,
-		   const union inany_addr *daddr, const uint8_t *udp,
-		   size_t l4len, uint64_t now_ms)
+void udp_guest_input(struct ctx *c, const union inany_addr *saddr,
+		     const union inany_addr *daddr, const uint8_t *udp,
+		     size_t l4len, uint64_t now_ms)
 {
 	(void)c;
 	ck_assert_uint_ge(l4len, 8);
@@ -322,7 +322,7 @@ void udp_tap_input(struct ctx *c, const union inany_addr *saddr,
 }
 
 /**
- * icmp_tap_input() - test double: check it is an echo request, record it
+ * icmp_guest_input() - test double: check it is an echo request, record it
  * @c:		execution context
  * @saddr:	source
  * @daddr:	destination
@@ -330,9 +330,9 @@ void udp_tap_input(struct ctx *c, const union inany_addr *saddr,
  * @l4len:	message length
  * @now_ms:	time
  */
-void icmp_tap_input(struct ctx *c, const union inany_addr *saddr,
-		    const union inany_addr *daddr, const uint8_t *icmp,
-		    size_t l4len, uint64_t now_ms)
+void icmp_guest_input(struct ctx *c, const union inany_addr *saddr,
+		      const union inany_addr *daddr, const uint8_t *icmp,
+		      size_t l4len, uint64_t now_ms)
 {
 	(void)c;
 	ck_assert_uint_ge(l4len, 8);
@@ -419,8 +419,8 @@ static inline void tcp_double_input(struct ctx *c,
 				    const uint8_t *l4, size_t l4len,
 				    uint64_t now_ms)
 {
-	tcp_tap_input(c, saddr, daddr, (const struct tcphdr *)(const void *)l4,
-		      l4len, now_ms);
+	tcp_guest_input(c, saddr, daddr, (const struct tcphdr *)(const void *)l4,
+			l4len, now_ms);
 }
 
 /**
@@ -437,9 +437,9 @@ static const struct net_l4_ops tcp_double_ops = {
 	.input = tcp_double_input, .input_done = tcp_input_done,
 };
 static const struct net_l4_ops udp_double_ops = {
-	.input = udp_tap_input, .input_done = udp_double_done,
+	.input = udp_guest_input, .input_done = udp_double_done,
 };
-static const struct net_l4_ops icmp_double_ops = { .input = icmp_tap_input };
+static const struct net_l4_ops icmp_double_ops = { .input = icmp_guest_input };
 static const struct net_mcast_ops mcast_double_ops = {
 	.igmp = mcast_guest_igmp, .mld = mcast_guest_mld,
 	.udp = mcast_guest_udp,

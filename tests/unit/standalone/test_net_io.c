@@ -2,8 +2,8 @@
 /* test_net_io.c - net/ input dispatch to the protocol modules, with doubles
  *
  * Build (not linked against the other modules: tests/unit/
- * net_io_doubles.h defines its own qdisc_send(), tcp_tap_input(),
- * tcp_input_done(), udp_tap_input(), udp_out_flush(), icmp_tap_input(),
+ * net_io_doubles.h defines its own qdisc_send(), tcp_guest_input(),
+ * tcp_input_done(), udp_guest_input(), udp_out_flush(), icmp_guest_input(),
  * dhcp_input(), dhcpv6_input() and the entry points of fwd/mcast.c,
  * never called without --mcast-ports):
  *
