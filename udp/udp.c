@@ -14,7 +14,7 @@
  *   otherwise) and connect()ed to the destination as flow/nat.c maps it
  *   (gateway to loopback, --map-guest-addr, --dns-forward). Datagrams of
  *   the flow from one batch of guest frames leave together, in one
- *   sendmsg() with UDP segmentation (udp_out.c).
+ *   sendmsg() with UDP segmentation (udp_gso.c).
  *
  * - host to guest: replies arrive on the connected socket, whose epoll
  *   reference carries the flow index, so no lookup is needed. The socket
@@ -202,7 +202,7 @@ void udp_flow_close(struct ctx *c, uint32_t idx)
 	if (!uf)
 		return;
 
-	udp_out_forget(idx);
+	udp_gso_forget(idx);
 	if (uf->sock >= 0) {
 		epoll_ctl(c->epollfd, EPOLL_CTL_DEL, uf->sock, NULL);
 		close(uf->sock);
@@ -390,7 +390,7 @@ void udp_guest_input(struct ctx *c, const union inany_addr *saddr,
 
 	if (uf->kind == UDP_KIND_OUT) {
 		/* Counted when it leaves, with the datagrams after it */
-		udp_out_queue(idx, uf->sock, udp + UDP_HDR_LEN,
+		udp_gso_queue(idx, uf->sock, udp + UDP_HDR_LEN,
 			      ulen - UDP_HDR_LEN);
 		return;
 	}
@@ -401,8 +401,8 @@ void udp_guest_input(struct ctx *c, const union inany_addr *saddr,
 	l = udp_lsn_at(uf->lsn);
 	iov.iov_base = (void *)(udp + UDP_HDR_LEN);
 	iov.iov_len = ulen - UDP_HDR_LEN;
-	udp_out_count(idx, 1, l ? udp_out_send(l->fd, &iov, 1, 0, &uf->peer)
-				: -EBADF);
+	udp_gso_count(idx, 1, l ? udp_gso_send(l->fd, &iov, 1, 0, &uf->peer)
+		      : -EBADF);
 }
 
 /**
@@ -445,7 +445,7 @@ void udp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
 static void udp_net_input_done(struct ctx *c)
 {
 	(void)c;
-	udp_out_flush();
+	udp_gso_flush();
 }
 
 static const struct net_l4_ops udp_net_ops = {

@@ -36,12 +36,12 @@ struct iovec;
  */
 #define UDP_SEND_TRIES		2
 
-/* Datagrams from the guest sent in one call (UDP GSO, udp_out.c): the
+/* Datagrams from the guest sent in one call (UDP GSO, udp_gso.c): the
  * kernel takes at most 64 segments per send
  */
-#define UDP_OUT_SEGS		64
+#define UDP_GSO_SEGS		64
 /* Their payload bytes: one IPv4 packet before segmentation */
-#define UDP_OUT_BYTES		(UINT16_MAX - UDP_HDR_LEN - 60)
+#define UDP_GSO_BYTES		(UINT16_MAX - UDP_HDR_LEN - 60)
 
 /* Epoll reference data word: listening socket, index in the low bits */
 #define UDP_REF_LSN		(1U << 31)
@@ -147,14 +147,14 @@ void udp_sock_rcvbuf(int s);
 void udp_flow_touch(struct udp_flow *uf, uint64_t now_ms);
 
 /**
- * struct udp_out_shape - what a run of datagrams from the guest holds
+ * struct udp_gso_shape - what a run of datagrams from the guest holds
  * @flow:	their flow, FLOW_IDX_NONE for an empty run
  * @n:		number of datagrams
  * @bytes:	their total length
  * @size:	length of the first one: the segment size
  * @closed:	the last one is shorter than @size, nothing may follow
  */
-struct udp_out_shape {
+struct udp_gso_shape {
 	uint32_t flow;
 	unsigned int n;
 	size_t bytes;
@@ -162,15 +162,15 @@ struct udp_out_shape {
 	bool closed;
 };
 
-/* udp_out.c */
-bool udp_out_fits(const struct udp_out_shape *sh, uint32_t flow, size_t len);
-void udp_out_add(struct udp_out_shape *sh, uint32_t flow, size_t len);
-void udp_out_queue(uint32_t flow, int sock, const uint8_t *payload,
+/* udp_gso.c */
+bool udp_gso_fits(const struct udp_gso_shape *sh, uint32_t flow, size_t len);
+void udp_gso_add(struct udp_gso_shape *sh, uint32_t flow, size_t len);
+void udp_gso_queue(uint32_t flow, int sock, const uint8_t *payload,
 		   size_t len);
-void udp_out_forget(uint32_t flow);
-int udp_out_send(int s, const struct iovec *iov, unsigned int n, size_t seg,
+void udp_gso_forget(uint32_t flow);
+int udp_gso_send(int s, const struct iovec *iov, unsigned int n, size_t seg,
 		 const union sockaddr_inany *to);
-void udp_out_count(uint32_t flow, unsigned int n, int ret);
+void udp_gso_count(uint32_t flow, unsigned int n, int ret);
 
 /* udp_evict.c */
 bool udp_evict(struct ctx *c, uint64_t now_ms);

@@ -22,7 +22,7 @@
 #   large datagrams: 60000 to 65000 bytes, both directions (one frame each
 #     at the default MTU of 65520);
 #   equal sizes: ns->host, 1400 bytes at RUNS_RATE Mbit/s, where datagrams
-#     of one batch leave in segmented runs (udp/udp_out.c); the relay's
+#     of one batch leave in segmented runs (udp/udp_gso.c); the relay's
 #     gso_runs counter (SIGUSR1 statistics) must have grown.
 
 # shellcheck source=tests/lib/rig.sh disable=SC2317 # tests run via rig_run
@@ -126,7 +126,7 @@ echo_run() {
 MIX="-n $COUNT -r $RATE -S $MAX_SIZE"
 BIG="-n 200 -r $RATE -s 60000 -S 65000"
 # Equal sizes, faster: several datagrams of a flow per batch of frames,
-# which leave in one segmented send (udp/udp_out.c)
+# which leave in one segmented send (udp/udp_gso.c)
 RUNS="-n $COUNT -r $RUNS_RATE -s 1400 -S 1400"
 
 # stats_lines() - number of UDP statistics lines in the relay's log

@@ -203,9 +203,9 @@ void tcp_input_done(struct ctx *c)
 }
 
 /**
- * udp_out_flush() - test double: nothing to send
+ * udp_gso_flush() - test double: nothing to send
  */
-void udp_out_flush(void)
+void udp_gso_flush(void)
 {
 }
 
@@ -430,7 +430,7 @@ static inline void tcp_double_input(struct ctx *c,
 static inline void udp_double_done(struct ctx *c)
 {
 	(void)c;
-	udp_out_flush();
+	udp_gso_flush();
 }
 
 static const struct net_l4_ops tcp_double_ops = {

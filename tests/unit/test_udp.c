@@ -438,41 +438,41 @@ END_TEST
 
 START_TEST(test_udp_out_shape)
 {
-	struct udp_out_shape sh = { .flow = FLOW_IDX_NONE };
+	struct udp_gso_shape sh = { .flow = FLOW_IDX_NONE };
 	unsigned int i;
 
-	udp_out_add(&sh, 3, 1400);
+	udp_gso_add(&sh, 3, 1400);
 	ck_assert_uint_eq(sh.n, 1);
 	ck_assert_uint_eq(sh.size, 1400);
-	ck_assert(udp_out_fits(&sh, 3, 1400));
-	ck_assert(!udp_out_fits(&sh, 4, 1400));		/* another flow */
-	ck_assert(!udp_out_fits(&sh, 3, 1401));		/* larger */
-	ck_assert(!udp_out_fits(&sh, 3, 0));		/* empty */
+	ck_assert(udp_gso_fits(&sh, 3, 1400));
+	ck_assert(!udp_gso_fits(&sh, 4, 1400));		/* another flow */
+	ck_assert(!udp_gso_fits(&sh, 3, 1401));		/* larger */
+	ck_assert(!udp_gso_fits(&sh, 3, 0));		/* empty */
 
 	/* A shorter one ends the run: UDP_SEGMENT cuts at the first size */
-	ck_assert(udp_out_fits(&sh, 3, 700));
-	udp_out_add(&sh, 3, 700);
+	ck_assert(udp_gso_fits(&sh, 3, 700));
+	udp_gso_add(&sh, 3, 700);
 	ck_assert_uint_eq(sh.bytes, 2100);
-	ck_assert(!udp_out_fits(&sh, 3, 1400));
-	ck_assert(!udp_out_fits(&sh, 3, 100));
+	ck_assert(!udp_gso_fits(&sh, 3, 1400));
+	ck_assert(!udp_gso_fits(&sh, 3, 100));
 
-	/* At most UDP_OUT_SEGS datagrams */
+	/* At most UDP_GSO_SEGS datagrams */
 	sh.flow = FLOW_IDX_NONE;
-	for (i = 0; i < UDP_OUT_SEGS; i++) {
-		ck_assert(i == 0 || udp_out_fits(&sh, 5, 100));
-		udp_out_add(&sh, 5, 100);
+	for (i = 0; i < UDP_GSO_SEGS; i++) {
+		ck_assert(i == 0 || udp_gso_fits(&sh, 5, 100));
+		udp_gso_add(&sh, 5, 100);
 	}
-	ck_assert_uint_eq(sh.n, UDP_OUT_SEGS);
-	ck_assert(!udp_out_fits(&sh, 5, 100));
+	ck_assert_uint_eq(sh.n, UDP_GSO_SEGS);
+	ck_assert(!udp_gso_fits(&sh, 5, 100));
 
-	/* At most UDP_OUT_BYTES bytes, one IP packet */
+	/* At most UDP_GSO_BYTES bytes, one IP packet */
 	sh.flow = FLOW_IDX_NONE;
-	udp_out_add(&sh, 6, 30000);
-	ck_assert(udp_out_fits(&sh, 6, 30000));
-	udp_out_add(&sh, 6, 30000);
-	ck_assert(!udp_out_fits(&sh, 6, 30000));
-	ck_assert_uint_le(sh.bytes + 5000, UDP_OUT_BYTES);
-	ck_assert(udp_out_fits(&sh, 6, 5000));
+	udp_gso_add(&sh, 6, 30000);
+	ck_assert(udp_gso_fits(&sh, 6, 30000));
+	udp_gso_add(&sh, 6, 30000);
+	ck_assert(!udp_gso_fits(&sh, 6, 30000));
+	ck_assert_uint_le(sh.bytes + 5000, UDP_GSO_BYTES);
+	ck_assert(udp_gso_fits(&sh, 6, 5000));
 }
 END_TEST
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* udp_out.c - guest datagrams to flow sockets, several per system call
+/* udp_gso.c - guest datagrams to flow sockets, in segmented runs (UDP GSO)
  *
  * Theory of operation
  *
@@ -13,8 +13,8 @@
  * the original datagrams on the way out (or at a local receiver).
  *
  * A run holds datagrams of one flow, in the guest's order, all of the run's
- * first size except the last, which may be shorter, up to UDP_OUT_SEGS
- * datagrams and UDP_OUT_BYTES bytes: exactly what UDP_SEGMENT splits back
+ * first size except the last, which may be shorter, up to UDP_GSO_SEGS
+ * datagrams and UDP_GSO_BYTES bytes: exactly what UDP_SEGMENT splits back
  * into the same datagrams. A datagram that does not fit sends the run and
  * starts a new one, so order within a flow is kept. The payloads stay in
  * the guest's frames, which the backend keeps until net_input_done(): the
@@ -48,21 +48,21 @@ SYSCALLS(SYSCALLS_BOTH, "sendmsg");
 #endif
 
 /**
- * struct udp_out_run - datagrams of one flow waiting to leave together
+ * struct udp_gso_run - datagrams of one flow waiting to leave together
  * @iov:	their payloads, inside the guest's frames
  * @shape:	flow, count, sizes
  * @sock:	the flow's socket
  */
-struct udp_out_run {
-	struct iovec iov[UDP_OUT_SEGS];
-	struct udp_out_shape shape;
+struct udp_gso_run {
+	struct iovec iov[UDP_GSO_SEGS];
+	struct udp_gso_shape shape;
 	int sock;
 };
 
-static struct udp_out_run udp_out = { .shape.flow = FLOW_IDX_NONE };
+static struct udp_gso_run udp_gso = { .shape.flow = FLOW_IDX_NONE };
 
 /**
- * udp_out_fits() - tell if a datagram can join a run
+ * udp_gso_fits() - tell if a datagram can join a run
  * @sh:		shape of the run, not empty
  * @flow:	flow of the datagram
  * @len:	its length
@@ -70,20 +70,20 @@ static struct udp_out_run udp_out = { .shape.flow = FLOW_IDX_NONE };
  * Return: true if UDP_SEGMENT would give the datagram back as it is, in
  *	   its place after the others
  */
-bool udp_out_fits(const struct udp_out_shape *sh, uint32_t flow, size_t len)
+bool udp_gso_fits(const struct udp_gso_shape *sh, uint32_t flow, size_t len)
 {
 	return flow == sh->flow && !sh->closed && len && len <= sh->size &&
-	       sh->n < UDP_OUT_SEGS && sh->bytes + len <= UDP_OUT_BYTES;
+	       sh->n < UDP_GSO_SEGS && sh->bytes + len <= UDP_GSO_BYTES;
 }
 
 /**
- * udp_out_add() - count a datagram into a run's shape
+ * udp_gso_add() - count a datagram into a run's shape
  * @sh:		shape of the run, empty (flow FLOW_IDX_NONE) or one that
- *		udp_out_fits() the datagram
+ *		udp_gso_fits() the datagram
  * @flow:	flow of the datagram
  * @len:	its length
  */
-void udp_out_add(struct udp_out_shape *sh, uint32_t flow, size_t len)
+void udp_gso_add(struct udp_gso_shape *sh, uint32_t flow, size_t len)
 {
 	if (sh->flow == FLOW_IDX_NONE) {
 		sh->flow = flow;
@@ -99,7 +99,7 @@ void udp_out_add(struct udp_out_shape *sh, uint32_t flow, size_t len)
 }
 
 /**
- * udp_out_send() - send datagrams of the guest on a socket, in one call
+ * udp_gso_send() - send datagrams of the guest on a socket, in one call
  * @s:		socket
  * @iov:	payloads
  * @n:		number of payloads
@@ -113,7 +113,7 @@ void udp_out_add(struct udp_out_shape *sh, uint32_t flow, size_t len)
  *
  * Return: 0 on success, -errno on failure
  */
-int udp_out_send(int s, const struct iovec *iov, unsigned int n, size_t seg,
+int udp_gso_send(int s, const struct iovec *iov, unsigned int n, size_t seg,
 		 const union sockaddr_inany *to)
 {
 	union {
@@ -156,12 +156,12 @@ int udp_out_send(int s, const struct iovec *iov, unsigned int n, size_t seg,
 }
 
 /**
- * udp_out_count() - count the outcome of sending datagrams of a flow
+ * udp_gso_count() - count the outcome of sending datagrams of a flow
  * @flow:	flow index
  * @n:		number of datagrams
  * @ret:	0 if they left, -errno if not
  */
-void udp_out_count(uint32_t flow, unsigned int n, int ret)
+void udp_gso_count(uint32_t flow, unsigned int n, int ret)
 {
 	if (ret) {
 		udp_stats.drop_send += n;
@@ -172,24 +172,24 @@ void udp_out_count(uint32_t flow, unsigned int n, int ret)
 }
 
 /**
- * udp_out_refused() - tell if the kernel refused to segment a run
- * @ret:	what udp_out_send() returned for it
+ * udp_gso_refused() - tell if the kernel refused to segment a run
+ * @ret:	what udp_gso_send() returned for it
  *
  * Return: true for no segmentation toward this route, or a datagram above
  *	   the path MTU: the datagrams can still go one by one
  */
-static bool udp_out_refused(int ret)
+static bool udp_gso_refused(int ret)
 {
 	return ret == -EINVAL || ret == -EMSGSIZE || ret == -EIO;
 }
 
 /**
- * udp_out_flush() - send the run collected so far
+ * udp_gso_flush() - send the run collected so far
  */
-void udp_out_flush(void)
+void udp_gso_flush(void)
 {
-	struct udp_out_run *run = &udp_out;
-	const struct udp_out_shape *sh = &run->shape;
+	struct udp_gso_run *run = &udp_gso;
+	const struct udp_gso_shape *sh = &run->shape;
 	unsigned int i;
 	int ret;
 
@@ -197,20 +197,20 @@ void udp_out_flush(void)
 		return;
 
 	if (sh->n == 1) {
-		udp_out_count(sh->flow, 1,
-			      udp_out_send(run->sock, run->iov, 1, 0, NULL));
+		udp_gso_count(sh->flow, 1,
+			      udp_gso_send(run->sock, run->iov, 1, 0, NULL));
 	} else {
-		ret = udp_out_send(run->sock, run->iov, sh->n, sh->size, NULL);
-		if (udp_out_refused(ret)) {
+		ret = udp_gso_send(run->sock, run->iov, sh->n, sh->size, NULL);
+		if (udp_gso_refused(ret)) {
 			udp_stats.gso_refused++;
 			for (i = 0; i < sh->n; i++)
-				udp_out_count(sh->flow, 1,
-					      udp_out_send(run->sock,
-							   &run->iov[i], 1, 0,
-							   NULL));
+				udp_gso_count(sh->flow, 1,
+					      udp_gso_send(run->sock,
+					      &run->iov[i], 1, 0,
+					      NULL));
 		} else {
 			udp_stats.gso_runs += !ret;
-			udp_out_count(sh->flow, sh->n, ret);
+			udp_gso_count(sh->flow, sh->n, ret);
 		}
 	}
 
@@ -218,34 +218,34 @@ void udp_out_flush(void)
 }
 
 /**
- * udp_out_queue() - a datagram from the guest for a flow's own socket
+ * udp_gso_queue() - a datagram from the guest for a flow's own socket
  * @flow:	flow index
  * @sock:	the flow's socket
  * @payload:	payload, inside the guest's frame, valid until
  *		net_input_done()
  * @len:	payload length
  */
-void udp_out_queue(uint32_t flow, int sock, const uint8_t *payload,
+void udp_gso_queue(uint32_t flow, int sock, const uint8_t *payload,
 		   size_t len)
 {
-	struct udp_out_run *run = &udp_out;
+	struct udp_gso_run *run = &udp_gso;
 
 	if (run->shape.flow != FLOW_IDX_NONE &&
-	    !udp_out_fits(&run->shape, flow, len))
-		udp_out_flush();
+	    !udp_gso_fits(&run->shape, flow, len))
+		udp_gso_flush();
 
-	udp_out_add(&run->shape, flow, len);
+	udp_gso_add(&run->shape, flow, len);
 	run->iov[run->shape.n - 1].iov_base = (void *)payload;
 	run->iov[run->shape.n - 1].iov_len = len;
 	run->sock = sock;
 }
 
 /**
- * udp_out_forget() - a flow closes: send what it has waiting first
+ * udp_gso_forget() - a flow closes: send what it has waiting first
  * @flow:	flow index
  */
-void udp_out_forget(uint32_t flow)
+void udp_gso_forget(uint32_t flow)
 {
-	if (udp_out.shape.flow == flow)
-		udp_out_flush();
+	if (udp_gso.shape.flow == flow)
+		udp_gso_flush();
 }
