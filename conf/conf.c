@@ -41,7 +41,7 @@
 #define CONF_LINE_MAX		512	/* longest resolv.conf line read */
 #define CONF_FWD_STR_MAX	256	/* forwarding summary in conf_print() */
 
-static const unsigned char conf_mac_default[ETH_ALEN_] = {
+static const unsigned char conf_mac_default[ETH_ALEN] = {
 	0x9a, 0x55, 0x9a, 0x55, 0x9a, 0x55
 };
 

@@ -234,16 +234,16 @@ static int conf_hexdigit(char ch)
 /**
  * conf_mac() - parse a MAC address, six colon-separated hexadecimal bytes
  * @s:		text, e.g. "9a:55:9a:55:9a:55"
- * @mac:	output, ETH_ALEN_ bytes
+ * @mac:	output, ETH_ALEN bytes
  *
  * Return: 0 on success, -1 if malformed or multicast
  */
 int conf_mac(const char *s, unsigned char *mac)
 {
-	unsigned char out[ETH_ALEN_];
+	unsigned char out[ETH_ALEN];
 	int i;
 
-	for (i = 0; i < ETH_ALEN_; i++) {
+	for (i = 0; i < ETH_ALEN; i++) {
 		int hi = conf_hexdigit(s[0]), lo;
 
 		if (hi < 0)
@@ -258,7 +258,7 @@ int conf_mac(const char *s, unsigned char *mac)
 			s += 2;
 		}
 
-		if (i < ETH_ALEN_ - 1) {
+		if (i < ETH_ALEN - 1) {
 			if (*s != ':')
 				return -1;
 			s++;
@@ -268,7 +268,7 @@ int conf_mac(const char *s, unsigned char *mac)
 	if (*s || (out[0] & 1))
 		return -1;
 
-	memcpy(mac, out, ETH_ALEN_);
+	memcpy(mac, out, ETH_ALEN);
 	return 0;
 }
 

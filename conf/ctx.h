@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <linux/if_ether.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <sys/types.h>
@@ -29,7 +30,6 @@
 #define MTU_MAX			65520
 #define MTU_MIN_IPV6		1280
 #define FLOW_MAX_DEFAULT	8192
-#define ETH_ALEN_		6
 #define MCAST_PORTS_MAX		16	/* --mcast-ports */
 
 /**
@@ -229,7 +229,7 @@ struct ctx {
 	bool no_netns_quit;
 	char pasta_ifname[IFNAMSIZ];
 	bool pasta_conf_ns;
-	unsigned char ns_mac[ETH_ALEN_];
+	unsigned char ns_mac[ETH_ALEN];
 	bool no_copy_routes;
 	bool no_copy_addrs;
 	bool no_splice;
@@ -237,8 +237,8 @@ struct ctx {
 	bool host_lo_to_ns_lo;
 
 	unsigned int mtu;
-	unsigned char our_mac[ETH_ALEN_];
-	unsigned char guest_mac[ETH_ALEN_];
+	unsigned char our_mac[ETH_ALEN];
+	unsigned char guest_mac[ETH_ALEN];
 	struct ip4_ctx ip4;
 	struct ip6_ctx ip6;
 

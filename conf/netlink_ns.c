@@ -391,7 +391,7 @@ static int nl_ns_lo_up(int s)
 static int nl_ns_tap_link(int s, const struct ctx *c, unsigned int ifindex,
 			  const char *ifname)
 {
-	static const unsigned char zero_mac[ETH_ALEN_];
+	static const unsigned char zero_mac[ETH_ALEN];
 	int ret;
 
 	if (memcmp(c->ns_mac, zero_mac, sizeof(zero_mac)) != 0) {

@@ -42,6 +42,7 @@
 #include <unistd.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 
@@ -77,7 +78,6 @@ SYSCALLS(SYSCALLS_BOTH, "socket", "setsockopt", "bind", "connect",
 #define MCAST_GUEST_TTL		1
 /* Datagrams read from a socket per event (level-triggered: more later) */
 #define MCAST_READ_BATCH	32
-#define UDP_HDR_LEN_		8
 
 /**
  * struct mcast_socks - host sockets of one group, per configured port
@@ -119,7 +119,7 @@ static unsigned int mcast_ifindex4, mcast_ifindex6;
 static struct wheel_timer mcast_timer;
 static uint64_t mcast_query_at;
 static bool mcast_on;
-static uint8_t mcast_frame[L2L3_HDR_MAX + UDP_HDR_LEN_ + MTU_MAX];
+static uint8_t mcast_frame[L2L3_HDR_MAX + sizeof(struct udphdr) + MTU_MAX];
 
 /**
  * mcast_port_index() - the index of a configured port
@@ -479,8 +479,8 @@ bool mcast_guest_udp(struct ctx *c, const union inany_addr *daddr,
 		}
 	}
 
-	if (send(ms->tx[pi], l4 + UDP_HDR_LEN_, ulen - UDP_HDR_LEN_,
-		 MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+	if (send(ms->tx[pi], l4 + sizeof(struct udphdr),
+		 ulen - sizeof(struct udphdr), MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
 		mcast_stats.dropped++;
 	else
 		mcast_stats.to_host++;
@@ -499,7 +499,7 @@ static void mcast_to_guest(struct ctx *c, const union inany_addr *g,
 			   uint16_t port, const union sockaddr_inany *peer,
 			   size_t len)
 {
-	size_t l2l3 = net_l2l3_len(g), l4len = UDP_HDR_LEN_ + len;
+	size_t l2l3 = net_l2l3_len(g), l4len = sizeof(struct udphdr) + len;
 	unsigned int mtu = c->mtu ? c->mtu : MTU_DEFAULT;
 	uint8_t *ip = mcast_frame + ETH_HDR_LEN, *uh = mcast_frame + l2l3;
 	union inany_addr src;
@@ -552,7 +552,7 @@ void mcast_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
 		return;		/* closed earlier in this batch */
 
 	g = mcast_table_group((int)i);
-	off = net_l2l3_len(g) + UDP_HDR_LEN_;
+	off = net_l2l3_len(g) + sizeof(struct udphdr);
 	for (n = 0; n < MCAST_READ_BATCH; n++) {
 		union sockaddr_inany peer;
 		socklen_t sl = sizeof(peer);

@@ -750,7 +750,7 @@ void pasta_sigchld(struct ctx *c)
  */
 struct pasta_mac_req {
 	const char *ifname;
-	unsigned char mac[ETH_ALEN_];
+	unsigned char mac[ETH_ALEN];
 };
 
 /**
@@ -793,7 +793,7 @@ static int pasta_mac_fn(void *arg)
  */
 void pasta_guest_mac_init(struct ctx *c)
 {
-	static const unsigned char zero[ETH_ALEN_];
+	static const unsigned char zero[ETH_ALEN];
 	struct pasta_mac_req req = { .ifname = c->pasta_ifname };
 	int ret;
 

@@ -42,6 +42,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/ip_icmp.h>
+#include <netinet/udp.h>
 
 #include "../conf/ctx.h"
 #include "../util/log.h"
@@ -55,11 +56,9 @@
 #include "ndp.h"
 #include "net.h"
 
-/* UDP (RFC 768) and ICMP echo (RFC 792, RFC 4443): what we validate */
-#define UDP_HDR_LEN_		8
+/* UDP (RFC 768): offsets of what we validate */
 #define UDP_OFF_DPORT		2
 #define UDP_OFF_LEN		4
-#define ICMP_ECHO_HDR_LEN_	8
 
 struct net_stats net_stats;
 
@@ -172,25 +171,26 @@ static void net_udp_input(struct ctx *c, bool v4,
 			  const union inany_addr *daddr, const uint8_t *l4,
 			  size_t l4len, uint64_t now_ms)
 {
-	const uint8_t *payload = l4 + UDP_HDR_LEN_;
+	const uint8_t *payload = l4 + sizeof(struct udphdr);
+	size_t ulen, plen;
 	uint16_t dport;
-	size_t ulen;
 
-	if (l4len < UDP_HDR_LEN_) {
+	if (l4len < sizeof(struct udphdr)) {
 		net_drop_malformed("UDP datagram shorter than its header");
 		return;
 	}
 	ulen = net_get16(l4 + UDP_OFF_LEN);
-	if (ulen < UDP_HDR_LEN_ || ulen > l4len) {
+	if (ulen < sizeof(struct udphdr) || ulen > l4len) {
 		net_drop_malformed("bad UDP length");
 		return;
 	}
 	dport = net_get16(l4 + UDP_OFF_DPORT);
+	plen = ulen - sizeof(struct udphdr);
 
 	if ((v4 && dport == DHCP_SERVER_PORT && !c->no_dhcp &&
-	     dhcp_input(c, payload, ulen - UDP_HDR_LEN_)) ||
+	     dhcp_input(c, payload, plen)) ||
 	    (!v4 && dport == DHCPV6_SERVER_PORT && !c->no_dhcpv6 &&
-	     dhcpv6_input(c, &saddr->a6, payload, ulen - UDP_HDR_LEN_))) {
+	     dhcpv6_input(c, &saddr->a6, payload, plen))) {
 		net_stats.to_dhcp++;
 		return;
 	}
@@ -282,7 +282,7 @@ static void net_icmp4_input(struct ctx *c, const union inany_addr *saddr,
 			    const union inany_addr *daddr, const uint8_t *l4,
 			    size_t l4len, uint64_t now_ms)
 {
-	if (l4len < ICMP_ECHO_HDR_LEN_) {
+	if (l4len < sizeof(struct icmphdr)) {
 		net_drop_malformed("ICMP header truncated");
 		return;
 	}
@@ -405,7 +405,7 @@ static void net_icmp6_input(struct ctx *c, const uint8_t *frame,
 		union inany_addr s, d;
 
 		if (c->no_icmp || !net_l4[NET_L4_ICMP] ||
-		    l4len < ICMP_ECHO_HDR_LEN_ || l4[1] ||
+		    l4len < sizeof(struct icmphdr) || l4[1] ||
 		    !net_ip6_is_unicast(saddr) || !net_ip6_is_unicast(daddr)) {
 			net_drop_unsupported("ICMPv6 echo request");
 			return;

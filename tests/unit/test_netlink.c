@@ -33,7 +33,7 @@
 #define TEST_TAP	"nltest0"
 #define TEST_MTU	9000
 
-static const unsigned char test_mac[ETH_ALEN_] = {
+static const unsigned char test_mac[ETH_ALEN] = {
 	0x02, 0x00, 0x5e, 0x10, 0x20, 0x30,
 };
 
@@ -151,8 +151,8 @@ static void test_ifaddrs(struct test_seen *s)
 		} else if (i->ifa_addr->sa_family == AF_PACKET) {
 			const struct sockaddr_ll *ll = (void *)i->ifa_addr;
 
-			if (ll->sll_halen == ETH_ALEN_ &&
-			    !memcmp(ll->sll_addr, test_mac, ETH_ALEN_))
+			if (ll->sll_halen == ETH_ALEN &&
+			    !memcmp(ll->sll_addr, test_mac, ETH_ALEN))
 				s->mac = true;
 		}
 	}
