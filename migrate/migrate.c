@@ -6,7 +6,7 @@
  * When QEMU migrates a guest whose network is passt over vhost-user, the
  * source passt writes its state into a pipe QEMU gives it, QEMU carries
  * the bytes to the target host, and the target passt reads them from its
- * own pipe (tap/vu_migrate.c speaks the protocol; struct tap_state_ops is
+ * own pipe (vhost_user/vu_migrate.c speaks the protocol; struct tap_state_ops is
  * what this file registers there). The state (doc/migration.md) is the
  * guest's MAC and addresses, which this file handles, and the records of
  * the sections modules register (migrate_register()): TCP connections,

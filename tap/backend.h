@@ -69,7 +69,7 @@ extern const struct tap_backend tap_tuntap_backend;
 /* passt: UNIX stream socket, QEMU -netdev stream (tap/stream.c) */
 extern const struct tap_backend tap_stream_backend __attribute__((weak));
 
-/* passt --vhost-user (tap/vhost_user.c) */
+/* passt --vhost-user (vhost_user/vhost_user.c) */
 extern const struct tap_backend tap_vu_backend __attribute__((weak));
 
 #endif /* TAP_BACKEND_H */

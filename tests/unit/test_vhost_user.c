@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* test_vhost_user.c - unit tests for passt's vhost-user backend
- *		       (tap/vhost_user.c, tap/vu_msg.c)
+ *		       (vhost_user/vhost_user.c, vhost_user/vu_msg.c)
  *
  * Theory of operation: the backend is started through tap_init() with
  * --vhost-user and -F pointing to one end of a socket pair; the test plays

@@ -23,7 +23,7 @@
 #include <sys/mman.h>
 #include <sys/uio.h>
 
-#include "../../tap/vu_virtq.h"
+#include "../../vhost_user/vu_virtq.h"
 
 #define T_GPA		0x100000ULL		/* guest physical base */
 #define T_UVA		0x7f5a00000000ULL	/* front-end address base */

@@ -3,7 +3,7 @@
  *		   guest
  *
  * Build: see the Makefile's standalone rule; sources: this file,
- * tap/vu_mem.c, tap/vu_virtq.c.
+ * vhost_user/vu_mem.c, vhost_user/vu_virtq.c.
  *
  * Theory of operation: guest memory is the memfd of tests/unit/
  * vu_guest.h, mapped by vu_mem_map() as the vhost-user back-end would and

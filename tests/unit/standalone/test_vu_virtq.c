@@ -2,7 +2,7 @@
 /* test_vu_virtq.c - split virtqueues, against a model guest
  *
  * Build: see the Makefile's standalone rule; sources: this file,
- * tap/vu_mem.c, tap/vu_virtq.c.
+ * vhost_user/vu_mem.c, vhost_user/vu_virtq.c.
  *
  * Theory of operation: guest memory is a memfd, mapped by vu_mem_map() as
  * the vhost-user back-end would (guest physical address T_GPA, a made-up

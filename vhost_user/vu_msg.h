@@ -6,8 +6,8 @@
  * migration (dirty page logging, device state) live in vu_migrate.c.
  * Both use the message layout and the reply helpers declared here.
  */
-#ifndef TAP_VU_MSG_H
-#define TAP_VU_MSG_H
+#ifndef VHOST_USER_VU_MSG_H
+#define VHOST_USER_VU_MSG_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -218,4 +218,4 @@ enum vu_res vu_mig_set_state_fd(struct ctx *c, struct vu_dev *dev,
 enum vu_res vu_mig_check_state(struct ctx *c, struct vu_dev *dev,
 			       struct vu_msg *m);
 
-#endif /* TAP_VU_MSG_H */
+#endif /* VHOST_USER_VU_MSG_H */

@@ -9,8 +9,8 @@
  * complete or taken back, and moves frames. Queue 0 receives (relay ->
  * guest), queue 1 transmits (guest -> relay): one queue pair.
  */
-#ifndef TAP_VU_DEV_H
-#define TAP_VU_DEV_H
+#ifndef VHOST_USER_VU_DEV_H
+#define VHOST_USER_VU_DEV_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -163,4 +163,4 @@ void vu_queue_update(struct ctx *c, struct vu_dev *dev, unsigned int qi);
 void vu_queue_stop(struct ctx *c, struct vu_dev *dev, unsigned int qi);
 void vu_queue_reset(struct ctx *c, struct vu_dev *dev, unsigned int qi);
 
-#endif /* TAP_VU_DEV_H */
+#endif /* VHOST_USER_VU_DEV_H */

@@ -83,9 +83,9 @@
 #include <sys/uio.h>
 #include <sys/un.h>
 
-#include "tap.h"
-#include "backend.h"
-#include "sock_path.h"
+#include "../tap/tap.h"
+#include "../tap/backend.h"
+#include "../tap/sock_path.h"
 #include "vu_dev.h"
 #include "../conf/ctx.h"
 #include "../util/log.h"

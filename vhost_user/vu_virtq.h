@@ -7,15 +7,15 @@
  * (virtio 1.x split rings). This module only touches memory: it
  * translates addresses, takes descriptor chains from the available ring,
  * copies frames in and out, and fills the used ring. The protocol and the
- * eventfds are tap/vhost_user.c's business.
+ * eventfds are vhost_user/vhost_user.c's business.
  *
  * Everything in guest memory is hostile: every index, address, length and
  * chain is checked, a bad chain is counted (struct vu_virtq_stats) and
  * given back as used with length 0, and nothing is ever read or written
  * outside the mapped regions.
  */
-#ifndef TAP_VU_VIRTQ_H
-#define TAP_VU_VIRTQ_H
+#ifndef VHOST_USER_VU_VIRTQ_H
+#define VHOST_USER_VU_VIRTQ_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -183,4 +183,4 @@ int vu_virtq_push_frame(struct vu_virtq *vq, const struct vu_mem *m,
 bool vu_virtq_need_notify(struct vu_virtq *vq);
 bool vu_virtq_kick_enable(struct vu_virtq *vq, bool on);
 
-#endif /* TAP_VU_VIRTQ_H */
+#endif /* VHOST_USER_VU_VIRTQ_H */

@@ -40,7 +40,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
-#include "tap.h"
+#include "../tap/tap.h"
 #include "vu_dev.h"
 #include "vu_msg.h"
 #include "../conf/ctx.h"
