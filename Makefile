@@ -42,8 +42,8 @@ ifneq ($(DEBUG),)
 override CFLAGS	+= -DPASST_DEBUG
 endif
 
-MODULE_DIRS := util conf net flow fwd tap vhost_user tcp udp qdisc isolation \
-	migrate
+MODULE_DIRS := util conf guest net flow fwd tap vhost_user tcp udp qdisc \
+	isolation migrate
 LIB_SRCS := $(sort $(foreach d,$(MODULE_DIRS),$(wildcard $(d)/*.c)))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 HDRS := $(foreach d,$(MODULE_DIRS),$(wildcard $(d)/*.h))
@@ -54,9 +54,11 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 # modules: each is linked with its own short list of sources only
 STANDALONE := test_net_io test_arp_ndp test_dhcp test_dhcpv6 test_qdisc \
 	test_vu_virtq test_vu_mem
-SRCS_test_net_io := net/net.c net/arp.c net/ndp.c net/dns_name.c net/checksum.c util/log.c
+SRCS_test_net_io := net/net.c net/arp.c net/ndp.c net/dns_name.c net/checksum.c \
+	guest/guest.c util/log.c
 SRCS_test_arp_ndp := $(SRCS_test_net_io)
-SRCS_test_dhcp := net/dhcp.c net/dhcpv6.c net/dns_name.c net/checksum.c util/log.c
+SRCS_test_dhcp := net/dhcp.c net/dhcpv6.c net/dns_name.c net/checksum.c \
+	guest/guest.c util/log.c
 SRCS_test_dhcpv6 := $(SRCS_test_dhcp)
 SRCS_test_qdisc := qdisc/qdisc.c util/log.c
 SRCS_test_vu_virtq := vhost_user/vu_mem.c vhost_user/vu_virtq.c

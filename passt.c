@@ -64,6 +64,7 @@
 #include "util/timer.h"
 #include "util/util.h"
 #include "util/ns_worker.h"
+#include "guest/guest.h"
 
 #define EPOLL_EVENTS_MAX	128
 
@@ -384,6 +385,7 @@ int main(int argc, char **argv)
 	if (c->mode == MODE_PASTA && pasta_open_ns(c))
 		die("Can't set up the target network namespace");
 
+	guest_init(c);
 	tap_sink_set(&passt_tap_sink);
 	if (tap_init(c))
 		die("Can't set up the guest interface");

@@ -442,8 +442,6 @@ static void conf_host(struct ctx *c, const struct conf_given *g)
 	conf_resolv_read(c, CONF_RESOLV_PATH, g);
 
 	/* Until the guest speaks, assume it uses what it was given */
-	c->ip4.addr_seen = c->ip4.addr;
-	c->ip6.addr_seen = c->ip6.addr;
 
 	if (c->mode == MODE_PASTA && !g->pasta_ifname) {
 		const char *n = c->ip4.enabled ? c->ip4.ifname : "";

@@ -4,7 +4,8 @@
  * Theory of operation: struct ctx holds what the command line and the host
  * configuration decided at start-up. conf/ fills it once; every module then
  * reads it. Modules keep their own run-time state private; only settings
- * and a few shared descriptors live here.
+ * and a few shared descriptors live here. What the guest shows as it runs
+ * (its MAC address, the addresses it sends from) is guest/'s.
  */
 #ifndef CONF_CTX_H
 #define CONF_CTX_H
@@ -47,7 +48,6 @@ enum passt_mode {
  * @enabled:		IPv4 is in use
  * @addr:		address given to the guest (default: host's)
  * @prefix_len:		its prefix length
- * @addr_seen:		last source address seen from the guest
  * @gw:			default gateway given to the guest
  * @map_host_lo:	guest's destination that maps to host loopback,
  *			INADDR_ANY if none (default: @gw unless --no-map-gw)
@@ -65,7 +65,6 @@ struct ip4_ctx {
 	bool enabled;
 	struct in_addr addr;
 	int prefix_len;
-	struct in_addr addr_seen;
 	struct in_addr gw;
 	struct in_addr map_host_lo;
 	struct in_addr map_guest_addr;
@@ -83,8 +82,6 @@ struct ip4_ctx {
  * @enabled:		IPv6 is in use
  * @addr:		address given to the guest (default: host's global)
  * @prefix_len:		its prefix length
- * @addr_seen:		last global source address seen from the guest
- * @addr_ll_seen:	last link-local source address seen from the guest
  * @gw:			default gateway given to the guest
  * @our_tap_ll:		link-local address the relay uses toward the guest
  * @map_host_lo:	see struct ip4_ctx, :: if none
@@ -102,8 +99,6 @@ struct ip6_ctx {
 	bool enabled;
 	struct in6_addr addr;
 	int prefix_len;
-	struct in6_addr addr_seen;
-	struct in6_addr addr_ll_seen;
 	struct in6_addr gw;
 	struct in6_addr our_tap_ll;
 	struct in6_addr map_host_lo;
@@ -162,7 +157,6 @@ struct ip6_ctx {
  * @host_lo_to_ns_lo:	pasta: --host-lo-to-ns-lo
  * @mtu:		-m, 0 means don't advertise
  * @our_mac:		-M: our MAC address toward the guest
- * @guest_mac:		the guest's MAC, learnt from its frames
  * @ip4:		IPv4 settings
  * @ip6:		IPv6 settings
  * @hostname:		-H
@@ -238,7 +232,6 @@ struct ctx {
 
 	unsigned int mtu;
 	unsigned char our_mac[ETH_ALEN];
-	unsigned char guest_mac[ETH_ALEN];
 	struct ip4_ctx ip4;
 	struct ip6_ctx ip6;
 

@@ -28,6 +28,7 @@
 
 #include "nat.h"
 #include "../conf/ctx.h"
+#include "../guest/guest.h"
 
 /**
  * nat_v4_set() - tell if an IPv4 address is specified (a rule is on)
@@ -320,17 +321,17 @@ bool nat_inbound(const struct ctx *c, const union inany_addr *host_src,
 void nat_guest_addr(const struct ctx *c, bool v4, union inany_addr *guest)
 {
 	if (v4) {
-		inany_from_v4(guest, nat_v4_set(c->ip4.addr_seen) ?
-				     c->ip4.addr_seen : c->ip4.addr);
+		inany_from_v4(guest, nat_v4_set(guest_addr4()) ?
+				     guest_addr4() : c->ip4.addr);
 		return;
 	}
 
-	if (nat_v6_set(&c->ip6.addr_seen))
-		nat_v6_from(guest, &c->ip6.addr_seen);
-	else if (nat_v6_set(&c->ip6.addr) || !nat_v6_set(&c->ip6.addr_ll_seen))
+	if (nat_v6_set(guest_addr6()))
+		nat_v6_from(guest, guest_addr6());
+	else if (nat_v6_set(&c->ip6.addr) || !nat_v6_set(guest_addr6_ll()))
 		nat_v6_from(guest, &c->ip6.addr);
 	else
-		nat_v6_from(guest, &c->ip6.addr_ll_seen);
+		nat_v6_from(guest, guest_addr6_ll());
 }
 
 /**

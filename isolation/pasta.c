@@ -64,6 +64,7 @@
 #include "../util/ns_worker.h"
 #include "../util/syscalls.h"
 #include "../util/userns.h"
+#include "../guest/guest.h"
 
 /* System calls after start-up: Worker thread hand-off (futex), namespace
  * watch (inotify read, pidfd), reaping the command
@@ -797,7 +798,7 @@ void pasta_guest_mac_init(struct ctx *c)
 	struct pasta_mac_req req = { .ifname = c->pasta_ifname };
 	int ret;
 
-	if (memcmp(c->guest_mac, zero, sizeof(zero)) != 0)
+	if (memcmp(guest_mac(), zero, sizeof(zero)) != 0)
 		return;
 
 	ret = ns_run(pasta_mac_fn, &req);
@@ -806,7 +807,7 @@ void pasta_guest_mac_init(struct ctx *c)
 		      strerror(-ret));
 		return;
 	}
-	memcpy(c->guest_mac, req.mac, sizeof(c->guest_mac));
+	guest_mac_set(req.mac);
 }
 
 /**

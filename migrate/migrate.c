@@ -45,6 +45,7 @@
 #include "../conf/ctx.h"
 #include "../tap/tap.h"
 #include "../util/log.h"
+#include "../guest/guest.h"
 
 /* The guest record: MAC, two bytes of padding, addresses it used */
 #define MIGRATE_GUEST_LEN	(6 + 2 + 4 + 16 + 16)
@@ -98,20 +99,20 @@ static const struct migrate_section *migrate_owner(uint16_t type)
 }
 
 /**
- * migrate_guest_save() - write the guest record
- * @c:		execution context
+ * migrate_guest_save() - write the guest record (guest/: what we learnt)
  * @o:		stream
  */
-static void migrate_guest_save(const struct ctx *c, struct mig_out *o)
+static void migrate_guest_save(struct mig_out *o)
 {
 	uint8_t buf[MIGRATE_GUEST_LEN];
 	struct mig_buf b = { .p = buf, .size = sizeof(buf) };
+	struct in_addr addr4 = guest_addr4();
 
-	mig_put_bytes(&b, c->guest_mac, 6);
+	mig_put_bytes(&b, guest_mac(), 6);
 	mig_put_u16(&b, 0);
-	mig_put_bytes(&b, &c->ip4.addr_seen, 4);
-	mig_put_bytes(&b, &c->ip6.addr_seen, 16);
-	mig_put_bytes(&b, &c->ip6.addr_ll_seen, 16);
+	mig_put_bytes(&b, &addr4, 4);
+	mig_put_bytes(&b, guest_addr6(), 16);
+	mig_put_bytes(&b, guest_addr6_ll(), 16);
 	mig_out_small(o, MIG_REC_GUEST, &b);
 }
 
@@ -232,7 +233,7 @@ static int migrate_save(struct ctx *c, int fd)
 
 	info("Migration: saving the state for the target");
 	mig_out_init(o, fd);
-	migrate_guest_save(c, o);
+	migrate_guest_save(o);
 	for (i = 0; i < migrate_nsections && !rc; i++) {
 		rc = migrate_sections[i]->save(c, o);
 		if (rc)
@@ -324,10 +325,10 @@ static void migrate_start(struct ctx *c)
 {
 	unsigned int i;
 
-	memcpy(c->guest_mac, migrate_guest.mac, sizeof(c->guest_mac));
-	c->ip4.addr_seen = migrate_guest.addr4;
-	c->ip6.addr_seen = migrate_guest.addr6;
-	c->ip6.addr_ll_seen = migrate_guest.addr6_ll;
+	guest_mac_set(migrate_guest.mac);
+	guest_addr4_set(migrate_guest.addr4);
+	guest_addr6_set(&migrate_guest.addr6);
+	guest_addr6_ll_set(&migrate_guest.addr6_ll);
 
 	for (i = 0; i < migrate_nsections; i++)
 		migrate_sections[i]->start(c);

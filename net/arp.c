@@ -25,6 +25,7 @@
 #include "arp.h"
 #include "ip.h"
 #include "net.h"
+#include "../guest/guest.h"
 
 /* ARP packet for Ethernet and IPv4 */
 #define ARP_OFF_HTYPE		0
@@ -52,7 +53,7 @@
 static bool arp_is_guest_addr(const struct ctx *c, struct in_addr a)
 {
 	return a.s_addr == c->ip4.addr.s_addr ||
-	       a.s_addr == c->ip4.addr_seen.s_addr;
+	       a.s_addr == guest_addr4().s_addr;
 }
 
 /**
@@ -103,13 +104,13 @@ bool arp_input(struct ctx *c, const uint8_t *frame, size_t len)
 	    spa.s_addr == htonl(INADDR_ANY) || spa.s_addr == tpa.s_addr ||
 	    !net_ip4_is_unicast(tpa) || arp_is_guest_addr(c, tpa)) {
 		if (net_ip4_is_unicast(spa))
-			c->ip4.addr_seen = spa;
+			guest_addr4_set(spa);
 		net_stats.drop_unsupported++;
 		return true;
 	}
 
 	if (net_ip4_is_unicast(spa))
-		c->ip4.addr_seen = spa;
+		guest_addr4_set(spa);
 
 	memcpy(reply + ETH_OFF_DST, arp + ARP_OFF_SHA, ETH_ADDR_LEN);
 	memcpy(reply + ETH_OFF_SRC, c->our_mac, ETH_ADDR_LEN);

@@ -65,6 +65,7 @@
 #include "../util/inany.h"
 #include "ip.h"
 #include "net.h"
+#include "../guest/guest.h"
 
 /* BOOTP/DHCP message layout (RFC 2131, section 2) */
 #define DHCP_OFF_OP		0
@@ -815,9 +816,9 @@ bool dhcp_input(struct ctx *c, const uint8_t *payload, size_t len)
 	}
 
 	chaddr = payload + DHCP_OFF_CHADDR;
-	if (net_mac_is_zero(c->guest_mac) && !(chaddr[0] & 1) &&
+	if (net_mac_is_zero(guest_mac()) && !(chaddr[0] & 1) &&
 	    !net_mac_is_zero(chaddr))
-		memcpy(c->guest_mac, chaddr, ETH_ADDR_LEN);
+		guest_mac_set(chaddr);
 
 	switch (r.type) {
 	case 0:

@@ -43,6 +43,7 @@
 #include "ip.h"
 #include "ndp.h"
 #include "net.h"
+#include "../guest/guest.h"
 
 /* Message layouts: ICMPv6 header, then type-specific fields, then options */
 #define NDP_RS_LEN		8
@@ -114,8 +115,8 @@ static void ndp_mcast_mac(uint8_t *mac, const struct in6_addr *a)
 static bool ndp_is_guest_addr(const struct ctx *c, const struct in6_addr *a)
 {
 	return IN6_ARE_ADDR_EQUAL(a, &c->ip6.addr) ||
-	       IN6_ARE_ADDR_EQUAL(a, &c->ip6.addr_seen) ||
-	       IN6_ARE_ADDR_EQUAL(a, &c->ip6.addr_ll_seen);
+	       IN6_ARE_ADDR_EQUAL(a, guest_addr6()) ||
+	       IN6_ARE_ADDR_EQUAL(a, guest_addr6_ll());
 }
 
 /**

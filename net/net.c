@@ -17,7 +17,7 @@
  *   them; fragments are dropped.
  *
  * Once the network header is valid, the guest's MAC address and its
- * source address (addr_seen, addr_ll_seen) are learnt, and the payload
+ * source address are learnt (guest/guest.c), and the payload
  * is dispatched by protocol: TCP to tcp/ with its length checked, ICMPv6
  * neighbour and router solicitations to net/ndp.c, DHCP and DHCPv6
  * requests to net/dhcp.c and net/dhcpv6.c, other UDP datagrams (with a
@@ -55,6 +55,7 @@
 #include "ip.h"
 #include "ndp.h"
 #include "net.h"
+#include "../guest/guest.h"
 
 /* UDP (RFC 768): offsets of what we validate */
 #define UDP_OFF_DPORT		2
@@ -98,18 +99,17 @@ static uint64_t net_drops(void)
 
 /**
  * net_learn_mac() - remember the guest's MAC address from a valid frame
- * @c:		execution context
  * @frame:	Ethernet frame, at least ETH_HDR_LEN bytes
  */
-static void net_learn_mac(struct ctx *c, const uint8_t *frame)
+static void net_learn_mac(const uint8_t *frame)
 {
 	const uint8_t *src = frame + ETH_OFF_SRC;
 
 	if ((src[0] & 1) || net_mac_is_zero(src))
 		return;
 
-	if (memcmp(c->guest_mac, src, ETH_ADDR_LEN) != 0)
-		memcpy(c->guest_mac, src, ETH_ADDR_LEN);
+	if (memcmp(guest_mac(), src, ETH_ADDR_LEN) != 0)
+		guest_mac_set(src);
 }
 
 /**
@@ -327,9 +327,9 @@ static void net_ip4_input(struct ctx *c, const uint8_t *frame, size_t len,
 		return;
 	}
 
-	net_learn_mac(c, frame);
+	net_learn_mac(frame);
 	if (s4.s_addr != htonl(INADDR_ANY))
-		c->ip4.addr_seen = s4;
+		guest_addr4_set(s4);
 
 	inany_from_v4(&saddr, s4);
 	inany_from_v4(&daddr, d4);
@@ -532,11 +532,11 @@ static void net_ip6_input(struct ctx *c, const uint8_t *frame, size_t len,
 		return;
 	}
 
-	net_learn_mac(c, frame);
+	net_learn_mac(frame);
 	if (IN6_IS_ADDR_LINKLOCAL(&saddr.a6))
-		c->ip6.addr_ll_seen = saddr.a6;
+		guest_addr6_ll_set(&saddr.a6);
 	else if (!IN6_IS_ADDR_UNSPECIFIED(&saddr.a6))
-		c->ip6.addr_seen = saddr.a6;
+		guest_addr6_set(&saddr.a6);
 
 	switch (nh) {
 	case IPPROTO_TCP:
@@ -590,7 +590,7 @@ void net_input(struct ctx *c, const uint8_t *frame, size_t len,
 		}
 		/* arp_input() counts its own drops */
 		if (arp_input(c, frame, len))
-			net_learn_mac(c, frame);
+			net_learn_mac(frame);
 		if (net_drops() == drops)
 			net_stats.to_arp++;
 		return;
@@ -651,10 +651,10 @@ size_t net_fill_l2l3(const struct ctx *c, uint8_t *buf,
 	const struct in_addr *s4 = inany_v4(src);
 	uint8_t *ip = buf + ETH_HDR_LEN;
 
-	if (net_mac_is_zero(c->guest_mac))
+	if (net_mac_is_zero(guest_mac()))
 		memset(buf + ETH_OFF_DST, 0xff, ETH_ADDR_LEN);
 	else
-		memcpy(buf + ETH_OFF_DST, c->guest_mac, ETH_ADDR_LEN);
+		memcpy(buf + ETH_OFF_DST, guest_mac(), ETH_ADDR_LEN);
 	memcpy(buf + ETH_OFF_SRC, c->our_mac, ETH_ADDR_LEN);
 
 	if (s4) {

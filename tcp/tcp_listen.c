@@ -52,6 +52,7 @@
 #include "../util/log.h"
 #include "../util/util.h"
 #include "../util/syscalls.h"
+#include "../guest/guest.h"
 
 /* System calls after start-up: Accepting connections; listening sockets
  * opened by "auto" forwarding
@@ -210,7 +211,7 @@ static void tcp_listen_splice_addr(const struct ctx *c, bool v4,
 	}
 
 	if (v4) {
-		struct in_addr a = c->ip4.addr_seen;
+		struct in_addr a = guest_addr4();
 
 		if (!a.s_addr)
 			a = c->ip4.addr;
@@ -221,7 +222,7 @@ static void tcp_listen_splice_addr(const struct ctx *c, bool v4,
 	}
 
 	memset(addr, 0, sizeof(*addr));
-	addr->a6 = c->ip6.addr_seen;
+	addr->a6 = *guest_addr6();
 	if (IN6_IS_ADDR_UNSPECIFIED(&addr->a6))
 		addr->a6 = c->ip6.addr;
 	if (c->host_lo_to_ns_lo || IN6_IS_ADDR_UNSPECIFIED(&addr->a6))

@@ -93,8 +93,8 @@ size_t net_fill_l2l3(const struct ctx *c, uint8_t *buf,
 	const struct in_addr *s4 = inany_v4(src), *d4 = inany_v4(dst);
 	uint8_t *ip = buf + 14;
 
-	if (memcmp(c->guest_mac, zero, 6) != 0)
-		memcpy(buf, c->guest_mac, 6);
+	if (memcmp(guest_mac(), zero, 6) != 0)
+		memcpy(buf, guest_mac(), 6);
 	else
 		memset(buf, 0xff, 6);
 	memcpy(buf + 6, c->our_mac, 6);
@@ -131,7 +131,7 @@ size_t net_fill_l2l3(const struct ctx *c, uint8_t *buf,
 static inline void setup(void)
 {
 	tf_ctx(&ctx);
-	memcpy(ctx.guest_mac, tf_guest_mac, 6);
+	guest_mac_set(tf_guest_mac);
 	inet_pton(AF_INET, "192.0.2.53", &ctx.ip4.dns[0]);
 	inet_pton(AF_INET, "198.51.100.53", &ctx.ip4.dns[1]);
 	ctx.ip4.dns_count = 2;

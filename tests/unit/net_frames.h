@@ -18,6 +18,7 @@
 #include <netinet/in.h>
 
 #include "../../conf/ctx.h"
+#include "../../guest/guest.h"
 
 #define TF_FRAME_MAX		2048
 
@@ -148,6 +149,7 @@ static inline uint32_t tf_pseudo4(struct in_addr s, struct in_addr d,
 static inline void tf_ctx(struct ctx *c)
 {
 	memset(c, 0, sizeof(*c));
+	guest_init(c);		/* nothing learnt: all addresses unspecified */
 	memcpy(c->our_mac, tf_our_mac, 6);
 	c->mtu = 65520;
 

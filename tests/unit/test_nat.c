@@ -13,6 +13,7 @@
 
 #include "../../conf/ctx.h"
 #include "../../flow/nat.h"
+#include "../../guest/guest.h"
 
 static struct ctx c;
 
@@ -105,6 +106,7 @@ static void setup(void)
 	c.ip6.dns_count = 1;
 	c.ip6.dns_match = a6("2001:db8::3");
 	c.ip6.dns_host = a6("2001:db8:53::2");
+	guest_init(&c);
 }
 
 /**
@@ -267,6 +269,7 @@ END_TEST
 
 START_TEST(test_guest_addr)
 {
+	struct in6_addr seen6;
 	union inany_addr g;
 
 	setup();
@@ -275,17 +278,19 @@ START_TEST(test_guest_addr)
 	nat_guest_addr(&c, false, &g);
 	out_is(&g, "2001:db8::10");
 
-	c.ip4.addr_seen = a4("192.0.2.99");
-	c.ip6.addr_seen = a6("2001:db8::99");
+	guest_addr4_set(a4("192.0.2.99"));
+	seen6 = a6("2001:db8::99");
+	guest_addr6_set(&seen6);
 	nat_guest_addr(&c, true, &g);
 	out_is(&g, "192.0.2.99");
 	nat_guest_addr(&c, false, &g);
 	out_is(&g, "2001:db8::99");
 
 	/* No global address at all: the link-local one seen */
-	c.ip6.addr_seen = in6addr_any;
+	guest_addr6_set(&in6addr_any);
 	c.ip6.addr = in6addr_any;
-	c.ip6.addr_ll_seen = a6("fe80::abcd");
+	seen6 = a6("fe80::abcd");
+	guest_addr6_ll_set(&seen6);
 	nat_guest_addr(&c, false, &g);
 	out_is(&g, "fe80::abcd");
 }

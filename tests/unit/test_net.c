@@ -130,7 +130,7 @@ START_TEST(test_fill_ip6)
 	union inany_addr s, d;
 	size_t n, i;
 
-	memcpy(ctx.guest_mac, tf_guest_mac, 6);
+	guest_mac_set(tf_guest_mac);
 	inet_pton(AF_INET6, "2001:db8:9::7", &s.a6);
 	inet_pton(AF_INET6, "2001:db8:1:2::10", &d.a6);
 
@@ -364,7 +364,7 @@ START_TEST(test_ip4_bad_headers)
 	}
 
 	/* The UDP and ICMP frames had valid IPv4 headers: MAC learnt */
-	ck_assert_mem_eq(ctx.guest_mac, tf_guest_mac, 6);
+	ck_assert_mem_eq(guest_mac(), tf_guest_mac, 6);
 }
 END_TEST
 
@@ -486,8 +486,8 @@ START_TEST(test_no_mac_from_malformed)
 
 	f[14 + 10] ^= 0xff;
 	expect_drop(f, len, true);
-	ck_assert_mem_eq(ctx.guest_mac, zero, 6);
-	ck_assert_uint_eq(ctx.ip4.addr_seen.s_addr, 0);
+	ck_assert_mem_eq(guest_mac(), zero, 6);
+	ck_assert_uint_eq(guest_addr4().s_addr, 0);
 }
 END_TEST
 

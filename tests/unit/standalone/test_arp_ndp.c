@@ -98,8 +98,8 @@ START_TEST(test_arp_gateway)
 	ck_assert_mem_eq(a + 24, &guest, 4);
 
 	/* Learnt from the request */
-	ck_assert_mem_eq(ctx.guest_mac, tf_guest_mac, 6);
-	ck_assert_uint_eq(ctx.ip4.addr_seen.s_addr, guest.s_addr);
+	ck_assert_mem_eq(guest_mac(), tf_guest_mac, 6);
+	ck_assert_uint_eq(guest_addr4().s_addr, guest.s_addr);
 
 	/* Any other address too, and padding is fine */
 	len = tf_arp_frame(f, 1, "192.0.2.10", "203.0.113.9");
@@ -113,6 +113,7 @@ END_TEST
 START_TEST(test_arp_ignored)
 {
 	uint8_t f[TF_FRAME_MAX];
+	struct in_addr seen4;
 	size_t len;
 
 	/* Gratuitous ARP (announcement) */
@@ -128,7 +129,8 @@ START_TEST(test_arp_ignored)
 	feed_exact(f, len);
 
 	/* For the address it was last seen using */
-	inet_pton(AF_INET, "192.0.2.99", &ctx.ip4.addr_seen);
+	inet_pton(AF_INET, "192.0.2.99", &seen4);
+	guest_addr4_set(seen4);
 	len = tf_arp_frame(f, 1, "192.0.2.10", "192.0.2.99");
 	feed_exact(f, len);
 
@@ -194,8 +196,8 @@ START_TEST(test_ns_gateway)
 	ck_assert_mem_eq(sent.buf[0], tf_guest_mac, 6);
 
 	/* Learnt: MAC, link-local source */
-	ck_assert_mem_eq(ctx.guest_mac, tf_guest_mac, 6);
-	ck_assert(ip6_eq(ctx.ip6.addr_ll_seen.s6_addr, guest_ll));
+	ck_assert_mem_eq(guest_mac(), tf_guest_mac, 6);
+	ck_assert(ip6_eq(guest_addr6_ll()->s6_addr, guest_ll));
 
 	/* Global target: the target is the source, without SLLA too */
 	len = tf_ns_frame(f, "2001:db8:1:2::10", "2001:db8:1:2::1", 0);
@@ -203,7 +205,7 @@ START_TEST(test_ns_gateway)
 	ck_assert_uint_eq(sent.n, 2);
 	check_na(1, "2001:db8:1:2::1", "2001:db8:1:2::10", "2001:db8:1:2::1",
 		 true);
-	ck_assert(ip6_eq(ctx.ip6.addr_seen.s6_addr, "2001:db8:1:2::10"));
+	ck_assert(ip6_eq(guest_addr6()->s6_addr, "2001:db8:1:2::10"));
 	ck_assert_uint_eq(accounted(), 0);
 }
 END_TEST

@@ -334,13 +334,13 @@ START_TEST(test_broadcast_flag_and_mac)
 	size_t len;
 
 	/* MAC still unknown: learnt from chaddr; flags echoed */
-	memset(ctx.guest_mac, 0, 6);
+	guest_mac_set((const unsigned char [6]){ 0 });
 	m4_new(&m, 1);
 	m.b[10] = 0x80;
 	m4_end(&m);
 	ck_assert(feed4(m.b, m.len));
 	ck_assert_uint_eq(sent.n, 1);
-	ck_assert_mem_eq(ctx.guest_mac, tf_guest_mac, 6);
+	ck_assert_mem_eq(guest_mac(), tf_guest_mac, 6);
 	ck_assert_uint_eq(reply4(0, "192.0.2.1", "255.255.255.255",
 				 &len)[10], 0x80);
 }

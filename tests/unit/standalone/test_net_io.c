@@ -69,8 +69,8 @@ START_TEST(test_tcp4_delivered)
 	ck_assert_ptr_eq(tcp_call.th, f + 34);
 	ck_assert_uint_eq(tcp_call.l4len, 120);
 	ck_assert_uint_eq(tcp_call.now_ms, 1234);
-	ck_assert_uint_eq(ctx.ip4.addr_seen.s_addr, s.s_addr);
-	ck_assert_mem_eq(ctx.guest_mac, tf_guest_mac, 6);
+	ck_assert_uint_eq(guest_addr4().s_addr, s.s_addr);
+	ck_assert_mem_eq(guest_mac(), tf_guest_mac, 6);
 
 	/* Ethernet padding after the packet is not part of it */
 	len = tf_tcp4_frame(f, 0);
@@ -119,7 +119,7 @@ START_TEST(test_tcp6_delivered)
 	ck_assert_mem_eq(&tcp_call.daddr.a6, &d, 16);
 	ck_assert_ptr_eq(tcp_call.th, f + 54);
 	ck_assert_uint_eq(tcp_call.l4len, 53);
-	ck_assert_mem_eq(&ctx.ip6.addr_seen, &s, 16);
+	ck_assert_mem_eq(guest_addr6(), &s, 16);
 }
 END_TEST
 
@@ -181,8 +181,8 @@ START_TEST(test_udp_delivered)
 	ck_assert_ptr_eq(udp_call.l4, f + 34);
 	ck_assert_uint_eq(udp_call.l4len, 20);
 	ck_assert_uint_eq(udp_call.now_ms, 1234);
-	ck_assert_uint_eq(ctx.ip4.addr_seen.s_addr, s.s_addr);
-	ck_assert_mem_eq(ctx.guest_mac, tf_guest_mac, 6);
+	ck_assert_uint_eq(guest_addr4().s_addr, s.s_addr);
+	ck_assert_mem_eq(guest_mac(), tf_guest_mac, 6);
 
 	/* Ethernet padding is not part of the datagram */
 	len = tf_udp_frame(f, 1, "192.0.2.10", "198.51.100.7", 40000, 53, 0);
@@ -202,7 +202,7 @@ START_TEST(test_udp_delivered)
 	ck_assert_mem_eq(&udp_call.daddr.a6, &d6, 16);
 	ck_assert_ptr_eq(udp_call.l4, f + 54);
 	ck_assert_uint_eq(udp_call.l4len, 15);
-	ck_assert_mem_eq(&ctx.ip6.addr_seen, &s6, 16);
+	ck_assert_mem_eq(guest_addr6(), &s6, 16);
 
 	ck_assert_uint_eq(dhcp_call.n4 + dhcp_call.n6, 0);
 	ck_assert_uint_eq(accounted(), 0);
@@ -275,8 +275,8 @@ START_TEST(test_dhcp_dispatch)
 	ck_assert_ptr_eq(dhcp_call.payload, f + 42);
 	ck_assert_uint_eq(dhcp_call.len, 300);
 	ck_assert_uint_eq(udp_call.n, 0);
-	ck_assert_mem_eq(ctx.guest_mac, tf_guest_mac, 6);
-	ck_assert_uint_eq(ctx.ip4.addr_seen.s_addr, 0);
+	ck_assert_mem_eq(guest_mac(), tf_guest_mac, 6);
+	ck_assert_uint_eq(guest_addr4().s_addr, 0);
 	ck_assert_uint_eq(accounted(), 0);
 
 	/* Declined, broadcast: dropped by the UDP path */
@@ -327,7 +327,7 @@ START_TEST(test_dhcpv6_dispatch)
 	ck_assert_uint_eq(dhcp_call.len, 60);
 	inet_pton(AF_INET6, "fe80::5054:ff:fe12:3456", &s);
 	ck_assert_mem_eq(&dhcp_call.saddr6, &s, 16);
-	ck_assert_mem_eq(&ctx.ip6.addr_ll_seen, &s, 16);
+	ck_assert_mem_eq(guest_addr6_ll(), &s, 16);
 	ck_assert_uint_eq(udp_call.n, 0);
 	ck_assert_uint_eq(accounted(), 0);
 
