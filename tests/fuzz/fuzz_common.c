@@ -64,6 +64,7 @@
 #include "../../tap/backend.h"
 #include "../../tap/tap.h"
 #include "../unit/relay_sink.h"
+#include "../../guest/guest.h"
 #include "../../tcp/tcp.h"
 #include "../../udp/udp.h"
 #include "../../util/log.h"
@@ -545,6 +546,7 @@ static void fuzz_start(bool vhost_user)
 		fuzz_fail("flow table and qdisc set-up");
 	if (timer_wheel_init(c, c->epollfd))
 		fuzz_fail("timer wheel set-up");
+	guest_init(c);
 	tap_sink_set(&relay_sink);
 	if (tap_init(c))
 		fuzz_fail("guest backend set-up");
