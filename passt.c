@@ -102,7 +102,7 @@ static void passt_stats_log(void)
  * @t:		the stats timer
  * @now_ms:	current time
  */
-static void passt_stats_timer_fn(struct ctx *c, struct wheel_timer *t,
+static void passt_stats_timer_fn(const struct ctx *c, struct wheel_timer *t,
 				 uint64_t now_ms)
 {
 	passt_stats_log();
@@ -115,7 +115,7 @@ static int passt_sigfd = -1;	/* signalfd of termination signals */
  * passt_signals_init() - ignore SIGPIPE, route SIGTERM/SIGINT/SIGUSR1 to epoll
  * @c:		execution context
  */
-static void passt_signals_init(struct ctx *c)
+static void passt_signals_init(const struct ctx *c)
 {
 	union epoll_ref ref = { .type = EPOLL_TYPE_SIGNAL };
 	struct epoll_event ev = { .events = EPOLLIN };
@@ -203,7 +203,7 @@ static void passt_raise_nofile(void)
  * @ev:		the event
  * @now_ms:	current time
  */
-static void passt_dispatch(struct ctx *c, const struct epoll_event *ev,
+static void passt_dispatch(const struct ctx *c, const struct epoll_event *ev,
 			   uint64_t now_ms)
 {
 	union epoll_ref ref = { .u64 = ev->data.u64 };
@@ -267,7 +267,7 @@ static void passt_dispatch(struct ctx *c, const struct epoll_event *ev,
  * passt_loop() - the main loop: wait, dispatch, defer, schedule, flush
  * @c:		execution context
  */
-static void __attribute__((noreturn)) passt_loop(struct ctx *c)
+static void __attribute__((noreturn)) passt_loop(const struct ctx *c)
 {
 	struct epoll_event events[EPOLL_EVENTS_MAX];
 
@@ -308,7 +308,7 @@ static void __attribute__((noreturn)) passt_loop(struct ctx *c)
  * or exits (util/daemon.c): every step here that can fail still reaches
  * the caller. A spawned command is released last, once nothing can fail.
  */
-static void passt_finish_setup(struct ctx *c, int pidfile_fd)
+static void passt_finish_setup(const struct ctx *c, int pidfile_fd)
 {
 	bool background = !c->foreground &&
 			  !(c->mode == MODE_PASTA && pasta_child_pid());

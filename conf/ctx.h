@@ -2,10 +2,15 @@
 /* ctx.h - the relay's run-time configuration, owned by conf/
  *
  * Theory of operation: struct ctx holds what the command line and the host
- * configuration decided at start-up. conf/ fills it once; every module then
- * reads it. Modules keep their own run-time state private; only settings
- * and a few shared descriptors live here. What the guest shows as it runs
- * (its MAC address, the addresses it sends from) is guest/'s.
+ * configuration decided at start-up. conf/ fills it; the rest of start-up
+ * adds what it opens or names (main(): the epoll set; pasta_open_ns(): the
+ * namespace's path; tap_init(): the interface name and socket path). From
+ * then on it is read-only: everything that runs after start-up gets a
+ * const struct ctx *. Modules keep their own run-time state private; only
+ * settings and a few shared descriptors live here. What changes while the
+ * relay runs lives with its owner: what the guest shows of itself (its MAC
+ * address, the addresses it sends from) in guest/, the forwarding tables
+ * in force (a -c client may replace them) in fwd/fwd_listen.c.
  */
 #ifndef CONF_CTX_H
 #define CONF_CTX_H
@@ -176,10 +181,10 @@ struct ip6_ctx {
  * @no_ra:		--no-ra
  * @no_map_gw:		--no-map-gw
  * @freebind:		--freebind
- * @tcp_in:		-t
- * @tcp_out:		-T
- * @udp_in:		-u
- * @udp_out:		-U
+ * @tcp_in:		-t, as configured (in force: fwd_dir_spec())
+ * @tcp_out:		-T, as configured
+ * @udp_in:		-u, as configured
+ * @udp_out:		-U, as configured
  * @mcast_ports:	--mcast-ports: UDP ports of the multicast proxy
  * @mcast_nports:	number of @mcast_ports, 0: no multicast
  * @flow_max:		--max-flows: capacity of the flow table

@@ -143,7 +143,7 @@ static char fwd_auto_buf[FWD_AUTO_BUF_SIZE];
  * @retry:	try ports that failed before, too
  */
 static struct fwd_auto_call {
-	struct ctx *c;
+	const struct ctx *c;
 	struct fwd_auto_dir *d;
 	bool retry;
 } fwd_auto_call;
@@ -324,7 +324,7 @@ static int fwd_auto_read(int fd, bool udp, uint64_t *map)
  * @d:		direction
  * @port:	port
  */
-static void fwd_auto_close_port(struct ctx *c, struct fwd_auto_dir *d,
+static void fwd_auto_close_port(const struct ctx *c, struct fwd_auto_dir *d,
 				unsigned int port)
 {
 	unsigned int i;
@@ -348,7 +348,7 @@ static void fwd_auto_close_port(struct ctx *c, struct fwd_auto_dir *d,
  * @d:		direction
  * @port:	port
  */
-static void fwd_auto_open_port(struct ctx *c, struct fwd_auto_dir *d,
+static void fwd_auto_open_port(const struct ctx *c, struct fwd_auto_dir *d,
 			       unsigned int port)
 {
 	int h[2], ret;
@@ -407,7 +407,7 @@ static int fwd_auto_open_new(void *arg)
  * @d:		direction
  * @retry:	try ports that failed before, too
  */
-static void fwd_auto_scan_dir(struct ctx *c, struct fwd_auto_dir *d,
+static void fwd_auto_scan_dir(const struct ctx *c, struct fwd_auto_dir *d,
 			      bool retry)
 {
 	const struct fwd_auto_dir *rev = &fwd_auto_dirs[d->rev];
@@ -462,7 +462,7 @@ static void fwd_auto_scan_dir(struct ctx *c, struct fwd_auto_dir *d,
  * fwd_auto_scan() - scan every "auto" direction once, follow changes
  * @c:		execution context
  */
-void fwd_auto_scan(struct ctx *c)
+void fwd_auto_scan(const struct ctx *c)
 {
 	bool retry = !(++fwd_auto_scans % FWD_AUTO_RETRY_SCANS);
 	unsigned int i;
@@ -479,7 +479,7 @@ void fwd_auto_scan(struct ctx *c)
  * @t:		our timer
  * @now_ms:	current time
  */
-static void fwd_auto_timer_fn(struct ctx *c, struct wheel_timer *t,
+static void fwd_auto_timer_fn(const struct ctx *c, struct wheel_timer *t,
 			      uint64_t now_ms)
 {
 	fwd_auto_scan(c);
@@ -578,7 +578,7 @@ static struct fwd_auto_dir *fwd_auto_dir_of(bool udp, bool in_ns)
  * The direction keeps following: the next scan opens them again, unless
  * fwd_auto_stop() is called first.
  */
-void fwd_auto_release(struct ctx *c, bool udp, bool in_ns)
+void fwd_auto_release(const struct ctx *c, bool udp, bool in_ns)
 {
 	struct fwd_auto_dir *d = fwd_auto_dir_of(udp, in_ns);
 	unsigned int port;
@@ -600,7 +600,7 @@ void fwd_auto_release(struct ctx *c, bool udp, bool in_ns)
  *
  * Its sockets are closed; its table of sockets stays allocated.
  */
-void fwd_auto_stop(struct ctx *c, bool udp, bool in_ns)
+void fwd_auto_stop(const struct ctx *c, bool udp, bool in_ns)
 {
 	struct fwd_auto_dir *d = fwd_auto_dir_of(udp, in_ns);
 
@@ -611,16 +611,17 @@ void fwd_auto_stop(struct ctx *c, bool udp, bool in_ns)
 }
 
 /**
- * fwd_auto_excl_update() - recompute the ports each direction leaves out
- * @c:		execution context, with the tables now in force
+ * fwd_auto_excl_update() - recompute the ports each direction leaves out,
+ *			    from the tables now in force
  *
  * For a change of the tables at run time (fwd/fwd_listen.c): ports
  * forwarded by fixed rules of the reverse direction are never followed.
  */
-void fwd_auto_excl_update(const struct ctx *c)
+void fwd_auto_excl_update(void)
 {
 	const struct fwd_spec *spec[FWD_AUTO_DIRS] = {
-		&c->tcp_in, &c->tcp_out, &c->udp_in, &c->udp_out,
+		fwd_dir_spec(FWD_DIR_TCP_IN), fwd_dir_spec(FWD_DIR_TCP_OUT),
+		fwd_dir_spec(FWD_DIR_UDP_IN), fwd_dir_spec(FWD_DIR_UDP_OUT),
 	};
 	unsigned int i;
 
@@ -643,7 +644,7 @@ void fwd_auto_excl_update(const struct ctx *c)
  * Return: 0 on success (also if nothing is "auto"), negative errno on
  *	   failure (logged)
  */
-int fwd_auto_init(struct ctx *c)
+int fwd_auto_init(const struct ctx *c)
 {
 	const struct fwd_spec *spec[FWD_AUTO_DIRS] = {
 		&c->tcp_in, &c->tcp_out, &c->udp_in, &c->udp_out,

@@ -15,11 +15,11 @@ struct ctx;
 /* Period of the scan of listening sockets, milliseconds */
 #define FWD_AUTO_SCAN_MS	500
 
-int fwd_auto_init(struct ctx *c);
-void fwd_auto_scan(struct ctx *c);
+int fwd_auto_init(const struct ctx *c);
+void fwd_auto_scan(const struct ctx *c);
 int fwd_auto_parse_line(const char *line, bool udp, uint16_t *port);
-void fwd_auto_release(struct ctx *c, bool udp, bool in_ns);
-void fwd_auto_stop(struct ctx *c, bool udp, bool in_ns);
-void fwd_auto_excl_update(const struct ctx *c);
+void fwd_auto_release(const struct ctx *c, bool udp, bool in_ns);
+void fwd_auto_stop(const struct ctx *c, bool udp, bool in_ns);
+void fwd_auto_excl_update(void);
 
 #endif /* FWD_FWD_AUTO_H */

@@ -136,7 +136,7 @@ static unsigned int fwd_ctl_pifs(const struct ctx *c)
  *
  * Return: 0 on success, -1 if its rules don't fit the protocol
  */
-static int fwd_ctl_put_pif(struct ctx *c, uint8_t pif, enum fwd_dir tcp,
+static int fwd_ctl_put_pif(const struct ctx *c, uint8_t pif, enum fwd_dir tcp,
 			   enum fwd_dir udp)
 {
 	struct fwd_rules_env env = fwd_ctl_env(c, pif);
@@ -144,12 +144,12 @@ static int fwd_ctl_put_pif(struct ctx *c, uint8_t pif, enum fwd_dir tcp,
 	unsigned int n = 0, i;
 	int ret;
 
-	ret = fwd_rules_to_wire(&env, fwd_dir_spec(c, tcp), IPPROTO_TCP,
+	ret = fwd_rules_to_wire(&env, fwd_dir_spec(tcp), IPPROTO_TCP,
 				fwd_ctl_rules, PESTO_PIF_RULES_MAX);
 	if (ret < 0)
 		return -1;
 	n = (unsigned int)ret;
-	ret = fwd_rules_to_wire(&env, fwd_dir_spec(c, udp), IPPROTO_UDP,
+	ret = fwd_rules_to_wire(&env, fwd_dir_spec(udp), IPPROTO_UDP,
 				fwd_ctl_rules + n, PESTO_PIF_RULES_MAX - n);
 	if (ret < 0)
 		return -1;
@@ -171,7 +171,7 @@ static int fwd_ctl_put_pif(struct ctx *c, uint8_t pif, enum fwd_dir tcp,
  *
  * Return: 0 on success, -1 if the tables don't fit the protocol (logged)
  */
-static int fwd_ctl_put_tables(struct ctx *c)
+static int fwd_ctl_put_tables(const struct ctx *c)
 {
 	pesto_hello_encode(fwd_ctl_out);
 	fwd_ctl_out_len = PESTO_HELLO_LEN;
@@ -301,7 +301,7 @@ static void fwd_ctl_reply(const struct ctx *c, int status, const char *msg)
  * fwd_ctl_log_rules() - log the tables now in force
  * @c:		execution context
  */
-static void fwd_ctl_log_rules(struct ctx *c)
+static void fwd_ctl_log_rules(const struct ctx *c)
 {
 	unsigned int d, i;
 
@@ -313,7 +313,7 @@ static void fwd_ctl_log_rules(struct ctx *c)
 
 		if (!fwd_dir_on(c, d))
 			continue;
-		n = fwd_rules_to_wire(&env, fwd_dir_spec(c, d),
+		n = fwd_rules_to_wire(&env, fwd_dir_spec(d),
 				      fwd_dir_udp(d) ? IPPROTO_UDP
 						     : IPPROTO_TCP,
 				      fwd_ctl_rules, PESTO_PIF_RULES_MAX);
@@ -336,7 +336,7 @@ static void fwd_ctl_log_rules(struct ctx *c)
  *
  * Return: 0 if applied, positive errno otherwise (nothing changed)
  */
-static int fwd_ctl_apply(struct ctx *c, const struct pesto_update *u,
+static int fwd_ctl_apply(const struct ctx *c, const struct pesto_update *u,
 			 char *msg, size_t len)
 {
 	struct fwd_spec *next[FWD_DIRS] = { NULL };
@@ -370,7 +370,7 @@ static int fwd_ctl_apply(struct ctx *c, const struct pesto_update *u,
 			}
 
 			if (fwd_rules_from_wire(&env, t, proto,
-						fwd_dir_spec(c, d),
+						fwd_dir_spec(d),
 						&fwd_ctl_next[d], msg, len))
 				return EINVAL;
 			next[d] = &fwd_ctl_next[d];
@@ -391,7 +391,7 @@ static int fwd_ctl_apply(struct ctx *c, const struct pesto_update *u,
  * fwd_ctl_input() - read what the client sent, act once it is complete
  * @c:		execution context
  */
-static void fwd_ctl_input(struct ctx *c)
+static void fwd_ctl_input(const struct ctx *c)
 {
 	uint8_t buf[FWD_CTL_READ_SIZE];
 	char msg[PESTO_REPLY_MSG_MAX / 2];
@@ -442,7 +442,7 @@ static void fwd_ctl_input(struct ctx *c)
  * @t:		our timer
  * @now_ms:	current time
  */
-static void fwd_ctl_timeout(struct ctx *c, struct wheel_timer *t,
+static void fwd_ctl_timeout(const struct ctx *c, struct wheel_timer *t,
 			    uint64_t now_ms)
 {
 	(void)t;
@@ -460,7 +460,7 @@ static void fwd_ctl_timeout(struct ctx *c, struct wheel_timer *t,
  * @c:		execution context
  * @now_ms:	current time
  */
-static void fwd_ctl_accept(struct ctx *c, uint64_t now_ms)
+static void fwd_ctl_accept(const struct ctx *c, uint64_t now_ms)
 {
 	union epoll_ref ref = { .type = EPOLL_TYPE_CONF };
 	struct ucred cred = { .pid = 0 };
@@ -517,7 +517,7 @@ static void fwd_ctl_accept(struct ctx *c, uint64_t now_ms)
  * @events:	epoll events
  * @now_ms:	current time
  */
-void fwd_ctl_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
+void fwd_ctl_handler(const struct ctx *c, union epoll_ref ref, uint32_t events,
 		     uint64_t now_ms)
 {
 	if (ref.type == EPOLL_TYPE_CONF_LISTEN) {
@@ -547,7 +547,7 @@ void fwd_ctl_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
  *
  * Return: 0 on success (also without -c), -1 on failure (logged)
  */
-int fwd_ctl_init(struct ctx *c)
+int fwd_ctl_init(const struct ctx *c)
 {
 	union epoll_ref ref = { .type = EPOLL_TYPE_CONF_LISTEN };
 	struct epoll_event ev = { .events = EPOLLIN };

@@ -12,8 +12,8 @@
 
 struct ctx;
 
-int fwd_ctl_init(struct ctx *c);
-void fwd_ctl_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
+int fwd_ctl_init(const struct ctx *c);
+void fwd_ctl_handler(const struct ctx *c, union epoll_ref ref, uint32_t events,
 		     uint64_t now_ms);
 
 #endif /* FWD_FWD_CTL_H */

@@ -74,6 +74,9 @@ SYSCALLS(SYSCALLS_BOTH, "close");
  */
 #define FWD_LISTEN_SPARE_MIN	1024
 
+/* Tables in force, by enum fwd_dir: the configured ones, until a change */
+static struct fwd_spec fwd_tables[FWD_DIRS];
+
 /* Protocols' functions for their forwarding sockets, by enum fwd_proto */
 static const struct fwd_sock_ops *fwd_sock_table[FWD_PROTOS];
 
@@ -107,7 +110,7 @@ static struct fwd_listen_dir fwd_listen_dirs[FWD_DIRS];
  * @errlen:	size of @errbuf
  */
 struct fwd_listen_call {
-	struct ctx *c;
+	const struct ctx *c;
 	enum fwd_dir d;
 	const struct fwd_spec *cur;
 	const struct fwd_spec *next;
@@ -116,13 +119,14 @@ struct fwd_listen_call {
 };
 
 /**
- * fwd_dir_spec() - the table in force for a direction
+ * fwd_dir_conf() - the table a direction was configured with at start-up
  * @c:		execution context
  * @d:		direction
  *
  * Return: pointer to the specification in @c
  */
-struct fwd_spec *fwd_dir_spec(struct ctx *c, enum fwd_dir d)
+static const struct fwd_spec *fwd_dir_conf(const struct ctx *c,
+					   enum fwd_dir d)
 {
 	switch (d) {
 	case FWD_DIR_TCP_IN:
@@ -134,6 +138,18 @@ struct fwd_spec *fwd_dir_spec(struct ctx *c, enum fwd_dir d)
 	default:
 		return &c->udp_out;
 	}
+}
+
+/**
+ * fwd_dir_spec() - the table in force for a direction
+ * @d:		direction
+ *
+ * Return: the table: the configured one from fwd_listen_init() on, until
+ *	   fwd_listen_switch() puts another in force
+ */
+const struct fwd_spec *fwd_dir_spec(enum fwd_dir d)
+{
+	return &fwd_tables[d];
 }
 
 /**
@@ -285,7 +301,7 @@ static const struct fwd_sock_ops *fwd_dir_ops(enum fwd_dir d)
  *
  * Return: 0 on success, negative errno on failure
  */
-static int fwd_listen_open(struct ctx *c, enum fwd_dir d,
+static int fwd_listen_open(const struct ctx *c, enum fwd_dir d,
 			   const struct fwd_rule *r, uint16_t port, int h[2])
 {
 	int fds[2], ret;
@@ -307,7 +323,7 @@ static int fwd_listen_open(struct ctx *c, enum fwd_dir d,
  * @d:		direction
  * @h:		handles, plus one, set to 0 on return
  */
-static void fwd_listen_close(struct ctx *c, enum fwd_dir d, int h[2])
+static void fwd_listen_close(const struct ctx *c, enum fwd_dir d, int h[2])
 {
 	unsigned int i;
 
@@ -522,7 +538,7 @@ static int fwd_listen_rollback(void *arg)
  * @c:		execution context
  * @d:		direction
  */
-static void fwd_listen_commit(struct ctx *c, enum fwd_dir d)
+static void fwd_listen_commit(const struct ctx *c, enum fwd_dir d)
 {
 	struct fwd_listen_dir *ld = &fwd_listen_dirs[d];
 	unsigned int p;
@@ -559,7 +575,8 @@ static int fwd_listen_run(int (*fn)(void *), struct fwd_listen_call *call)
  *
  * Return: 0 on success, negative errno (nothing changed) with a message
  */
-static int fwd_listen_apply(struct ctx *c, const struct fwd_spec *const *cur,
+static int fwd_listen_apply(const struct ctx *c,
+			    const struct fwd_spec *const *cur,
 			    const struct fwd_spec *const *next, char *errbuf,
 			    size_t errlen)
 {
@@ -605,7 +622,7 @@ static int fwd_listen_apply(struct ctx *c, const struct fwd_spec *const *cur,
  *
  * Return: 0 on success, -1 on failure (logged)
  */
-int fwd_listen_init(struct ctx *c)
+int fwd_listen_init(const struct ctx *c)
 {
 	const struct fwd_spec *next[FWD_DIRS] = { 0 };
 	unsigned long spare;
@@ -631,7 +648,8 @@ int fwd_listen_init(struct ctx *c)
 			    fwd_dir_opt(d));
 			return -1;
 		}
-		next[d] = fwd_dir_spec(c, d);
+		fwd_tables[d] = *fwd_dir_conf(c, d);
+		next[d] = &fwd_tables[d];
 	}
 
 	if (fwd_listen_apply(c, NULL, next, errbuf, sizeof(errbuf))) {
@@ -645,21 +663,22 @@ int fwd_listen_init(struct ctx *c)
  * fwd_listen_switch() - put new tables in force, atomically
  * @c:		execution context
  * @next:	new tables (finalised, checked), NULL for a direction left
- *		alone; copied into @c on success
+ *		alone; copied to the tables in force on success
  * @errbuf:	message explaining a failure
  * @errlen:	size of @errbuf
  *
  * Return: 0 on success, negative errno (nothing changed) with a message
  */
-int fwd_listen_switch(struct ctx *c, struct fwd_spec *const next[FWD_DIRS],
-		      char *errbuf, size_t errlen)
+int fwd_listen_switch(const struct ctx *c,
+		      struct fwd_spec *const next[FWD_DIRS], char *errbuf,
+		      size_t errlen)
 {
 	const struct fwd_spec *cur[FWD_DIRS], *nx[FWD_DIRS];
 	unsigned int d;
 	int ret;
 
 	for (d = 0; d < FWD_DIRS; d++) {
-		cur[d] = fwd_dir_spec(c, d);
+		cur[d] = &fwd_tables[d];
 		nx[d] = next[d];
 
 		/* Ports followed now could be in the way of new rules */
@@ -673,7 +692,7 @@ int fwd_listen_switch(struct ctx *c, struct fwd_spec *const next[FWD_DIRS],
 		return ret;
 
 	for (d = 0; d < FWD_DIRS; d++) {
-		struct fwd_spec *spec = fwd_dir_spec(c, d);
+		struct fwd_spec *spec = &fwd_tables[d];
 
 		if (!next[d])
 			continue;
@@ -681,6 +700,6 @@ int fwd_listen_switch(struct ctx *c, struct fwd_spec *const next[FWD_DIRS],
 			fwd_auto_stop(c, fwd_dir_udp(d), fwd_dir_out(d));
 		memcpy(spec, next[d], sizeof(*spec));
 	}
-	fwd_auto_excl_update(c);
+	fwd_auto_excl_update();
 	return 0;
 }

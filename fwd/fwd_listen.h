@@ -41,10 +41,11 @@ enum fwd_proto {
  * for TCP, a slot of its socket table for UDP.
  */
 struct fwd_sock_ops {
-	int (*rule_open)(struct ctx *c, const struct fwd_rule *r,
+	int (*rule_open)(const struct ctx *c, const struct fwd_rule *r,
 			 uint16_t port, bool in_ns, int h[2]);
-	int (*auto_open)(struct ctx *c, uint16_t port, bool in_ns, int h[2]);
-	void (*close)(struct ctx *c, int h);
+	int (*auto_open)(const struct ctx *c, uint16_t port, bool in_ns,
+			 int h[2]);
+	void (*close)(const struct ctx *c, int h);
 };
 
 void fwd_sock_register(enum fwd_proto p, const struct fwd_sock_ops *ops);
@@ -66,13 +67,14 @@ enum fwd_dir {
 	FWD_DIRS,
 };
 
-struct fwd_spec *fwd_dir_spec(struct ctx *c, enum fwd_dir d);
+const struct fwd_spec *fwd_dir_spec(enum fwd_dir d);
 bool fwd_dir_udp(enum fwd_dir d);
 bool fwd_dir_out(enum fwd_dir d);
 const char *fwd_dir_opt(enum fwd_dir d);
 bool fwd_dir_on(const struct ctx *c, enum fwd_dir d);
-int fwd_listen_init(struct ctx *c);
-int fwd_listen_switch(struct ctx *c, struct fwd_spec *const next[FWD_DIRS],
-		      char *errbuf, size_t errlen);
+int fwd_listen_init(const struct ctx *c);
+int fwd_listen_switch(const struct ctx *c,
+		      struct fwd_spec *const next[FWD_DIRS], char *errbuf,
+		      size_t errlen);
 
 #endif /* FWD_FWD_LISTEN_H */

@@ -363,8 +363,8 @@ static void mcast_send_stop(const struct ctx *c, int i)
  * @n:		number of changes
  * @now_ms:	current time
  */
-static void mcast_events(struct ctx *c, const struct mcast_event *ev, int n,
-			 uint64_t now_ms)
+static void mcast_events(const struct ctx *c, const struct mcast_event *ev,
+			 int n, uint64_t now_ms)
 {
 	int k;
 
@@ -401,7 +401,7 @@ static void mcast_events(struct ctx *c, const struct mcast_event *ev, int n,
  *
  * Return: 0 if handled, -1 if malformed
  */
-int mcast_guest_igmp(struct ctx *c, const uint8_t *msg, size_t len,
+int mcast_guest_igmp(const struct ctx *c, const uint8_t *msg, size_t len,
 		     uint64_t now_ms)
 {
 	struct mcast_event ev[MCAST_EVENTS_MAX];
@@ -424,7 +424,7 @@ int mcast_guest_igmp(struct ctx *c, const uint8_t *msg, size_t len,
  *
  * Return: 0 if handled, -1 if malformed
  */
-int mcast_guest_mld(struct ctx *c, const struct in6_addr *src,
+int mcast_guest_mld(const struct ctx *c, const struct in6_addr *src,
 		    const struct in6_addr *dst, const uint8_t *msg,
 		    size_t len, uint64_t now_ms)
 {
@@ -448,7 +448,7 @@ int mcast_guest_mld(struct ctx *c, const struct in6_addr *src,
  * Return: true if taken (sent or counted as dropped), false if the port is
  *	   not one of --mcast-ports
  */
-bool mcast_guest_udp(struct ctx *c, const union inany_addr *daddr,
+bool mcast_guest_udp(const struct ctx *c, const union inany_addr *daddr,
 		     const uint8_t *l4, size_t ulen, uint64_t now_ms)
 {
 	int pi = mcast_port_index(c, net_get16(l4 + 2)), i;
@@ -495,7 +495,7 @@ bool mcast_guest_udp(struct ctx *c, const union inany_addr *daddr,
  * @peer:	source on the host's side
  * @len:	payload length, the payload at its place in mcast_frame
  */
-static void mcast_to_guest(struct ctx *c, const union inany_addr *g,
+static void mcast_to_guest(const struct ctx *c, const union inany_addr *g,
 			   uint16_t port, const union sockaddr_inany *peer,
 			   size_t len)
 {
@@ -538,8 +538,8 @@ static void mcast_to_guest(struct ctx *c, const union inany_addr *g,
  * @events:	epoll events
  * @now_ms:	current time (unused)
  */
-void mcast_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
-			uint64_t now_ms)
+void mcast_sock_handler(const struct ctx *c, union epoll_ref ref,
+			uint32_t events, uint64_t now_ms)
 {
 	unsigned int i = ref.data >> 8, pi = ref.data & 0xff, n;
 	const union inany_addr *g;
@@ -577,7 +577,7 @@ void mcast_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
  * mcast_query() - send the guest general queries of both families
  * @c:		execution context
  */
-static void mcast_query(struct ctx *c)
+static void mcast_query(const struct ctx *c)
 {
 	uint8_t buf[MCAST_QUERY_MAX];
 	size_t len;
@@ -602,7 +602,7 @@ static void mcast_query(struct ctx *c)
  * @t:		our timer
  * @now_ms:	current time
  */
-static void mcast_timer_fn(struct ctx *c, struct wheel_timer *t,
+static void mcast_timer_fn(const struct ctx *c, struct wheel_timer *t,
 			   uint64_t now_ms)
 {
 	int i;
@@ -657,7 +657,7 @@ static const struct net_mcast_ops mcast_net_ops = {
  *
  * Return: 0
  */
-int mcast_init(struct ctx *c)
+int mcast_init(const struct ctx *c)
 {
 	unsigned int i, pi;
 

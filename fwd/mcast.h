@@ -16,16 +16,16 @@
 
 struct ctx;
 
-int mcast_init(struct ctx *c);
-int mcast_guest_igmp(struct ctx *c, const uint8_t *msg, size_t len,
+int mcast_init(const struct ctx *c);
+int mcast_guest_igmp(const struct ctx *c, const uint8_t *msg, size_t len,
 		     uint64_t now_ms);
-int mcast_guest_mld(struct ctx *c, const struct in6_addr *src,
+int mcast_guest_mld(const struct ctx *c, const struct in6_addr *src,
 		    const struct in6_addr *dst, const uint8_t *msg,
 		    size_t len, uint64_t now_ms);
-bool mcast_guest_udp(struct ctx *c, const union inany_addr *daddr,
+bool mcast_guest_udp(const struct ctx *c, const union inany_addr *daddr,
 		     const uint8_t *l4, size_t ulen, uint64_t now_ms);
-void mcast_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
-			uint64_t now_ms);
+void mcast_sock_handler(const struct ctx *c, union epoll_ref ref,
+			uint32_t events, uint64_t now_ms);
 void mcast_stats_log(void);
 
 #endif /* FWD_MCAST_H */

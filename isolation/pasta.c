@@ -235,7 +235,7 @@ static void pasta_join_path(struct ctx *c)
  * pasta_join_pid() - target the network namespace of a running process
  * @c:		execution context
  */
-static void pasta_join_pid(struct ctx *c)
+static void pasta_join_pid(const struct ctx *c)
 {
 	pid_t pid = c->pasta_target_pid;
 	char path[PATH_MAX], what[PATH_MAX];
@@ -403,7 +403,7 @@ static void pasta_spawn_clone(const struct ctx *c)
  * pasta_spawn() - spawn the command in new user and network namespaces
  * @c:		execution context
  */
-static void pasta_spawn(struct ctx *c)
+static void pasta_spawn(const struct ctx *c)
 {
 	static char *shell_argv[2];
 	char path[PATH_MAX], what[PATH_MAX];
@@ -639,7 +639,7 @@ static int pasta_watch_file(const struct ctx *c, const char *path)
  *
  * Return: 0 on success, negative errno if a watch couldn't be set (logged)
  */
-int pasta_watch_init(struct ctx *c)
+int pasta_watch_init(const struct ctx *c)
 {
 	int pid, end = 0;
 
@@ -696,7 +696,8 @@ static void pasta_inotify_handler(const struct ctx *c, int fd)
  * @ref:	epoll reference: EPOLL_TYPE_NSQUIT_INOTIFY or _PIDFD
  * @events:	epoll events
  */
-void pasta_watch_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
+void pasta_watch_handler(const struct ctx *c, union epoll_ref ref,
+			 uint32_t events)
 {
 	pid_t pid = (pid_t)ref.data;
 	int status;
@@ -731,7 +732,7 @@ void pasta_watch_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
  * pasta_sigchld() - reap children; exit if the spawned command ended
  * @c:		execution context
  */
-void pasta_sigchld(struct ctx *c)
+void pasta_sigchld(const struct ctx *c)
 {
 	int status;
 	pid_t pid;
@@ -792,7 +793,7 @@ static int pasta_mac_fn(void *arg)
  * sent to the broadcast address, which its TCP drops. Frames from the
  * guest still update the address later (see net/).
  */
-void pasta_guest_mac_init(struct ctx *c)
+void pasta_guest_mac_init(const struct ctx *c)
 {
 	static const unsigned char zero[ETH_ALEN];
 	struct pasta_mac_req req = { .ifname = c->pasta_ifname };

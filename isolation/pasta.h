@@ -24,10 +24,11 @@ struct ctx;
 int pasta_open_ns(struct ctx *c);
 pid_t pasta_child_pid(void);
 void pasta_child_start(void);
-int pasta_watch_init(struct ctx *c);
-void pasta_watch_handler(struct ctx *c, union epoll_ref ref, uint32_t events);
-void pasta_sigchld(struct ctx *c);
+int pasta_watch_init(const struct ctx *c);
+void pasta_watch_handler(const struct ctx *c, union epoll_ref ref,
+			 uint32_t events);
+void pasta_sigchld(const struct ctx *c);
 bool pasta_userns_joined(void);
-void pasta_guest_mac_init(struct ctx *c);
+void pasta_guest_mac_init(const struct ctx *c);
 
 #endif /* ISOLATION_PASTA_H */

@@ -152,7 +152,7 @@ static int migrate_guest_load(struct mig_in *in, const struct mig_rec *r)
  *
  * Return: 0, or negative errno (why recorded in @in)
  */
-static int migrate_records(struct ctx *c, struct mig_in *in)
+static int migrate_records(const struct ctx *c, struct mig_in *in)
 {
 	const struct migrate_section *s;
 	bool guest = false;
@@ -209,7 +209,7 @@ static int migrate_records(struct ctx *c, struct mig_in *in)
  * migrate_discard_all() - every section forgets what it loaded
  * @c:		execution context
  */
-static void migrate_discard_all(struct ctx *c)
+static void migrate_discard_all(const struct ctx *c)
 {
 	unsigned int i;
 
@@ -225,7 +225,7 @@ static void migrate_discard_all(struct ctx *c)
  * Return: 0 on success, negative errno on failure (logged; everything as
  *	   before)
  */
-static int migrate_save(struct ctx *c, int fd)
+static int migrate_save(const struct ctx *c, int fd)
 {
 	struct mig_out *o = &migrate_out;
 	unsigned int i, j;
@@ -265,7 +265,7 @@ static int migrate_save(struct ctx *c, int fd)
  * Return: 0 if the state was read and prepared, negative errno if it was
  *	   refused (logged; nothing changed)
  */
-static int migrate_load(struct ctx *c, int fd)
+static int migrate_load(const struct ctx *c, int fd)
 {
 	struct mig_in *in = &migrate_in;
 	int rc;
@@ -293,7 +293,7 @@ static int migrate_load(struct ctx *c, int fd)
  * migrate_resume() - source: the guest goes on here (tap_state_ops.resume)
  * @c:		execution context
  */
-static void migrate_resume(struct ctx *c)
+static void migrate_resume(const struct ctx *c)
 {
 	unsigned int i;
 
@@ -307,7 +307,7 @@ static void migrate_resume(struct ctx *c)
  *		      (tap_state_ops.finish)
  * @c:		execution context
  */
-static void migrate_finish(struct ctx *c)
+static void migrate_finish(const struct ctx *c)
 {
 	unsigned int i;
 
@@ -321,7 +321,7 @@ static void migrate_finish(struct ctx *c)
  * migrate_start() - target: the guest runs here (tap_state_ops.start)
  * @c:		execution context
  */
-static void migrate_start(struct ctx *c)
+static void migrate_start(const struct ctx *c)
 {
 	unsigned int i;
 
@@ -340,7 +340,7 @@ static void migrate_start(struct ctx *c)
  * migrate_discard() - target: no guest came (tap_state_ops.discard)
  * @c:		execution context
  */
-static void migrate_discard(struct ctx *c)
+static void migrate_discard(const struct ctx *c)
 {
 	migrate_discard_all(c);
 	repair_close(c);
@@ -365,7 +365,7 @@ static const struct tap_state_ops migrate_ops = {
  * Return: 0 on success, negative errno if the repair socket can't be set
  *	   up (logged)
  */
-int migrate_init(struct ctx *c)
+int migrate_init(const struct ctx *c)
 {
 	char path[sizeof(c->repair_path)];
 
@@ -402,7 +402,7 @@ int migrate_init(struct ctx *c)
  *
  * Return: 0 if a target would accept it, negative errno if not
  */
-int migrate_check(struct ctx *c, const uint8_t *state, size_t len,
+int migrate_check(const struct ctx *c, const uint8_t *state, size_t len,
 		  char *why, size_t why_len)
 {
 	struct mig_in *in = &migrate_in;

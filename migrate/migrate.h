@@ -40,18 +40,19 @@ struct migrate_section {
 	const char *name;
 	uint16_t rec_first;
 	uint16_t rec_last;
-	int (*save)(struct ctx *c, struct mig_out *o);
-	int (*load)(struct ctx *c, struct mig_in *in, const struct mig_rec *r);
-	int (*loaded)(struct ctx *c, struct mig_in *in);
-	void (*resume)(struct ctx *c);
-	void (*finish)(struct ctx *c);
-	void (*start)(struct ctx *c);
-	void (*discard)(struct ctx *c);
+	int (*save)(const struct ctx *c, struct mig_out *o);
+	int (*load)(const struct ctx *c, struct mig_in *in,
+		    const struct mig_rec *r);
+	int (*loaded)(const struct ctx *c, struct mig_in *in);
+	void (*resume)(const struct ctx *c);
+	void (*finish)(const struct ctx *c);
+	void (*start)(const struct ctx *c);
+	void (*discard)(const struct ctx *c);
 };
 
 void migrate_register(const struct migrate_section *s);
-int migrate_init(struct ctx *c);
-int migrate_check(struct ctx *c, const uint8_t *state, size_t len,
+int migrate_init(const struct ctx *c);
+int migrate_check(const struct ctx *c, const uint8_t *state, size_t len,
 		  char *why, size_t why_len);
 
 #endif /* MIGRATE_MIGRATE_H */

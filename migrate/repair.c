@@ -81,7 +81,7 @@ static int repair_epoll(const struct ctx *c, enum epoll_type type, int fd,
  *
  * Return: 0 on success, negative errno on failure (logged)
  */
-int repair_init(struct ctx *c, const char *path)
+int repair_init(const struct ctx *c, const char *path)
 {
 	int fd, rc;
 
@@ -138,7 +138,7 @@ const char *repair_path(void)
  * repair_accept() - a helper connects: keep it, if it is the first
  * @c:		execution context
  */
-static void repair_accept(struct ctx *c)
+static void repair_accept(const struct ctx *c)
 {
 	struct timeval tv = { .tv_sec = REPAIR_REPLY_MS / 1000,
 			      .tv_usec = (REPAIR_REPLY_MS % 1000) * 1000 };
@@ -183,7 +183,7 @@ static void repair_accept(struct ctx *c)
  * repair_close() - close our end of the helper's connection (it exits)
  * @c:		execution context
  */
-void repair_close(struct ctx *c)
+void repair_close(const struct ctx *c)
 {
 	if (repair_fd < 0)
 		return;
@@ -200,7 +200,7 @@ void repair_close(struct ctx *c)
  * @ref:	epoll reference
  * @events:	epoll events
  */
-void repair_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
+void repair_handler(const struct ctx *c, union epoll_ref ref, uint32_t events)
 {
 	if (ref.type == EPOLL_TYPE_REPAIR_LISTEN) {
 		repair_accept(c);
@@ -219,7 +219,7 @@ void repair_handler(struct ctx *c, union epoll_ref ref, uint32_t events)
  *
  * Return: true if one is connected
  */
-bool repair_wait(struct ctx *c, int ms)
+bool repair_wait(const struct ctx *c, int ms)
 {
 	struct pollfd p = { .fd = repair_listen_fd, .events = POLLIN };
 

@@ -20,12 +20,12 @@ struct ctx;
 /* Waiting for the helper's answer */
 #define REPAIR_REPLY_MS		5000
 
-int repair_init(struct ctx *c, const char *path);
-void repair_handler(struct ctx *c, union epoll_ref ref, uint32_t events);
-bool repair_wait(struct ctx *c, int ms);
+int repair_init(const struct ctx *c, const char *path);
+void repair_handler(const struct ctx *c, union epoll_ref ref, uint32_t events);
+bool repair_wait(const struct ctx *c, int ms);
 int repair_set(int s, int8_t cmd);
 int repair_flush(void);
-void repair_close(struct ctx *c);
+void repair_close(const struct ctx *c);
 const char *repair_path(void);
 
 #endif /* MIGRATE_REPAIR_H */

@@ -66,7 +66,7 @@ static bool arp_is_guest_addr(const struct ctx *c, struct in_addr a)
  *
  * Return: true if the frame is a well-formed Ethernet/IPv4 ARP packet
  */
-bool arp_input(struct ctx *c, const uint8_t *frame, size_t len)
+bool arp_input(const struct ctx *c, const uint8_t *frame, size_t len)
 {
 	const uint8_t *arp = frame + ETH_HDR_LEN;
 	uint8_t reply[ETH_HDR_LEN + ARP_LEN];

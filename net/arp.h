@@ -12,6 +12,6 @@
 
 struct ctx;
 
-bool arp_input(struct ctx *c, const uint8_t *frame, size_t len);
+bool arp_input(const struct ctx *c, const uint8_t *frame, size_t len);
 
 #endif /* NET_ARP_H */

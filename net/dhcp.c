@@ -655,7 +655,7 @@ static void dhcp_put_config(const struct ctx *c, const struct dhcp_req *r,
  * @src:	IPv4 source address
  * @dst:	IPv4 destination address
  */
-static void dhcp_send(struct ctx *c, uint8_t *buf, struct dhcp_out *o,
+static void dhcp_send(const struct ctx *c, uint8_t *buf, struct dhcp_out *o,
 		      struct in_addr src, struct in_addr dst)
 {
 	size_t msglen, l4len, l2l3;
@@ -686,7 +686,8 @@ static void dhcp_send(struct ctx *c, uint8_t *buf, struct dhcp_out *o,
  * @r:		request
  * @type:	DHCPOFFER, DHCPACK, DHCPNAK, or 0 for a BOOTP reply
  */
-static void dhcp_reply(struct ctx *c, const struct dhcp_req *r, uint8_t type)
+static void dhcp_reply(const struct ctx *c, const struct dhcp_req *r,
+		       uint8_t type)
 {
 	uint8_t buf[L2L3_HDR_MAX + DHCP_UDP_HDR_LEN + DHCP_MSG_MAX];
 	struct in_addr server = dhcp_server_addr(c), dst, ciaddr;
@@ -761,7 +762,7 @@ static void dhcp_reply(struct ctx *c, const struct dhcp_req *r, uint8_t type)
  *
  * Return: true (consumed, answered or deliberately ignored)
  */
-static bool dhcp_request(struct ctx *c, const struct dhcp_req *r)
+static bool dhcp_request(const struct ctx *c, const struct dhcp_req *r)
 {
 	struct in_addr server = dhcp_server_addr(c), want;
 	char a[INET_ADDRSTRLEN];
@@ -800,7 +801,7 @@ static bool dhcp_request(struct ctx *c, const struct dhcp_req *r)
  * Return: true if consumed (answered, or not needing an answer), false if
  *	   malformed, not a client message we handle, or DHCP is disabled
  */
-bool dhcp_input(struct ctx *c, const uint8_t *payload, size_t len)
+bool dhcp_input(const struct ctx *c, const uint8_t *payload, size_t len)
 {
 	const uint8_t *chaddr;
 	char a[INET_ADDRSTRLEN];

@@ -15,6 +15,6 @@ struct ctx;
 #define DHCP_SERVER_PORT	67
 #define DHCP_CLIENT_PORT	68
 
-bool dhcp_input(struct ctx *c, const uint8_t *payload, size_t len);
+bool dhcp_input(const struct ctx *c, const uint8_t *payload, size_t len);
 
 #endif /* NET_DHCP_H */

@@ -637,7 +637,7 @@ static bool dhcpv6_confirm_status(const struct ctx *c,
  * @msglen:	message length
  * @dst:	destination address
  */
-static void dhcpv6_send(struct ctx *c, uint8_t *buf, size_t msglen,
+static void dhcpv6_send(const struct ctx *c, uint8_t *buf, size_t msglen,
 			const struct in6_addr *dst)
 {
 	size_t l4len = DHCPV6_UDP_HDR_LEN + msglen, l2l3;
@@ -660,7 +660,7 @@ static void dhcpv6_send(struct ctx *c, uint8_t *buf, size_t msglen,
  * @r:		request
  * @dst:	client's address
  */
-static void dhcpv6_reply(struct ctx *c, const struct dhcpv6_req *r,
+static void dhcpv6_reply(const struct ctx *c, const struct dhcpv6_req *r,
 			 const struct in6_addr *dst)
 {
 	uint8_t buf[ETH_HDR_LEN + IP6_HDR_LEN + DHCPV6_UDP_HDR_LEN +
@@ -774,7 +774,7 @@ static bool dhcpv6_acceptable(const struct dhcpv6_req *r, bool *ignore)
  * Return: true if consumed (answered, or valid and needing no answer),
  *	   false if malformed, not a client message, or DHCPv6 is off
  */
-bool dhcpv6_input(struct ctx *c, const struct in6_addr *saddr,
+bool dhcpv6_input(const struct ctx *c, const struct in6_addr *saddr,
 		  const uint8_t *payload, size_t len)
 {
 	struct dhcpv6_req r;

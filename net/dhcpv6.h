@@ -16,7 +16,7 @@ struct ctx;
 #define DHCPV6_SERVER_PORT	547
 #define DHCPV6_CLIENT_PORT	546
 
-bool dhcpv6_input(struct ctx *c, const struct in6_addr *saddr,
+bool dhcpv6_input(const struct ctx *c, const struct in6_addr *saddr,
 		  const uint8_t *payload, size_t len);
 
 #endif /* NET_DHCPV6_H */

@@ -140,7 +140,7 @@ static void icmp_flow_close(const struct ctx *c, uint32_t idx)
  * @t:		timer, embedded in a struct icmp_flow
  * @now_ms:	current time
  */
-static void icmp_timer_fn(struct ctx *c, struct wheel_timer *t,
+static void icmp_timer_fn(const struct ctx *c, struct wheel_timer *t,
 			  uint64_t now_ms)
 {
 	struct icmp_flow *f = (struct icmp_flow *)((char *)t -
@@ -194,7 +194,7 @@ static int icmp_sock_open(const struct ctx *c, const struct flow_key *key,
  *
  * Return: flow index, FLOW_IDX_NONE on failure
  */
-static uint32_t icmp_flow_new(struct ctx *c, const struct flow_key *key,
+static uint32_t icmp_flow_new(const struct ctx *c, const struct flow_key *key,
 			      bool v4, uint64_t now_ms)
 {
 	union epoll_ref ref = { .type = EPOLL_TYPE_PING };
@@ -262,7 +262,7 @@ static uint32_t icmp_flow_new(struct ctx *c, const struct flow_key *key,
  *
  * Only echo requests are handled; anything else is ignored.
  */
-void icmp_guest_input(struct ctx *c, const union inany_addr *saddr,
+void icmp_guest_input(const struct ctx *c, const union inany_addr *saddr,
 		      const union inany_addr *daddr, const uint8_t *icmp,
 		      size_t l4len, uint64_t now_ms)
 {
@@ -309,8 +309,8 @@ void icmp_guest_input(struct ctx *c, const union inany_addr *saddr,
  * @events:	epoll events
  * @now_ms:	current time
  */
-void icmp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
-		       uint64_t now_ms)
+void icmp_sock_handler(const struct ctx *c, union epoll_ref ref,
+		       uint32_t events, uint64_t now_ms)
 {
 	const struct icmp_flow *f = icmp_flow_at(ref.data);
 
@@ -340,7 +340,7 @@ void icmp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
  *
  * Return: QDISC_MORE if the socket may hold more replies, else QDISC_DONE
  */
-static enum qdisc_pull_result icmp_pull(struct ctx *c, uint32_t idx,
+static enum qdisc_pull_result icmp_pull(const struct ctx *c, uint32_t idx,
 					size_t budget, uint64_t now_ms)
 {
 	unsigned int mtu = c->mtu ? c->mtu : MTU_DEFAULT, i;
@@ -409,7 +409,7 @@ static enum qdisc_pull_result icmp_pull(struct ctx *c, uint32_t idx,
  * @quote:	the packet that caused it, from its IP header on
  * @qlen:	length of @quote (truncated to fit the minimum MTU)
  */
-void icmp_guest_error(struct ctx *c, const union inany_addr *src,
+void icmp_guest_error(const struct ctx *c, const union inany_addr *src,
 		      const union inany_addr *dst, uint8_t type, uint8_t code,
 		      const uint8_t *quote, size_t qlen)
 {
@@ -453,7 +453,7 @@ static const struct net_l4_ops icmp_net_ops = {
  *
  * Return: 0 on success, -ENOMEM on failure (logged)
  */
-int icmp_init(struct ctx *c)
+int icmp_init(const struct ctx *c)
 {
 	unsigned int i;
 

@@ -14,13 +14,13 @@
 
 struct ctx;
 
-int icmp_init(struct ctx *c);
-void icmp_guest_input(struct ctx *c, const union inany_addr *saddr,
+int icmp_init(const struct ctx *c);
+void icmp_guest_input(const struct ctx *c, const union inany_addr *saddr,
 		      const union inany_addr *daddr, const uint8_t *icmp,
 		      size_t l4len, uint64_t now_ms);
-void icmp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
-		       uint64_t now_ms);
-void icmp_guest_error(struct ctx *c, const union inany_addr *src,
+void icmp_sock_handler(const struct ctx *c, union epoll_ref ref,
+		       uint32_t events, uint64_t now_ms);
+void icmp_guest_error(const struct ctx *c, const union inany_addr *src,
 		      const union inany_addr *dst, uint8_t type, uint8_t code,
 		      const uint8_t *quote, size_t qlen);
 

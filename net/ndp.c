@@ -190,9 +190,9 @@ static bool ndp_opts_check(const uint8_t *opt, size_t len, bool *has_slla)
  * @l4len:	ICMPv6 message length, message already written, checksum
  *		field zero
  */
-static void ndp_send(struct ctx *c, uint8_t *buf, const struct in6_addr *src,
-		     const struct in6_addr *dst, const uint8_t *eth_dst,
-		     size_t l4len)
+static void ndp_send(const struct ctx *c, uint8_t *buf,
+		     const struct in6_addr *src, const struct in6_addr *dst,
+		     const uint8_t *eth_dst, size_t l4len)
 {
 	union inany_addr s, d;
 	struct iovec iov;
@@ -225,7 +225,7 @@ static void ndp_send(struct ctx *c, uint8_t *buf, const struct in6_addr *src,
  * @saddr:	source of the solicitation, :: for DAD
  * @target:	target address of the solicitation
  */
-static void ndp_na_send(struct ctx *c, const uint8_t *eth_src,
+static void ndp_na_send(const struct ctx *c, const uint8_t *eth_src,
 			const struct in6_addr *saddr,
 			const struct in6_addr *target)
 {
@@ -336,7 +336,7 @@ static size_t ndp_ra_opt_rdnss(const struct ctx *c, uint8_t *opt)
  *
  * Return: true if sent, false if we have no link-local address to send from
  */
-static bool ndp_ra_send(struct ctx *c, const struct in6_addr *dst,
+static bool ndp_ra_send(const struct ctx *c, const struct in6_addr *dst,
 			const uint8_t *eth_dst)
 {
 	uint8_t buf[ETH_HDR_LEN + IP6_HDR_LEN + NDP_RA_MAX];
@@ -410,7 +410,7 @@ static bool ndp_ra_send(struct ctx *c, const struct in6_addr *dst,
  * then every NET_RA_INTERVAL_MS: the router lifetime (9000 s) must not
  * run out.
  */
-void net_ndp_unsolicited(struct ctx *c)
+void net_ndp_unsolicited(const struct ctx *c)
 {
 	if (c->no_ndp || c->no_ra || !c->ip6.enabled)
 		return;
@@ -426,7 +426,7 @@ void net_ndp_unsolicited(struct ctx *c)
  * @daddr:	IPv6 destination address
  * @ns:		ICMPv6 message, at least NDP_NS_LEN bytes
  */
-static void ndp_ns_input(struct ctx *c, const uint8_t *eth_src,
+static void ndp_ns_input(const struct ctx *c, const uint8_t *eth_src,
 			 const struct in6_addr *saddr,
 			 const struct in6_addr *daddr, const uint8_t *ns)
 {
@@ -466,7 +466,7 @@ static void ndp_ns_input(struct ctx *c, const uint8_t *eth_src,
  *
  * Drops are counted in net_stats.
  */
-void ndp_input(struct ctx *c, const uint8_t *eth_src,
+void ndp_input(const struct ctx *c, const uint8_t *eth_src,
 	       const struct in6_addr *saddr, const struct in6_addr *daddr,
 	       uint8_t hop_limit, const uint8_t *icmp, size_t len)
 {

@@ -12,7 +12,7 @@
 
 struct ctx;
 
-void ndp_input(struct ctx *c, const uint8_t *eth_src,
+void ndp_input(const struct ctx *c, const uint8_t *eth_src,
 	       const struct in6_addr *saddr, const struct in6_addr *daddr,
 	       uint8_t hop_limit, const uint8_t *icmp, size_t len);
 

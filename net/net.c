@@ -121,7 +121,7 @@ static void net_learn_mac(const uint8_t *frame)
  * @l4len:	TCP header and payload length, from the IP header
  * @now_ms:	current time
  */
-static void net_tcp_input(struct ctx *c, const union inany_addr *saddr,
+static void net_tcp_input(const struct ctx *c, const union inany_addr *saddr,
 			  const union inany_addr *daddr, const uint8_t *l4,
 			  size_t l4len, uint64_t now_ms)
 {
@@ -166,7 +166,7 @@ static void net_tcp_input(struct ctx *c, const union inany_addr *saddr,
  * broadcast or multicast destinations) go to our servers; what they don't
  * consume is handled as any other datagram, between unicast addresses.
  */
-static void net_udp_input(struct ctx *c, bool v4,
+static void net_udp_input(const struct ctx *c, bool v4,
 			  const union inany_addr *saddr,
 			  const union inany_addr *daddr, const uint8_t *l4,
 			  size_t l4len, uint64_t now_ms)
@@ -278,7 +278,7 @@ static bool net_ip4_header(const uint8_t *ip, size_t len, size_t *ihl,
  * @l4len:	ICMP header and payload length, from the IP header
  * @now_ms:	current time
  */
-static void net_icmp4_input(struct ctx *c, const union inany_addr *saddr,
+static void net_icmp4_input(const struct ctx *c, const union inany_addr *saddr,
 			    const union inany_addr *daddr, const uint8_t *l4,
 			    size_t l4len, uint64_t now_ms)
 {
@@ -307,7 +307,7 @@ static void net_icmp4_input(struct ctx *c, const union inany_addr *saddr,
  * @len:	frame length, at least ETH_HDR_LEN
  * @now_ms:	current time
  */
-static void net_ip4_input(struct ctx *c, const uint8_t *frame, size_t len,
+static void net_ip4_input(const struct ctx *c, const uint8_t *frame, size_t len,
 			  uint64_t now_ms)
 {
 	const uint8_t *ip = frame + ETH_HDR_LEN;
@@ -379,7 +379,7 @@ static void net_ip4_input(struct ctx *c, const uint8_t *frame, size_t len,
  * @l4len:	ICMPv6 message length
  * @now_ms:	current time
  */
-static void net_icmp6_input(struct ctx *c, const uint8_t *frame,
+static void net_icmp6_input(const struct ctx *c, const uint8_t *frame,
 			    const struct in6_addr *saddr,
 			    const struct in6_addr *daddr, uint8_t hop_limit,
 			    const uint8_t *l4, size_t l4len, uint64_t now_ms)
@@ -511,7 +511,7 @@ static bool net_ip6_header(const uint8_t *ip, size_t len, size_t *end,
  * @len:	frame length, at least ETH_HDR_LEN
  * @now_ms:	current time
  */
-static void net_ip6_input(struct ctx *c, const uint8_t *frame, size_t len,
+static void net_ip6_input(const struct ctx *c, const uint8_t *frame, size_t len,
 			  uint64_t now_ms)
 {
 	const uint8_t *ip = frame + ETH_HDR_LEN;
@@ -569,7 +569,7 @@ static void net_ip6_input(struct ctx *c, const uint8_t *frame, size_t len,
  * @len:	frame length (without any backend length prefix)
  * @now_ms:	current time
  */
-void net_input(struct ctx *c, const uint8_t *frame, size_t len,
+void net_input(const struct ctx *c, const uint8_t *frame, size_t len,
 	       uint64_t now_ms)
 {
 	net_stats.frames++;
@@ -722,7 +722,7 @@ void net_stats_log(void)
  * per connection, and UDP runs of datagrams of one flow for one sendmsg()
  * with segmentation; this writes them.
  */
-void net_input_done(struct ctx *c)
+void net_input_done(const struct ctx *c)
 {
 	unsigned int p;
 

@@ -47,10 +47,10 @@ enum net_l4 {
  *		frames given so far (see net_input_done()), or NULL
  */
 struct net_l4_ops {
-	void (*input)(struct ctx *c, const union inany_addr *saddr,
+	void (*input)(const struct ctx *c, const union inany_addr *saddr,
 		      const union inany_addr *daddr, const uint8_t *l4,
 		      size_t l4len, uint64_t now_ms);
-	void (*input_done)(struct ctx *c);
+	void (*input_done)(const struct ctx *c);
 };
 
 /**
@@ -61,12 +61,12 @@ struct net_l4_ops {
  *		return true if the proxy took it
  */
 struct net_mcast_ops {
-	int (*igmp)(struct ctx *c, const uint8_t *msg, size_t len,
+	int (*igmp)(const struct ctx *c, const uint8_t *msg, size_t len,
 		    uint64_t now_ms);
-	int (*mld)(struct ctx *c, const struct in6_addr *src,
+	int (*mld)(const struct ctx *c, const struct in6_addr *src,
 		   const struct in6_addr *dst, const uint8_t *msg, size_t len,
 		   uint64_t now_ms);
-	bool (*udp)(struct ctx *c, const union inany_addr *daddr,
+	bool (*udp)(const struct ctx *c, const union inany_addr *daddr,
 		    const uint8_t *l4, size_t ulen, uint64_t now_ms);
 };
 
@@ -119,14 +119,14 @@ struct net_stats {
 
 extern struct net_stats net_stats;
 
-void net_input(struct ctx *c, const uint8_t *frame, size_t len,
+void net_input(const struct ctx *c, const uint8_t *frame, size_t len,
 	       uint64_t now_ms);
 size_t net_fill_l2l3(const struct ctx *c, uint8_t *buf,
 		     const union inany_addr *src, const union inany_addr *dst,
 		     uint8_t proto, size_t l4len);
 size_t net_l2l3_len(const union inany_addr *src);
-void net_ndp_unsolicited(struct ctx *c);
+void net_ndp_unsolicited(const struct ctx *c);
 void net_stats_log(void);
-void net_input_done(struct ctx *c);
+void net_input_done(const struct ctx *c);
 
 #endif /* NET_NET_H */

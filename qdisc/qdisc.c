@@ -206,7 +206,7 @@ static void qdisc_drop(void)
  * Frames the backend does not take stay queued, in order; the backend
  * arms its wake-up in that case.
  */
-void qdisc_flush(struct ctx *c)
+void qdisc_flush(const struct ctx *c)
 {
 	struct iovec iov[(QDISC_CTRL_FRAMES + QDISC_FRAMES) * 2];
 	uint32_t owner[QDISC_CTRL_FRAMES + QDISC_FRAMES];
@@ -291,7 +291,7 @@ static void qdisc_rewind(void)
  * For frames that must not overtake data already queued (a TCP FIN), and
  * for control frames too large for a control slot.
  */
-void qdisc_send_ordered(struct ctx *c, const void *frame, size_t len)
+void qdisc_send_ordered(const struct ctx *c, const void *frame, size_t len)
 {
 	if (len > QDISC_FRAME_SIZE) {
 		qdisc_drop();
@@ -317,7 +317,7 @@ void qdisc_send_ordered(struct ctx *c, const void *frame, size_t len)
  * @frame:	frame, starting with the Ethernet header
  * @len:	its length
  */
-void qdisc_send(struct ctx *c, const void *frame, size_t len)
+void qdisc_send(const struct ctx *c, const void *frame, size_t len)
 {
 	size_t slot;
 
@@ -432,7 +432,7 @@ static void qdisc_push_back(uint32_t flow)
  * and latency under load", has the measurements behind the value). The
  * main loop does not sleep while qdisc_has_ready().
  */
-void qdisc_run(struct ctx *c, uint64_t now_ms)
+void qdisc_run(const struct ctx *c, uint64_t now_ms)
 {
 	uint64_t start = qdisc_committed_bytes;
 	unsigned int turns;

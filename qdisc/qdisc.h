@@ -46,8 +46,8 @@ enum qdisc_pull_result {
  *
  * Return: enum qdisc_pull_result
  */
-typedef enum qdisc_pull_result (*qdisc_pull_fn)(struct ctx *c, uint32_t flow,
-						size_t budget,
+typedef enum qdisc_pull_result (*qdisc_pull_fn)(const struct ctx *c,
+						uint32_t flow, size_t budget,
 						uint64_t now_ms);
 
 /**
@@ -91,12 +91,12 @@ size_t qdisc_frames_avail(void);
 uint8_t *qdisc_frame_buf(size_t i);
 void qdisc_frame_commit(size_t len);
 void qdisc_frame_commit_offload(size_t len, const struct virtio_net_hdr *vh);
-void qdisc_send(struct ctx *c, const void *frame, size_t len);
-void qdisc_send_ordered(struct ctx *c, const void *frame, size_t len);
+void qdisc_send(const struct ctx *c, const void *frame, size_t len);
+void qdisc_send_ordered(const struct ctx *c, const void *frame, size_t len);
 void qdisc_wake(uint32_t flow);
 void qdisc_forget(uint32_t flow);
-void qdisc_run(struct ctx *c, uint64_t now_ms);
-void qdisc_flush(struct ctx *c);
+void qdisc_run(const struct ctx *c, uint64_t now_ms);
+void qdisc_flush(const struct ctx *c);
 bool qdisc_has_ready(void);
 bool qdisc_has_queued(void);
 const struct qdisc_stats *qdisc_stats(void);

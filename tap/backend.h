@@ -39,12 +39,12 @@ struct ctx;
 struct tap_backend {
 	const char *name;
 	int (*init)(struct ctx *c);
-	void (*handler)(struct ctx *c, union epoll_ref ref, uint32_t events,
-			uint64_t now_ms);
-	size_t (*send_frames)(struct ctx *c, const struct iovec *iov,
+	void (*handler)(const struct ctx *c, union epoll_ref ref,
+			uint32_t events, uint64_t now_ms);
+	size_t (*send_frames)(const struct ctx *c, const struct iovec *iov,
 			      size_t bufs_per_frame, size_t nframes);
 	bool (*connected)(void);
-	void (*want_output)(struct ctx *c, bool on);
+	void (*want_output)(const struct ctx *c, bool on);
 	bool (*output_armed)(void);
 	bool (*output_held)(void);
 	const struct tap_stats *(*stats)(void);
@@ -52,9 +52,9 @@ struct tap_backend {
 };
 
 /* Every frame from the guest goes through this (tap.c): capture, net/ */
-void tap_frames_done(struct ctx *c);
-void tap_writable(struct ctx *c);
-void tap_frame_in(struct ctx *c, const uint8_t *frame, size_t len,
+void tap_frames_done(const struct ctx *c);
+void tap_writable(const struct ctx *c);
+void tap_frame_in(const struct ctx *c, const uint8_t *frame, size_t len,
 		  uint64_t now_ms);
 
 /* A frame from the guest the backend can't hand over: count it, log the

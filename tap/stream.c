@@ -185,7 +185,7 @@ static void stream_listen_enable(const struct ctx *c, bool on)
  *
  * Return: 0 on success, negative errno (logged, @fd closed)
  */
-static int stream_guest_attach(struct ctx *c, int fd)
+static int stream_guest_attach(const struct ctx *c, int fd)
 {
 	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP };
 	union epoll_ref ref;
@@ -231,7 +231,7 @@ static int stream_guest_attach(struct ctx *c, int fd)
  * @c:		execution context
  * @why:	reason, for the log
  */
-static void stream_guest_close(struct ctx *c, const char *why)
+static void stream_guest_close(const struct ctx *c, const char *why)
 {
 	if (stream_fd < 0)
 		return;
@@ -257,7 +257,7 @@ static void stream_guest_close(struct ctx *c, const char *why)
  * stream_accept() - a connection on the listening socket: serve it
  * @c:		execution context
  */
-static void stream_accept(struct ctx *c)
+static void stream_accept(const struct ctx *c)
 {
 	struct ucred cred;
 	socklen_t sl = sizeof(cred);
@@ -293,7 +293,7 @@ static void stream_accept(struct ctx *c)
  * @c:		execution context
  * @on:		true to be woken up when the socket takes data again
  */
-static void stream_want_output(struct ctx *c, bool on)
+static void stream_want_output(const struct ctx *c, bool on)
 {
 	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP };
 	union epoll_ref ref;
@@ -320,7 +320,7 @@ static void stream_want_output(struct ctx *c, bool on)
  * @c:		execution context
  * @len:	the length read
  */
-static void stream_lost_framing(struct ctx *c, uint32_t len)
+static void stream_lost_framing(const struct ctx *c, uint32_t len)
 {
 	stream_stats.rx_drop[TAP_DROP_LONG]++;
 	err("guest sent a frame length of %u bytes after %llu frames, beyond "
@@ -338,7 +338,7 @@ static void stream_lost_framing(struct ctx *c, uint32_t len)
  * @c:		execution context
  * @now_ms:	current time, milliseconds
  */
-static void stream_input(struct ctx *c, uint64_t now_ms)
+static void stream_input(const struct ctx *c, uint64_t now_ms)
 {
 	uint8_t *base = stream_rx_base();
 	uint32_t gen = stream_gen;
@@ -414,7 +414,7 @@ static void stream_input(struct ctx *c, uint64_t now_ms)
  * Return: true if the connection was closed, false for "try later" (the
  *	   output wake-up is armed then)
  */
-static bool stream_write_error(struct ctx *c, int err_no)
+static bool stream_write_error(const struct ctx *c, int err_no)
 {
 	if (err_no == EAGAIN || err_no == EWOULDBLOCK || err_no == ENOBUFS) {
 		stream_stats.tx_backpressure++;
@@ -433,7 +433,7 @@ static bool stream_write_error(struct ctx *c, int err_no)
  * Return: true if nothing is left of it, false if the socket is full
  *	   (wake-up armed) or the connection was closed
  */
-static bool stream_tail_flush(struct ctx *c)
+static bool stream_tail_flush(const struct ctx *c)
 {
 	while (stream_tail_done < stream_tail_len) {
 		ssize_t n = send(stream_fd, stream_tail + stream_tail_done,
@@ -578,7 +578,7 @@ static size_t stream_tx_build(const struct iovec *iov, size_t bufs_per_frame,
  * Return: true if the whole batch left, false if the socket is full
  *	   (EPOLLOUT armed)
  */
-static bool stream_tx_sent(struct ctx *c, const struct iovec *iov,
+static bool stream_tx_sent(const struct ctx *c, const struct iovec *iov,
 			   size_t bufs_per_frame, size_t *done, size_t nbatch,
 			   size_t tail, size_t n)
 {
@@ -629,7 +629,7 @@ static bool stream_tx_sent(struct ctx *c, const struct iovec *iov,
  * Return: frames written, or kept as a pending rest, or dropped for good;
  *	   fewer than @nframes if the socket is full, with EPOLLOUT armed
  */
-static size_t stream_send_frames(struct ctx *c, const struct iovec *iov,
+static size_t stream_send_frames(const struct ctx *c, const struct iovec *iov,
 				 size_t bufs_per_frame, size_t nframes)
 {
 	size_t done = 0;
@@ -674,7 +674,7 @@ static size_t stream_send_frames(struct ctx *c, const struct iovec *iov,
  * @events:	epoll events
  * @now_ms:	current time, milliseconds
  */
-static void stream_handler(struct ctx *c, union epoll_ref ref,
+static void stream_handler(const struct ctx *c, union epoll_ref ref,
 			   uint32_t events, uint64_t now_ms)
 {
 	if (ref.type == EPOLL_TYPE_TAP_LISTEN) {

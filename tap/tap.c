@@ -134,7 +134,7 @@ int tap_init(struct ctx *c)
  * @events:	epoll events
  * @now_ms:	current time, milliseconds
  */
-void tap_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
+void tap_handler(const struct ctx *c, union epoll_ref ref, uint32_t events,
 		 uint64_t now_ms)
 {
 	if (tap_be)
@@ -152,7 +152,7 @@ void tap_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
  * Return: number of frames written (or dropped for good); if less than
  *	   @nframes, the output wake-up is armed
  */
-size_t tap_send_frames(struct ctx *c, const struct iovec *iov,
+size_t tap_send_frames(const struct ctx *c, const struct iovec *iov,
 		       size_t bufs_per_frame, size_t nframes)
 {
 	size_t sent;
@@ -195,7 +195,7 @@ bool tap_offload(const struct ctx *c)
  *
  * Return: number of frames fully sent, as tap_send_frames()
  */
-size_t tap_send_frames_vnet(struct ctx *c, const struct iovec *iov,
+size_t tap_send_frames_vnet(const struct ctx *c, const struct iovec *iov,
 			    size_t nframes)
 {
 	struct iovec plain[TAP_SEND_MAX];
@@ -230,7 +230,7 @@ size_t tap_send_frames_vnet(struct ctx *c, const struct iovec *iov,
  *
  * Backends call this for every frame they receive.
  */
-void tap_frame_in(struct ctx *c, const uint8_t *frame, size_t len,
+void tap_frame_in(const struct ctx *c, const uint8_t *frame, size_t len,
 		  uint64_t now_ms)
 {
 	if (pcap_active())
@@ -246,7 +246,7 @@ void tap_frame_in(struct ctx *c, const uint8_t *frame, size_t len,
  * Backends call this before they overwrite frames handed to
  * tap_frame_in(): whoever took them may still point there.
  */
-void tap_frames_done(struct ctx *c)
+void tap_frames_done(const struct ctx *c)
 {
 	tap_sink->input_done(c);
 }
@@ -255,7 +255,7 @@ void tap_frames_done(struct ctx *c)
  * tap_writable() - the backend can take frames again
  * @c:		execution context
  */
-void tap_writable(struct ctx *c)
+void tap_writable(const struct ctx *c)
 {
 	tap_sink->writable(c);
 }
@@ -319,7 +319,7 @@ bool tap_connected(const struct ctx *c)
  * @c:		execution context
  * @on:		true to be woken up (EPOLLOUT) when the guest takes frames
  */
-void tap_want_output(struct ctx *c, bool on)
+void tap_want_output(const struct ctx *c, bool on)
 {
 	if (tap_be)
 		tap_be->want_output(c, on);

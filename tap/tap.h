@@ -85,12 +85,12 @@ struct tap_stats {
  *		ran: forget the state
  */
 struct tap_state_ops {
-	int (*save)(struct ctx *c, int fd);
-	int (*load)(struct ctx *c, int fd);
-	void (*resume)(struct ctx *c);
-	void (*finish)(struct ctx *c);
-	void (*start)(struct ctx *c);
-	void (*discard)(struct ctx *c);
+	int (*save)(const struct ctx *c, int fd);
+	int (*load)(const struct ctx *c, int fd);
+	void (*resume)(const struct ctx *c);
+	void (*finish)(const struct ctx *c);
+	void (*start)(const struct ctx *c);
+	void (*discard)(const struct ctx *c);
 };
 
 void tap_state_register(const struct tap_state_ops *ops);
@@ -106,24 +106,24 @@ void tap_state_register(const struct tap_state_ops *ops);
  * main() sets it (net/ and qdisc/, above tap/) before any backend starts.
  */
 struct tap_sink {
-	void (*input)(struct ctx *c, const uint8_t *frame, size_t len,
+	void (*input)(const struct ctx *c, const uint8_t *frame, size_t len,
 		      uint64_t now_ms);
-	void (*input_done)(struct ctx *c);
-	void (*writable)(struct ctx *c);
+	void (*input_done)(const struct ctx *c);
+	void (*writable)(const struct ctx *c);
 };
 
 void tap_sink_set(const struct tap_sink *sink);
 
 int tap_init(struct ctx *c);
-void tap_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
+void tap_handler(const struct ctx *c, union epoll_ref ref, uint32_t events,
 		 uint64_t now_ms);
-size_t tap_send_frames(struct ctx *c, const struct iovec *iov,
+size_t tap_send_frames(const struct ctx *c, const struct iovec *iov,
 		       size_t bufs_per_frame, size_t nframes);
-size_t tap_send_frames_vnet(struct ctx *c, const struct iovec *iov,
+size_t tap_send_frames_vnet(const struct ctx *c, const struct iovec *iov,
 			    size_t nframes);
 bool tap_offload(const struct ctx *c);
 bool tap_connected(const struct ctx *c);
-void tap_want_output(struct ctx *c, bool on);
+void tap_want_output(const struct ctx *c, bool on);
 bool tap_output_armed(const struct ctx *c);
 bool tap_output_held(const struct ctx *c);
 const struct tap_stats *tap_stats_get(void);

@@ -302,7 +302,7 @@ fail:
  * @c:		execution context
  * @on:		true to be woken up when the device takes frames again
  */
-static void tuntap_want_output(struct ctx *c, bool on)
+static void tuntap_want_output(const struct ctx *c, bool on)
 {
 	union epoll_ref ref = { .type = EPOLL_TYPE_TAP_PASTA };
 	struct epoll_event ev = { .events = EPOLLIN };
@@ -364,7 +364,7 @@ static bool tuntap_frame_bad(size_t r)
  * @c:		execution context
  * @now_ms:	current time, milliseconds
  */
-static void tuntap_input(struct ctx *c, uint64_t now_ms)
+static void tuntap_input(const struct ctx *c, uint64_t now_ms)
 {
 	size_t len[TAP_FRAMES_BATCH];
 	size_t n = 0, i;
@@ -411,7 +411,7 @@ static void tuntap_input(struct ctx *c, uint64_t now_ms)
  * @events:	epoll events
  * @now_ms:	current time, milliseconds
  */
-static void tuntap_handler(struct ctx *c, union epoll_ref ref,
+static void tuntap_handler(const struct ctx *c, union epoll_ref ref,
 			   uint32_t events, uint64_t now_ms)
 {
 	if (ref.type != EPOLL_TYPE_TAP_PASTA || tuntap_fd < 0)
@@ -458,7 +458,7 @@ static void tuntap_tx_error(int err_no, size_t len)
  * Return: frames written or dropped for good; fewer than @nframes if the
  *	   device is full, with EPOLLOUT armed
  */
-static size_t tuntap_send_frames(struct ctx *c, const struct iovec *iov,
+static size_t tuntap_send_frames(const struct ctx *c, const struct iovec *iov,
 				 size_t bufs_per_frame, size_t nframes)
 {
 	size_t i = 0;

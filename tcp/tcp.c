@@ -113,7 +113,7 @@ static unsigned int tcp_conns_active(void)
  * @t:		timer, embedded in a struct tcp_conn
  * @now_ms:	current time
  */
-static void tcp_timer_fn(struct ctx *c, struct wheel_timer *t,
+static void tcp_timer_fn(const struct ctx *c, struct wheel_timer *t,
 			 uint64_t now_ms)
 {
 	struct tcp_conn *conn = (struct tcp_conn *)((char *)t -
@@ -301,7 +301,7 @@ int tcp_epoll_add(const struct ctx *c, struct tcp_conn *conn, bool out)
  *
  * Return: connection, NULL if the flow table is full
  */
-struct tcp_conn *tcp_conn_new(struct ctx *c, int sock, bool inbound)
+struct tcp_conn *tcp_conn_new(const struct ctx *c, int sock, bool inbound)
 {
 	struct tcp_conn *conn;
 	uint32_t flow;
@@ -354,7 +354,7 @@ void tcp_conn_state(struct tcp_conn *conn, enum tcp_conn_state state)
  * @conn:	connection
  * @rst:	reset the host connection (SO_LINGER 0) instead of closing
  */
-void tcp_conn_close(struct ctx *c, struct tcp_conn *conn, bool rst)
+void tcp_conn_close(const struct ctx *c, struct tcp_conn *conn, bool rst)
 {
 	(void)c;
 
@@ -429,7 +429,7 @@ static bool tcp_ack_rides(const struct tcp_conn *conn, uint32_t rmem)
  * @conn:	connection
  * @now_ms:	current time
  */
-static void tcp_conn_deferred(struct ctx *c, struct tcp_conn *conn,
+static void tcp_conn_deferred(const struct ctx *c, struct tcp_conn *conn,
 			      uint64_t now_ms)
 {
 	if (conn->discard && tcp_discard_acked(c, conn) < 0) {
@@ -481,7 +481,7 @@ static void tcp_conn_deferred(struct ctx *c, struct tcp_conn *conn,
  * @c:		execution context
  * @now_ms:	current time
  */
-void tcp_defer_handler(struct ctx *c, uint64_t now_ms)
+void tcp_defer_handler(const struct ctx *c, uint64_t now_ms)
 {
 	unsigned int i;
 
@@ -509,7 +509,7 @@ void tcp_defer_handler(struct ctx *c, uint64_t now_ms)
  *
  * The guest gets its SYN-ACK only now, or a RST if the host refused.
  */
-void tcp_connect_done(struct ctx *c, struct tcp_conn *conn, int error,
+void tcp_connect_done(const struct ctx *c, struct tcp_conn *conn, int error,
 		      uint64_t now_ms)
 {
 	if (error) {
@@ -540,7 +540,7 @@ void tcp_connect_done(struct ctx *c, struct tcp_conn *conn, int error,
  * @events:	epoll events
  * @now_ms:	current time
  */
-void tcp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
+void tcp_sock_handler(const struct ctx *c, union epoll_ref ref, uint32_t events,
 		      uint64_t now_ms)
 {
 	struct tcp_conn *conn = tcp_conn_at(ref.data);
@@ -668,7 +668,7 @@ static void tcp_conns_log(void)
  * @l4len:	TCP header and payload length
  * @now_ms:	current time
  */
-static void tcp_net_input(struct ctx *c, const union inany_addr *saddr,
+static void tcp_net_input(const struct ctx *c, const union inany_addr *saddr,
 			  const union inany_addr *daddr, const uint8_t *l4,
 			  size_t l4len, uint64_t now_ms)
 {
@@ -687,7 +687,7 @@ static const struct net_l4_ops tcp_net_ops = {
  *
  * Return: 0 on success, negative error code on failure
  */
-int tcp_init(struct ctx *c)
+int tcp_init(const struct ctx *c)
 {
 	unsigned int i;
 

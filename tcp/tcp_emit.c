@@ -198,7 +198,7 @@ static size_t tcp_sack_opt(const struct tcp_conn *conn, uint8_t *opts)
  * @conn:	connection
  * @flags:	TH_* flags
  */
-void tcp_send_ctrl(struct ctx *c, struct tcp_conn *conn, uint8_t flags)
+void tcp_send_ctrl(const struct ctx *c, struct tcp_conn *conn, uint8_t flags)
 {
 	uint8_t buf[L2L3_HDR_MAX + TCP_HDR_LEN + TCP_OPT_MAX];
 	uint8_t opts[TCP_OPT_MAX];
@@ -225,7 +225,7 @@ void tcp_send_ctrl(struct ctx *c, struct tcp_conn *conn, uint8_t flags)
  * @conn:	connection
  * @ack:	SYN-ACK, answering the guest's SYN
  */
-void tcp_send_syn(struct ctx *c, struct tcp_conn *conn, bool ack)
+void tcp_send_syn(const struct ctx *c, struct tcp_conn *conn, bool ack)
 {
 	uint8_t buf[L2L3_HDR_MAX + TCP_HDR_LEN + TCP_OPT_MAX];
 	unsigned int mtu = c->mtu ? c->mtu : MTU_DEFAULT;
@@ -269,7 +269,7 @@ void tcp_send_syn(struct ctx *c, struct tcp_conn *conn, bool ack)
  * @th:		its TCP header
  * @plen:	its payload length
  */
-void tcp_send_rst_unknown(struct ctx *c, const union inany_addr *saddr,
+void tcp_send_rst_unknown(const struct ctx *c, const union inany_addr *saddr,
 			  const union inany_addr *daddr,
 			  const struct tcphdr *th, size_t plen)
 {
@@ -338,7 +338,7 @@ void tcp_retransmit_first(struct tcp_conn *conn)
  * @conn:	connection
  * @now_ms:	current time
  */
-static void tcp_send_fin(struct ctx *c, struct tcp_conn *conn,
+static void tcp_send_fin(const struct ctx *c, struct tcp_conn *conn,
 			 uint64_t now_ms)
 {
 	if (conn->seq_to_guest != conn->seq_max_sent &&
@@ -448,7 +448,7 @@ static bool tcp_pull_budget(const struct ctx *c, struct tcp_conn *conn,
  * Return: bytes of new data in the frame buffers, 0 at end of file,
  *	   negative if the turn is over (nothing to read, or an error)
  */
-static ssize_t tcp_pull_peek(struct ctx *c, struct tcp_conn *conn,
+static ssize_t tcp_pull_peek(const struct ctx *c, struct tcp_conn *conn,
 			     struct tcp_pull *p)
 {
 	size_t hdrlen, i;
@@ -556,7 +556,7 @@ static size_t tcp_pull_frame(const struct ctx *c, struct tcp_conn *conn,
  * Return: QDISC_MORE if more data can be sent right away, QDISC_DONE if
  *	   the socket is drained or the guest's window is full
  */
-static enum qdisc_pull_result tcp_pull_account(struct ctx *c,
+static enum qdisc_pull_result tcp_pull_account(const struct ctx *c,
 					       struct tcp_conn *conn,
 					       const struct tcp_pull *p,
 					       size_t n, size_t frames,
@@ -619,7 +619,7 @@ static enum qdisc_pull_result tcp_pull_account(struct ctx *c,
  * Return: QDISC_MORE if more data can be sent right away, QDISC_DONE if
  *	   the socket is drained or the guest's window is full
  */
-static enum qdisc_pull_result tcp_pull_data(struct ctx *c, uint32_t flow,
+static enum qdisc_pull_result tcp_pull_data(const struct ctx *c, uint32_t flow,
 					    size_t budget, uint64_t now_ms)
 {
 	struct tcp_conn *conn = tcp_conn_at(flow);
@@ -665,8 +665,8 @@ static enum qdisc_pull_result tcp_pull_data(struct ctx *c, uint32_t flow,
  * Return: QDISC_MORE if more data can be sent right away, QDISC_DONE if
  *	   the socket is drained or the guest's window is full
  */
-enum qdisc_pull_result tcp_pull(struct ctx *c, uint32_t flow, size_t budget,
-				uint64_t now_ms)
+enum qdisc_pull_result tcp_pull(const struct ctx *c, uint32_t flow,
+				size_t budget, uint64_t now_ms)
 {
 	enum qdisc_pull_result res = tcp_pull_data(c, flow, budget, now_ms);
 	struct tcp_conn *conn = tcp_conn_at(flow);

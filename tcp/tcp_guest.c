@@ -201,7 +201,7 @@ static uint16_t tcp_mss_for_guest(const struct ctx *c, bool v4,
  * connection that is already up gets its SYN-ACK now, without a round
  * through epoll_wait(), and without changing the epoll mask later.
  */
-static void tcp_connect_check(struct ctx *c, struct tcp_conn *conn,
+static void tcp_connect_check(const struct ctx *c, struct tcp_conn *conn,
 			      const union sockaddr_inany *sa, socklen_t sl,
 			      uint64_t now_ms)
 {
@@ -295,7 +295,7 @@ static void tcp_guest_sock_bind(const struct ctx *c, int s, bool v4)
  *
  * Return: socket, with its options set and bound, or -1 on failure
  */
-static int tcp_guest_sock_open(struct ctx *c, const struct flow_key *key,
+static int tcp_guest_sock_open(const struct ctx *c, const struct flow_key *key,
 			       const struct tcphdr *th, bool v4,
 			       uint64_t now_ms)
 {
@@ -380,7 +380,7 @@ static void tcp_guest_conn_init(const struct ctx *c, struct tcp_conn *conn,
  * If connect() fails at once, the guest gets a RST and the connection is
  * closed; else tcp_connect_check() sees if it is already up.
  */
-static void tcp_guest_connect(struct ctx *c, struct tcp_conn *conn,
+static void tcp_guest_connect(const struct ctx *c, struct tcp_conn *conn,
 			      const union inany_addr *host_dst,
 			      uint16_t port, uint64_t now_ms)
 {
@@ -420,7 +420,7 @@ static void tcp_guest_connect(struct ctx *c, struct tcp_conn *conn,
  * @hlen:	header length
  * @now_ms:	current time
  */
-static void tcp_conn_from_guest(struct ctx *c, const struct flow_key *key,
+static void tcp_conn_from_guest(const struct ctx *c, const struct flow_key *key,
 				const struct tcphdr *th,
 				const struct tcphdr *th_frame, size_t hlen,
 				uint64_t now_ms)
@@ -574,7 +574,7 @@ static void tcp_guest_fin(struct tcp_conn *conn)
  * @c:		execution context
  * @conn:	connection with queued segments
  */
-static void tcp_wq_flush_conn(struct ctx *c, struct tcp_conn *conn)
+static void tcp_wq_flush_conn(const struct ctx *c, struct tcp_conn *conn)
 {
 	struct iovec iov[TCP_WQ_MAX];
 	struct msghdr mh = { .msg_iov = iov };
@@ -639,7 +639,8 @@ static void tcp_wq_flush_conn(struct ctx *c, struct tcp_conn *conn)
  * @dup:	a duplicate ACK: same window as before, or the guest would not
  *		count it as a duplicate (a window update is not one)
  */
-static void tcp_guest_ack_now(struct ctx *c, struct tcp_conn *conn, bool dup)
+static void tcp_guest_ack_now(const struct ctx *c, struct tcp_conn *conn,
+			      bool dup)
 {
 	if (conn->wq_segs)
 		tcp_wq_flush_conn(c, conn);
@@ -656,7 +657,7 @@ static void tcp_guest_ack_now(struct ctx *c, struct tcp_conn *conn, bool dup)
  *		      every connection's queued segments now
  * @c:		execution context
  */
-void tcp_input_done(struct ctx *c)
+void tcp_input_done(const struct ctx *c)
 {
 	unsigned int i;
 
@@ -700,7 +701,7 @@ static void tcp_wq_add(struct tcp_conn *conn, const void *data, size_t len)
  * when a full socket refused the in-order data before it, it goes from
  * here. Called on EPOLLOUT, outside of a batch of guest frames.
  */
-void tcp_guest_held_push(struct ctx *c, struct tcp_conn *conn)
+void tcp_guest_held_push(const struct ctx *c, struct tcp_conn *conn)
 {
 	struct iovec held[2];
 	unsigned int i, nheld;
@@ -774,7 +775,7 @@ static bool tcp_guest_data_old(struct tcp_conn *conn, uint32_t expected,
  *	   meanwhile, or it was acknowledged), false if its FIN and ACK
  *	   are still to be handled
  */
-static bool tcp_guest_data_queue(struct ctx *c, struct tcp_conn *conn,
+static bool tcp_guest_data_queue(const struct ctx *c, struct tcp_conn *conn,
 				 uint32_t seq, const uint8_t *payload,
 				 size_t plen, bool fin)
 {
@@ -817,7 +818,7 @@ static bool tcp_guest_data_queue(struct ctx *c, struct tcp_conn *conn,
  * (pointing into the frames, which stay valid until tcp_input_done()) and
  * written with one sendmsg() per connection per batch.
  */
-static void tcp_guest_data(struct ctx *c, struct tcp_conn *conn,
+static void tcp_guest_data(const struct ctx *c, struct tcp_conn *conn,
 			   const struct tcphdr *th, const uint8_t *payload,
 			   size_t plen)
 {
@@ -875,7 +876,7 @@ static void tcp_guest_data(struct ctx *c, struct tcp_conn *conn,
  * @hlen:	header length
  * @now_ms:	current time
  */
-static void tcp_guest_syn_ack(struct ctx *c, struct tcp_conn *conn,
+static void tcp_guest_syn_ack(const struct ctx *c, struct tcp_conn *conn,
 			      const struct tcphdr *th,
 			      const struct tcphdr *th_frame, size_t hlen,
 			      uint64_t now_ms)
@@ -923,7 +924,8 @@ static void tcp_guest_syn_ack(struct ctx *c, struct tcp_conn *conn,
  *
  * A SYN opens a connection, a RST is ignored, anything else gets a RST.
  */
-static void tcp_guest_input_unknown(struct ctx *c, const struct flow_key *key,
+static void tcp_guest_input_unknown(const struct ctx *c,
+				    const struct flow_key *key,
 				    const struct tcphdr *th,
 				    const struct tcphdr *th_frame, size_t hlen,
 				    size_t plen, uint64_t now_ms)
@@ -955,7 +957,7 @@ static void tcp_guest_input_unknown(struct ctx *c, const struct flow_key *key,
  *
  * Return: true if the segment's ACK and payload are to be processed
  */
-static bool tcp_guest_input_state(struct ctx *c, struct tcp_conn *conn,
+static bool tcp_guest_input_state(const struct ctx *c, struct tcp_conn *conn,
 				  const struct flow_key *key,
 				  const struct tcphdr *th,
 				  const struct tcphdr *th_frame, size_t hlen,
@@ -1005,7 +1007,7 @@ static bool tcp_guest_input_state(struct ctx *c, struct tcp_conn *conn,
  * @l4len:	TCP header and payload length, checked by net/
  * @now_ms:	current time
  */
-void tcp_guest_input(struct ctx *c, const union inany_addr *saddr,
+void tcp_guest_input(const struct ctx *c, const union inany_addr *saddr,
 		     const union inany_addr *daddr,
 		     const struct tcphdr *th_frame, size_t l4len,
 		     uint64_t now_ms)

@@ -219,25 +219,25 @@ extern struct tcp_stats tcp_stats;
 /* tcp.c */
 struct tcp_conn *tcp_conn_at(uint32_t flow);
 unsigned int tcp_conns_capacity(void);
-struct tcp_conn *tcp_conn_new(struct ctx *c, int sock, bool inbound);
-void tcp_conn_close(struct ctx *c, struct tcp_conn *conn, bool rst);
+struct tcp_conn *tcp_conn_new(const struct ctx *c, int sock, bool inbound);
+void tcp_conn_close(const struct ctx *c, struct tcp_conn *conn, bool rst);
 void tcp_conn_dirty(struct tcp_conn *conn);
 void tcp_conn_state(struct tcp_conn *conn, enum tcp_conn_state state);
 int tcp_epoll_add(const struct ctx *c, struct tcp_conn *conn, bool out);
 int tcp_epoll_set(const struct ctx *c, struct tcp_conn *conn, bool out);
-void tcp_connect_done(struct ctx *c, struct tcp_conn *conn, int error,
+void tcp_connect_done(const struct ctx *c, struct tcp_conn *conn, int error,
 		      uint64_t now_ms);
 void tcp_timer_arm(struct tcp_conn *conn, uint64_t now_ms, uint32_t ms);
 void tcp_sock_opts(const struct ctx *c, int s);
 
 /* tcp_emit.c */
-void tcp_send_ctrl(struct ctx *c, struct tcp_conn *conn, uint8_t flags);
-void tcp_send_syn(struct ctx *c, struct tcp_conn *conn, bool ack);
-void tcp_send_rst_unknown(struct ctx *c, const union inany_addr *saddr,
+void tcp_send_ctrl(const struct ctx *c, struct tcp_conn *conn, uint8_t flags);
+void tcp_send_syn(const struct ctx *c, struct tcp_conn *conn, bool ack);
+void tcp_send_rst_unknown(const struct ctx *c, const union inany_addr *saddr,
 			  const union inany_addr *daddr,
 			  const struct tcphdr *th, size_t plen);
-enum qdisc_pull_result tcp_pull(struct ctx *c, uint32_t flow, size_t budget,
-				uint64_t now_ms);
+enum qdisc_pull_result tcp_pull(const struct ctx *c, uint32_t flow,
+				size_t budget, uint64_t now_ms);
 void tcp_rewind(struct tcp_conn *conn);
 void tcp_retransmit_first(struct tcp_conn *conn);
 
@@ -283,18 +283,18 @@ void tcp_rtt_sample(struct tcp_conn *conn, uint64_t now_ms);
 /* tcp_guest.c */
 uint32_t tcp_isn(const struct tcp_conn *conn, uint64_t now_ms);
 void tcp_wq_purge(struct tcp_conn *conn);
-void tcp_guest_held_push(struct ctx *c, struct tcp_conn *conn);
+void tcp_guest_held_push(const struct ctx *c, struct tcp_conn *conn);
 
 /* tcp_migrate.c */
 int tcp_migrate_init(const struct ctx *c);
-bool tcp_mig_pending_push(struct ctx *c, struct tcp_conn *conn);
+bool tcp_mig_pending_push(const struct ctx *c, struct tcp_conn *conn);
 void tcp_mig_pending_drop(struct tcp_conn *conn);
 unsigned int tcp_mig_idle(void);
 
 /* tcp_limits.c */
 int tcp_limits_init(const struct ctx *c);
 void tcp_halfopen_add(struct tcp_conn *conn);
-bool tcp_halfopen_evict(struct ctx *c);
+bool tcp_halfopen_evict(const struct ctx *c);
 void tcp_limit_warn(const struct ctx *c, enum tcp_limit why, uint64_t now_ms);
 bool tcp_accept_refuse(int lfd);
 void tcp_sock_reset(int s);

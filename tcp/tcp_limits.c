@@ -143,7 +143,7 @@ void tcp_halfopen_add(struct tcp_conn *conn)
  * Return: true if a connection was reset (a flow entry and a descriptor
  *	   are free now), false if there was none
  */
-bool tcp_halfopen_evict(struct ctx *c)
+bool tcp_halfopen_evict(const struct ctx *c)
 {
 	while (tcp_ho_len) {
 		struct tcp_ho_entry e = tcp_ho_ring[tcp_ho_head];

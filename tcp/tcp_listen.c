@@ -239,9 +239,10 @@ static void tcp_listen_splice_addr(const struct ctx *c, bool v4,
  * Return: true if the connection was handled here (spliced, or refused
  *	   for --splice-only), false if it goes through the tap device
  */
-static bool tcp_listen_splice(struct ctx *c, int s,
+static bool tcp_listen_splice(const struct ctx *c, int s,
 			      const union sockaddr_inany *peer, uint16_t port)
 {
+	const struct fwd_spec *spec = fwd_dir_spec(FWD_DIR_TCP_IN);
 	struct tcp_splice_target t = { .in_ns = true };
 	union inany_addr a;
 	uint16_t peer_port;
@@ -262,9 +263,9 @@ static bool tcp_listen_splice(struct ctx *c, int s,
 		return true;
 	}
 
-	tcp_listen_splice_addr(c, inany_v4(&a) != NULL,
-			       fwd_port_rule(&c->tcp_in, port), &t.addr);
-	t.port = fwd_port_target(&c->tcp_in, port);
+	tcp_listen_splice_addr(c, inany_v4(&a) != NULL, fwd_port_rule(spec, port),
+			       &t.addr);
+	t.port = fwd_port_target(spec, port);
 	tcp_splice_conn_new(c, s, &t);
 	return true;
 }
@@ -281,7 +282,8 @@ static bool tcp_listen_splice(struct ctx *c, int s,
 static int tcp_listen_target(const struct ctx *c, uint16_t port, bool v4,
 			     union inany_addr *addr)
 {
-	const struct fwd_rule *r = fwd_port_rule(&c->tcp_in, port);
+	const struct fwd_spec *spec = fwd_dir_spec(FWD_DIR_TCP_IN);
+	const struct fwd_rule *r = fwd_port_rule(spec, port);
 
 	if (!r || inany_is_unspecified(&r->to_addr)) {
 		nat_guest_addr(c, v4, addr);
@@ -301,7 +303,7 @@ static int tcp_listen_target(const struct ctx *c, uint16_t port, bool v4,
  * @port:	forwarded (listening) port
  * @now_ms:	current time
  */
-static void tcp_conn_from_host(struct ctx *c, int s,
+static void tcp_conn_from_host(const struct ctx *c, int s,
 			       const union sockaddr_inany *peer,
 			       uint16_t port, uint64_t now_ms)
 {
@@ -325,7 +327,8 @@ static void tcp_conn_from_host(struct ctx *c, int s,
 		return;
 	}
 	key.remote_port = peer_port;
-	key.guest_port = fwd_port_target(&c->tcp_in, port);
+	key.guest_port = fwd_port_target(fwd_dir_spec(FWD_DIR_TCP_IN),
+					 port);
 	key.proto = IPPROTO_TCP;
 
 	if (flow_lookup(&key) != FLOW_IDX_NONE) {
@@ -373,8 +376,8 @@ static void tcp_conn_from_host(struct ctx *c, int s,
  * @events:	epoll events
  * @now_ms:	current time
  */
-void tcp_listen_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
-			uint64_t now_ms)
+void tcp_listen_handler(const struct ctx *c, union epoll_ref ref,
+			uint32_t events, uint64_t now_ms)
 {
 	int i;
 
@@ -427,7 +430,7 @@ void tcp_listen_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
  *
  * Return: 0 on success, negative errno on failure
  */
-static int tcp_fwd_rule_open(struct ctx *c, const struct fwd_rule *r,
+static int tcp_fwd_rule_open(const struct ctx *c, const struct fwd_rule *r,
 			     uint16_t port, bool in_ns, int h[2])
 {
 	if (in_ns)
@@ -444,7 +447,7 @@ static int tcp_fwd_rule_open(struct ctx *c, const struct fwd_rule *r,
  *
  * Return: 0 on success, negative errno on failure
  */
-static int tcp_fwd_auto_open(struct ctx *c, uint16_t port, bool in_ns,
+static int tcp_fwd_auto_open(const struct ctx *c, uint16_t port, bool in_ns,
 			     int h[2])
 {
 	if (in_ns)
@@ -457,7 +460,7 @@ static int tcp_fwd_auto_open(struct ctx *c, uint16_t port, bool in_ns,
  * @c:		execution context (unused)
  * @h:		its descriptor
  */
-static void tcp_fwd_close(struct ctx *c, int h)
+static void tcp_fwd_close(const struct ctx *c, int h)
 {
 	(void)c;
 	close(h);

@@ -137,7 +137,8 @@ static uint8_t tcp_mig_chunk[TCP_REPAIR_CHUNK];
  * @stuck:	repair mode could not be turned off: reset the connection
  *		(toward the guest: the socket, in repair mode, says nothing)
  */
-static void tcp_mig_unpark(struct ctx *c, struct tcp_conn *conn, bool stuck)
+static void tcp_mig_unpark(const struct ctx *c, struct tcp_conn *conn,
+			   bool stuck)
 {
 	conn->flags &= ~TCP_F_MIGRATED;
 	if (stuck || tcp_repair_thaw(conn->sock) ||
@@ -182,7 +183,7 @@ static struct tcp_conn *tcp_mig_each(unsigned int *i, uint32_t flags)
  * tcp_mig_resume() - source: the guest goes on here
  * @c:		execution context
  */
-static void tcp_mig_resume(struct ctx *c)
+static void tcp_mig_resume(const struct ctx *c)
 {
 	struct tcp_conn *conn;
 	unsigned int i = 0;
@@ -201,7 +202,7 @@ static void tcp_mig_resume(struct ctx *c)
  * tcp_mig_unsaved() - source: connections that can't move run again
  * @c:		execution context
  */
-static void tcp_mig_unsaved(struct ctx *c)
+static void tcp_mig_unsaved(const struct ctx *c)
 {
 	struct tcp_conn *conn;
 	unsigned int i = 0;
@@ -260,7 +261,7 @@ static int tcp_mig_freeze_one(int s)
  * Return: connections frozen and in repair mode (TCP_F_MIGRATED), 0 if
  *	   none; -errno if the helper failed (everything as before)
  */
-static int tcp_mig_freeze(struct ctx *c)
+static int tcp_mig_freeze(const struct ctx *c)
 {
 	struct tcp_conn *conn;
 	unsigned int i, n = 0;
@@ -443,7 +444,7 @@ static uint8_t *tcp_mig_buf(size_t *size)
  * Return: 0 on success (connections parked), -errno on failure
  *	   (everything as before)
  */
-static int tcp_mig_save(struct ctx *c, struct mig_out *o)
+static int tcp_mig_save(const struct ctx *c, struct mig_out *o)
 {
 	unsigned int i, index = 0, n = 0;
 	struct tcp_conn *conn;
@@ -537,7 +538,7 @@ static uint32_t tcp_mig_took_late(const struct tcp_conn *conn)
  * repair mode, are kept idle (or closed, silently, with
  * --migrate-no-linger). Others are reset: their guest is gone.
  */
-static void tcp_mig_finish(struct ctx *c)
+static void tcp_mig_finish(const struct ctx *c)
 {
 	unsigned int i, moved = 0, reset = 0;
 
@@ -590,7 +591,7 @@ unsigned int tcp_mig_idle(void)
  *
  * Return: 0, or negative errno (why recorded)
  */
-static int tcp_mig_conn_new(struct ctx *c, struct mig_in *in,
+static int tcp_mig_conn_new(const struct ctx *c, struct mig_in *in,
 			    const struct tcp_mig_rec *r)
 {
 	struct tcp_conn *conn;
@@ -657,7 +658,7 @@ static int tcp_mig_conn_new(struct ctx *c, struct mig_in *in,
  *
  * Return: 0, or negative errno (why recorded)
  */
-static int tcp_mig_load_conn(struct ctx *c, struct mig_in *in,
+static int tcp_mig_load_conn(const struct ctx *c, struct mig_in *in,
 			     const struct mig_rec *rh)
 {
 	uint8_t buf[MIG_REC_SMALL_MAX];
@@ -815,7 +816,7 @@ finish:
  *
  * Return: 0, or negative errno (why recorded)
  */
-static int tcp_mig_load_data(struct ctx *c, struct mig_in *in,
+static int tcp_mig_load_data(const struct ctx *c, struct mig_in *in,
 			     const struct mig_rec *rh)
 {
 	uint8_t idx[4];
@@ -855,7 +856,7 @@ static int tcp_mig_load_data(struct ctx *c, struct mig_in *in,
  *
  * Return: 0, or negative errno (why recorded)
  */
-static int tcp_mig_load(struct ctx *c, struct mig_in *in,
+static int tcp_mig_load(const struct ctx *c, struct mig_in *in,
 			const struct mig_rec *r)
 {
 	if (r->type == MIG_REC_TCP_CONN)
@@ -872,7 +873,7 @@ static int tcp_mig_load(struct ctx *c, struct mig_in *in,
  *
  * Return: 0, or -EPROTO (why recorded)
  */
-static int tcp_mig_loaded(struct ctx *c, struct mig_in *in)
+static int tcp_mig_loaded(const struct ctx *c, struct mig_in *in)
 {
 	(void)c;
 	if (tcp_mig_ndata != tcp_mig_nconn)
@@ -898,7 +899,7 @@ static void tcp_mig_pend_release(void)
  * tcp_mig_discard() - target: drop what was loaded, without a trace
  * @c:		execution context
  */
-static void tcp_mig_discard(struct ctx *c)
+static void tcp_mig_discard(const struct ctx *c)
 {
 	struct tcp_conn *conn;
 	unsigned int i = 0;
@@ -922,7 +923,7 @@ static void tcp_mig_discard(struct ctx *c)
  *
  * Return: true if bytes are still pending (EPOLLOUT armed)
  */
-bool tcp_mig_pending_push(struct ctx *c, struct tcp_conn *conn)
+bool tcp_mig_pending_push(const struct ctx *c, struct tcp_conn *conn)
 {
 	struct tcp_mig *m = &tcp_migs[conn->flow];
 
@@ -973,7 +974,7 @@ void tcp_mig_pending_drop(struct tcp_conn *conn)
  *
  * Return: 0, or -errno if it can't (then the caller resets it)
  */
-static int tcp_mig_live(struct ctx *c, struct tcp_conn *conn)
+static int tcp_mig_live(const struct ctx *c, struct tcp_conn *conn)
 {
 	struct tcp_mig *m = &tcp_migs[conn->flow];
 	int rc;
@@ -1010,7 +1011,7 @@ static int tcp_mig_live(struct ctx *c, struct tcp_conn *conn)
  * tcp_mig_start() - target: the guest runs here, connections go live
  * @c:		execution context
  */
-static void tcp_mig_start(struct ctx *c)
+static void tcp_mig_start(const struct ctx *c)
 {
 	unsigned int i = 0, n = 0, lost = 0;
 	struct tcp_conn *conn;

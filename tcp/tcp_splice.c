@@ -91,6 +91,7 @@
 #include "../util/util.h"
 #include "../util/syscalls.h"
 #include "../util/ns_worker.h"
+#include "../fwd/fwd_listen.h"
 
 /* System calls after start-up: splicing, the socket pool, -T listeners */
 SYSCALLS(SYSCALLS_PASTA, "accept4", "socket", "bind", "listen", "connect",
@@ -444,8 +445,8 @@ static void tcp_splice_rearm(const struct ctx *c, struct tcp_splice_conn *conn,
  * @events:	epoll events
  * @now_ms:	current time (unused)
  */
-void tcp_splice_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
-			uint64_t now_ms)
+void tcp_splice_handler(const struct ctx *c, union epoll_ref ref,
+			uint32_t events, uint64_t now_ms)
 {
 	unsigned int side = ref.data >> TCP_SPLICE_REF_SIDE_BIT;
 	uint32_t idx = ref.data & ~(1U << TCP_SPLICE_REF_SIDE_BIT);
@@ -796,7 +797,7 @@ static int tcp_splice_epoll_add(const struct ctx *c,
  *
  * Return: flow index (non-negative) on success, negative errno on failure
  */
-int tcp_splice_conn_new(struct ctx *c, int s,
+int tcp_splice_conn_new(const struct ctx *c, int s,
 			const struct tcp_splice_target *t)
 {
 	struct tcp_splice_conn *conn;
@@ -841,12 +842,13 @@ fail:
  * @events:	epoll events (unused)
  * @now_ms:	current time (unused)
  */
-void tcp_splice_listen_handler(struct ctx *c, union epoll_ref ref,
+void tcp_splice_listen_handler(const struct ctx *c, union epoll_ref ref,
 			       uint32_t events, uint64_t now_ms)
 {
 	const struct in_addr lo4 = { htonl(INADDR_LOOPBACK) };
 	uint16_t port = (uint16_t)ref.data;
-	const struct fwd_rule *r = fwd_port_rule(&c->tcp_out, port);
+	const struct fwd_spec *spec = fwd_dir_spec(FWD_DIR_TCP_OUT);
+	const struct fwd_rule *r = fwd_port_rule(spec, port);
 	int i;
 
 	(void)events;
@@ -880,7 +882,7 @@ void tcp_splice_listen_handler(struct ctx *c, union epoll_ref ref,
 		} else {
 			t.addr.a6 = in6addr_loopback;
 		}
-		t.port = fwd_port_target(&c->tcp_out, port);
+		t.port = fwd_port_target(spec, port);
 
 		tcp_splice_conn_new(c, s, &t);
 	}
@@ -984,7 +986,7 @@ int tcp_splice_listen_rule(const struct ctx *c, const struct fwd_rule *r,
  *
  * Return: 0 on success, negative errno on failure (logged)
  */
-int tcp_splice_init(struct ctx *c)
+int tcp_splice_init(const struct ctx *c)
 {
 	unsigned int i;
 

@@ -34,13 +34,13 @@ struct tcp_splice_target {
 	uint16_t port;
 };
 
-int tcp_splice_init(struct ctx *c);
-int tcp_splice_conn_new(struct ctx *c, int s,
+int tcp_splice_init(const struct ctx *c);
+int tcp_splice_conn_new(const struct ctx *c, int s,
 			const struct tcp_splice_target *t);
-void tcp_splice_listen_handler(struct ctx *c, union epoll_ref ref,
+void tcp_splice_listen_handler(const struct ctx *c, union epoll_ref ref,
 			       uint32_t events, uint64_t now_ms);
-void tcp_splice_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
-			uint64_t now_ms);
+void tcp_splice_handler(const struct ctx *c, union epoll_ref ref,
+			uint32_t events, uint64_t now_ms);
 unsigned int tcp_splice_active(void);
 unsigned int tcp_splice_check(void);
 void tcp_splice_budget_set(unsigned int rounds);

@@ -129,7 +129,7 @@ void udp_stats_log(void)
  * @t:		timer, embedded in a struct udp_flow
  * @now_ms:	current time
  */
-static void udp_timer_fn(struct ctx *c, struct wheel_timer *t,
+static void udp_timer_fn(const struct ctx *c, struct wheel_timer *t,
 			 uint64_t now_ms)
 {
 	struct udp_flow *uf = (struct udp_flow *)((char *)t -
@@ -158,7 +158,7 @@ static void udp_timer_fn(struct ctx *c, struct wheel_timer *t,
  *
  * Return: flow index, FLOW_IDX_NONE if the flow table is full
  */
-uint32_t udp_flow_new(struct ctx *c, enum udp_kind kind, bool v4,
+uint32_t udp_flow_new(const struct ctx *c, enum udp_kind kind, bool v4,
 		      uint64_t now_ms)
 {
 	uint32_t idx = flow_alloc(FLOW_TYPE_UDP);
@@ -195,7 +195,7 @@ uint32_t udp_flow_new(struct ctx *c, enum udp_kind kind, bool v4,
  * @c:		execution context
  * @idx:	flow index
  */
-void udp_flow_close(struct ctx *c, uint32_t idx)
+void udp_flow_close(const struct ctx *c, uint32_t idx)
 {
 	struct udp_flow *uf = udp_flow_at(idx);
 
@@ -296,7 +296,7 @@ static int udp_sock_out(const struct ctx *c, const struct flow_key *key,
  *
  * Return: flow index, FLOW_IDX_NONE on failure (logged, counted)
  */
-static uint32_t udp_flow_out(struct ctx *c, const struct flow_key *key,
+static uint32_t udp_flow_out(const struct ctx *c, const struct flow_key *key,
 			     uint64_t now_ms)
 {
 	union inany_addr dst;
@@ -346,7 +346,7 @@ static uint32_t udp_flow_out(struct ctx *c, const struct flow_key *key,
  * @l4len:	length from the IP header
  * @now_ms:	current time
  */
-void udp_guest_input(struct ctx *c, const union inany_addr *saddr,
+void udp_guest_input(const struct ctx *c, const union inany_addr *saddr,
 		     const union inany_addr *daddr, const uint8_t *udp,
 		     size_t l4len, uint64_t now_ms)
 {
@@ -412,7 +412,7 @@ void udp_guest_input(struct ctx *c, const union inany_addr *saddr,
  * @events:	epoll events
  * @now_ms:	current time
  */
-void udp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
+void udp_sock_handler(const struct ctx *c, union epoll_ref ref, uint32_t events,
 		      uint64_t now_ms)
 {
 	struct udp_flow *uf;
@@ -442,7 +442,7 @@ void udp_sock_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
  * udp_net_input_done() - write the runs of guest datagrams still queued
  * @c:		execution context (unused)
  */
-static void udp_net_input_done(struct ctx *c)
+static void udp_net_input_done(const struct ctx *c)
 {
 	(void)c;
 	udp_gso_flush();
@@ -459,7 +459,7 @@ static const struct net_l4_ops udp_net_ops = {
  *
  * Return: 0 on success, negative errno on failure (logged)
  */
-int udp_init(struct ctx *c)
+int udp_init(const struct ctx *c)
 {
 	unsigned int i;
 

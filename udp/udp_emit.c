@@ -188,7 +188,7 @@ bool udp_emit(const struct ctx *c, uint8_t *const *bufs, unsigned int i,
  * Return: QDISC_MORE if the socket may still hold datagrams, QDISC_DONE if
  *	   it is empty
  */
-static enum qdisc_pull_result udp_pull_out(struct ctx *c, uint32_t idx,
+static enum qdisc_pull_result udp_pull_out(const struct ctx *c, uint32_t idx,
 					   struct udp_flow *uf, size_t budget,
 					   uint64_t now_ms)
 {
@@ -243,8 +243,8 @@ static enum qdisc_pull_result udp_pull_out(struct ctx *c, uint32_t idx,
  *
  * Return: enum qdisc_pull_result
  */
-enum qdisc_pull_result udp_pull(struct ctx *c, uint32_t idx, size_t budget,
-				uint64_t now_ms)
+enum qdisc_pull_result udp_pull(const struct ctx *c, uint32_t idx,
+				size_t budget, uint64_t now_ms)
 {
 	struct udp_flow *uf = udp_flow_at(idx);
 

@@ -145,7 +145,7 @@ static void udp_err_source(const struct ctx *c, int s,
  * @data:	start of the payload of the datagram
  * @dlen:	length of @data
  */
-static void udp_err_send(struct ctx *c, const struct flow_key *key,
+static void udp_err_send(const struct ctx *c, const struct flow_key *key,
 			 const union inany_addr *src, uint8_t type,
 			 uint8_t code, const uint8_t *data, size_t dlen)
 {
@@ -189,7 +189,8 @@ static void udp_err_send(struct ctx *c, const struct flow_key *key,
  * @data:	start of the payload of the datagram that caused it
  * @dlen:	length of @data
  */
-static void udp_err_reflect(struct ctx *c, int s, const struct flow_key *key,
+static void udp_err_reflect(const struct ctx *c, int s,
+			    const struct flow_key *key,
 			    const struct sock_extended_err *ee,
 			    const uint8_t *data, size_t dlen)
 {
@@ -206,7 +207,7 @@ static void udp_err_reflect(struct ctx *c, int s, const struct flow_key *key,
  * @data:	its payload
  * @dlen:	length of @data
  */
-void udp_err_refuse(struct ctx *c, const struct flow_key *key,
+void udp_err_refuse(const struct ctx *c, const struct flow_key *key,
 		    const uint8_t *data, size_t dlen)
 {
 	if (inany_v4(&key->guest_addr))
@@ -222,7 +223,7 @@ void udp_err_refuse(struct ctx *c, const struct flow_key *key,
  * @c:		execution context
  * @idx:	flow index (a flow the guest started)
  */
-void udp_err_drain(struct ctx *c, uint32_t idx)
+void udp_err_drain(const struct ctx *c, uint32_t idx)
 {
 	const struct udp_flow *uf = udp_flow_at(idx);
 	const struct flow_key *key = flow_key_of(idx);

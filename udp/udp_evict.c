@@ -46,7 +46,7 @@ static uint32_t udp_evict_hand;	/* next table entry to look at */
  *
  * Return: true if a flow was closed (its table entry and socket are free)
  */
-bool udp_evict(struct ctx *c, uint64_t now_ms)
+bool udp_evict(const struct ctx *c, uint64_t now_ms)
 {
 	uint32_t victim = FLOW_IDX_NONE, cap = c->flow_max, i;
 	uint64_t oldest = UINT64_MAX;

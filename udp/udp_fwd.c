@@ -192,8 +192,8 @@ static void udp_fwd_any(bool in_ns, union inany_addr *a4,
  *
  * Return: 0 on success, -errno on failure (then no socket is left open)
  */
-int udp_fwd_rule_open(struct ctx *c, const struct fwd_rule *r, uint16_t port,
-		      bool in_ns, int idx[2])
+int udp_fwd_rule_open(const struct ctx *c, const struct fwd_rule *r,
+		      uint16_t port, bool in_ns, int idx[2])
 {
 	union inany_addr a4, a6;
 	int ret;
@@ -256,7 +256,7 @@ static unsigned int udp_fwd_ports(const struct fwd_spec *spec)
  *
  * Return: 0 on success, -errno on failure (logged)
  */
-int udp_fwd_init(struct ctx *c)
+int udp_fwd_init(const struct ctx *c)
 {
 	unsigned int n_in = udp_fwd_ports(&c->udp_in), n_out = 0, n_auto = 0;
 	unsigned int n_conf = *c->conf_path ? UDP_FWD_CONF_LSN : 0;
@@ -306,7 +306,7 @@ int udp_fwd_init(struct ctx *c)
  *
  * Return: flow index, FLOW_IDX_NONE if the datagram must be dropped
  */
-static uint32_t udp_in_flow(struct ctx *c, const struct udp_lsn *l,
+static uint32_t udp_in_flow(const struct ctx *c, const struct udp_lsn *l,
 			    uint32_t li, const union sockaddr_inany *peer,
 			    uint64_t now_ms)
 {
@@ -320,7 +320,7 @@ static uint32_t udp_in_flow(struct ctx *c, const struct udp_lsn *l,
 	if (peer->sa.sa_family != (l->v4 ? AF_INET : AF_INET6))
 		return FLOW_IDX_NONE;
 
-	r = fwd_port_rule(&c->udp_in, l->port);
+	r = fwd_port_rule(fwd_dir_spec(FWD_DIR_UDP_IN), l->port);
 	if (r && !inany_is_unspecified(&r->to_addr) &&
 	    !inany_v4(&r->to_addr) != !l->v4)
 		return FLOW_IDX_NONE;
@@ -333,7 +333,7 @@ static uint32_t udp_in_flow(struct ctx *c, const struct udp_lsn *l,
 	else
 		nat_guest_addr(c, l->v4, &key.guest_addr);
 	key.remote_port = port;
-	key.guest_port = fwd_port_target(&c->udp_in, l->port);
+	key.guest_port = fwd_port_target(fwd_dir_spec(FWD_DIR_UDP_IN), l->port);
 	key.proto = IPPROTO_UDP;
 
 	idx = flow_lookup(&key);
@@ -380,8 +380,9 @@ static uint32_t udp_in_flow(struct ctx *c, const struct udp_lsn *l,
  *
  * Return: true if the socket is empty, false if it may still hold data
  */
-static bool udp_lsn_read(struct ctx *c, const struct udp_lsn *l, uint32_t li,
-			 size_t budget, size_t *sent, uint64_t now_ms)
+static bool udp_lsn_read(const struct ctx *c, const struct udp_lsn *l,
+			 uint32_t li, size_t budget, size_t *sent,
+			 uint64_t now_ms)
 {
 	size_t off = udp_payload_off(l->v4);
 
@@ -430,7 +431,7 @@ static bool udp_lsn_read(struct ctx *c, const struct udp_lsn *l, uint32_t li,
  *
  * Return: QDISC_MORE if a socket may still hold data, else QDISC_DONE
  */
-enum qdisc_pull_result udp_proxy_pull(struct ctx *c, size_t budget,
+enum qdisc_pull_result udp_proxy_pull(const struct ctx *c, size_t budget,
 				      uint64_t now_ms)
 {
 	size_t sent = 0;
@@ -468,7 +469,7 @@ enum qdisc_pull_result udp_proxy_pull(struct ctx *c, size_t budget,
  * @events:	epoll events
  * @now_ms:	current time
  */
-void udp_lsn_handler(struct ctx *c, uint32_t i, uint32_t events,
+void udp_lsn_handler(const struct ctx *c, uint32_t i, uint32_t events,
 		     uint64_t now_ms)
 {
 	struct udp_lsn *l = udp_lsn_at(i);
@@ -512,7 +513,8 @@ void udp_lsn_handler(struct ctx *c, uint32_t i, uint32_t events,
  *
  * Return: 0 if at least one socket was opened, -errno otherwise
  */
-int udp_fwd_auto_open(struct ctx *c, uint16_t port, bool in_ns, int idx[2])
+int udp_fwd_auto_open(const struct ctx *c, uint16_t port, bool in_ns,
+		      int idx[2])
 {
 	union inany_addr a4, a6;
 
@@ -536,7 +538,7 @@ int udp_fwd_auto_open(struct ctx *c, uint16_t port, bool in_ns, int idx[2])
  * Flows replying through the socket (-u from host peers, -U from
  * namespace peers) end with it. The slot is reused by a later open.
  */
-void udp_fwd_close(struct ctx *c, uint32_t i)
+void udp_fwd_close(const struct ctx *c, uint32_t i)
 {
 	unsigned int idx, cap = flow_capacity();
 	struct udp_lsn *l = udp_lsn_at(i);
@@ -563,7 +565,7 @@ void udp_fwd_close(struct ctx *c, uint32_t i)
  * @c:		execution context
  * @h:		its slot, from udp_fwd_rule_open() or udp_fwd_auto_open()
  */
-static void udp_fwd_close_slot(struct ctx *c, int h)
+static void udp_fwd_close_slot(const struct ctx *c, int h)
 {
 	udp_fwd_close(c, (uint32_t)h);
 }

@@ -139,9 +139,9 @@ extern struct udp_counters udp_stats;
 
 /* udp.c */
 struct udp_flow *udp_flow_at(uint32_t idx);
-uint32_t udp_flow_new(struct ctx *c, enum udp_kind kind, bool v4,
+uint32_t udp_flow_new(const struct ctx *c, enum udp_kind kind, bool v4,
 		      uint64_t now_ms);
-void udp_flow_close(struct ctx *c, uint32_t idx);
+void udp_flow_close(const struct ctx *c, uint32_t idx);
 int udp_epoll_add(const struct ctx *c, int fd, uint32_t data, bool edge);
 void udp_sock_rcvbuf(int s);
 void udp_flow_touch(struct udp_flow *uf, uint64_t now_ms);
@@ -173,7 +173,7 @@ int udp_gso_send(int s, const struct iovec *iov, unsigned int n, size_t seg,
 void udp_gso_count(uint32_t flow, unsigned int n, int ret);
 
 /* udp_evict.c */
-bool udp_evict(struct ctx *c, uint64_t now_ms);
+bool udp_evict(const struct ctx *c, uint64_t now_ms);
 
 /* udp_emit.c */
 struct flow_key;
@@ -183,26 +183,26 @@ int udp_recv_frames(int fd, size_t off, unsigned int n,
 		    unsigned int *got);
 bool udp_emit(const struct ctx *c, uint8_t *const *bufs, unsigned int i,
 	      unsigned int *j, const struct flow_key *key, size_t plen);
-enum qdisc_pull_result udp_pull(struct ctx *c, uint32_t idx, size_t budget,
-				uint64_t now_ms);
+enum qdisc_pull_result udp_pull(const struct ctx *c, uint32_t idx,
+				size_t budget, uint64_t now_ms);
 
 /* udp_err.c */
 int udp_sock_recverr(int s, bool v4);
-void udp_err_drain(struct ctx *c, uint32_t idx);
-void udp_err_refuse(struct ctx *c, const struct flow_key *key,
+void udp_err_drain(const struct ctx *c, uint32_t idx);
+void udp_err_refuse(const struct ctx *c, const struct flow_key *key,
 		    const uint8_t *data, size_t dlen);
 
 /* udp_fwd.c */
-int udp_fwd_init(struct ctx *c);
+int udp_fwd_init(const struct ctx *c);
 struct udp_lsn *udp_lsn_at(uint32_t i);
-void udp_lsn_handler(struct ctx *c, uint32_t i, uint32_t events,
+void udp_lsn_handler(const struct ctx *c, uint32_t i, uint32_t events,
 		     uint64_t now_ms);
-enum qdisc_pull_result udp_proxy_pull(struct ctx *c, size_t budget,
+enum qdisc_pull_result udp_proxy_pull(const struct ctx *c, size_t budget,
 				      uint64_t now_ms);
 
 /* udp_splice.c */
-void udp_splice_from_ns(struct ctx *c, struct udp_lsn *l, uint32_t li,
+void udp_splice_from_ns(const struct ctx *c, struct udp_lsn *l, uint32_t li,
 			uint64_t now_ms);
-void udp_splice_to_ns(struct ctx *c, uint32_t idx, uint64_t now_ms);
+void udp_splice_to_ns(const struct ctx *c, uint32_t idx, uint64_t now_ms);
 
 #endif /* UDP_UDP_INTERNAL_H */

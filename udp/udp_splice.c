@@ -38,6 +38,7 @@
 #include "../util/log.h"
 #include "../util/util.h"
 #include "../util/syscalls.h"
+#include "../fwd/fwd_listen.h"
 
 /* System calls after start-up: Loopback datagrams between host and namespace */
 SYSCALLS(SYSCALLS_PASTA, "recvmmsg", "sendmmsg", "socket", "connect", "close");
@@ -124,14 +125,14 @@ static void udp_splice_send(int fd, unsigned int first, unsigned int n,
 
 /**
  * udp_splice_sock() - open the host side socket of a -U flow
- * @c:		execution context
  * @l:		-U socket the flow arrived on
  *
  * Return: connected socket, or -errno
  */
-static int udp_splice_sock(const struct ctx *c, const struct udp_lsn *l)
+static int udp_splice_sock(const struct udp_lsn *l)
 {
-	const struct fwd_rule *r = fwd_port_rule(&c->udp_out, l->port);
+	const struct fwd_spec *spec = fwd_dir_spec(FWD_DIR_UDP_OUT);
+	const struct fwd_rule *r = fwd_port_rule(spec, l->port);
 	union inany_addr dst;
 	union sockaddr_inany sa;
 	socklen_t sl;
@@ -152,8 +153,7 @@ static int udp_splice_sock(const struct ctx *c, const struct udp_lsn *l)
 		return -errno;
 	udp_sock_rcvbuf(s);
 
-	sl = sockaddr_from_inany(&sa, &dst, fwd_port_target(&c->udp_out,
-							    l->port), 0);
+	sl = sockaddr_from_inany(&sa, &dst, fwd_port_target(spec, l->port), 0);
 	if (connect(s, &sa.sa, sl)) {
 		int ret = -errno;
 
@@ -174,7 +174,7 @@ static int udp_splice_sock(const struct ctx *c, const struct udp_lsn *l)
  *
  * Return: flow index, FLOW_IDX_NONE if the datagram must be dropped
  */
-static uint32_t udp_splice_flow(struct ctx *c, const struct udp_lsn *l,
+static uint32_t udp_splice_flow(const struct ctx *c, const struct udp_lsn *l,
 				uint32_t li, const union sockaddr_inany *peer,
 				uint64_t now_ms)
 {
@@ -202,7 +202,7 @@ static uint32_t udp_splice_flow(struct ctx *c, const struct udp_lsn *l,
 		return idx;
 	}
 
-	s = udp_splice_sock(c, l);
+	s = udp_splice_sock(l);
 	if (s < 0) {
 		udp_stats.drop_no_flow++;
 		debug("-U: can't open a socket toward the host for port %u: %s",
@@ -238,7 +238,7 @@ static uint32_t udp_splice_flow(struct ctx *c, const struct udp_lsn *l,
  * @li:		its index
  * @now_ms:	current time
  */
-void udp_splice_from_ns(struct ctx *c, struct udp_lsn *l, uint32_t li,
+void udp_splice_from_ns(const struct ctx *c, struct udp_lsn *l, uint32_t li,
 			uint64_t now_ms)
 {
 	unsigned int n = udp_splice_recv(l->fd, true), i, run = 0;
@@ -269,7 +269,7 @@ void udp_splice_from_ns(struct ctx *c, struct udp_lsn *l, uint32_t li,
  * @idx:	flow index
  * @now_ms:	current time
  */
-void udp_splice_to_ns(struct ctx *c, uint32_t idx, uint64_t now_ms)
+void udp_splice_to_ns(const struct ctx *c, uint32_t idx, uint64_t now_ms)
 {
 	struct udp_flow *uf = udp_flow_at(idx);
 	const struct udp_lsn *l;

@@ -224,7 +224,7 @@ static void timer_program(uint64_t ms)
  *
  * Return: 0 on success, negative error code on failure
  */
-int timer_wheel_init(struct ctx *c, int epollfd)
+int timer_wheel_init(const struct ctx *c, int epollfd)
 {
 	union epoll_ref ref = { .type = EPOLL_TYPE_TIMER };
 	struct epoll_event ev = { .events = EPOLLIN };
@@ -344,7 +344,7 @@ static void timer_cascade(void)
  * @head:	list head
  * @now_ms:	current time, milliseconds
  */
-static void timer_run_list(struct ctx *c, struct wheel_timer *const *head,
+static void timer_run_list(const struct ctx *c, struct wheel_timer *const *head,
 			   uint64_t now_ms)
 {
 	struct wheel_timer *t = *head;
@@ -377,7 +377,7 @@ static inline bool timer_bit(unsigned int slot)
  * @c:		execution context
  * @now_ms:	current time, milliseconds, CLOCK_MONOTONIC
  */
-void timer_handler(struct ctx *c, uint64_t now_ms)
+void timer_handler(const struct ctx *c, uint64_t now_ms)
 {
 	uint64_t old, end, last, k;
 	bool fired = false;

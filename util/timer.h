@@ -29,7 +29,7 @@ struct wheel_timer;
  * @t:		the timer (use container_of-style arithmetic to find its owner)
  * @now_ms:	current time, milliseconds, CLOCK_MONOTONIC
  */
-typedef void (*timer_fn)(struct ctx *c, struct wheel_timer *t,
+typedef void (*timer_fn)(const struct ctx *c, struct wheel_timer *t,
 			 uint64_t now_ms);
 
 /**
@@ -48,12 +48,12 @@ struct wheel_timer {
 	bool armed;
 };
 
-int timer_wheel_init(struct ctx *c, int epollfd);
+int timer_wheel_init(const struct ctx *c, int epollfd);
 void timer_init(struct wheel_timer *t, timer_fn fn);
 void timer_arm(struct wheel_timer *t, uint64_t expires_ms);
 void timer_cancel(struct wheel_timer *t);
 bool timer_armed(const struct wheel_timer *t);
-void timer_handler(struct ctx *c, uint64_t now_ms);
+void timer_handler(const struct ctx *c, uint64_t now_ms);
 uint64_t timer_now_ms(void);
 uint64_t timer_next_deadline(void);
 unsigned int timer_count(void);

@@ -232,7 +232,7 @@ static void vu_call(struct vu_queue *q)
  * @dev:	device
  * @qi:		queue index
  */
-void vu_queue_stop(struct ctx *c, struct vu_dev *dev, unsigned int qi)
+void vu_queue_stop(const struct ctx *c, struct vu_dev *dev, unsigned int qi)
 {
 	struct vu_queue *q = &dev->q[qi];
 
@@ -257,7 +257,7 @@ void vu_queue_stop(struct ctx *c, struct vu_dev *dev, unsigned int qi)
  * @dev:	device
  * @qi:		queue index
  */
-void vu_queue_reset(struct ctx *c, struct vu_dev *dev, unsigned int qi)
+void vu_queue_reset(const struct ctx *c, struct vu_dev *dev, unsigned int qi)
 {
 	struct vu_queue *q = &dev->q[qi];
 
@@ -278,7 +278,8 @@ void vu_queue_reset(struct ctx *c, struct vu_dev *dev, unsigned int qi)
  * @dev:	device
  * @qi:		queue index
  */
-static void vu_queue_start(struct ctx *c, struct vu_dev *dev, unsigned int qi)
+static void vu_queue_start(const struct ctx *c, struct vu_dev *dev,
+			   unsigned int qi)
 {
 	struct vu_queue *q = &dev->q[qi];
 	int ret, flags;
@@ -325,7 +326,7 @@ static void vu_queue_start(struct ctx *c, struct vu_dev *dev, unsigned int qi)
  * @dev:	device
  * @qi:		queue index
  */
-void vu_queue_update(struct ctx *c, struct vu_dev *dev, unsigned int qi)
+void vu_queue_update(const struct ctx *c, struct vu_dev *dev, unsigned int qi)
 {
 	vu_queue_start(c, dev, qi);
 	if (dev->q[qi].vq.started && dev->q[qi].enabled)
@@ -351,7 +352,7 @@ static bool vu_rx_ready(void)
  * Return: true if buffers are available already (no kick will come for
  *	   them)
  */
-static bool vu_rx_arm(struct ctx *c)
+static bool vu_rx_arm(const struct ctx *c)
 {
 	struct vu_queue *q = &vu_dev.q[VU_RX_Q];
 
@@ -369,7 +370,7 @@ static bool vu_rx_arm(struct ctx *c)
  * @c:		execution context
  * @on:		true to be woken up when the guest adds receive buffers
  */
-static void vu_want_output(struct ctx *c, bool on)
+static void vu_want_output(const struct ctx *c, bool on)
 {
 	struct vu_queue *q = &vu_dev.q[VU_RX_Q];
 
@@ -450,7 +451,7 @@ static bool vu_offload(void)
  * Return: frames written or dropped for good; fewer than @nframes if the
  *	   guest has no more buffers, with the wake-up armed
  */
-static size_t vu_send_frames(struct ctx *c, const struct iovec *iov,
+static size_t vu_send_frames(const struct ctx *c, const struct iovec *iov,
 			     size_t bufs_per_frame, size_t nframes)
 {
 	struct vu_queue *q = &vu_dev.q[VU_RX_Q];
@@ -517,7 +518,7 @@ static size_t vu_send_frames(struct ctx *c, const struct iovec *iov,
  * vu_rx_kick() - the guest added receive buffers: continue the output
  * @c:		execution context
  */
-static void vu_rx_kick(struct ctx *c)
+static void vu_rx_kick(const struct ctx *c)
 {
 	if (vu_dev.q[VU_RX_Q].kick_fd >= 0)
 		vu_eventfd_read(vu_dev.q[VU_RX_Q].kick_fd);
@@ -586,7 +587,7 @@ static void vu_tx_drop(const struct vu_queue *q, int rc, size_t len)
  * @c:		execution context
  * @now_ms:	current time, milliseconds
  */
-static void vu_tx_kick(struct ctx *c, uint64_t now_ms)
+static void vu_tx_kick(const struct ctx *c, uint64_t now_ms)
 {
 	struct vu_queue *q = &vu_dev.q[VU_TX_Q];
 	uint32_t gen = vu_dev.gen;
@@ -699,7 +700,7 @@ static void vu_dev_clear(struct vu_dev *dev)
  *
  * Return: 0 on success, negative errno (logged, @fd closed)
  */
-static int vu_guest_attach(struct ctx *c, int fd)
+static int vu_guest_attach(const struct ctx *c, int fd)
 {
 	struct timeval tv = {
 		.tv_sec = VU_SOCK_TIMEOUT_MS / 1000,
@@ -747,7 +748,7 @@ static int vu_guest_attach(struct ctx *c, int fd)
  * @c:		execution context
  * @why:	reason, for the log
  */
-static void vu_guest_close(struct ctx *c, const char *why)
+static void vu_guest_close(const struct ctx *c, const char *why)
 {
 	unsigned int qi;
 	bool away;
@@ -794,7 +795,7 @@ static void vu_guest_close(struct ctx *c, const char *why)
  * vu_accept() - a connection on the listening socket: serve it
  * @c:		execution context
  */
-static void vu_accept(struct ctx *c)
+static void vu_accept(const struct ctx *c)
 {
 	struct ucred cred;
 	socklen_t sl = sizeof(cred);
@@ -833,8 +834,8 @@ static void vu_accept(struct ctx *c)
  * @events:	epoll events
  * @now_ms:	current time, milliseconds
  */
-static void vu_handler(struct ctx *c, union epoll_ref ref, uint32_t events,
-		       uint64_t now_ms)
+static void vu_handler(const struct ctx *c, union epoll_ref ref,
+		       uint32_t events, uint64_t now_ms)
 {
 	int ret;
 

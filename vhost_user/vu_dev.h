@@ -149,18 +149,18 @@ struct vu_dev {
 };
 
 /* vu_msg.c */
-int vu_msg_handle(struct ctx *c, struct vu_dev *dev);
+int vu_msg_handle(const struct ctx *c, struct vu_dev *dev);
 
 /* vu_migrate.c */
 void vu_mig_log_update(struct vu_dev *dev);
 void vu_mig_log_kick(struct vu_dev *dev);
 void vu_mig_clear(struct vu_dev *dev);
-void vu_mig_running(struct ctx *c, struct vu_dev *dev);
-bool vu_mig_closed(struct ctx *c, struct vu_dev *dev);
+void vu_mig_running(const struct ctx *c, struct vu_dev *dev);
+bool vu_mig_closed(const struct ctx *c, struct vu_dev *dev);
 
 /* vhost_user.c */
-void vu_queue_update(struct ctx *c, struct vu_dev *dev, unsigned int qi);
-void vu_queue_stop(struct ctx *c, struct vu_dev *dev, unsigned int qi);
-void vu_queue_reset(struct ctx *c, struct vu_dev *dev, unsigned int qi);
+void vu_queue_update(const struct ctx *c, struct vu_dev *dev, unsigned int qi);
+void vu_queue_stop(const struct ctx *c, struct vu_dev *dev, unsigned int qi);
+void vu_queue_reset(const struct ctx *c, struct vu_dev *dev, unsigned int qi);
 
 #endif /* VHOST_USER_VU_DEV_H */

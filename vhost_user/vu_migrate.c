@@ -143,7 +143,7 @@ void vu_mig_clear(struct vu_dev *dev)
  *
  * Return: VU_REPLIED, VU_BAD on socket failure
  */
-enum vu_res vu_mig_set_log_base(struct ctx *c, struct vu_dev *dev,
+enum vu_res vu_mig_set_log_base(const struct ctx *c, struct vu_dev *dev,
 				struct vu_msg *m)
 {
 	uint64_t size = m->p.log.size, off = m->p.log.offset, skew;
@@ -193,7 +193,7 @@ enum vu_res vu_mig_set_log_base(struct ctx *c, struct vu_dev *dev,
  *
  * Return: VU_OK
  */
-enum vu_res vu_mig_set_log_fd(struct ctx *c, struct vu_dev *dev,
+enum vu_res vu_mig_set_log_fd(const struct ctx *c, struct vu_dev *dev,
 			      struct vu_msg *m)
 {
 	(void)c;
@@ -229,7 +229,7 @@ static bool vu_mig_suspended(const struct vu_dev *dev)
  *
  * Return: VU_REPLIED, VU_BAD on socket failure
  */
-enum vu_res vu_mig_set_state_fd(struct ctx *c, struct vu_dev *dev,
+enum vu_res vu_mig_set_state_fd(const struct ctx *c, struct vu_dev *dev,
 				struct vu_msg *m)
 {
 	uint32_t dir = m->p.transfer.direction, phase = m->p.transfer.phase;
@@ -292,7 +292,7 @@ enum vu_res vu_mig_set_state_fd(struct ctx *c, struct vu_dev *dev,
  *
  * Return: VU_REPLIED, VU_BAD on socket failure
  */
-enum vu_res vu_mig_check_state(struct ctx *c, struct vu_dev *dev,
+enum vu_res vu_mig_check_state(const struct ctx *c, struct vu_dev *dev,
 			       struct vu_msg *m)
 {
 	enum vu_res res = vu_msg_reply_u64(dev, m, dev->state_result ? 1 : 0);
@@ -310,7 +310,7 @@ enum vu_res vu_mig_check_state(struct ctx *c, struct vu_dev *dev,
  * @c:		execution context
  * @dev:	device
  */
-void vu_mig_running(struct ctx *c, struct vu_dev *dev)
+void vu_mig_running(const struct ctx *c, struct vu_dev *dev)
 {
 	if (dev->saved) {
 		dev->saved = false;
@@ -330,7 +330,7 @@ void vu_mig_running(struct ctx *c, struct vu_dev *dev)
  *
  * Return: true if the guest migrated away from here
  */
-bool vu_mig_closed(struct ctx *c, struct vu_dev *dev)
+bool vu_mig_closed(const struct ctx *c, struct vu_dev *dev)
 {
 	bool away = dev->saved;
 

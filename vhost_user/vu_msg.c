@@ -61,7 +61,8 @@ struct vu_msg_type {
 	const char *name;
 	size_t size;
 	int fds;
-	enum vu_res (*fn)(struct ctx *c, struct vu_dev *dev, struct vu_msg *m);
+	enum vu_res (*fn)(const struct ctx *c, struct vu_dev *dev,
+			  struct vu_msg *m);
 };
 
 
@@ -155,7 +156,7 @@ int vu_msg_queue(const struct vu_msg *m, uint64_t index)
  * @c:		execution context
  * @dev:	device
  */
-static void vu_msg_stop_all(struct ctx *c, struct vu_dev *dev)
+static void vu_msg_stop_all(const struct ctx *c, struct vu_dev *dev)
 {
 	unsigned int qi;
 
@@ -171,7 +172,7 @@ static void vu_msg_stop_all(struct ctx *c, struct vu_dev *dev)
  *
  * Return: VU_REPLIED, VU_BAD on socket failure
  */
-static enum vu_res vu_msg_get_features(struct ctx *c, struct vu_dev *dev,
+static enum vu_res vu_msg_get_features(const struct ctx *c, struct vu_dev *dev,
 				       struct vu_msg *m)
 {
 	(void)c;
@@ -186,7 +187,7 @@ static enum vu_res vu_msg_get_features(struct ctx *c, struct vu_dev *dev,
  *
  * Return: VU_OK, VU_FAIL if features we did not offer are set
  */
-static enum vu_res vu_msg_set_features(struct ctx *c, struct vu_dev *dev,
+static enum vu_res vu_msg_set_features(const struct ctx *c, struct vu_dev *dev,
 				       struct vu_msg *m)
 {
 	uint64_t f = m->p.u64;
@@ -236,7 +237,7 @@ static enum vu_res vu_msg_set_features(struct ctx *c, struct vu_dev *dev,
  *
  * Return: VU_REPLIED, VU_BAD on socket failure
  */
-static enum vu_res vu_msg_get_protocol_features(struct ctx *c,
+static enum vu_res vu_msg_get_protocol_features(const struct ctx *c,
 						struct vu_dev *dev,
 						struct vu_msg *m)
 {
@@ -252,7 +253,7 @@ static enum vu_res vu_msg_get_protocol_features(struct ctx *c,
  *
  * Return: VU_OK (bits we did not offer are ignored, and logged)
  */
-static enum vu_res vu_msg_set_protocol_features(struct ctx *c,
+static enum vu_res vu_msg_set_protocol_features(const struct ctx *c,
 						struct vu_dev *dev,
 						struct vu_msg *m)
 {
@@ -275,7 +276,7 @@ static enum vu_res vu_msg_set_protocol_features(struct ctx *c,
  *
  * Return: VU_OK
  */
-static enum vu_res vu_msg_set_owner(struct ctx *c, struct vu_dev *dev,
+static enum vu_res vu_msg_set_owner(const struct ctx *c, struct vu_dev *dev,
 				    struct vu_msg *m)
 {
 	(void)c;
@@ -295,7 +296,7 @@ static enum vu_res vu_msg_set_owner(struct ctx *c, struct vu_dev *dev,
  *
  * Return: VU_OK
  */
-static enum vu_res vu_msg_reset(struct ctx *c, struct vu_dev *dev,
+static enum vu_res vu_msg_reset(const struct ctx *c, struct vu_dev *dev,
 				struct vu_msg *m)
 {
 	unsigned int qi;
@@ -322,7 +323,7 @@ static enum vu_res vu_msg_reset(struct ctx *c, struct vu_dev *dev,
  * Return: VU_OK, VU_FAIL if the memory can't be mapped, VU_BAD for a
  *	   malformed table
  */
-static enum vu_res vu_msg_set_mem_table(struct ctx *c, struct vu_dev *dev,
+static enum vu_res vu_msg_set_mem_table(const struct ctx *c, struct vu_dev *dev,
 					struct vu_msg *m)
 {
 	struct vu_mem_region_desc d[VU_MEM_REGIONS_MAX];
@@ -382,7 +383,7 @@ static enum vu_res vu_msg_set_mem_table(struct ctx *c, struct vu_dev *dev,
  *
  * Return: VU_OK, VU_FAIL for a bad index or size
  */
-static enum vu_res vu_msg_set_vring_num(struct ctx *c, struct vu_dev *dev,
+static enum vu_res vu_msg_set_vring_num(const struct ctx *c, struct vu_dev *dev,
 					struct vu_msg *m)
 {
 	int qi = vu_msg_queue(m, m->p.state.index);
@@ -410,8 +411,8 @@ static enum vu_res vu_msg_set_vring_num(struct ctx *c, struct vu_dev *dev,
  *
  * Return: VU_OK, VU_FAIL for a bad index
  */
-static enum vu_res vu_msg_set_vring_addr(struct ctx *c, struct vu_dev *dev,
-					 struct vu_msg *m)
+static enum vu_res vu_msg_set_vring_addr(const struct ctx *c,
+					 struct vu_dev *dev, struct vu_msg *m)
 {
 	int qi = vu_msg_queue(m, m->p.addr.index);
 	struct vu_queue *q;
@@ -439,8 +440,8 @@ static enum vu_res vu_msg_set_vring_addr(struct ctx *c, struct vu_dev *dev,
  *
  * Return: VU_OK, VU_FAIL for a bad index
  */
-static enum vu_res vu_msg_set_vring_base(struct ctx *c, struct vu_dev *dev,
-					 struct vu_msg *m)
+static enum vu_res vu_msg_set_vring_base(const struct ctx *c,
+					 struct vu_dev *dev, struct vu_msg *m)
 {
 	int qi = vu_msg_queue(m, m->p.state.index);
 
@@ -461,8 +462,8 @@ static enum vu_res vu_msg_set_vring_base(struct ctx *c, struct vu_dev *dev,
  *
  * Return: VU_REPLIED, VU_BAD on socket failure
  */
-static enum vu_res vu_msg_get_vring_base(struct ctx *c, struct vu_dev *dev,
-					 struct vu_msg *m)
+static enum vu_res vu_msg_get_vring_base(const struct ctx *c,
+					 struct vu_dev *dev, struct vu_msg *m)
 {
 	struct vu_vring_state st = { .index = m->p.state.index };
 	int qi = vu_msg_queue(m, m->p.state.index);
@@ -494,7 +495,7 @@ static enum vu_res vu_msg_get_vring_base(struct ctx *c, struct vu_dev *dev,
  *	   (polling is not supported), VU_BAD if the descriptor count is
  *	   wrong
  */
-static enum vu_res vu_msg_set_vring_fd(struct ctx *c, struct vu_dev *dev,
+static enum vu_res vu_msg_set_vring_fd(const struct ctx *c, struct vu_dev *dev,
 				       struct vu_msg *m)
 {
 	bool nofd = m->p.u64 & VU_VRING_NOFD;
@@ -551,7 +552,7 @@ static enum vu_res vu_msg_set_vring_fd(struct ctx *c, struct vu_dev *dev,
  *
  * Return: VU_REPLIED, VU_BAD on socket failure
  */
-static enum vu_res vu_msg_get_queue_num(struct ctx *c, struct vu_dev *dev,
+static enum vu_res vu_msg_get_queue_num(const struct ctx *c, struct vu_dev *dev,
 					struct vu_msg *m)
 {
 	(void)c;
@@ -566,8 +567,8 @@ static enum vu_res vu_msg_get_queue_num(struct ctx *c, struct vu_dev *dev,
  *
  * Return: VU_OK, VU_FAIL for a bad index
  */
-static enum vu_res vu_msg_set_vring_enable(struct ctx *c, struct vu_dev *dev,
-					   struct vu_msg *m)
+static enum vu_res vu_msg_set_vring_enable(const struct ctx *c,
+					   struct vu_dev *dev, struct vu_msg *m)
 {
 	int qi = vu_msg_queue(m, m->p.state.index);
 
@@ -589,7 +590,7 @@ static enum vu_res vu_msg_set_vring_enable(struct ctx *c, struct vu_dev *dev,
  *
  * Return: VU_OK
  */
-static enum vu_res vu_msg_ignore(struct ctx *c, struct vu_dev *dev,
+static enum vu_res vu_msg_ignore(const struct ctx *c, struct vu_dev *dev,
 				 struct vu_msg *m)
 {
 	(void)c;
@@ -817,7 +818,7 @@ fail:
  *
  * Return: 0, or negative errno if the connection must be closed
  */
-static int vu_msg_dispatch(struct ctx *c, struct vu_dev *dev,
+static int vu_msg_dispatch(const struct ctx *c, struct vu_dev *dev,
 			   struct vu_msg *m)
 {
 	uint32_t req = m->hdr.request;
@@ -877,7 +878,7 @@ static int vu_msg_dispatch(struct ctx *c, struct vu_dev *dev,
  * Return: 0 to go on, -ECONNRESET if the front-end closed the
  *	   connection, other negative errno if it must be closed (logged)
  */
-int vu_msg_handle(struct ctx *c, struct vu_dev *dev)
+int vu_msg_handle(const struct ctx *c, struct vu_dev *dev)
 {
 	static struct vu_msg m;
 	unsigned int i;

@@ -209,13 +209,13 @@ int vu_msg_take_fd(struct vu_msg *m);
 int vu_msg_queue(const struct vu_msg *m, uint64_t index);
 
 /* vu_migrate.c */
-enum vu_res vu_mig_set_log_base(struct ctx *c, struct vu_dev *dev,
+enum vu_res vu_mig_set_log_base(const struct ctx *c, struct vu_dev *dev,
 				struct vu_msg *m);
-enum vu_res vu_mig_set_log_fd(struct ctx *c, struct vu_dev *dev,
+enum vu_res vu_mig_set_log_fd(const struct ctx *c, struct vu_dev *dev,
 			      struct vu_msg *m);
-enum vu_res vu_mig_set_state_fd(struct ctx *c, struct vu_dev *dev,
+enum vu_res vu_mig_set_state_fd(const struct ctx *c, struct vu_dev *dev,
 				struct vu_msg *m);
-enum vu_res vu_mig_check_state(struct ctx *c, struct vu_dev *dev,
+enum vu_res vu_mig_check_state(const struct ctx *c, struct vu_dev *dev,
 			       struct vu_msg *m);
 
 #endif /* VHOST_USER_VU_MSG_H */

@@ -51,7 +51,7 @@ static struct {
  * @frame:	frame
  * @len:	length
  */
-void qdisc_send(struct ctx *c, const void *frame, size_t len)
+void qdisc_send(const struct ctx *c, const void *frame, size_t len)
 {
 	(void)c;
 	ck_assert_uint_le(len, SENT_SIZE);

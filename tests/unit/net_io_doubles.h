@@ -149,7 +149,7 @@ static inline bool same_family(const union inany_addr *a,
  * @frame:	frame
  * @len:	length
  */
-void qdisc_send(struct ctx *c, const void *frame, size_t len)
+void qdisc_send(const struct ctx *c, const void *frame, size_t len)
 {
 	(void)c;
 	ck_assert_uint_le(len, SENT_SIZE);
@@ -170,7 +170,7 @@ void qdisc_send(struct ctx *c, const void *frame, size_t len)
  * @l4len:	TCP length
  * @now_ms:	time
  */
-void tcp_guest_input(struct ctx *c, const union inany_addr *saddr,
+void tcp_guest_input(const struct ctx *c, const union inany_addr *saddr,
 		     const union inany_addr *daddr, const struct tcphdr *th,
 		     size_t l4len, uint64_t now_ms)
 {
@@ -196,7 +196,7 @@ void tcp_guest_input(struct ctx *c, const union inany_addr *saddr,
  * tcp_input_done() - test double: count calls
  * @c:		execution context
  */
-void tcp_input_done(struct ctx *c)
+void tcp_input_done(const struct ctx *c)
 {
 	(void)c;
 	input_done_calls++;
@@ -218,7 +218,7 @@ void udp_gso_flush(void)
  *
  * Return: never
  */
-int mcast_guest_igmp(struct ctx *c, const uint8_t *msg, size_t len,
+int mcast_guest_igmp(const struct ctx *c, const uint8_t *msg, size_t len,
 		     uint64_t now_ms)
 {
 	(void)c;
@@ -240,7 +240,7 @@ int mcast_guest_igmp(struct ctx *c, const uint8_t *msg, size_t len,
  *
  * Return: never
  */
-int mcast_guest_mld(struct ctx *c, const struct in6_addr *src,
+int mcast_guest_mld(const struct ctx *c, const struct in6_addr *src,
 		    const struct in6_addr *dst, const uint8_t *msg,
 		    size_t len, uint64_t now_ms)
 {
@@ -264,7 +264,7 @@ int mcast_guest_mld(struct ctx *c, const struct in6_addr *src,
  *
  * Return: never
  */
-bool mcast_guest_udp(struct ctx *c, const union inany_addr *daddr,
+bool mcast_guest_udp(const struct ctx *c, const union inany_addr *daddr,
 		     const uint8_t *l4, size_t ulen, uint64_t now_ms)
 {
 	(void)c;
@@ -310,7 +310,7 @@ static inline void l4_record(struct l4_call *call,
  * @l4len:	UDP length from the IP header
  * @now_ms:	time
  */
-void udp_guest_input(struct ctx *c, const union inany_addr *saddr,
+void udp_guest_input(const struct ctx *c, const union inany_addr *saddr,
 		     const union inany_addr *daddr, const uint8_t *udp,
 		     size_t l4len, uint64_t now_ms)
 {
@@ -330,7 +330,7 @@ void udp_guest_input(struct ctx *c, const union inany_addr *saddr,
  * @l4len:	message length
  * @now_ms:	time
  */
-void icmp_guest_input(struct ctx *c, const union inany_addr *saddr,
+void icmp_guest_input(const struct ctx *c, const union inany_addr *saddr,
 		      const union inany_addr *daddr, const uint8_t *icmp,
 		      size_t l4len, uint64_t now_ms)
 {
@@ -376,7 +376,7 @@ static inline bool dhcp_check(const uint8_t *payload, size_t len, uint16_t port)
  *
  * Return: dhcp_call.consume
  */
-bool dhcp_input(struct ctx *c, const uint8_t *payload, size_t len)
+bool dhcp_input(const struct ctx *c, const uint8_t *payload, size_t len)
 {
 	(void)c;
 	ck_assert_uint_eq(tf_get16(cur_frame + 12), 0x0800);
@@ -393,7 +393,7 @@ bool dhcp_input(struct ctx *c, const uint8_t *payload, size_t len)
  *
  * Return: dhcp_call.consume
  */
-bool dhcpv6_input(struct ctx *c, const struct in6_addr *saddr,
+bool dhcpv6_input(const struct ctx *c, const struct in6_addr *saddr,
 		  const uint8_t *payload, size_t len)
 {
 	(void)c;
@@ -413,7 +413,7 @@ bool dhcpv6_input(struct ctx *c, const struct in6_addr *saddr,
  * @l4len:	TCP length
  * @now_ms:	time
  */
-static inline void tcp_double_input(struct ctx *c,
+static inline void tcp_double_input(const struct ctx *c,
 				    const union inany_addr *saddr,
 				    const union inany_addr *daddr,
 				    const uint8_t *l4, size_t l4len,
@@ -427,7 +427,7 @@ static inline void tcp_double_input(struct ctx *c,
  * udp_double_done() - test double registered for UDP's end of a batch
  * @c:		execution context
  */
-static inline void udp_double_done(struct ctx *c)
+static inline void udp_double_done(const struct ctx *c)
 {
 	(void)c;
 	udp_gso_flush();

@@ -155,7 +155,7 @@ static void random_op(bool in_cb)
  * @t:		timer
  * @now:	current time
  */
-static void model_cb(struct ctx *c, struct wheel_timer *t, uint64_t now)
+static void model_cb(const struct ctx *c, struct wheel_timer *t, uint64_t now)
 {
 	struct tt *x = tt_of(t);
 	int i, n;
@@ -356,7 +356,8 @@ END_TEST
  * @t:		timer
  * @now:	current time
  */
-static void periodic_cb(struct ctx *c, struct wheel_timer *t, uint64_t now)
+static void periodic_cb(const struct ctx *c, struct wheel_timer *t,
+			uint64_t now)
 {
 	struct tt *x = tt_of(t);
 
@@ -408,7 +409,8 @@ END_TEST
  * @t:		timer
  * @now:	current time
  */
-static void self_now_cb(struct ctx *c, struct wheel_timer *t, uint64_t now)
+static void self_now_cb(const struct ctx *c, struct wheel_timer *t,
+			uint64_t now)
 {
 	(void)c;
 	tt_of(t)->fired++;
@@ -439,7 +441,7 @@ END_TEST
  * @t:		timer
  * @now:	current time
  */
-static void count_cb(struct ctx *c, struct wheel_timer *t, uint64_t now)
+static void count_cb(const struct ctx *c, struct wheel_timer *t, uint64_t now)
 {
 	(void)c;
 	CHECK(!tt_of(t)->cancelled, "cancelled timer fired");
@@ -453,7 +455,7 @@ static void count_cb(struct ctx *c, struct wheel_timer *t, uint64_t now)
  * @t:		timer
  * @now:	current time
  */
-static void cancel_cb(struct ctx *c, struct wheel_timer *t, uint64_t now)
+static void cancel_cb(const struct ctx *c, struct wheel_timer *t, uint64_t now)
 {
 	struct tt *x = tt_of(t);
 	unsigned int i;

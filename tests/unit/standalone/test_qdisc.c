@@ -111,7 +111,7 @@ bool tap_output_held(const struct ctx *c)
  *
  * Return: frames accepted
  */
-size_t tap_send_frames_vnet(struct ctx *c, const struct iovec *iov,
+size_t tap_send_frames_vnet(const struct ctx *c, const struct iovec *iov,
 			    size_t nframes)
 {
 	static const struct virtio_net_hdr zero;
@@ -185,7 +185,7 @@ size_t tap_send_frames_vnet(struct ctx *c, const struct iovec *iov,
  *
  * Return: QDISC_MORE while backlog remains, QDISC_DONE otherwise
  */
-static enum qdisc_pull_result model_pull(struct ctx *c, uint32_t flow,
+static enum qdisc_pull_result model_pull(const struct ctx *c, uint32_t flow,
 					 size_t budget, uint64_t now_ms)
 {
 	size_t used = 0;
