@@ -60,6 +60,7 @@
 #include "../util/timer.h"
 #include "../util/util.h"
 #include "../util/syscalls.h"
+#include "../net/frame.h"
 
 /* System calls after start-up: sockets of the groups the guest joins */
 SYSCALLS(SYSCALLS_BOTH, "socket", "setsockopt", "bind", "connect",

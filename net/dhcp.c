@@ -66,6 +66,7 @@
 #include "ip.h"
 #include "net.h"
 #include "../guest/guest.h"
+#include "frame.h"
 
 /* BOOTP/DHCP message layout (RFC 2131, section 2) */
 #define DHCP_OFF_OP		0

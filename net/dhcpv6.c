@@ -49,6 +49,7 @@
 #include "../util/inany.h"
 #include "ip.h"
 #include "net.h"
+#include "frame.h"
 
 /* Message: type, 24-bit transaction ID, options (RFC 8415, section 8) */
 #define DHCPV6_OFF_TYPE		0

@@ -46,6 +46,7 @@
 #include "../util/timer.h"
 #include "../util/util.h"
 #include "../util/syscalls.h"
+#include "frame.h"
 
 /* System calls after start-up: Ping sockets, one per echo flow */
 SYSCALLS(SYSCALLS_BOTH, "socket", "bind", "connect", "sendto", "recvfrom",

@@ -44,6 +44,7 @@
 #include "ndp.h"
 #include "net.h"
 #include "../guest/guest.h"
+#include "frame.h"
 
 /* Message layouts: ICMPv6 header, then type-specific fields, then options */
 #define NDP_RS_LEN		8

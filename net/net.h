@@ -5,9 +5,8 @@
  * guest with bounds checks at every layer, answers ARP and NDP itself,
  * and hands TCP segments (and later UDP datagrams and ICMP echo) to their
  * protocol module with the addresses already extracted. Malformed frames
- * are counted in net_stats and dropped. net_fill_l2l3() writes the
- * Ethernet and IP headers in front of a protocol payload for frames going
- * to the guest.
+ * are counted in net_stats and dropped. The headers of frames going to
+ * the guest are net/frame.c's.
  *
  * Frames given to net_input() must stay in place until the backend calls
  * net_input_done(): TCP writes guest payloads from there, once per batch.
@@ -19,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "frame.h"
 #include "../util/inany.h"
 
 struct ctx;
@@ -73,10 +73,6 @@ struct net_mcast_ops {
 void net_l4_register(enum net_l4 p, const struct net_l4_ops *ops);
 void net_mcast_register(const struct net_mcast_ops *ops);
 
-#define ETH_HDR_LEN		14
-#define IP4_HDR_LEN		20
-#define IP6_HDR_LEN		40
-#define L2L3_HDR_MAX		(ETH_HDR_LEN + IP6_HDR_LEN)
 
 /* Call net_ndp_unsolicited() this often (RFC 4861 MaxRtrAdvInterval) */
 #define NET_RA_INTERVAL_MS	(600 * 1000)
@@ -121,10 +117,6 @@ extern struct net_stats net_stats;
 
 void net_input(const struct ctx *c, const uint8_t *frame, size_t len,
 	       uint64_t now_ms);
-size_t net_fill_l2l3(const struct ctx *c, uint8_t *buf,
-		     const union inany_addr *src, const union inany_addr *dst,
-		     uint8_t proto, size_t l4len);
-size_t net_l2l3_len(const union inany_addr *src);
 void net_ndp_unsolicited(const struct ctx *c);
 void net_stats_log(void);
 void net_input_done(const struct ctx *c);

@@ -29,13 +29,13 @@
 #include "tcp.h"
 #include "tcp_internal.h"
 #include "../net/checksum.h"
-#include "../net/net.h"
 #include "../conf/ctx.h"
 #include "../qdisc/qdisc.h"
 #include "../tap/tap.h"
 #include "../util/log.h"
 #include "../util/util.h"
 #include "../util/syscalls.h"
+#include "../net/frame.h"
 
 /* System calls after start-up: Peeking socket data into frames (MSG_PEEK) */
 SYSCALLS(SYSCALLS_BOTH, "recvmsg");

@@ -33,12 +33,12 @@
 #include "udp_internal.h"
 #include "../flow/flow.h"
 #include "../net/checksum.h"
-#include "../net/net.h"
 #include "../conf/ctx.h"
 #include "../qdisc/qdisc.h"
 #include "../util/log.h"
 #include "../util/util.h"
 #include "../util/syscalls.h"
+#include "../net/frame.h"
 
 /* System calls after start-up: Batches of datagrams for the guest */
 SYSCALLS(SYSCALLS_BOTH, "recvmmsg");

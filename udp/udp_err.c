@@ -43,11 +43,11 @@
 #include "../flow/nat.h"
 #include "../net/checksum.h"
 #include "../net/icmp.h"
-#include "../net/net.h"
 #include "../conf/ctx.h"
 #include "../util/log.h"
 #include "../util/util.h"
 #include "../util/syscalls.h"
+#include "../net/frame.h"
 
 /* System calls after start-up: ICMP errors from the error queue
  * (MSG_ERRQUEUE)
