@@ -23,11 +23,12 @@
  *     but the excluded ones.
  *
  * The other way, rules from a client are checked against what this relay
- * can do: an enabled family for the bind address, no multicast target, no
- * two rules on the same port of a direction (this implementation keeps
- * one rule per port and direction, whatever the address), at most
- * FWD_RULES_MAX per direction. "auto" can only be kept exactly as it is,
- * or removed, at run time: its rules must then be the ones shown.
+ * can do: enabled families for the bind and target addresses, no
+ * multicast target, no two rules on the same port of a direction (this
+ * implementation keeps one rule per port and direction, whatever the
+ * address), at most FWD_RULES_MAX per direction. "auto" can only be kept
+ * exactly as it is, or removed, at run time: its rules must then be the
+ * ones shown.
  */
 
 #include <stdio.h>
@@ -253,6 +254,13 @@ static int fwd_rule_from_wire(const struct fwd_rules_env *env,
 			 IN6_IS_ADDR_MULTICAST(&w->taddr.a6))
 			return fwd_rules_err(errbuf, errlen,
 					     "multicast target address");
+		/* The guest can't be reached on a disabled family (and a
+		 * rule without a bind address listens on the target's)
+		 */
+		if (v4 ? !env->ipv4 : !env->ipv6)
+			return fwd_rules_err(errbuf, errlen,
+					     "a target IPv%c address, but IPv%c is disabled",
+					     v4 ? '4' : '6', v4 ? '4' : '6');
 		r->to_addr = w->taddr;
 	}
 

@@ -177,6 +177,15 @@ START_TEST(test_decode)
 		      (struct in_addr){ htonl(0xe00000fbU) });
 	ck_assert_int_eq(from_wire(&env_host, IPPROTO_TCP, &none), -1);
 	ck_assert(strstr(errbuf, "multicast"));
+
+	/* A target of a disabled family (fuzz_pesto found the table it made
+	 * didn't read back): 0.0.0.0 to an IPv6 address, IPv6 off
+	 */
+	table_of(PESTO_PIF_HOST, to_wire(&env_host, "0.0.0.0/22:192.0.2.9",
+					 IPPROTO_TCP));
+	inet_pton(AF_INET6, "2001:db8::9", &t.rules[0].taddr.a6);
+	ck_assert_int_eq(from_wire(&v6off, IPPROTO_TCP, &none), -1);
+	ck_assert(strstr(errbuf, "target IPv6 address"));
 }
 END_TEST
 
