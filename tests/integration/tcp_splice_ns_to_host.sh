@@ -254,6 +254,20 @@ reset_from_client() {
 		rig_fail "server saw: $(tail -n 1 "$RIG_TMP/server.err")"
 }
 
+# server_source_started() - wait until the server's socat (a child of the
+# timeout that start_server() started) runs its EXEC child
+# Return: 0 once it does, 1 after 5 s
+server_source_started() {
+	local i sock
+
+	for i in $(seq 100); do
+		sock=$(pgrep -P "$SERVER_PID" -x socat) &&
+			pgrep -P "$sock" >/dev/null && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 # reset_from_server() - test: a server's RST reaches the client
 reset_from_server() {
 	local client
@@ -265,7 +279,13 @@ reset_from_server() {
 		2>"$RIG_TMP/client.err" &
 	client=$!
 	rig_defer "rig_kill $client"
-	sleep 0.5
+	# The server's socat sets SO_LINGER on the connection it accepted
+	# before it starts the source: wait for that, or its exit would close
+	# gracefully (on a busy machine half a second was not always enough)
+	server_source_started ||
+		rig_fail "the server's source did not start within 5 s" ||
+		return 1
+	sleep 0.2
 	# timeout passes SIGTERM on; socat's exit closes with SO_LINGER 0
 	kill -TERM "$SERVER_PID"
 	wait "$SERVER_PID" 2>/dev/null
