@@ -30,7 +30,7 @@
  * Input (queue 1): on a kick, we read the eventfd, turn the guest's
  * notifications off, and take frames: each is copied (without its
  * virtio-net header) into a slot of a static batch buffer and handed to
- * tap_frame_in(); after a batch, net_input_done() lets TCP finish with the
+ * tap_frame_in(); after a batch, tap_frames_done() lets TCP finish with the
  * slots, and the guest is notified (call eventfd) if it wants to be. Then
  * notifications go back on; if frames arrived meanwhile, we go on. After
  * VU_TX_BATCHES batches we stop and write to the kick eventfd ourselves,
