@@ -104,16 +104,6 @@ static char pasta_child_stack[PASTA_CHILD_STACK_SIZE]
 	__attribute__((aligned(16)));
 
 /**
- * pasta_can_enter() - check that we may enter the target namespace
- *
- * Return: 0 if we may, negative errno from setns() otherwise
- */
-static int pasta_can_enter(void)
-{
-	return ns_enter_check();
-}
-
-/**
  * pasta_same_ns() - is a namespace descriptor the one we are in?
  * @fd:		namespace descriptor
  * @self:	our own namespace file, e.g. /proc/self/ns/user
@@ -193,7 +183,7 @@ static void pasta_open_netns_file(const char *path, const char *what)
  */
 static void pasta_enter_or_die(const char *what, const char *hint)
 {
-	int ret = pasta_can_enter();
+	int ret = ns_enter_check();
 
 	if (!ret)
 		return;
@@ -250,7 +240,7 @@ static void pasta_join_pid(const struct ctx *c)
 	snprintf(what, sizeof(what), "of PID %i", pid);
 	pasta_open_netns_file(path, what);
 
-	if (pasta_can_enter() == -EPERM && !c->pasta_userns[0] &&
+	if (ns_enter_check() == -EPERM && !c->pasta_userns[0] &&
 	    !c->netns_only) {
 		snprintf(path, sizeof(path), "/proc/%i/ns/user", pid);
 		pasta_join_userns(path);
@@ -433,7 +423,7 @@ static void pasta_spawn(const struct ctx *c)
 		 pasta_child);
 	pasta_open_netns_file(path, what);
 
-	if (!c->netns_only && pasta_can_enter() == -EPERM) {
+	if (!c->netns_only && ns_enter_check() == -EPERM) {
 		snprintf(path, sizeof(path), "/proc/%i/ns/user", pasta_child);
 		pasta_join_userns(path);
 	}

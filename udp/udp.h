@@ -21,7 +21,6 @@ void udp_stats_log(void);
 void udp_guest_input(const struct ctx *c, const union inany_addr *saddr,
 		     const union inany_addr *daddr, const uint8_t *udp,
 		     size_t l4len, uint64_t now_ms);
-void udp_gso_flush(void);
 void udp_sock_handler(const struct ctx *c, union epoll_ref ref, uint32_t events,
 		      uint64_t now_ms);
 int udp_fwd_auto_open(const struct ctx *c, uint16_t port, bool in_ns,

@@ -171,6 +171,7 @@ void udp_gso_forget(uint32_t flow);
 int udp_gso_send(int s, const struct iovec *iov, unsigned int n, size_t seg,
 		 const union sockaddr_inany *to);
 void udp_gso_count(uint32_t flow, unsigned int n, int ret);
+void udp_gso_flush(void);
 
 /* udp_evict.c */
 bool udp_evict(const struct ctx *c, uint64_t now_ms);

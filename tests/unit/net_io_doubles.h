@@ -203,13 +203,6 @@ void tcp_input_done(const struct ctx *c)
 }
 
 /**
- * udp_gso_flush() - test double: nothing to send
- */
-void udp_gso_flush(void)
-{
-}
-
-/**
  * mcast_guest_igmp() - test double: the multicast proxy is off here
  * @c:		execution context
  * @msg:	message
@@ -423,21 +416,11 @@ static inline void tcp_double_input(const struct ctx *c,
 			l4len, now_ms);
 }
 
-/**
- * udp_double_done() - test double registered for UDP's end of a batch
- * @c:		execution context
- */
-static inline void udp_double_done(const struct ctx *c)
-{
-	(void)c;
-	udp_gso_flush();
-}
-
 static const struct net_l4_ops tcp_double_ops = {
 	.input = tcp_double_input, .input_done = tcp_input_done,
 };
 static const struct net_l4_ops udp_double_ops = {
-	.input = udp_guest_input, .input_done = udp_double_done,
+	.input = udp_guest_input,
 };
 static const struct net_l4_ops icmp_double_ops = { .input = icmp_guest_input };
 static const struct net_mcast_ops mcast_double_ops = {

@@ -3,7 +3,7 @@
  *
  * Build (not linked against the other modules: tests/unit/
  * net_io_doubles.h defines its own qdisc_send(), tcp_guest_input(),
- * tcp_input_done(), udp_guest_input(), udp_gso_flush(), icmp_guest_input(),
+ * tcp_input_done(), udp_guest_input(), icmp_guest_input(),
  * dhcp_input(), dhcpv6_input() and the entry points of fwd/mcast.c,
  * never called without --mcast-ports):
  *
