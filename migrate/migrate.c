@@ -290,6 +290,22 @@ static int migrate_load(const struct ctx *c, int fd)
 }
 
 /**
+ * migrate_precopy() - source: a migration began, or it is over without a
+ *		       save (tap_state_ops.precopy)
+ * @c:		execution context
+ * @on:		it began
+ */
+static void migrate_precopy(const struct ctx *c, bool on)
+{
+	unsigned int i;
+
+	for (i = 0; i < migrate_nsections; i++) {
+		if (migrate_sections[i]->precopy)
+			migrate_sections[i]->precopy(c, on);
+	}
+}
+
+/**
  * migrate_resume() - source: the guest goes on here (tap_state_ops.resume)
  * @c:		execution context
  */
@@ -351,6 +367,7 @@ static void migrate_discard(const struct ctx *c)
 static const struct tap_state_ops migrate_ops = {
 	.save		= migrate_save,
 	.load		= migrate_load,
+	.precopy	= migrate_precopy,
 	.resume		= migrate_resume,
 	.finish		= migrate_finish,
 	.start		= migrate_start,

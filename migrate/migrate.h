@@ -30,6 +30,8 @@ struct mig_rec;
  *		in @in)
  * @loaded:	target: all records read and the stream verified: check
  *		what needs all of them; 0 or -errno (why in @in)
+ * @precopy:	source: a migration began (@on), the guest still runs
+ *		here, or it is over without a save; optional
  * @resume:	source: the guest goes on here (a save failed, or the
  *		migration did): everything as before the save
  * @finish:	source: the guest runs on the target now
@@ -44,6 +46,7 @@ struct migrate_section {
 	int (*load)(const struct ctx *c, struct mig_in *in,
 		    const struct mig_rec *r);
 	int (*loaded)(const struct ctx *c, struct mig_in *in);
+	void (*precopy)(const struct ctx *c, bool on);
 	void (*resume)(const struct ctx *c);
 	void (*finish)(const struct ctx *c);
 	void (*start)(const struct ctx *c);

@@ -75,6 +75,9 @@ struct tap_stats {
  * @save:	source: write the state to @fd, blocking; 0 or -errno
  * @load:	target: read a state from @fd up to its end and prepare it,
  *		nothing in force yet; 0, or -errno if refused
+ * @precopy:	source: the front-end started (@on) or stopped logging our
+ *		writes to guest memory: a migration began, or it is over
+ *		without a save (or the front-end left)
  * @resume:	source: the device runs again after a save: the migration
  *		failed, the guest goes on here
  * @finish:	source: the front-end left after a save: the guest runs on
@@ -87,6 +90,7 @@ struct tap_stats {
 struct tap_state_ops {
 	int (*save)(const struct ctx *c, int fd);
 	int (*load)(const struct ctx *c, int fd);
+	void (*precopy)(const struct ctx *c, bool on);
 	void (*resume)(const struct ctx *c);
 	void (*finish)(const struct ctx *c);
 	void (*start)(const struct ctx *c);

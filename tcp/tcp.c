@@ -211,6 +211,7 @@ void tcp_sock_opts(const struct ctx *c, int s)
 	 */
 
 	tcp_sock_bufs(c, s);
+	tcp_mig_sndbuf_sock(s);
 }
 
 /**

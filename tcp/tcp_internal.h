@@ -291,6 +291,10 @@ bool tcp_mig_pending_push(const struct ctx *c, struct tcp_conn *conn);
 void tcp_mig_pending_drop(struct tcp_conn *conn);
 unsigned int tcp_mig_idle(void);
 
+/* tcp_mig_sndbuf.c */
+void tcp_mig_sndbuf_sock(int s);
+void tcp_mig_sndbuf_set(const struct ctx *c, bool on);
+
 /* tcp_limits.c */
 int tcp_limits_init(const struct ctx *c);
 void tcp_halfopen_add(struct tcp_conn *conn);

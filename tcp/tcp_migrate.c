@@ -52,7 +52,11 @@
  * The kernel caps the send buffer an unprivileged process may set: what
  * of a send queue the new socket can't take is kept in memory taken for
  * the migration and written as room frees (TCP_F_PENDING, before any new
- * data from the guest, which gets a zero window meanwhile).
+ * data from the guest, which gets a zero window meanwhile). That is right
+ * for bytes the source's kernel had not sent; of those it had sent, all
+ * must fit, or an acknowledgement beyond them is dropped by the new
+ * socket's kernel: the source keeps them within that size from the start
+ * of the migration (tcp_mig_sndbuf.c).
  */
 
 #include <errno.h>
@@ -196,6 +200,7 @@ static void tcp_mig_resume(const struct ctx *c)
 	i = 0;
 	while ((conn = tcp_mig_each(&i, TCP_F_MIGRATED)))
 		tcp_mig_unpark(c, conn, rc != 0);
+	tcp_mig_sndbuf_set(c, false);
 }
 
 /**
@@ -798,6 +803,13 @@ static int tcp_mig_build(const struct ctx *c, struct mig_in *in,
 	if (rc && rc != -ENOBUFS)
 		return mig_in_fail(in, "TCP flow %u: can't fill the send "
 				   "queue: %s", conn->flow, strerror(-rc));
+	if (rc)
+		warn("TCP flow %u: %zu of the %u bytes its peer may have "
+		     "received fit a socket here in repair mode: if the peer "
+		     "had more, their acknowledgement is dropped and the "
+		     "connection stalls (raise net.core.wmem_max; a source "
+		     "whose front-end logs its writes first keeps below it)",
+		     conn->flow, done, m->st.sndq - m->st.notsent);
 	m->pend_off += done;
 	m->pend_len = m->st.sndq - (uint32_t)done;
 
@@ -1063,6 +1075,7 @@ static const struct migrate_section tcp_mig_section = {
 	.save		= tcp_mig_save,
 	.load		= tcp_mig_load,
 	.loaded		= tcp_mig_loaded,
+	.precopy	= tcp_mig_sndbuf_set,
 	.resume		= tcp_mig_resume,
 	.finish		= tcp_mig_finish,
 	.start		= tcp_mig_start,

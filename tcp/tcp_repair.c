@@ -53,9 +53,12 @@
  * of the send queue the socket could not take in repair mode: the kernel
  * caps SO_SNDBUF at net.core.wmem_max, so an unprivileged process can't
  * give a new socket the buffer an automatically sized one had grown to.
- * Written again, bytes the peer has already are duplicates it drops; the
- * caller keeps what doesn't fit yet (tcp_migrate.c). A FIN not
- * acknowledged yet follows the data.
+ * The caller keeps what doesn't fit yet (tcp_migrate.c). That works for
+ * bytes never sent, not for bytes the old socket had sent: the peer may
+ * have them all, and the kernel drops an acknowledgement of more than the
+ * new socket has sent, with the data it carries (the connection would
+ * hang), so those must all fit. A FIN not acknowledged yet follows the
+ * data.
  *
  * FINs take one sequence number each. A FIN from the peer is not part of
  * the receive queue: the new socket's receive sequence ends before it, and
@@ -437,10 +440,14 @@ int tcp_repair_dump(int s, struct tcp_repair_state *st, uint8_t *sbuf,
 }
 
 /**
- * tcp_repair_seq() - timestamp (TCP_REPAIR_TS_JUMP_MS later) and queue
- *		      sequences of a new socket
+ * tcp_repair_seq() - timestamp (TCP_REPAIR_TS_JUMP_MS later), MSS and
+ *		      queue sequences of a new socket
  * @s:		socket in repair mode, bound, not connected
  * @st:		state to restore
+ *
+ * The MSS goes in twice: TCP_REPAIR_OPTIONS (tcp_repair_finish()) sets
+ * the clamp, but only connect() sizes the segments, from the clamp it
+ * finds (536 bytes on a new socket): TCP_MAXSEG sets that clamp first.
  *
  * Return: 0 on success, -errno on failure
  */
@@ -457,6 +464,9 @@ int tcp_repair_seq(int s, const struct tcp_repair_state *st)
 	ts += (ts & 1) ? TCP_REPAIR_TS_JUMP_MS * 1000U : TCP_REPAIR_TS_JUMP_MS;
 	if ((st->options & TCP_REPAIR_OPT_TS) &&
 	    setsockopt(s, IPPROTO_TCP, TCP_TIMESTAMP, &ts, sizeof(ts)))
+		return -errno;
+	if (st->mss >= TCP_REPAIR_MSS_MIN && st->mss <= TCP_REPAIR_MSS_MAX &&
+	    setsockopt(s, IPPROTO_TCP, TCP_MAXSEG, &st->mss, sizeof(st->mss)))
 		return -errno;
 
 	if ((rc = tcp_repair_queue(s, true)))

@@ -31,6 +31,10 @@
  */
 #define TCP_REPAIR_TS_JUMP_MS	1000U
 
+/* MSS values TCP_MAXSEG takes (the kernel's TCP_MIN_MSS, MAX_TCP_WINDOW) */
+#define TCP_REPAIR_MSS_MIN	88U
+#define TCP_REPAIR_MSS_MAX	32767U
+
 /* tcp_repair_state.options: what the handshake agreed (TCPI_OPT_*) */
 #define TCP_REPAIR_OPT_TS	1	/* TCPI_OPT_TIMESTAMPS */
 #define TCP_REPAIR_OPT_SACK	2	/* TCPI_OPT_SACK */

@@ -153,6 +153,8 @@ int vu_msg_handle(const struct ctx *c, struct vu_dev *dev);
 
 /* vu_migrate.c */
 void vu_mig_log_update(struct vu_dev *dev);
+void vu_mig_log_changed(const struct ctx *c, const struct vu_dev *dev,
+			bool was);
 void vu_mig_log_kick(struct vu_dev *dev);
 void vu_mig_clear(struct vu_dev *dev);
 void vu_mig_running(const struct ctx *c, struct vu_dev *dev);

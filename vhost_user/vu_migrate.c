@@ -87,6 +87,29 @@ void vu_mig_log_update(struct vu_dev *dev)
 }
 
 /**
+ * vu_mig_log_changed() - SET_FEATURES set or cleared VHOST_F_LOG_ALL: a
+ *			  migration began, or it is over without a save
+ * @c:		execution context
+ * @dev:	device, its new features in force
+ * @was:	VHOST_F_LOG_ALL was set before
+ */
+void vu_mig_log_changed(const struct ctx *c, const struct vu_dev *dev,
+			bool was)
+{
+	bool on = dev->features & VU_BIT(VU_F_LOG_ALL);
+
+	if (on == was)
+		return;
+	if (on)
+		info("vhost-user: the front-end logs our writes to guest "
+		     "memory: a migration began");
+	else
+		info("vhost-user: the front-end no longer logs our writes");
+	if (vu_state_ops && vu_state_ops->precopy)
+		vu_state_ops->precopy(c, on);
+}
+
+/**
  * vu_mig_log_kick() - tell the front-end pages were marked, if it asked
  * @dev:	device
  */
@@ -334,6 +357,12 @@ bool vu_mig_closed(const struct ctx *c, struct vu_dev *dev)
 {
 	bool away = dev->saved;
 
+	if (!vu_state_ops) {	/* nothing registered: no migration */
+		vu_mig_clear(dev);
+		return false;
+	}
+	if ((dev->features & VU_BIT(VU_F_LOG_ALL)) && vu_state_ops->precopy)
+		vu_state_ops->precopy(c, false);
 	if (dev->saved)
 		vu_state_ops->finish(c);
 	else if (dev->loaded)

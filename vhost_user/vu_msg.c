@@ -190,6 +190,7 @@ static enum vu_res vu_msg_get_features(const struct ctx *c, struct vu_dev *dev,
 static enum vu_res vu_msg_set_features(const struct ctx *c, struct vu_dev *dev,
 				       struct vu_msg *m)
 {
+	bool logged = dev->features & VU_BIT(VU_F_LOG_ALL);
 	uint64_t f = m->p.u64;
 	unsigned int qi;
 
@@ -216,6 +217,7 @@ static enum vu_res vu_msg_set_features(const struct ctx *c, struct vu_dev *dev,
 		vu_queue_update(c, dev, qi);
 	}
 	vu_mig_log_update(dev);
+	vu_mig_log_changed(c, dev, logged);
 
 	debug("vhost-user: features %#llx, header %zu bytes",
 	      (unsigned long long)f, dev->hdrlen);

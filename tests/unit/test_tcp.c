@@ -17,10 +17,12 @@
  * host socket, and its update once the host reads; zero-window probes;
  * retransmission on timeout with back-off; out-of-order guest data held,
  * reported in SACK blocks and delivered in order once holes are filled;
- * FIN from either side first; RST from either side.
+ * FIN from either side first; RST from either side; send buffers capped
+ * while a migration is under way, and sized by the kernel again after.
  */
 
 #include <check.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -653,6 +655,96 @@ START_TEST(test_rst_host)
 }
 END_TEST
 
+/* ---- Send buffers during a migration (tcp/tcp_mig_sndbuf.c) ---- */
+
+#define TT_SNDBUF_LOCK		1	/* SOCK_SNDBUF_LOCK in SO_BUF_LOCK */
+
+/**
+ * tt_sndbuf() - a socket's send buffer, and whether its size is locked
+ * @s:		socket
+ * @locked:	set if SO_SNDBUF locked it
+ *
+ * Return: SO_SNDBUF as the kernel reports it
+ */
+static int tt_sndbuf(int s, bool *locked)
+{
+	int v, locks;
+	socklen_t sl = sizeof(v);
+
+	ck_assert_int_eq(getsockopt(s, SOL_SOCKET, SO_SNDBUF, &v, &sl), 0);
+	ck_assert_int_eq(getsockopt(s, SOL_SOCKET, 72 /* SO_BUF_LOCK */,
+				    &locks, &sl), 0);
+	*locked = locks & TT_SNDBUF_LOCK;
+	return v;
+}
+
+/**
+ * tt_relay_sock() - the relay's host socket of a connection
+ * @other:	a socket to skip, -1 for none
+ *
+ * Return: the first connection's socket that is not @other
+ */
+static int tt_relay_sock(int other)
+{
+	unsigned int i;
+
+	for (i = 0; i < tcp_conns_capacity(); i++) {
+		const struct tcp_conn *conn = tcp_conn_at(i);
+
+		if (conn && conn->sock >= 0 && conn->sock != other)
+			return conn->sock;
+	}
+	ck_abort_msg("no connection of the relay");
+	return -1;
+}
+
+START_TEST(test_mig_sndbuf)
+{
+	int big = INT_MAX / 2, max, cap, r1, r2, s1, s2;
+	int probe = socket(AF_INET, SOCK_STREAM, 0);
+	socklen_t sl = sizeof(max);
+	struct tt_conn k1, k2;
+	struct tt_seg g;
+	bool locked;
+
+	/* The largest send buffer the kernel lets us have, and 7/8 of it */
+	ck_assert_int_ge(probe, 0);
+	ck_assert_int_eq(setsockopt(probe, SOL_SOCKET, SO_SNDBUF, &big,
+				    sizeof(big)), 0);
+	ck_assert_int_eq(getsockopt(probe, SOL_SOCKET, SO_SNDBUF, &max, &sl),
+			 0);
+	close(probe);
+	cap = (max / 2 - max / 2 / 8) * 2;
+
+	tt_setup(0);
+	s1 = tt_open_out(&k1, true, tt_syn_opts, sizeof(tt_syn_opts), 0, &g);
+	r1 = tt_relay_sock(-1);
+	tt_sndbuf(r1, &locked);
+	ck_assert(!locked);
+
+	/* A migration begins: capped and locked, new connections too */
+	tcp_mig_sndbuf_set(&tt_ctx, true);
+	ck_assert_int_eq(tt_sndbuf(r1, &locked), cap);
+	ck_assert(locked);
+	s2 = tt_open_out(&k2, false, tt_syn_opts, sizeof(tt_syn_opts), 0, &g);
+	r2 = tt_relay_sock(r1);
+	ck_assert_int_eq(tt_sndbuf(r2, &locked), cap);
+	ck_assert(locked);
+	tt_exchange(&k1, s1, 5000, TT_MSS);
+	tt_exchange(&k2, s2, 5000, TT_MSS);
+
+	/* It is over without a save: the kernel sizes them again */
+	tcp_mig_sndbuf_set(&tt_ctx, false);
+	tt_sndbuf(r1, &locked);
+	ck_assert(!locked);
+	tt_sndbuf(r2, &locked);
+	ck_assert(!locked);
+	tt_exchange(&k1, s1, 5000, TT_MSS);
+	close(s1);
+	close(s2);
+}
+END_TEST
+
 /**
  * tcp_suite() - the TCP core suite
  *
@@ -676,6 +768,7 @@ static Suite *tcp_suite(void)
 	tcase_add_loop_test(tc, test_fin, 0, n_ord);
 	tcase_add_loop_test(tc, test_rst_guest, 0, 2);
 	tcase_add_loop_test(tc, test_rst_host, 0, n_ord);
+	tcase_add_test(tc, test_mig_sndbuf);
 	suite_add_tcase(s, tc);
 
 	return s;
