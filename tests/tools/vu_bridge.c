@@ -54,7 +54,10 @@
  * follows each time. Then "vu_bridge: N reconnections done" is printed.
  *
  * Migration (--migrate-to SOCKET, on SIGUSR2), as QEMU migrates a guest
- * whose network is vhost-user (QEMU 7.2 can't): the guest is paused (we
+ * whose network is vhost-user (QEMU 7.2 can't): first the source logs its
+ * writes to guest memory (SET_LOG_BASE, VHOST_F_LOG_ALL) while the guest
+ * runs on for --migrate-precopy-ms, as while QEMU copies the memory; then
+ * the guest is paused (we
  * stop moving frames: the tap device holds what its kernel sends), the
  * source's queues are disabled and stopped (GET_VRING_BASE), its state is
  * saved (SET_DEVICE_STATE_FD, CHECK_DEVICE_STATE), the guest's memory is
@@ -65,7 +68,8 @@
  * target's queues start where the source's stopped, as the rings in
  * memory say. "vu_bridge: migrated to SOCKET" is printed. If the target
  * refuses the state, the source's queues start again instead (the guest
- * resumes there) and "vu_bridge: the target refused the state" is
+ * resumes there, its log stopped) and "vu_bridge: the target refused the
+ * state" is
  * printed. --migrate-corrupt truncate|flip damages the state on the way,
  * for that case.
  *
@@ -119,6 +123,7 @@
 #define VB_SOCK_TIMEOUT_S 5		/* replies from passt */
 #define VB_CYCLES	100		/* --cycles default */
 #define VB_CYCLE_MS	50		/* --cycle-ms default */
+#define VB_PRECOPY_MS	1000		/* --migrate-precopy-ms default */
 
 /**
  * struct vb_queue - the driver's side of one queue
@@ -177,6 +182,7 @@ static const char *sock_path;
 static const char *mig_to;		/* --migrate-to */
 static const char *mig_hook;		/* --migrate-hook */
 static const char *mig_corrupt;		/* --migrate-corrupt */
+static long long mig_precopy_ms = VB_PRECOPY_MS; /* --migrate-precopy-ms */
 static volatile sig_atomic_t migrate_request;
 static int wait_s = 5;
 static bool offload;
@@ -295,7 +301,7 @@ static void vb_mem_new(struct vb_conn *c)
 	c->dev.uva = VB_UVA;
 	c->dev.want = VUC_F_VERSION_1 | VUC_F_MRG_RXBUF |
 		      (offload ? VUC_F_OFFLOADS : 0);
-	c->dev.want_pf = mig_to ? VUC_PF_DEVICE_STATE : 0;
+	c->dev.want_pf = mig_to ? VUC_PF_DEVICE_STATE | VUC_PF_LOG_SHMFD : 0;
 
 	for (qi = 0; qi < 2; qi++) {
 		struct vuc_queue *dq = &c->dev.q[qi];
@@ -672,6 +678,8 @@ static void vb_migrate(struct vb_conn *c)
 		vb_conn_free(c);
 		*c = old;
 		vb_restart(c, base, "restarting the source's queues");
+		vb_check(vuc_log_set(&c->dev, false),
+			 "stopping the source's dirty page log");
 		return;
 	}
 
@@ -730,8 +738,10 @@ static void __attribute__((noreturn)) usage(const char *name, int status)
 		"before it runs\n"
 		"  --migrate-corrupt truncate|flip  damage the state on the "
 		"way\n"
+		"  --migrate-precopy-ms MS  the guest runs MS milliseconds "
+		"with the log on first (default %d)\n"
 		"  --help            this text\n",
-		name, VB_CYCLES, VB_CYCLE_MS);
+		name, VB_CYCLES, VB_CYCLE_MS, VB_PRECOPY_MS);
 	exit(status);
 }
 
@@ -807,6 +817,7 @@ static void vb_parse(int argc, char **argv, struct vb_opts *o)
 		{ "migrate-to",	required_argument, NULL, 'M' },
 		{ "migrate-hook", required_argument, NULL, 'H' },
 		{ "migrate-corrupt", required_argument, NULL, 'C' },
+		{ "migrate-precopy-ms", required_argument, NULL, 'P' },
 		{ "help",	no_argument,	   NULL, 'h' },
 		{ 0 },
 	};
@@ -844,6 +855,10 @@ static void vb_parse(int argc, char **argv, struct vb_opts *o)
 				usage(argv[0], 1);
 			mig_corrupt = optarg;
 			break;
+		case 'P':
+			mig_precopy_ms = bridge_parse_num(
+				"migrate-precopy-ms", optarg);
+			break;
 		case 'h':
 			usage(argv[0], 0);
 		default:
@@ -865,7 +880,7 @@ static void vb_parse(int argc, char **argv, struct vb_opts *o)
  */
 int main(int argc, char **argv)
 {
-	long long left = 0, cycle_end = 0;
+	long long left = 0, cycle_end = 0, precopy_end = 0;
 	bool tap_more = false;
 	struct vb_opts o;
 	int tap;
@@ -884,10 +899,22 @@ int main(int argc, char **argv)
 	for (;;) {
 		int timeout = left ? (int)(cycle_end - bridge_now_ms()) : -1;
 
-		if (migrate_request && mig_to && !left) {
+		if (migrate_request && mig_to && !left && !precopy_end) {
 			migrate_request = 0;
-			vb_migrate(&conn);
-			continue;
+			vb_check(vuc_log_set(&conn.dev, true),
+				 "starting the source's dirty page log");
+			fprintf(stderr, "vu_bridge: migration begins: the "
+				"source logs its writes, the guest runs %lld "
+				"ms more\n", mig_precopy_ms);
+			precopy_end = bridge_now_ms() + mig_precopy_ms;
+		}
+		if (precopy_end) {
+			timeout = (int)(precopy_end - bridge_now_ms());
+			if (timeout <= 0) {
+				precopy_end = 0;
+				vb_migrate(&conn);
+				continue;
+			}
 		}
 		if (cycle_request && !left) {
 			cycle_request = 0;

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 
@@ -509,4 +510,41 @@ int vuc_state_load(int fd, const uint8_t *state, size_t len)
 	if (rc < 0)
 		return rc;
 	return rc ? rc : vuc_state_check(fd);
+}
+
+/**
+ * vuc_log_set() - start or stop the dirty page log, as QEMU does when a
+ *		   migration begins and when it is over or cancelled
+ * @d:		device, negotiated with LOG_SHMFD and VHOST_F_LOG_ALL offered
+ * @on:		share a log (a new memfd, one bit per 4 KiB page of the
+ *		memory) and set VHOST_F_LOG_ALL; else clear that feature
+ *
+ * Return: status of the first request refused, or negative errno
+ */
+int vuc_log_set(const struct vuc_dev *d, bool on)
+{
+	uint64_t log[2] = { (d->size / VUC_LOG_PAGE + 7) / 8, 0 }, v;
+	int fd, rc;
+
+	if (!on)
+		return vuc_set_u64(d->fd, VUC_SET_FEATURES, d->features, NULL,
+				   0);
+
+	fd = memfd_create("vu_client log", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, (off_t)log[0])) {
+		rc = -errno;
+		close(fd);
+		return rc;
+	}
+	/* With LOG_SHMFD the back-end answers SET_LOG_BASE in any case */
+	rc = vuc_send(d->fd, VUC_SET_LOG_BASE, 0, log, sizeof(log), &fd, 1);
+	close(fd);
+	if (!rc)
+		rc = vuc_reply(d->fd, VUC_SET_LOG_BASE, &v, sizeof(v));
+	if (!rc && v)
+		rc = (int)(v > 0x7fffffff ? 0x7fffffff : v);
+	return rc ? rc : vuc_set_u64(d->fd, VUC_SET_FEATURES,
+				     d->features | VUC_F_LOG_ALL, NULL, 0);
 }

@@ -24,6 +24,7 @@
 #define VUC_SET_OWNER			3
 #define VUC_RESET_OWNER			4
 #define VUC_SET_MEM_TABLE		5
+#define VUC_SET_LOG_BASE		6
 #define VUC_SET_VRING_NUM		8
 #define VUC_SET_VRING_ADDR		9
 #define VUC_SET_VRING_BASE		10
@@ -65,6 +66,7 @@
 #define VUC_F_HOST_TSO4			(1ULL << 11)
 #define VUC_F_HOST_TSO6			(1ULL << 12)
 #define VUC_F_MRG_RXBUF			(1ULL << 15)
+#define VUC_F_LOG_ALL			(1ULL << 26)
 #define VUC_F_EVENT_IDX			(1ULL << 29)
 #define VUC_F_PROTOCOL_FEATURES		(1ULL << 30)
 #define VUC_F_VERSION_1			(1ULL << 32)
@@ -72,8 +74,12 @@
 					 VUC_F_GUEST_TSO4 |		    \
 					 VUC_F_GUEST_TSO6 |		    \
 					 VUC_F_HOST_TSO4 | VUC_F_HOST_TSO6)
+#define VUC_PF_LOG_SHMFD		(1ULL << 1)
 #define VUC_PF_REPLY_ACK		(1ULL << 3)
 #define VUC_PF_DEVICE_STATE		(1ULL << 19)
+
+/* Bytes of guest memory per bit of the dirty page log */
+#define VUC_LOG_PAGE			4096ULL
 
 /* Largest device state a transfer takes, and how long the back-end may
  * be silent while it writes one
@@ -146,5 +152,6 @@ int vuc_dev_setup(struct vuc_dev *d);
 int vuc_queues_start(const struct vuc_dev *d);
 int vuc_state_save(int fd, uint8_t **state, size_t *len);
 int vuc_state_load(int fd, const uint8_t *state, size_t len);
+int vuc_log_set(const struct vuc_dev *d, bool on);
 
 #endif /* TESTS_TOOLS_LIB_VU_CLIENT_H */
