@@ -30,16 +30,10 @@
 
 #include "tcp.h"
 #include "tcp_internal.h"
+#include "tcp_repair.h"
 #include "../conf/ctx.h"
 #include "../util/log.h"
 #include "../util/sockbuf.h"
-
-#ifndef SO_BUF_LOCK
-#define SO_BUF_LOCK		72
-#endif
-#ifndef SOCK_RCVBUF_LOCK
-#define SOCK_RCVBUF_LOCK	2
-#endif
 
 /* Share of the largest send buffer a socket can have left for overhead:
  * 1/8 below it

@@ -81,13 +81,6 @@
 
 #include "tcp_repair.h"
 
-#ifndef SO_BUF_LOCK
-#define SO_BUF_LOCK		72
-#endif
-#ifndef SOCK_RCVBUF_LOCK
-#define SOCK_RCVBUF_LOCK	2
-#endif
-
 #define SEQ_AFTER(a, b)		((int32_t)((a) - (b)) > 0)
 
 /* Key of the TCP-MD5 signature freezing a socket: the peer has none */

@@ -13,6 +13,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* SO_BUF_LOCK (Linux 5.14) and its bits, for older headers */
+#ifndef SO_BUF_LOCK
+#define SO_BUF_LOCK		72
+#endif
+#ifndef SOCK_SNDBUF_LOCK
+#define SOCK_SNDBUF_LOCK	1
+#endif
+#ifndef SOCK_RCVBUF_LOCK
+#define SOCK_RCVBUF_LOCK	2
+#endif
+
 /* Largest queue, each way, of a socket that can move: the send queue is
  * read in one piece (the kernel copies it whole), so this also bounds the
  * buffer the source needs

@@ -33,6 +33,7 @@
 #include "tcp_harness.h"
 #include "../../flow/flow.h"
 #include "../../tcp/tcp_internal.h"	/* TCP_RTO_INIT_MS, TCP_PERSIST_MS */
+#include "../../tcp/tcp_repair.h"	/* SO_BUF_LOCK */
 
 #define TT_SMALL_BUF		16384	/* socket buffers, window test */
 #define TT_BULK_MAX		(4 * 1024 * 1024)
@@ -657,8 +658,6 @@ END_TEST
 
 /* ---- Send buffers during a migration (tcp/tcp_mig_sndbuf.c) ---- */
 
-#define TT_SNDBUF_LOCK		1	/* SOCK_SNDBUF_LOCK in SO_BUF_LOCK */
-
 /**
  * tt_sndbuf() - a socket's send buffer, and whether its size is locked
  * @s:		socket
@@ -672,9 +671,9 @@ static int tt_sndbuf(int s, bool *locked)
 	socklen_t sl = sizeof(v);
 
 	ck_assert_int_eq(getsockopt(s, SOL_SOCKET, SO_SNDBUF, &v, &sl), 0);
-	ck_assert_int_eq(getsockopt(s, SOL_SOCKET, 72 /* SO_BUF_LOCK */,
-				    &locks, &sl), 0);
-	*locked = locks & TT_SNDBUF_LOCK;
+	ck_assert_int_eq(getsockopt(s, SOL_SOCKET, SO_BUF_LOCK, &locks, &sl),
+			 0);
+	*locked = locks & SOCK_SNDBUF_LOCK;
 	return v;
 }
 
