@@ -239,13 +239,15 @@ systemd_unit() {
 
 	rig_ns_new ns s || return 1
 	unit=$RIG_TMP/pasta@$ns.service
-	cp "$CONTRIB/pasta@.service" "$unit"
+	# The unit as installed, with this build in place of /usr/bin/pasta
+	# (verify wants its ExecStart to exist, and it is this build's)
+	sed "s|/usr/bin/pasta|$(realpath -s "$RELAY")|" \
+		"$CONTRIB/pasta@.service" >"$unit" || return 1
 	systemd-analyze verify "$unit" >"$RIG_TMP/verify.out" 2>&1 ||
 		rig_fail "systemd-analyze verify: $(tr '\n' ' ' \
 			  <"$RIG_TMP/verify.out")" || return 1
 	exec=$(sed -n 's/^ExecStart=//p' "$unit")
 	exec=${exec//%i/$ns}
-	exec=${exec/\/usr\/bin\/pasta/$RELAY}
 	pidfile=/run/pasta-$ns.pid
 	rig_defer "rm -f '$pidfile'"
 	rig_log "$exec"
