@@ -516,14 +516,16 @@ int vuc_state_load(int fd, const uint8_t *state, size_t len)
  * vuc_log_set() - start or stop the dirty page log, as QEMU does when a
  *		   migration begins and when it is over or cancelled
  * @d:		device, negotiated with LOG_SHMFD and VHOST_F_LOG_ALL offered
- * @on:		share a log (a new memfd, one bit per 4 KiB page of the
- *		memory) and set VHOST_F_LOG_ALL; else clear that feature
+ * @on:		share a log (a new memfd, one bit per 4 KiB page of guest
+ *		physical memory up to the end of @d's, as QEMU sizes it) and
+ *		set VHOST_F_LOG_ALL; else clear that feature
  *
  * Return: status of the first request refused, or negative errno
  */
 int vuc_log_set(const struct vuc_dev *d, bool on)
 {
-	uint64_t log[2] = { (d->size / VUC_LOG_PAGE + 7) / 8, 0 }, v;
+	uint64_t log[2] = { ((d->gpa + d->size) / VUC_LOG_PAGE + 7) / 8, 0 };
+	uint64_t v;
 	int fd, rc;
 
 	if (!on)
@@ -538,13 +540,13 @@ int vuc_log_set(const struct vuc_dev *d, bool on)
 		close(fd);
 		return rc;
 	}
-	/* With LOG_SHMFD the back-end answers SET_LOG_BASE in any case */
+	/* With LOG_SHMFD the back-end answers SET_LOG_BASE in any case; as
+	 * QEMU, only its arrival counts (upstream passt echoes the size)
+	 */
 	rc = vuc_send(d->fd, VUC_SET_LOG_BASE, 0, log, sizeof(log), &fd, 1);
 	close(fd);
 	if (!rc)
 		rc = vuc_reply(d->fd, VUC_SET_LOG_BASE, &v, sizeof(v));
-	if (!rc && v)
-		rc = (int)(v > 0x7fffffff ? 0x7fffffff : v);
 	return rc ? rc : vuc_set_u64(d->fd, VUC_SET_FEATURES,
 				     d->features | VUC_F_LOG_ALL, NULL, 0);
 }
