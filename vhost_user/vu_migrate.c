@@ -12,7 +12,9 @@
  *   VHOST_F_LOG_ALL with SET_FEATURES and shares the log with SET_LOG_BASE
  *   (protocol feature LOG_SHMFD); vu_virtq.c marks the pages of each
  *   write (struct vu_log), and the front-end's optional SET_LOG_FD
- *   eventfd is signalled after a batch that marked some.
+ *   eventfd is signalled after a batch that marked some. The bit going
+ *   on or off in SET_FEATURES tells migrate/ (tap_state_ops.precopy)
+ *   that a migration began, or is over without a save.
  *
  * - Then the guest stops, our queues stop (GET_VRING_BASE: the device is
  *   "suspended"), and QEMU asks for our own state with
