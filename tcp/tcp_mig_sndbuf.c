@@ -92,17 +92,10 @@ void tcp_mig_sndbuf_sock(int s)
 static void tcp_mig_sndbuf_free(const struct ctx *c, int s)
 {
 	static bool reported;
-	socklen_t sl = sizeof(int);
-	int locks;
 
-	if (c->tcp_wmem) {
+	if (c->tcp_wmem)
 		sockbuf_set(s, SO_SNDBUF, c->tcp_wmem, "--tcp-wmem", &reported);
-		return;
-	}
-	if (getsockopt(s, SOL_SOCKET, SO_BUF_LOCK, &locks, &sl))
-		return;
-	locks &= SOCK_RCVBUF_LOCK;
-	if (setsockopt(s, SOL_SOCKET, SO_BUF_LOCK, &locks, sizeof(locks)))
+	else if (tcp_repair_sndbuf_auto(s))
 		debug_perror("Migration: can't size a send buffer again");
 }
 

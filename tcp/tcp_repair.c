@@ -631,23 +631,31 @@ int tcp_repair_finish(int s, const struct tcp_repair_state *st)
  */
 int tcp_repair_done(int s, const struct tcp_repair_state *st, bool snd_auto)
 {
-	int locks;
-
 	if (st->wnd_clamp &&
 	    setsockopt(s, IPPROTO_TCP, TCP_WINDOW_CLAMP, &st->wnd_clamp,
 		       sizeof(st->wnd_clamp)))
 		return -errno;
 
 	/* SO_SNDBUF locked the send buffer: automatic sizing again */
-	if (snd_auto) {
-		socklen_t sl = sizeof(locks);
+	return snd_auto ? tcp_repair_sndbuf_auto(s) : 0;
+}
 
-		if (getsockopt(s, SOL_SOCKET, SO_BUF_LOCK, &locks, &sl))
-			return -errno;
-		locks &= SOCK_RCVBUF_LOCK;
-		if (setsockopt(s, SOL_SOCKET, SO_BUF_LOCK, &locks,
-			       sizeof(locks)))
-			return -errno;
-	}
+/**
+ * tcp_repair_sndbuf_auto() - let the kernel size a send buffer again, after
+ *			      SO_SNDBUF locked it
+ * @s:		socket
+ *
+ * Return: 0 on success, -errno on failure
+ */
+int tcp_repair_sndbuf_auto(int s)
+{
+	socklen_t sl = sizeof(int);
+	int locks;
+
+	if (getsockopt(s, SOL_SOCKET, SO_BUF_LOCK, &locks, &sl))
+		return -errno;
+	locks &= SOCK_RCVBUF_LOCK;
+	if (setsockopt(s, SOL_SOCKET, SO_BUF_LOCK, &locks, sizeof(locks)))
+		return -errno;
 	return 0;
 }

@@ -118,6 +118,7 @@ int tcp_repair_bufs(int s, const struct tcp_repair_state *st, bool rcv_auto);
 int tcp_repair_fill(int s, bool send_queue, const uint8_t *data, size_t len,
 		    size_t *done);
 int tcp_repair_finish(int s, const struct tcp_repair_state *st);
+int tcp_repair_sndbuf_auto(int s);
 int tcp_repair_done(int s, const struct tcp_repair_state *st, bool snd_auto);
 
 #endif /* TCP_TCP_REPAIR_H */

@@ -89,6 +89,17 @@ void vu_mig_log_update(struct vu_dev *dev)
 }
 
 /**
+ * vu_mig_precopy() - tell migrate/ that a migration began, or is over
+ * @c:		execution context
+ * @on:		it began
+ */
+static void vu_mig_precopy(const struct ctx *c, bool on)
+{
+	if (vu_state_ops && vu_state_ops->precopy)
+		vu_state_ops->precopy(c, on);
+}
+
+/**
  * vu_mig_log_changed() - SET_FEATURES set or cleared VHOST_F_LOG_ALL: a
  *			  migration began, or it is over without a save
  * @c:		execution context
@@ -107,8 +118,7 @@ void vu_mig_log_changed(const struct ctx *c, const struct vu_dev *dev,
 		     "memory: a migration began");
 	else
 		info("vhost-user: the front-end no longer logs our writes");
-	if (vu_state_ops && vu_state_ops->precopy)
-		vu_state_ops->precopy(c, on);
+	vu_mig_precopy(c, on);
 }
 
 /**
@@ -363,8 +373,8 @@ bool vu_mig_closed(const struct ctx *c, struct vu_dev *dev)
 		vu_mig_clear(dev);
 		return false;
 	}
-	if ((dev->features & VU_BIT(VU_F_LOG_ALL)) && vu_state_ops->precopy)
-		vu_state_ops->precopy(c, false);
+	if (dev->features & VU_BIT(VU_F_LOG_ALL))
+		vu_mig_precopy(c, false);
 	if (dev->saved)
 		vu_state_ops->finish(c);
 	else if (dev->loaded)
