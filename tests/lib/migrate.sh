@@ -253,12 +253,19 @@ mig_active() {
 }
 
 # mig_dump_socks() - after a failure: every namespace's TCP sockets with
-# their windows and queues (ss -tinm), into files in RIG_TMP for RIG_KEEP
+# their windows and queues (ss -tinm), and where a frame could have been
+# dropped (qdisc and link counters, nstat), into files in RIG_TMP for
+# RIG_KEEP
 mig_dump_socks() {
 	local ns
 
 	for ns in "$MIG_PEER" "$MIG_GUEST" "$MIG_SRC" "$MIG_DST"; do
 		ip netns exec "$ns" ss -tinmaO >"$RIG_TMP/ss.$ns.txt" 2>&1
+		{
+			ip netns exec "$ns" tc -s qdisc show
+			ip netns exec "$ns" ip -s -s link show
+			ip netns exec "$ns" nstat -az
+		} >"$RIG_TMP/drops.$ns.txt" 2>&1
 	done
 	[ -z "$MIG_DST_PID" ] || kill -USR1 "$MIG_DST_PID" 2>/dev/null
 }
