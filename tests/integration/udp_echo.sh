@@ -112,11 +112,22 @@ echo_server() {
 # its queue in time), qdisc drops
 # $1: namespace
 udp_drops() {
-	local ns=$1
+	local ns=$1 udp link qdisc
+
+	# shellcheck disable=SC2016 # an awk program, not a shell expansion
+	udp='$1 ~ /^Udp6?((Rcvbuf|Sndbuf|In|InCsum)Errors|NoPorts)$/ &&
+	     $2 > 0 { printf "%s=%s ", $1, $2 }'
+	link='.[] | select(.stats64.tx.dropped > 0 or .stats64.rx.dropped > 0) |
+	      "\(.ifname): tx_dropped=\(.stats64.tx.dropped)" +
+	      " rx_dropped=\(.stats64.rx.dropped)"'
+	qdisc='.[] | select(.drops > 0) |
+	       "qdisc \(.kind) on \(.dev): drops=\(.drops)"'
 	printf '%s: ' "$ns"
-	ip netns exec "$ns" nstat -az 2>/dev/null | awk '$1 ~ /^(Udp|Udp6)(RcvbufErrors|SndbufErrors|InErrors|NoPorts|InCsumErrors)$/ && $2 > 0 { printf "%s=%s ", $1, $2 }'
-	ip netns exec "$ns" ip -s -s -j link show 2>/dev/null | jq -r '.[] | select(.stats64.tx.dropped > 0 or .stats64.rx.dropped > 0) | "\(.ifname): tx_dropped=\(.stats64.tx.dropped) rx_dropped=\(.stats64.rx.dropped)"' | tr '\n' ' '
-	ip netns exec "$ns" tc -s -j qdisc show 2>/dev/null | jq -r '.[] | select(.drops > 0) | "qdisc \(.kind) on \(.dev): drops=\(.drops)"' | tr '\n' ' '
+	ip netns exec "$ns" nstat -az 2>/dev/null | awk "$udp"
+	ip netns exec "$ns" ip -s -s -j link show 2>/dev/null |
+		jq -r "$link" | tr '\n' ' '
+	ip netns exec "$ns" tc -s -j qdisc show 2>/dev/null |
+		jq -r "$qdisc" | tr '\n' ' '
 	echo
 }
 
