@@ -30,6 +30,12 @@
  * buffers of the ring (qdisc_rewind()): walking all QDISC_FRAMES buffers
  * (16 MiB) would make every socket read write to memory the cache has
  * long dropped, while the few buffers of one turn stay in the cache.
+ * A backend whose buffers are the guest's (vhost-user) may lend them
+ * instead (qdisc_lend()): the frames of the turn are then written where
+ * the guest reads them and reach it as they are committed. That is only
+ * allowed with nothing queued (a flush first), so that they can't
+ * overtake a queued frame; when the backend lends nothing, the turn uses
+ * the ring as always.
  *
  * qdisc_run() ends every main loop iteration with a flush, so a frame
  * queued into an empty ring leaves in the same iteration it was made
@@ -267,6 +273,73 @@ void qdisc_flush(const struct ctx *c)
 	qdisc_count -= sent;
 	if (!qdisc_ctrl_count)
 		qdisc_ctrl_head = 0;	/* copies: nobody points into it */
+}
+
+/**
+ * qdisc_lend() - the guest's own buffers for frames written in place
+ * @c:		execution context
+ * @l:		filled with each frame's header and payload areas
+ * @frames:	frames wanted
+ * @room:	header bytes of each frame, in one piece
+ * @payload:	payload bytes each frame may carry
+ *
+ * Only with nothing queued: lent frames reach the guest as they are
+ * committed, so they must not overtake queued ones. Offloaded frames only
+ * (see tap_lend()).
+ *
+ * Return: frames lent, 0 if none: the caller uses qdisc_frame_buf()
+ */
+size_t qdisc_lend(const struct ctx *c, struct tap_lend *l, size_t frames,
+		  size_t room, size_t payload)
+{
+	l->frames = 0;
+	if (qdisc_count || qdisc_ctrl_count)
+		qdisc_flush(c);
+	if (qdisc_count || qdisc_ctrl_count)
+		return 0;
+
+	return tap_lend(c, l, frames, room, payload);
+}
+
+/**
+ * qdisc_lend_commit() - give a frame written in lent buffers to the guest
+ * @c:		execution context
+ * @l:		lent buffers
+ * @f:		frame, in order (see tap_lend_commit())
+ * @room:	its header bytes, as lent
+ * @len:	frame length, headers and payload
+ * @vh:		its offload description
+ *
+ * Return: true if the guest has it, false if it was dropped
+ */
+bool qdisc_lend_commit(const struct ctx *c, const struct tap_lend *l,
+		       size_t f, size_t room, size_t len,
+		       const struct virtio_net_hdr *vh)
+{
+	struct qdisc_flow_stats *fs = qdisc_flow_st(qdisc_cur_flow);
+
+	if (!tap_lend_commit(c, l, f, room, len, vh))
+		return false;
+
+	qdisc_counters.frames++;
+	qdisc_counters.bytes += len;
+	if (fs) {
+		fs->frames++;
+		fs->bytes += len;
+	}
+	return true;
+}
+
+/**
+ * qdisc_lend_end() - done with lent buffers
+ * @c:		execution context
+ * @l:		lent buffers, released
+ */
+void qdisc_lend_end(const struct ctx *c, struct tap_lend *l)
+{
+	if (l->frames)
+		qdisc_counters.flushes++;
+	tap_lend_end(c, l);
 }
 
 /**

@@ -13,6 +13,7 @@
 
 #include "../flow/flow.h"
 #include "../conf/ctx.h"
+#include "../tap/tap.h"
 
 /* Room for Ethernet + IPv6 + TCP with options + the largest payload */
 #define QDISC_FRAME_SIZE	(14 + 40 + 60 + MTU_MAX + 64)
@@ -91,6 +92,12 @@ size_t qdisc_frames_avail(void);
 uint8_t *qdisc_frame_buf(size_t i);
 void qdisc_frame_commit(size_t len);
 void qdisc_frame_commit_offload(size_t len, const struct virtio_net_hdr *vh);
+size_t qdisc_lend(const struct ctx *c, struct tap_lend *l, size_t frames,
+		  size_t room, size_t payload);
+bool qdisc_lend_commit(const struct ctx *c, const struct tap_lend *l,
+		       size_t f, size_t room, size_t len,
+		       const struct virtio_net_hdr *vh);
+void qdisc_lend_end(const struct ctx *c, struct tap_lend *l);
 void qdisc_send(const struct ctx *c, const void *frame, size_t len);
 void qdisc_send_ordered(const struct ctx *c, const void *frame, size_t len);
 void qdisc_wake(uint32_t flow);

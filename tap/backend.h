@@ -35,6 +35,12 @@ struct ctx;
  * @stats:		the backend's counters
  * @offload:		frames carry a struct virtio_net_hdr (checksum and
  *			segmentation offload); NULL or false: plain frames
+ * @lend:		reserve the guest's receive buffers for offloaded
+ *			frames written in place (see tap_lend()); NULL:
+ *			never
+ * @lend_commit:	give a lent frame to the guest, in order
+ * @lend_end:		done: release what was not committed, notify the
+ *			guest of what was
  */
 struct tap_backend {
 	const char *name;
@@ -49,6 +55,11 @@ struct tap_backend {
 	bool (*output_held)(void);
 	const struct tap_stats *(*stats)(void);
 	bool (*offload)(void);
+	size_t (*lend)(struct tap_lend *l, size_t frames, size_t room,
+		       size_t payload);
+	bool (*lend_commit)(const struct tap_lend *l, size_t f, size_t len,
+			    const struct virtio_net_hdr *vh);
+	void (*lend_end)(struct tap_lend *l);
 };
 
 /* Every frame from the guest goes through this (tap.c): capture, net/ */

@@ -182,6 +182,85 @@ bool tap_offload(const struct ctx *c)
 }
 
 /**
+ * tap_lend() - the guest's receive buffers, for frames written in place
+ * @c:		execution context
+ * @l:		filled: a header area and payload areas for each frame
+ * @frames:	frames wanted, at most TAP_LEND_FRAMES
+ * @room:	header bytes of each frame (Ethernet, IP, TCP), in one piece
+ * @payload:	payload bytes each frame may carry
+ *
+ * Only for offloaded frames (tap_offload()): the caller writes their
+ * headers with a partial checksum, and never reads the payload back. Until
+ * tap_lend_end(), nothing else may be sent to the guest. The caller
+ * copies instead, through the output queue, if fewer frames come than it
+ * wants.
+ *
+ * Return: frames lent, 0 if the backend lends no buffers or has none now
+ */
+size_t tap_lend(const struct ctx *c, struct tap_lend *l, size_t frames,
+		size_t room, size_t payload)
+{
+	l->frames = 0;
+	if (!tap_be || !tap_be->lend || !tap_offload(c))
+		return 0;
+
+	return tap_be->lend(l, MIN(frames, (size_t)TAP_LEND_FRAMES), room,
+			    payload);
+}
+
+/**
+ * tap_lend_commit() - give a frame written in place to the guest
+ * @c:		execution context
+ * @l:		lent buffers
+ * @f:		frame, in order: every frame before it committed, with all
+ *		its payload areas filled (the last one committed may be
+ *		shorter)
+ * @room:	its header bytes, as lent
+ * @len:	frame length: @room and the payload
+ * @vh:		its offload description
+ *
+ * Return: true if the guest has it, false if it was dropped
+ */
+bool tap_lend_commit(const struct ctx *c, const struct tap_lend *l,
+		     size_t f, size_t room, size_t len,
+		     const struct virtio_net_hdr *vh)
+{
+	(void)c;
+
+	if (len < room || !tap_be->lend_commit(l, f, len, vh))
+		return false;
+
+	if (pcap_active()) {
+		struct iovec iov[TAP_LEND_IOV + 1];
+		size_t i, n = 1, left = len - room;
+
+		iov[0].iov_base = l->hdr[f];
+		iov[0].iov_len = room;
+		for (i = l->first[f]; left && i < l->first[f + 1]; i++, n++) {
+			iov[n].iov_base = l->iov[i].iov_base;
+			iov[n].iov_len = MIN(l->iov[i].iov_len, left);
+			left -= iov[n].iov_len;
+		}
+		pcap_frames(iov, n, 1);
+	}
+	return true;
+}
+
+/**
+ * tap_lend_end() - done with lent buffers: release the rest
+ * @c:		execution context
+ * @l:		lent buffers, forgotten here
+ */
+void tap_lend_end(const struct ctx *c, struct tap_lend *l)
+{
+	(void)c;
+
+	if (l->frames)
+		tap_be->lend_end(l);
+	l->frames = 0;
+}
+
+/**
  * tap_send_frames_vnet() - write frames that each come with a virtio-net
  *			    header describing their offloads
  * @c:		execution context

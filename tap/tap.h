@@ -8,7 +8,9 @@
  * or vhost-user. The input side reads frames in batches and hands each to
  * net_input(); the output side takes frames as scatter-gather lists from
  * qdisc/ and reports how many it could write, so that the caller keeps the
- * rest and waits for the wake-up the backend arms (EPOLLOUT).
+ * rest and waits for the wake-up the backend arms (EPOLLOUT). A backend
+ * whose buffers are the guest's (vhost-user) may also lend them, so that
+ * a frame is written where the guest reads it (tap_lend()).
  */
 #ifndef TAP_TAP_H
 #define TAP_TAP_H
@@ -24,6 +26,26 @@ struct ctx;
 
 #define TAP_FRAMES_BATCH	64
 #define TAP_SEND_MAX		512	/* frames in one tap_send_frames_vnet() */
+#define TAP_LEND_FRAMES		64	/* frames in one tap_lend() */
+#define TAP_LEND_IOV		512	/* their payload areas, in all */
+
+struct virtio_net_hdr;
+
+/**
+ * struct tap_lend - frames to be written in place, in the guest's buffers
+ * @frames:	frames lent
+ * @hdr:	each frame's header area (Ethernet on), in one piece
+ * @first:	index in @iov of each frame's first payload area, and one
+ *		past the last frame's last
+ * @iov:	payload areas, frame after frame: the payload of frame i
+ *		goes to iov[first[i]] .. iov[first[i + 1] - 1], in order
+ */
+struct tap_lend {
+	size_t frames;
+	uint8_t *hdr[TAP_LEND_FRAMES];
+	size_t first[TAP_LEND_FRAMES + 1];
+	struct iovec iov[TAP_LEND_IOV];
+};
 
 /**
  * enum tap_drop - why a backend dropped a frame from the guest before net/
@@ -126,6 +148,12 @@ size_t tap_send_frames(const struct ctx *c, const struct iovec *iov,
 size_t tap_send_frames_vnet(const struct ctx *c, const struct iovec *iov,
 			    size_t nframes);
 bool tap_offload(const struct ctx *c);
+size_t tap_lend(const struct ctx *c, struct tap_lend *l, size_t frames,
+		size_t room, size_t payload);
+bool tap_lend_commit(const struct ctx *c, const struct tap_lend *l,
+		     size_t f, size_t room, size_t len,
+		     const struct virtio_net_hdr *vh);
+void tap_lend_end(const struct ctx *c, struct tap_lend *l);
 bool tap_connected(const struct ctx *c);
 void tap_want_output(const struct ctx *c, bool on);
 bool tap_output_armed(const struct ctx *c);

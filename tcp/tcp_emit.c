@@ -10,7 +10,10 @@
  * the socket once with MSG_PEEK into all of them. With SO_PEEK_OFF the
  * kernel keeps the read offset at the end of what is in flight to the
  * guest, so each read returns only new data; the headers are then written
- * in front of each payload, checksummed, and the frames committed.
+ * in front of each payload, checksummed, and the frames committed. When
+ * the backend lends the guest's own receive buffers (vhost-user, frames
+ * offloaded), the same read goes into those instead, and the frames
+ * built there need no further copy (tcp_pull_lend()).
  *
  * Data stays in the socket until the guest acknowledges it. Retransmission
  * (timeout or three duplicate ACKs) is a rewind: the next sequence goes
@@ -47,6 +50,9 @@ SYSCALLS(SYSCALLS_BOTH, "recvmsg");
 /* Fallback without SO_PEEK_OFF: in-flight bytes are peeked again into this */
 #define TCP_DISCARD_MAX		(8 * 1024 * 1024)
 static uint8_t tcp_discard_buf[TCP_DISCARD_MAX];
+
+/* The guest's receive buffers, when the backend lends them (vhost-user) */
+static struct tap_lend tcp_lend;
 
 /**
  * tcp_wnd_field() - window field value toward the guest
@@ -380,6 +386,9 @@ static size_t tcp_gso_payload(const struct tcp_conn *conn)
  * @frames:	frame buffers this turn fills at most
  * @skip:	1 if @iov starts with the discard buffer, else 0
  * @offload:	the guest's side checksums and segments (tap_offload())
+ * @hdrlen:	bytes of headers in front of each payload
+ * @lend:	the guest's buffers the frames are written in, NULL if they
+ *		are built in the output queue
  */
 struct tcp_pull {
 	struct iovec iov[TCP_FRAMES_PER_PULL + 1];
@@ -390,6 +399,8 @@ struct tcp_pull {
 	size_t frames;
 	int skip;
 	bool offload;
+	size_t hdrlen;
+	struct tap_lend *lend;
 };
 
 /**
@@ -398,8 +409,8 @@ struct tcp_pull {
  * @conn:	established connection, FIN not sent
  * @budget:	bytes this turn may send
  * @now_ms:	current time
- * @p:		pull state: @in_flight, @room, @offload, @seg, @want and
- *		@frames are set here
+ * @p:		pull state: @in_flight, @room, @offload, @seg, @hdrlen,
+ *		@want and @frames are set here
  * @res:	what the turn returns, if nothing may be sent
  *
  * A zero window arms the persist timer.
@@ -421,6 +432,7 @@ static bool tcp_pull_budget(const struct ctx *c, struct tcp_conn *conn,
 
 	p->offload = tap_offload(c);
 	p->seg = p->offload ? tcp_gso_payload(conn) : conn->mss;
+	p->hdrlen = net_l2l3_len(&conn->remote_addr) + TCP_HDR_LEN;
 
 	p->want = MIN(p->room, budget);
 	if (conn->flags & TCP_F_RETX_ONE)
@@ -436,26 +448,50 @@ static bool tcp_pull_budget(const struct ctx *c, struct tcp_conn *conn,
 }
 
 /**
- * tcp_pull_peek() - read new socket data, without taking it, into frames
- * @c:		execution context
+ * tcp_lend_trim() - cut the lent payload areas down to what a turn reads
+ * @l:		lent buffers, a payload of @seg bytes for each frame
+ * @want:	bytes this turn reads at most
+ *
+ * Return: number of payload areas to read into
+ */
+static size_t tcp_lend_trim(struct tap_lend *l, size_t want)
+{
+	size_t i, end = l->first[l->frames];
+
+	for (i = 0; i < end && want; i++) {
+		if (l->iov[i].iov_len >= want) {
+			l->iov[i].iov_len = want;
+			return i + 1;
+		}
+		want -= l->iov[i].iov_len;
+	}
+	return i;
+}
+
+/**
+ * tcp_pull_iov() - where the peek writes: lent buffers or frame buffers
  * @conn:	connection
  * @p:		pull state from tcp_pull_budget(); @iov and @skip set here
+ * @mh:		message header, its iov set here
  *
  * Without SO_PEEK_OFF, what is in flight (and what was acknowledged but
  * not dropped from the socket yet) is read again into the discard buffer
- * first. A read error resets the connection.
+ * first.
  *
- * Return: bytes of new data in the frame buffers, 0 at end of file,
- *	   negative if the turn is over (nothing to read, or an error)
+ * Return: 0 on success, -1 if that is more than the discard buffer holds
  */
-static ssize_t tcp_pull_peek(const struct ctx *c, struct tcp_conn *conn,
-			     struct tcp_pull *p)
+static int tcp_pull_iov(const struct tcp_conn *conn, struct tcp_pull *p,
+			struct msghdr *mh)
 {
-	size_t hdrlen, i;
-	struct msghdr mh;
-	ssize_t n;
+	size_t i;
 
 	p->skip = 0;
+	if (p->lend) {
+		mh->msg_iov = p->lend->iov;
+		mh->msg_iovlen = tcp_lend_trim(p->lend, p->want);
+		return 0;
+	}
+
 	if (!tcp_peek_off_supported()) {
 		if (p->in_flight + (size_t)conn->discard > TCP_DISCARD_MAX)
 			return -1;
@@ -464,15 +500,36 @@ static ssize_t tcp_pull_peek(const struct ctx *c, struct tcp_conn *conn,
 		p->skip = 1;
 	}
 
-	hdrlen = net_l2l3_len(&conn->remote_addr) + TCP_HDR_LEN;
 	for (i = 0; i < p->frames; i++) {
-		p->iov[p->skip + i].iov_base = qdisc_frame_buf(i) + hdrlen;
+		p->iov[p->skip + i].iov_base = qdisc_frame_buf(i) + p->hdrlen;
 		p->iov[p->skip + i].iov_len = MIN(p->seg, p->want - i * p->seg);
 	}
+	mh->msg_iov = p->iov;
+	mh->msg_iovlen = p->frames + (size_t)p->skip;
+	return 0;
+}
+
+/**
+ * tcp_pull_peek() - read new socket data, without taking it, into frames
+ * @c:		execution context
+ * @conn:	connection
+ * @p:		pull state from tcp_pull_budget(); @iov and @skip set here
+ *
+ * A read error resets the connection.
+ *
+ * Return: bytes of new data in the frame buffers, 0 at end of file,
+ *	   negative if the turn is over (nothing to read, or an error)
+ */
+static ssize_t tcp_pull_peek(const struct ctx *c, struct tcp_conn *conn,
+			     struct tcp_pull *p)
+{
+	struct msghdr mh;
+	ssize_t n;
 
 	memset(&mh, 0, sizeof(mh));
-	mh.msg_iov = p->iov;
-	mh.msg_iovlen = p->frames + (size_t)p->skip;
+	if (tcp_pull_iov(conn, p, &mh))
+		return -1;
+
 	n = recvmsg(conn->sock, &mh, MSG_PEEK | MSG_DONTWAIT);
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) &&
 	    (conn->flags & TCP_F_SOCK_EOF) && !p->skip) {
@@ -505,18 +562,23 @@ static ssize_t tcp_pull_peek(const struct ctx *c, struct tcp_conn *conn,
  * @conn:	connection; its sequence toward the guest is not moved here
  * @p:		pull state from tcp_pull_peek()
  * @n:		bytes peeked into the frame buffers, more than zero
+ * @frames:	set to the number of frames committed
  *
- * The last segment carries PSH.
+ * The last segment carries PSH. A lent frame the guest can't take (its
+ * queue stopped meanwhile) ends the turn there.
  *
- * Return: number of frames committed
+ * Return: bytes of payload the committed frames carry, @n unless a lent
+ *	   frame was refused
  */
 static size_t tcp_pull_frame(const struct ctx *c, struct tcp_conn *conn,
-			     const struct tcp_pull *p, size_t n)
+			     const struct tcp_pull *p, size_t n,
+			     size_t *frames)
 {
 	size_t i, sent;
 
 	for (i = 0, sent = 0; sent < n; i++) {
 		size_t plen = MIN(p->seg, n - sent);
+		uint8_t *buf = p->lend ? p->lend->hdr[i] : qdisc_frame_buf(0);
 		struct virtio_net_hdr vh;
 		struct tcphdr th;
 		uint8_t flags = TH_ACK;
@@ -527,17 +589,23 @@ static size_t tcp_pull_frame(const struct ctx *c, struct tcp_conn *conn,
 
 		tcp_hdr_init(conn, &th, conn->seq_to_guest + (uint32_t)sent,
 			     flags, false);
-		len = tcp_fill_frame(c, qdisc_frame_buf(0), &conn->remote_addr,
+		len = tcp_fill_frame(c, buf, &conn->remote_addr,
 				     &conn->guest_addr, &th, NULL, 0, plen,
 				     p->offload ? &vh : NULL, conn->mss);
-		if (p->offload)
+		if (p->lend) {
+			if (!qdisc_lend_commit(c, p->lend, i, p->hdrlen, len,
+					       &vh))
+				break;
+		} else if (p->offload) {
 			qdisc_frame_commit_offload(len, &vh);
-		else
+		} else {
 			qdisc_frame_commit(len);
+		}
 
 		sent += plen;
 	}
-	return i;
+	*frames = i;
+	return sent;
 }
 
 /**
@@ -610,6 +678,29 @@ static enum qdisc_pull_result tcp_pull_account(const struct ctx *c,
 }
 
 /**
+ * tcp_pull_lend() - write the frames in the guest's buffers, if lent
+ * @c:		execution context
+ * @p:		pull state from tcp_pull_budget(); @hdrlen and @lend set
+ *		here, @frames and @want cut down to the frames lent
+ *
+ * Only offloaded frames can be written in place (their checksum is the
+ * guest's side's), and only with SO_PEEK_OFF (without it, the peek starts
+ * in the discard buffer).
+ */
+static void tcp_pull_lend(const struct ctx *c, struct tcp_pull *p)
+{
+	p->lend = NULL;
+	if (!p->offload || !tcp_peek_off_supported())
+		return;
+	if (!qdisc_lend(c, &tcp_lend, p->frames, p->hdrlen, p->seg))
+		return;
+
+	p->lend = &tcp_lend;
+	p->frames = tcp_lend.frames;
+	p->want = MIN(p->want, p->frames * p->seg);
+}
+
+/**
  * tcp_pull_data() - read socket data into frames, or send the FIN
  * @c:		execution context
  * @flow:	flow index
@@ -624,8 +715,8 @@ static enum qdisc_pull_result tcp_pull_data(const struct ctx *c, uint32_t flow,
 {
 	struct tcp_conn *conn = tcp_conn_at(flow);
 	enum qdisc_pull_result res;
+	size_t frames, sent;
 	struct tcp_pull p;
-	size_t frames;
 	ssize_t n;
 
 	if (!conn || conn->state != CONN_ESTABLISHED ||
@@ -634,20 +725,34 @@ static enum qdisc_pull_result tcp_pull_data(const struct ctx *c, uint32_t flow,
 
 	if (!tcp_pull_budget(c, conn, budget, now_ms, &p, &res))
 		return res;
+	tcp_pull_lend(c, &p);
 
 	n = tcp_pull_peek(c, conn, &p);
-	if (n < 0)
-		return QDISC_DONE;
-
-	if (!n) {
-		if (p.skip && conn->seq_to_guest != conn->seq_acked)
+	if (n <= 0) {
+		qdisc_lend_end(c, &tcp_lend);
+		if (n < 0 || (p.skip && conn->seq_to_guest != conn->seq_acked))
 			return QDISC_DONE;
 		tcp_send_fin(c, conn, now_ms);
 		return QDISC_DONE;
 	}
 
-	frames = tcp_pull_frame(c, conn, &p, (size_t)n);
-	return tcp_pull_account(c, conn, &p, (size_t)n, frames, now_ms);
+	sent = tcp_pull_frame(c, conn, &p, (size_t)n, &frames);
+	qdisc_lend_end(c, &tcp_lend);
+	if (!sent) {
+		/* Peeked, not sent: read it again next time */
+		tcp_peek_off_reset(conn);
+		return QDISC_MORE;
+	}
+
+	res = tcp_pull_account(c, conn, &p, sent, frames, now_ms);
+	if (sent == (size_t)n)
+		return res;
+
+	/* The rest was peeked, not sent: read it again next time */
+	conn = tcp_conn_at(flow);
+	if (conn && conn->state == CONN_ESTABLISHED)
+		tcp_peek_off_reset(conn);
+	return QDISC_MORE;
 }
 
 /**

@@ -48,7 +48,11 @@
  * continues (design.md invariant 2). A frame the queue can never take
  * (too long for the guest's buffers, bad buffers) counts as sent and as a
  * tx_error. Without a started and enabled receive queue, frames are
- * dropped (tx_errors), as without a guest.
+ * dropped (tx_errors), as without a guest. TCP data frames usually skip
+ * that copy: with offloads on, the receive queue lends its buffers
+ * (lend(), vu_virtq_lend_frame()), TCP reads the socket into them and
+ * writes the headers in place, and each frame is published as TCP
+ * commits it; the guest is notified once, at the end of the turn.
  *
  * Offloads: we offer checksum and TCP segmentation offloads both ways
  * (VU_GUEST_OFFLOADS, VU_HOST_OFFLOADS in vu_dev.h). If the guest took
@@ -136,6 +140,7 @@ static unsigned int vu_tx_err_logged;
  * @rx_bad:	frames from the guest with offloads we did not agree to
  * @tx_csum:	frames to the guest with a partial checksum
  * @tx_gso:	TSO super-frames to the guest
+ * @tx_lent:	frames to the guest written in place (vu_lend())
  */
 struct vu_off_stats {
 	uint64_t rx_csum;
@@ -143,8 +148,14 @@ struct vu_off_stats {
 	uint64_t rx_bad;
 	uint64_t tx_csum;
 	uint64_t tx_gso;
+	uint64_t tx_lent;
 };
 static struct vu_off_stats vu_off_stats;
+
+/* Receive chains lent for frames written in place, between vu_lend() and
+ * vu_lend_end()
+ */
+static struct vu_rx_lend vu_lent;
 
 /* Input: frames of one batch, each in its slot until tap_frames_done() */
 static uint8_t vu_tx_buf[VU_TX_BATCH][VU_TX_SLOT] __attribute__((aligned(64)));
@@ -515,6 +526,92 @@ static size_t vu_send_frames(const struct ctx *c, const struct iovec *iov,
 }
 
 /**
+ * vu_lend() - reserve the guest's receive buffers for frames written in
+ *	       place
+ * @l:		filled with each frame's header and payload areas
+ * @frames:	frames wanted, at most TAP_LEND_FRAMES
+ * @room:	header bytes of each frame, in its first buffer
+ * @payload:	payload bytes each frame may carry
+ *
+ * Return: frames reserved, 0 if the receive queue can't lend now (not
+ *	   ready, too few or bad buffers, or writes logged for a migration)
+ */
+static size_t vu_lend(struct tap_lend *l, size_t frames, size_t room,
+		      size_t payload)
+{
+	struct vu_queue *q = &vu_dev.q[VU_RX_Q];
+	size_t f, used = 0;
+
+	if (!vu_rx_ready() || !vu_offload())
+		return 0;
+
+	vu_virtq_lend_start(&q->vq, &vu_lent, vu_dev.hdrlen);
+	for (f = 0; f < frames && f < VU_LEND_FRAMES; f++) {
+		size_t n;
+
+		n = vu_virtq_lend_frame(&q->vq, &vu_dev.mem, &vu_lent, room,
+					payload, l->iov + used,
+					TAP_LEND_IOV - used, &l->hdr[f]);
+		if (!n)
+			break;
+		l->first[f] = used;
+		used += n;
+	}
+	l->first[f] = used;
+	l->frames = f;
+	return f;
+}
+
+/**
+ * vu_lend_commit() - give a frame written in place to the guest
+ * @l:		lent buffers
+ * @f:		frame, in order
+ * @len:	its length, from the Ethernet header
+ * @vh:		its offload description
+ *
+ * Return: true if it was published, false if dropped (counted)
+ */
+static bool vu_lend_commit(const struct tap_lend *l, size_t f, size_t len,
+			   const struct virtio_net_hdr *vh)
+{
+	struct vu_queue *q = &vu_dev.q[VU_RX_Q];
+	int ret;
+
+	(void)l;
+	ret = vu_virtq_lend_commit(&q->vq, &vu_lent, (unsigned int)f, len, vh);
+	if (ret < 0) {
+		vu_tx_error(len, ret);
+		return false;
+	}
+
+	vu_stats.tx_frames++;
+	vu_stats.tx_bytes += len;
+	vu_off_stats.tx_lent++;
+	if (vh && (vh->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM))
+		vu_off_stats.tx_csum++;
+	if (vh && vh->gso_type != VIRTIO_NET_HDR_GSO_NONE)
+		vu_off_stats.tx_gso++;
+	return true;
+}
+
+/**
+ * vu_lend_end() - done with lent buffers: the rest stays the guest's
+ * @l:		lent buffers
+ *
+ * Chains reserved but not committed were never published: the ring still
+ * offers them, for the next frame.
+ */
+static void vu_lend_end(struct tap_lend *l)
+{
+	struct vu_queue *q = &vu_dev.q[VU_RX_Q];
+
+	(void)l;
+	if (vu_lent.published)
+		vu_call(q);
+	vu_lent.frames = 0;
+}
+
+/**
  * vu_rx_kick() - the guest added receive buffers: continue the output
  * @c:		execution context
  */
@@ -764,12 +861,13 @@ static void vu_guest_close(const struct ctx *c, const char *why)
 
 	info("vhost-user: offloaded frames: from the guest %llu with a "
 	     "partial checksum, %llu TSO, %llu refused; to the guest %llu "
-	     "with a partial checksum, %llu TSO",
+	     "with a partial checksum, %llu TSO, %llu written in place",
 	     (unsigned long long)vu_off_stats.rx_csum,
 	     (unsigned long long)vu_off_stats.rx_gso,
 	     (unsigned long long)vu_off_stats.rx_bad,
 	     (unsigned long long)vu_off_stats.tx_csum,
-	     (unsigned long long)vu_off_stats.tx_gso);
+	     (unsigned long long)vu_off_stats.tx_gso,
+	     (unsigned long long)vu_off_stats.tx_lent);
 
 	epoll_ctl(c->epollfd, EPOLL_CTL_DEL, vu_dev.fd, NULL);
 	close(vu_dev.fd);
@@ -947,6 +1045,9 @@ const struct tap_backend tap_vu_backend = {
 	.init		= vu_init,
 	.handler	= vu_handler,
 	.send_frames	= vu_send_frames,
+	.lend		= vu_lend,
+	.lend_commit	= vu_lend_commit,
+	.lend_end	= vu_lend_end,
 	.connected	= vu_connected,
 	.want_output	= vu_want_output,
 	.output_armed	= vu_output_armed,

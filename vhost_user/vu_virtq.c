@@ -52,6 +52,18 @@
  * it (already taken in ring order, so they can't be skipped) are given
  * back with length 0.
  *
+ * RX in place (vu_virtq_lend_frame(), vu_virtq_lend_commit()): instead of
+ * copying a frame in, the caller may reserve chains for it and have its
+ * payload read straight into them. Reserving walks and checks the chains
+ * from the available ring as pushing would, and gives the caller the
+ * frame's header area (behind the virtio-net header, in the first buffer,
+ * in one piece) and its payload areas, but publishes nothing. Committing
+ * a frame, in order, writes the virtio-net header and num_buffers and
+ * publishes the chains its bytes took; reserved chains that were never
+ * committed simply stay the ring's next ones. Reservations all come
+ * before the first commit, which is what lets a frame's chain indices be
+ * counted from where the reservation started.
+ *
  * Dirty page logging, during a migration (vq->log set): every write to
  * guest memory marks the pages it touched in the front-end's log, so that
  * they are copied to the target again. Receive buffers are marked as
@@ -735,6 +747,177 @@ int vu_virtq_push_frame(struct vu_virtq *vq, const struct vu_mem *m,
 
 	vq->stats.frames++;
 	vq->stats.bytes += frame;
+	return 0;
+}
+
+/**
+ * vu_virtq_lend_start() - start reserving receive chains (RX queue)
+ * @vq:		queue
+ * @r:		reservation, reset here
+ * @hdrlen:	virtio-net header length, 10 or 12 (num_buffers set if 12)
+ */
+void vu_virtq_lend_start(const struct vu_virtq *vq, struct vu_rx_lend *r,
+			 size_t hdrlen)
+{
+	r->hdrlen = hdrlen;
+	r->base = vq->last_avail;
+	r->chains = 0;
+	r->published = 0;
+	r->frames = 0;
+	r->first[0] = 0;
+}
+
+/**
+ * vu_lend_area() - add the part of a buffer the payload may use to the iov
+ * @p:		buffer, or what follows the headers in the frame's first one
+ * @len:	its length
+ * @left:	payload bytes still without a buffer, decreased here
+ * @iov:	payload areas of the frame
+ * @n:		entries of @iov used, increased here
+ * @iov_max:	entries @iov has
+ *
+ * Return: 0 on success, -1 if @iov is full
+ */
+static int vu_lend_area(uint8_t *p, size_t len, size_t *left,
+			struct iovec *iov, size_t *n, size_t iov_max)
+{
+	size_t take = len < *left ? len : *left;
+
+	if (!take)
+		return 0;
+	if (*n == iov_max)
+		return -1;
+	iov[*n].iov_base = p;
+	iov[*n].iov_len = take;
+	(*n)++;
+	*left -= take;
+	return 0;
+}
+
+/**
+ * vu_virtq_lend_frame() - reserve receive chains for one more frame
+ * @vq:		queue, with no chain published since vu_virtq_lend_start()
+ * @m:		guest memory
+ * @r:		reservation
+ * @room:	bytes of frame headers (Ethernet on) the frame's first buffer
+ *		must hold, in one piece, behind the virtio-net header
+ * @payload:	payload bytes the frame may carry after them
+ * @iov:	set to the payload areas, in guest memory
+ * @iov_max:	entries @iov has
+ * @hdr:	set to the frame's header area, @room bytes in guest memory
+ *
+ * The chains stay available to the guest's ring (nothing is published)
+ * until vu_virtq_lend_commit() gives them back as used; a frame never
+ * committed leaves them for the next frame, lent or copied. Not while
+ * writes to guest memory are logged (a migration): those go through
+ * vu_virtq_push_frame().
+ *
+ * Return: entries of @iov used, 0 if the frame can't be reserved: too few
+ *	   buffers, a first buffer too short, a bad chain, a limit reached
+ *	   (@iov_max, VU_LEND_CHAINS, VU_LEND_FRAMES, VU_RX_CHAINS_MAX, one
+ *	   chain a frame without mergeable buffers)
+ */
+size_t vu_virtq_lend_frame(struct vu_virtq *vq, const struct vu_mem *m,
+			   struct vu_rx_lend *r, size_t room, size_t payload,
+			   struct iovec *iov, size_t iov_max, uint8_t **hdr)
+{
+	unsigned int k0 = r->chains, k = r->chains;
+	size_t left = payload, n = 0;
+	uint16_t avail;
+
+	if (!vq->started || vq->log || r->published ||
+	    r->frames == VU_LEND_FRAMES || !payload)
+		return 0;
+	avail = vu_avail_count(vq);
+
+	while (left) {
+		struct vu_chain c;
+		uint32_t len;
+		uint8_t *p;
+		int rc = 0;
+
+		if (k == avail || k == VU_LEND_CHAINS ||
+		    k - k0 == VU_RX_CHAINS_MAX || (k > k0 && !vq->mrg_rxbuf))
+			return 0;
+
+		r->head[k] = vu_avail_head(vq, (uint16_t)(r->base + k));
+		r->cap[k] = 0;
+		vu_chain_start(vq, &c, r->head[k]);
+		while (left && (rc = vu_chain_next(vq, m, &c, true, &p,
+						   &len)) > 0) {
+			size_t skip = 0;
+
+			if (k == k0 && !r->cap[k]) {
+				/* Headers: virtio-net, then the frame's */
+				if (len < r->hdrlen + room)
+					return 0;
+				r->vnet[r->frames] = p;
+				*hdr = p + r->hdrlen;
+				skip = r->hdrlen + room;
+			}
+			r->cap[k] += len;
+			if (vu_lend_area(p + skip, len - skip, &left, iov, &n,
+					 iov_max))
+				return 0;
+		}
+		if (left && rc < 0)
+			return 0;
+		if (!r->cap[k])
+			return 0;	/* a chain of empty buffers */
+		k++;
+	}
+
+	r->chains = k;
+	r->frames++;
+	r->first[r->frames] = k;
+	return n;
+}
+
+/**
+ * vu_virtq_lend_commit() - give a frame written in place to the guest
+ * @vq:		queue
+ * @r:		reservation
+ * @f:		frame, in reservation order: all frames before it committed,
+ *		and filled (only the last committed frame may be shorter)
+ * @len:	frame length, from its Ethernet header
+ * @vh:		offload description for the header (host order), NULL for
+ *		none
+ *
+ * Return: 0 on success, -EINVAL if the frame can't be given: out of
+ *	   order, after a shorter frame, longer than its chains, or the
+ *	   queue stopped meanwhile (nothing published)
+ */
+int vu_virtq_lend_commit(struct vu_virtq *vq, struct vu_rx_lend *r,
+			 unsigned int f, size_t len,
+			 const struct virtio_net_hdr *vh)
+{
+	size_t left = r->hdrlen + len;
+	uint8_t h[VU_HDR_MAX];
+	unsigned int k, j;
+
+	if (!vq->started || f >= r->frames || r->first[f] != r->published)
+		return -EINVAL;
+
+	for (k = r->first[f], j = 0; left && k < r->first[f + 1]; k++, j++) {
+		uint32_t n = (uint32_t)(r->cap[k] < left ? r->cap[k] : left);
+
+		vu_used_put(vq, (uint16_t)j, r->head[k], n);
+		left -= n;
+	}
+	if (left)
+		return -EINVAL;
+
+	vu_hdr_put(vh, h);
+	if (r->hdrlen >= VU_HDR_NUM_BUFFERS + 2) {
+		h[VU_HDR_NUM_BUFFERS] = j & 0xff;
+		h[VU_HDR_NUM_BUFFERS + 1] = (uint8_t)(j >> 8);
+	}
+	memcpy(r->vnet[f], h, r->hdrlen);
+
+	vu_used_publish(vq, (uint16_t)j);
+	r->published += j;
+	vq->stats.frames++;
+	vq->stats.bytes += len;
 	return 0;
 }
 

@@ -169,6 +169,36 @@ struct vu_virtq {
 	struct vu_virtq_stats stats;
 };
 
+/* Receive chains one lend may reserve, and frames it may hold */
+#define VU_LEND_CHAINS		VU_QUEUE_SIZE_MAX
+#define VU_LEND_FRAMES		64
+
+/**
+ * struct vu_rx_lend - receive chains reserved for frames written in place
+ * @hdrlen:	virtio-net header length, 10 or 12
+ * @base:	the available-ring index of the first chain reserved
+ * @chains:	chains reserved, from @base on, in ring order
+ * @published:	chains of them given back to the guest as used
+ * @frames:	frames reserved
+ * @head:	head of each chain, as the guest gave it
+ * @cap:	bytes each chain takes, as far as it was walked
+ * @first:	index in @head of each frame's first chain, and for the frame
+ *		after the last one, one past the last chain
+ * @vnet:	each frame's virtio-net header: its first buffer, in guest
+ *		memory
+ */
+struct vu_rx_lend {
+	size_t hdrlen;
+	uint16_t base;
+	unsigned int chains;
+	unsigned int published;
+	unsigned int frames;
+	unsigned int head[VU_LEND_CHAINS];
+	size_t cap[VU_LEND_CHAINS];
+	unsigned int first[VU_LEND_FRAMES + 1];
+	uint8_t *vnet[VU_LEND_FRAMES];
+};
+
 int vu_virtq_start(struct vu_virtq *vq, const struct vu_mem *m,
 		   unsigned int num, uint64_t desc_uva, uint64_t avail_uva,
 		   uint64_t used_uva, uint16_t base);
@@ -180,6 +210,14 @@ int vu_virtq_pop_frame(struct vu_virtq *vq, const struct vu_mem *m,
 int vu_virtq_push_frame(struct vu_virtq *vq, const struct vu_mem *m,
 			size_t hdrlen, const struct virtio_net_hdr *vh,
 			const struct iovec *iov, size_t iovcnt);
+void vu_virtq_lend_start(const struct vu_virtq *vq, struct vu_rx_lend *r,
+			 size_t hdrlen);
+size_t vu_virtq_lend_frame(struct vu_virtq *vq, const struct vu_mem *m,
+			   struct vu_rx_lend *r, size_t room, size_t payload,
+			   struct iovec *iov, size_t iov_max, uint8_t **hdr);
+int vu_virtq_lend_commit(struct vu_virtq *vq, struct vu_rx_lend *r,
+			 unsigned int f, size_t len,
+			 const struct virtio_net_hdr *vh);
 bool vu_virtq_need_notify(struct vu_virtq *vq);
 bool vu_virtq_kick_enable(struct vu_virtq *vq, bool on);
 

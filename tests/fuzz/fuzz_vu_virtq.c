@@ -49,6 +49,12 @@
  *		kicked
  *   9 bufs	u8 count, u16 size: receive buffers in the scratch area,
  *		made available
+ *   10 lend	u8 frames, u16 payload, u8 fill, u16 bytes, 10 bytes of
+ *		struct virtio_net_hdr: the receive queue lends buffers for
+ *		up to that many frames (tap_lend(), as TCP asks), the
+ *		headers and that many bytes of payload are written where it
+ *		says, frame after frame, and each frame is committed; then
+ *		the rest is released
  */
 
 #include <stdbool.h>
@@ -73,6 +79,7 @@
 #define FUZZ_VQ_HDR		14		/* bytes 0 to 13 */
 #define FUZZ_VQ_OPS_MAX		256		/* operations per input */
 #define FUZZ_VQ_FRAME_MAX	(14 + 4 + 65535)
+#define FUZZ_VQ_LEND_ROOM	54		/* Ethernet, IPv4, TCP */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -386,6 +393,46 @@ static void fuzz_vq_frame(struct fuzz_vq *v)
 }
 
 /**
+ * fuzz_vq_lend() - the relay writes frames in the guest's own buffers
+ * @v:		state
+ */
+static void fuzz_vq_lend(struct fuzz_vq *v)
+{
+	static struct tap_lend l;
+	const uint8_t *nf = fuzz_vq_take(v, 1);
+	uint16_t payload = fuzz_vq_u16(v);
+	const uint8_t *fill = fuzz_vq_take(v, 1);
+	size_t bytes = fuzz_vq_u16(v), f, i;
+	const uint8_t *h = fuzz_vq_take(v, 10);
+	struct virtio_net_hdr vh;
+
+	if (!nf || !fill || !h)
+		return;
+	memcpy(&vh, h, sizeof(vh));
+
+	tap_lend(&fuzz_ctx, &l, *nf % (TAP_LEND_FRAMES + 1),
+		 FUZZ_VQ_LEND_ROOM, payload);
+	for (f = 0; f < l.frames && bytes; f++) {
+		size_t plen = 0;
+
+		memset(l.hdr[f], *fill, FUZZ_VQ_LEND_ROOM);
+		for (i = l.first[f]; i < l.first[f + 1] && bytes; i++) {
+			size_t n = l.iov[i].iov_len < bytes ?
+				   l.iov[i].iov_len : bytes;
+
+			memset(l.iov[i].iov_base, *fill, n);
+			plen += n;
+			bytes -= n;
+		}
+		if (!tap_lend_commit(&fuzz_ctx, &l, f, FUZZ_VQ_LEND_ROOM,
+				     FUZZ_VQ_LEND_ROOM + plen, &vh))
+			break;
+	}
+	tap_lend_end(&fuzz_ctx, &l);
+	fuzz_pump(1);
+}
+
+/**
  * fuzz_vq_request() - a vhost-user request in the middle of the traffic
  * @v:		state
  * @qi:		queue it is about
@@ -507,6 +554,9 @@ static bool fuzz_vq_op(struct fuzz_vq *v)
 		break;
 	case 9:
 		fuzz_vq_bufs(v);
+		break;
+	case 10:
+		fuzz_vq_lend(v);
 		break;
 	default:
 		break;

@@ -21,7 +21,8 @@
  * seed per recorded transmit chain, in the layout the driver used, with
  * receive buffers posted as the driver posts them (1536 bytes, mergeable)
  * and a frame to the guest, with the recorded features; and the same
- * ARP request behind a legacy 10-byte header, without mergeable buffers.
+ * ARP request behind a legacy 10-byte header, without mergeable buffers;
+ * and TCP data written in place in those receive buffers (tcp_lend).
  */
 
 #include <stdint.h>
@@ -752,6 +753,48 @@ static void gen_vq_seed(const char *name, unsigned int features,
  */
 #define GEN_VQ_QEMU72		0x3f
 
+/**
+ * gen_vq_lend() - operation "lend": TCP frames written in place
+ * @s:		seed
+ * @frames:	frames asked for
+ * @payload:	payload a frame may carry
+ * @bytes:	payload bytes written, frame after frame
+ */
+static void gen_vq_lend(struct gen_buf *s, unsigned int frames,
+			unsigned int payload, unsigned int bytes)
+{
+	/* NEEDS_CSUM, TCPv4, hdr_len 54, gso_size 1448, csum 34 + 16 */
+	static const uint8_t vh[10] = { 1, 1, 54, 0, 0xa8, 0x05, 34, 0, 16,
+					0 };
+
+	gen_u8(s, 10);
+	gen_u8(s, frames);
+	gen_le(s, payload, 2);
+	gen_u8(s, 0x5a);
+	gen_le(s, bytes, 2);
+	gen_put(s, vh, sizeof(vh));
+}
+
+/**
+ * gen_vq_lend_seed() - TCP data to the guest in its own buffers, as the
+ *			recorded driver posted them: two frames of three
+ *			buffers, a short third one, then one more turn
+ */
+static void gen_vq_lend_seed(void)
+{
+	static struct gen_buf s;
+
+	s.n = 0;
+	gen_vq_header(&s, GEN_VQ_QEMU72);
+	gen_vq_rx_bufs(&s);
+	gen_u8(&s, 4);					/* kick RX */
+	gen_vq_lend(&s, 4, 4000, 9000);
+	gen_u8(&s, 6);					/* run */
+	gen_vq_lend(&s, 1, 1000, 200);
+	gen_u8(&s, 6);
+	gen_write("fuzz_vu_virtq", "tcp_lend", s.b, s.n);
+}
+
 #define GEN_VQ(name)	gen_vq_seed(#name, GEN_VQ_QEMU72, gen_tx_##name, \
 				    sizeof(gen_tx_##name) /		 \
 				    sizeof(gen_tx_##name[0]), 12)
@@ -772,6 +815,8 @@ static void gen_vu_virtq(void)
 
 	/* A legacy guest: no VERSION_1, no mergeable buffers, 10 bytes */
 	gen_vq_seed("legacy_arp_request", 0x00, gen_tx_arp_request, 1, 10);
+
+	gen_vq_lend_seed();
 }
 
 /**

@@ -34,7 +34,8 @@
 #   - the guest powers off, QEMU exits 0;
 #   - passt's count of offloaded frames for the connection: partial
 #     checksums from the guest, TSO super-frames both ways, none refused,
-#     and no frame dropped either way;
+#     frames written in place in the guest's receive buffers, and no frame
+#     dropped either way;
 #   - round 1: passt serves the socket again; round 2: passt exits.
 # Round 3: as round 1, but the guest's device has the offloads switched off
 # (QEMU's csum, guest_csum, guest_tso4/6, host_tso4/6 properties): the
@@ -61,6 +62,7 @@ FD_PEER=4		# QEMU's end, with VU_FD_PAIR
 FD_RELAY_PID=
 TSO_MTU=1500		# guest MTU for the transfers with TSO super-frames
 VU_OFFLOADS=on		# what the guest negotiates in this round
+VU_MRG=on		# and whether with mergeable receive buffers
 # virtio-net-pci properties of a guest that takes no offloads (round 3)
 NO_OFFLOADS=csum=off,guest_csum=off,guest_tso4=off,guest_tso6=off
 NO_OFFLOADS+=,host_tso4=off,host_tso6=off
@@ -146,9 +148,10 @@ VMC_EXTRA=offload_checks
 
 # offload_counts() - test: once QEMU is gone, passt's count of offloaded
 # frames for its connection: partial checksums from the guest, TSO
-# super-frames both ways, none refused; with VU_OFFLOADS=off, none at all;
-# and no frame dropped either way (too long for the guest's buffers, or
-# not as negotiated)
+# super-frames both ways, none refused, and with mergeable receive buffers
+# frames written in the guest's buffers in place; with VU_OFFLOADS=off,
+# none at all; and no frame dropped either way (too long for the guest's
+# buffers, or not as negotiated)
 offload_counts() {
 	local line n re
 
@@ -163,11 +166,11 @@ offload_counts() {
 	rig_log "${line#*vhost-user: }"
 	re='from the guest ([0-9]+) with a partial checksum, ([0-9]+) TSO, '
 	re+='([0-9]+) refused; to the guest ([0-9]+) with a partial '
-	re+='checksum, ([0-9]+) TSO'
+	re+='checksum, ([0-9]+) TSO, ([0-9]+) written in place'
 	[[ $line =~ $re ]] ||
 		rig_fail "can't read the counts in: $line" || return 1
 	if [ "$VU_OFFLOADS" = off ]; then
-		[ "${BASH_REMATCH[*]:1}" = "0 0 0 0 0" ] ||
+		[ "${BASH_REMATCH[*]:1}" = "0 0 0 0 0 0" ] ||
 			rig_fail "offloaded frames without offloads"
 		return
 	fi
@@ -175,7 +178,11 @@ offload_counts() {
 		[ "${BASH_REMATCH[$n]}" -gt 0 ] ||
 			rig_fail "some offload never happened" || return 1
 	done
-	[ "${BASH_REMATCH[3]}" -eq 0 ] || rig_fail "passt refused frames"
+	[ "${BASH_REMATCH[3]}" -eq 0 ] || rig_fail "passt refused frames" ||
+		return 1
+	# Mergeable buffers: TCP data is read into the guest's buffers
+	[ "$VU_MRG" = off ] || [ "${BASH_REMATCH[6]}" -gt 0 ] ||
+		rig_fail "no frame was written in the guest's buffers"
 }
 
 # relay_up() - test: passt --vhost-user listens on its socket
@@ -321,10 +328,12 @@ fi
 # $1: prefix of the test names
 # $2: virtio-net-pci properties (VM_DEV_OPTS)
 # $3: offloads the guest takes with them: on or off (VU_OFFLOADS)
+# $4: mergeable receive buffers: on or off (VU_MRG)
 round_dev() {
 	local failed_before=$RIG_FAILED
 
 	VU_OFFLOADS=$3
+	VU_MRG=$4
 	rig_run "$1: passt --vhost-user serves its socket" relay_up
 	[ -n "$RIG_RELAY_PID" ] || return
 	rig_run "$1: host servers listen" servers_all
@@ -342,9 +351,9 @@ round_dev() {
 
 # Round 3: a guest that takes no offloads (QEMU's device properties): plain
 # frames both ways, as before offloads existed
-round_dev "$N (no offloads)" "$NO_OFFLOADS" off
+round_dev "$N (no offloads)" "$NO_OFFLOADS" off on
 
 # Round 4: offloads without mergeable receive buffers: the guest posts one
 # big chain per frame (its "big packets"), each 64 KiB frame fits one
-round_dev "$N (offloads, no MRG_RXBUF)" mrg_rxbuf=off on
+round_dev "$N (offloads, no MRG_RXBUF)" mrg_rxbuf=off on off
 rig_summary

@@ -20,6 +20,8 @@
  * a lone frame leaves in the iteration that made it. Per-flow counters
  * must match what the sink saw. Every frame reaches the backend behind its
  * virtio-net header: zero unless it was committed with an offload one.
+ * A backend that lends its buffers gets them asked for only once the
+ * queue is empty, so that lent frames never overtake queued ones.
  */
 
 #include <check.h>
@@ -48,6 +50,10 @@ static unsigned int sink_vnet_set;	/* frames with a non-zero vnet header */
 static struct virtio_net_hdr sink_vnet_last;	/* last non-zero one */
 static uint32_t sink_watch = UINT32_MAX;	/* flow to watch for */
 static uint64_t sink_watch_before;	/* flow 10's bytes before its frame */
+static bool sink_lends;			/* the backend lends buffers */
+static unsigned int sink_lend_calls;
+static unsigned int sink_lent;		/* lent frames committed */
+static unsigned int sink_calls_at_lend;	/* sink_calls when it last lent */
 
 /* Model flows */
 static uint32_t flow_backlog[T_FLOWS];	/* frames still to produce */
@@ -177,6 +183,64 @@ size_t tap_send_frames_vnet(const struct ctx *c, const struct iovec *iov,
 }
 
 /**
+ * tap_lend() - double: a backend that lends @frames buffers, if it lends
+ * @c:		execution context (unused)
+ * @l:		lent buffers, only counted here
+ * @frames:	frames wanted
+ * @room:	header bytes (unused)
+ * @payload:	payload bytes (unused)
+ *
+ * Return: @frames if the model lends, 0 otherwise
+ */
+size_t tap_lend(const struct ctx *c, struct tap_lend *l, size_t frames,
+		size_t room, size_t payload)
+{
+	(void)c;
+	(void)room;
+	(void)payload;
+	sink_lend_calls++;
+	sink_calls_at_lend = sink_calls;
+	l->frames = sink_lends ? frames : 0;
+	return l->frames;
+}
+
+/**
+ * tap_lend_commit() - double: count a lent frame
+ * @c:		execution context (unused)
+ * @l:		lent buffers
+ * @f:		frame
+ * @room:	header bytes (unused)
+ * @len:	frame length (unused)
+ * @vh:		offload description (unused)
+ *
+ * Return: true if @f was lent
+ */
+bool tap_lend_commit(const struct ctx *c, const struct tap_lend *l,
+		     size_t f, size_t room, size_t len,
+		     const struct virtio_net_hdr *vh)
+{
+	(void)c;
+	(void)room;
+	(void)len;
+	(void)vh;
+	if (f >= l->frames)
+		return false;
+	sink_lent++;
+	return true;
+}
+
+/**
+ * tap_lend_end() - double: forget lent buffers
+ * @c:		execution context (unused)
+ * @l:		lent buffers
+ */
+void tap_lend_end(const struct ctx *c, struct tap_lend *l)
+{
+	(void)c;
+	l->frames = 0;
+}
+
+/**
  * model_pull() - pull function of the model flows
  * @c:		execution context (unused)
  * @flow:	flow index
@@ -245,6 +309,9 @@ static void reset(void)
 	sink_calls = 0;
 	sink_errors = 0;
 	sink_vnet_set = 0;
+	sink_lends = false;
+	sink_lend_calls = 0;
+	sink_lent = 0;
 	memset(&sink_vnet_last, 0, sizeof(sink_vnet_last));
 	memset(sink_bytes, 0, sizeof(sink_bytes));
 	memset(sink_next, 0, sizeof(sink_next));
@@ -569,6 +636,45 @@ START_TEST(control_frames_go_first)
 }
 END_TEST
 
+START_TEST(lent_frames_never_overtake_queued_ones)
+{
+	static struct tap_lend l;
+	uint8_t ctrl[64] = { 0 };
+	uint32_t flow = 9;
+	uint64_t bytes0;
+	struct ctx c;
+
+	reset();
+	sink_lends = true;
+	memcpy(ctrl, &flow, sizeof(flow));
+
+	/* Queued and refused: nothing may be lent */
+	sink_mode = 2;
+	qdisc_send(&c, ctrl, sizeof(ctrl));
+	ck_assert_uint_eq(qdisc_lend(&c, &l, 4, 54, 1000), 0);
+	ck_assert_uint_eq(sink_lend_calls, 0);
+	ck_assert(qdisc_has_queued());
+
+	/* Taken now: the queue is flushed before the buffers are lent */
+	sink_mode = 0;
+	sink_calls = 0;
+	ck_assert_uint_eq(qdisc_lend(&c, &l, 4, 54, 1000), 4);
+	ck_assert_uint_eq(sink_calls_at_lend, 1);
+	ck_assert_uint_eq(sink_next[9], 1);
+	ck_assert(!qdisc_has_queued());
+	bytes0 = qdisc_stats()->bytes;
+
+	/* Committed frames count as sent, the rest is released */
+	ck_assert(qdisc_lend_commit(&c, &l, 0, 54, 1054, NULL));
+	ck_assert(qdisc_lend_commit(&c, &l, 1, 54, 554, NULL));
+	qdisc_lend_end(&c, &l);
+	ck_assert_uint_eq(l.frames, 0);
+	ck_assert_uint_eq(sink_lent, 2);
+	ck_assert_uint_eq(qdisc_stats()->bytes - bytes0, 1054 + 554);
+	ck_assert(qdisc_wakeup_ok(&c));
+}
+END_TEST
+
 START_TEST(forgotten_flow_is_not_served)
 {
 	struct ctx c;
@@ -652,6 +758,7 @@ int main(void)
 	tcase_add_test(tc, interactive_frame_goes_first);
 	tcase_add_test(tc, wakeup_check_catches_a_lost_wakeup);
 	tcase_add_test(tc, control_frames_go_first);
+	tcase_add_test(tc, lent_frames_never_overtake_queued_ones);
 	tcase_add_test(tc, forgotten_flow_is_not_served);
 	tcase_add_test(tc, offload_header_travels_with_frame);
 	suite_add_tcase(s, tc);
