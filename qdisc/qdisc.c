@@ -293,6 +293,8 @@ size_t qdisc_lend(const struct ctx *c, struct tap_lend *l, size_t frames,
 		  size_t room, size_t payload)
 {
 	l->frames = 0;
+	if (!tap_lends(c))
+		return 0;
 	if (qdisc_count || qdisc_ctrl_count)
 		qdisc_flush(c);
 	if (qdisc_count || qdisc_ctrl_count)

@@ -182,6 +182,17 @@ bool tap_offload(const struct ctx *c)
 }
 
 /**
+ * tap_lends() - tell if the backend may lend buffers (see tap_lend())
+ * @c:		execution context
+ *
+ * Return: true if it has buffers to lend, now or later
+ */
+bool tap_lends(const struct ctx *c)
+{
+	return tap_be && tap_be->lend && tap_offload(c);
+}
+
+/**
  * tap_lend() - the guest's receive buffers, for frames written in place
  * @c:		execution context
  * @l:		filled: a header area and payload areas for each frame
@@ -201,7 +212,7 @@ size_t tap_lend(const struct ctx *c, struct tap_lend *l, size_t frames,
 		size_t room, size_t payload)
 {
 	l->frames = 0;
-	if (!tap_be || !tap_be->lend || !tap_offload(c))
+	if (!tap_lends(c))
 		return 0;
 
 	return tap_be->lend(l, MIN(frames, (size_t)TAP_LEND_FRAMES), room,

@@ -183,6 +183,18 @@ size_t tap_send_frames_vnet(const struct ctx *c, const struct iovec *iov,
 }
 
 /**
+ * tap_lends() - double: whether the model backend lends buffers
+ * @c:		execution context (unused)
+ *
+ * Return: true if it does
+ */
+bool tap_lends(const struct ctx *c)
+{
+	(void)c;
+	return sink_lends;
+}
+
+/**
  * tap_lend() - double: a backend that lends @frames buffers, if it lends
  * @c:		execution context (unused)
  * @l:		lent buffers, only counted here
@@ -648,9 +660,16 @@ START_TEST(lent_frames_never_overtake_queued_ones)
 	sink_lends = true;
 	memcpy(ctrl, &flow, sizeof(flow));
 
-	/* Queued and refused: nothing may be lent */
+	/* A backend that never lends: the queue is left alone */
+	sink_lends = false;
 	sink_mode = 2;
 	qdisc_send(&c, ctrl, sizeof(ctrl));
+	sink_calls = 0;
+	ck_assert_uint_eq(qdisc_lend(&c, &l, 4, 54, 1000), 0);
+	ck_assert_uint_eq(sink_calls, 0);
+	sink_lends = true;
+
+	/* Queued and refused: nothing may be lent */
 	ck_assert_uint_eq(qdisc_lend(&c, &l, 4, 54, 1000), 0);
 	ck_assert_uint_eq(sink_lend_calls, 0);
 	ck_assert(qdisc_has_queued());
