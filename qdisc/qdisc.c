@@ -323,6 +323,9 @@ bool qdisc_lend_commit(const struct ctx *c, const struct tap_lend *l,
 	if (!tap_lend_commit(c, l, f, room, len, vh))
 		return false;
 
+	/* Made in this turn (budgets, deficits) and already out (flushes) */
+	qdisc_committed_bytes += len;
+	qdisc_flushed_bytes += len;
 	qdisc_counters.frames++;
 	qdisc_counters.bytes += len;
 	if (fs) {

@@ -54,6 +54,7 @@ static bool sink_lends;			/* the backend lends buffers */
 static unsigned int sink_lend_calls;
 static unsigned int sink_lent;		/* lent frames committed */
 static unsigned int sink_calls_at_lend;	/* sink_calls when it last lent */
+static uint8_t sink_lend_hdr[TAP_LEND_FRAMES][8];	/* lent headers */
 
 /* Model flows */
 static uint32_t flow_backlog[T_FLOWS];	/* frames still to produce */
@@ -210,20 +211,30 @@ size_t tap_lend(const struct ctx *c, struct tap_lend *l, size_t frames,
 	(void)c;
 	(void)room;
 	(void)payload;
+	size_t i;
+
 	sink_lend_calls++;
 	sink_calls_at_lend = sink_calls;
-	l->frames = sink_lends ? frames : 0;
+	l->frames = !sink_lends ? 0 : frames < TAP_LEND_FRAMES ? frames :
+						  TAP_LEND_FRAMES;
+	for (i = 0; i < l->frames; i++) {
+		memset(sink_lend_hdr[i], 0xff, sizeof(sink_lend_hdr[i]));
+		l->hdr[i] = sink_lend_hdr[i];
+	}
 	return l->frames;
 }
 
 /**
- * tap_lend_commit() - double: count a lent frame
+ * tap_lend_commit() - double: count a lent frame, check its order
  * @c:		execution context (unused)
  * @l:		lent buffers
  * @f:		frame
  * @room:	header bytes (unused)
- * @len:	frame length (unused)
+ * @len:	frame length
  * @vh:		offload description (unused)
+ *
+ * A model flow writes its index and sequence into the header, as for
+ * queued frames; other callers leave it untouched (all ones).
  *
  * Return: true if @f was lent
  */
@@ -231,13 +242,24 @@ bool tap_lend_commit(const struct ctx *c, const struct tap_lend *l,
 		     size_t f, size_t room, size_t len,
 		     const struct virtio_net_hdr *vh)
 {
+	uint32_t flow, seq;
+
 	(void)c;
 	(void)room;
-	(void)len;
 	(void)vh;
 	if (f >= l->frames)
 		return false;
 	sink_lent++;
+
+	memcpy(&flow, l->hdr[f], sizeof(flow));
+	memcpy(&seq, l->hdr[f] + 4, sizeof(seq));
+	if (flow < T_FLOWS) {
+		if (seq != sink_next[flow])
+			sink_errors++;
+		else
+			sink_next[flow]++;
+		sink_bytes[flow] += len;
+	}
 	return true;
 }
 
@@ -250,6 +272,37 @@ void tap_lend_end(const struct ctx *c, struct tap_lend *l)
 {
 	(void)c;
 	l->frames = 0;
+}
+
+/**
+ * model_pull_lent() - a model flow's turn in lent buffers, as TCP's
+ * @c:		execution context
+ * @flow:	flow index
+ * @budget:	byte budget
+ *
+ * Return: QDISC_MORE while backlog remains, QDISC_DONE otherwise
+ */
+static enum qdisc_pull_result model_pull_lent(const struct ctx *c,
+					      uint32_t flow, size_t budget)
+{
+	static struct tap_lend l;
+	size_t n, f, used = 0;
+
+	n = qdisc_lend(c, &l, 4, 8, T_FRAME_MAX);
+	for (f = 0; f < n && flow_backlog[flow] && used < budget; f++) {
+		size_t len = flow_size[flow] ? flow_size[flow] : T_FRAME_MAX;
+
+		memcpy(l.hdr[f], &flow, sizeof(flow));
+		memcpy(l.hdr[f] + 4, &flow_seq[flow], sizeof(uint32_t));
+		if (!qdisc_lend_commit(c, &l, f, 8, len, NULL))
+			break;
+		flow_seq[flow]++;
+		flow_backlog[flow]--;
+		used += len;
+	}
+	qdisc_lend_end(c, &l);
+
+	return flow_backlog[flow] ? QDISC_MORE : QDISC_DONE;
 }
 
 /**
@@ -268,6 +321,9 @@ static enum qdisc_pull_result model_pull(const struct ctx *c, uint32_t flow,
 
 	(void)c;
 	(void)now_ms;
+
+	if (sink_lends)
+		return model_pull_lent(c, flow, budget);
 
 	while (flow_backlog[flow] && qdisc_frames_avail()) {
 		size_t len = flow_size[flow] ? flow_size[flow] :
@@ -694,6 +750,45 @@ START_TEST(lent_frames_never_overtake_queued_ones)
 }
 END_TEST
 
+START_TEST(lending_flows_share_equally)
+{
+	uint64_t total;
+	struct ctx c;
+	int runs;
+
+	reset();
+	sink_lends = true;
+	flow_backlog[1] = flow_backlog[2] = 1000;
+	flow_size[1] = flow_size[2] = T_FRAME_MAX;
+	qdisc_wake(1);
+	qdisc_wake(2);
+
+	/* Lent frames count against the run's budget and the deficits:
+	 * both flows stay in the round, one run sends about its budget
+	 */
+	qdisc_run(&c, 0);
+	total = sink_bytes[1] + sink_bytes[2];
+	ck_assert(qdisc_has_ready());
+	ck_assert_uint_ge(total, QDISC_RUN_BYTES);
+	ck_assert_uint_lt(total, QDISC_RUN_BYTES + 4 * T_FRAME_MAX);
+
+	for (runs = 0; runs < 100 && qdisc_has_ready(); runs++) {
+		qdisc_run(&c, 0);
+		if (flow_backlog[1] && flow_backlog[2]) {
+			int64_t d = (int64_t)sink_bytes[1] -
+				    (int64_t)sink_bytes[2];
+
+			ck_assert_int_le(d < 0 ? -d : d, QDISC_QUANTUM +
+					 4 * T_FRAME_MAX);
+		}
+	}
+	ck_assert_uint_eq(sink_next[1], 1000);
+	ck_assert_uint_eq(sink_next[2], 1000);
+	ck_assert_uint_eq(sink_errors, 0);
+	ck_assert(qdisc_wakeup_ok(&c));
+}
+END_TEST
+
 START_TEST(forgotten_flow_is_not_served)
 {
 	struct ctx c;
@@ -778,6 +873,7 @@ int main(void)
 	tcase_add_test(tc, wakeup_check_catches_a_lost_wakeup);
 	tcase_add_test(tc, control_frames_go_first);
 	tcase_add_test(tc, lent_frames_never_overtake_queued_ones);
+	tcase_add_test(tc, lending_flows_share_equally);
 	tcase_add_test(tc, forgotten_flow_is_not_served);
 	tcase_add_test(tc, offload_header_travels_with_frame);
 	suite_add_tcase(s, tc);
