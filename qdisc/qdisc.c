@@ -575,6 +575,7 @@ void qdisc_run(const struct ctx *c, uint64_t now_ms)
 	}
 
 	qdisc_flush(c);
+	tap_notify(c);
 }
 
 /**

@@ -39,8 +39,9 @@ struct ctx;
  *			frames written in place (see tap_lend()); NULL:
  *			never
  * @lend_commit:	give a lent frame to the guest, in order
- * @lend_end:		done: release what was not committed, notify the
- *			guest of what was
+ * @lend_end:		done: release what was not committed
+ * @notify:		tell the guest about frames given since the last
+ *			time (NULL: the backend needs no such call)
  */
 struct tap_backend {
 	const char *name;
@@ -60,6 +61,7 @@ struct tap_backend {
 	bool (*lend_commit)(const struct tap_lend *l, size_t f, size_t len,
 			    const struct virtio_net_hdr *vh);
 	void (*lend_end)(struct tap_lend *l);
+	void (*notify)(void);
 };
 
 /* Every frame from the guest goes through this (tap.c): capture, net/ */

@@ -182,6 +182,19 @@ bool tap_offload(const struct ctx *c)
 }
 
 /**
+ * tap_notify() - the output of this loop iteration is done: the backend
+ *		  may tell the guest now, once, about all of it
+ * @c:		execution context
+ */
+void tap_notify(const struct ctx *c)
+{
+	(void)c;
+
+	if (tap_be && tap_be->notify)
+		tap_be->notify();
+}
+
+/**
  * tap_lends() - tell if the backend may lend buffers (see tap_lend())
  * @c:		execution context
  *

@@ -148,6 +148,7 @@ size_t tap_send_frames(const struct ctx *c, const struct iovec *iov,
 size_t tap_send_frames_vnet(const struct ctx *c, const struct iovec *iov,
 			    size_t nframes);
 bool tap_offload(const struct ctx *c);
+void tap_notify(const struct ctx *c);
 bool tap_lends(const struct ctx *c);
 size_t tap_lend(const struct ctx *c, struct tap_lend *l, size_t frames,
 		size_t room, size_t payload);

@@ -52,7 +52,10 @@
  * that copy: with offloads on, the receive queue lends its buffers
  * (lend(), vu_virtq_lend_frame()), TCP reads the socket into them and
  * writes the headers in place, and each frame is published as TCP
- * commits it; the guest is notified once, at the end of the turn.
+ * commits it. Either way, the guest is signalled (call eventfd, if it
+ * wants a signal) once per main loop iteration, when qdisc/ is done with
+ * its output (notify()), not after every batch: fewer, larger bursts for
+ * its interrupt handler.
  *
  * Offloads: we offer checksum and TCP segmentation offloads both ways
  * (VU_GUEST_OFFLOADS, VU_HOST_OFFLOADS in vu_dev.h). If the guest took
@@ -156,6 +159,9 @@ static struct vu_off_stats vu_off_stats;
  * vu_lend_end()
  */
 static struct vu_rx_lend vu_lent;
+
+/* Frames were given to the guest since it was last notified (vu_notify()) */
+static bool vu_rx_unsignalled;
 
 /* Input: frames of one batch, each in its slot until tap_frames_done() */
 static uint8_t vu_tx_buf[VU_TX_BATCH][VU_TX_SLOT] __attribute__((aligned(64)));
@@ -518,7 +524,7 @@ static size_t vu_send_frames(const struct ctx *c, const struct iovec *iov,
 	}
 
 	if (done)
-		vu_call(q);
+		vu_rx_unsignalled = true;
 	vu_mig_log_kick(&vu_dev);
 
 	/* Sent all after arming: the wake-up stays armed, and harmless */
@@ -603,12 +609,22 @@ static bool vu_lend_commit(const struct tap_lend *l, size_t f, size_t len,
  */
 static void vu_lend_end(struct tap_lend *l)
 {
-	struct vu_queue *q = &vu_dev.q[VU_RX_Q];
-
 	(void)l;
 	if (vu_lent.published)
-		vu_call(q);
+		vu_rx_unsignalled = true;
 	vu_lent.frames = 0;
+}
+
+/**
+ * vu_notify() - the loop iteration's output is done: signal the guest once
+ *		 for it, if it wants a signal
+ */
+static void vu_notify(void)
+{
+	if (!vu_rx_unsignalled)
+		return;
+	vu_rx_unsignalled = false;
+	vu_call(&vu_dev.q[VU_RX_Q]);
 }
 
 /**
@@ -1048,6 +1064,7 @@ const struct tap_backend tap_vu_backend = {
 	.lend		= vu_lend,
 	.lend_commit	= vu_lend_commit,
 	.lend_end	= vu_lend_end,
+	.notify		= vu_notify,
 	.connected	= vu_connected,
 	.want_output	= vu_want_output,
 	.output_armed	= vu_output_armed,

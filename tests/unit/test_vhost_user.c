@@ -455,8 +455,14 @@ START_TEST(test_rx)
 	for (i = 0; i < 4; i++)
 		post(0, i, BUF_SIZE);
 	ck_assert_uint_eq(tap_send_frames(&c, iov, 1, 3), 3);
-	ck_assert(called(0));
 	ck_assert_uint_eq(used_of(0)->idx, 4);
+
+	/* One signal, once the loop iteration's output is done */
+	ck_assert(!called(0));
+	tap_notify(&c);
+	ck_assert(called(0));
+	tap_notify(&c);
+	ck_assert(!called(0));
 
 	for (i = 0, k = 0; i < 3; i++) {
 		const uint8_t *b = mem + BUF_OFF(0, used_of(0)->ring[k].id);

@@ -184,6 +184,15 @@ size_t tap_send_frames_vnet(const struct ctx *c, const struct iovec *iov,
 }
 
 /**
+ * tap_notify() - double: the model backend needs no signal
+ * @c:		execution context (unused)
+ */
+void tap_notify(const struct ctx *c)
+{
+	(void)c;
+}
+
+/**
  * tap_lends() - double: whether the model backend lends buffers
  * @c:		execution context (unused)
  *
