@@ -331,6 +331,31 @@ static inline void hdr_le(const struct virtio_net_hdr *vh, uint8_t *h)
 }
 
 /**
+ * g_read_used() - read the chains of one received frame into t_out, as the
+ *		   guest
+ * @used0:	used-ring counter of its first chain
+ * @nbuf:	chains it took
+ *
+ * Return: bytes read, virtio-net header included
+ */
+static inline size_t g_read_used(uint16_t used0, unsigned int nbuf)
+{
+	uint32_t id, len;
+	size_t got = 0;
+	unsigned int k;
+
+	memset(t_out, 0xee, sizeof(t_out));
+	for (k = 0; k < nbuf; k++) {
+		g_used((uint16_t)(used0 + k), &id, &len);
+		ck_assert_uint_lt(id, g_num);
+		ck_assert_uint_le(got + len, sizeof(t_out));
+		g_read_chain(id, len, t_out + got);
+		got += len;
+	}
+	return got;
+}
+
+/**
  * rx_ok_vh() - push a frame with an offload description, check that the
  *		guest reads back the header and the frame exactly, and that
  *		nothing was written past a buffer (g_read_chain())
@@ -345,10 +370,8 @@ static inline void rx_ok_vh(const struct virtio_net_hdr *vh,
 {
 	uint16_t used0 = g_used_idx(), last0 = vq.last_avail;
 	uint64_t frames0 = vq.stats.frames, bytes0 = vq.stats.bytes;
-	size_t flen = 0, got = 0, i;
+	size_t flen = 0, i;
 	uint8_t h[10];
-	uint32_t id, len;
-	unsigned int k;
 
 	for (i = 0; i < iovcnt; i++) {
 		memcpy(t_in + flen, iov[i].iov_base, iov[i].iov_len);
@@ -360,16 +383,7 @@ static inline void rx_ok_vh(const struct virtio_net_hdr *vh,
 	ck_assert_uint_eq(g_used_idx(), (uint16_t)(used0 + nbuf));
 	ck_assert_uint_eq(vq.last_avail, (uint16_t)(last0 + nbuf));
 
-	memset(t_out, 0xee, sizeof(t_out));
-	for (k = 0; k < nbuf; k++) {
-		g_used(used0 + k, &id, &len);
-		ck_assert_uint_lt(id, g_num);
-		ck_assert_uint_le(got + len, sizeof(t_out));
-		g_read_chain(id, len, t_out + got);
-		got += len;
-	}
-
-	ck_assert_uint_eq(got, T_HDR + flen);
+	ck_assert_uint_eq(g_read_used(used0, nbuf), T_HDR + flen);
 	hdr_le(vh, h);
 	for (i = 0; i < 10; i++)
 		ck_assert_uint_eq(t_out[i], h[i]);
