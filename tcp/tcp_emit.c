@@ -680,8 +680,8 @@ static enum qdisc_pull_result tcp_pull_account(const struct ctx *c,
 /**
  * tcp_pull_lend() - write the frames in the guest's buffers, if lent
  * @c:		execution context
- * @p:		pull state from tcp_pull_budget(); @hdrlen and @lend set
- *		here, @frames and @want cut down to the frames lent
+ * @p:		pull state from tcp_pull_budget(); @lend set here, @frames
+ *		and @want cut down to the frames lent
  *
  * Only offloaded frames can be written in place (their checksum is the
  * guest's side's), and only with SO_PEEK_OFF (without it, the peek starts
