@@ -194,6 +194,23 @@ static struct qdisc_flow_stats *qdisc_flow_st(uint32_t flow)
 }
 
 /**
+ * qdisc_count_out() - count a frame the backend took
+ * @flow:	flow whose turn made it, FLOW_IDX_NONE for none
+ * @len:	its length
+ */
+static void qdisc_count_out(uint32_t flow, size_t len)
+{
+	struct qdisc_flow_stats *fs = qdisc_flow_st(flow);
+
+	qdisc_counters.frames++;
+	qdisc_counters.bytes += len;
+	if (fs) {
+		fs->frames++;
+		fs->bytes += len;
+	}
+}
+
+/**
  * qdisc_drop() - count a frame dropped because the queue was full
  */
 static void qdisc_drop(void)
@@ -246,16 +263,8 @@ void qdisc_flush(const struct ctx *c)
 	sent = MIN(sent, n);
 	qdisc_counters.flushes++;
 
-	for (i = 0; i < sent; i++) {
-		struct qdisc_flow_stats *fs = qdisc_flow_st(owner[i]);
-
-		qdisc_counters.frames++;
-		qdisc_counters.bytes += iov[i * 2 + 1].iov_len;
-		if (fs) {
-			fs->frames++;
-			fs->bytes += iov[i * 2 + 1].iov_len;
-		}
-	}
+	for (i = 0; i < sent; i++)
+		qdisc_count_out(owner[i], iov[i * 2 + 1].iov_len);
 	if (sent < n) {
 		struct qdisc_flow_stats *fs = qdisc_flow_st(owner[sent]);
 
@@ -308,30 +317,21 @@ size_t qdisc_lend(const struct ctx *c, struct tap_lend *l, size_t frames,
  * @c:		execution context
  * @l:		lent buffers
  * @f:		frame, in order (see tap_lend_commit())
- * @room:	its header bytes, as lent
  * @len:	frame length, headers and payload
  * @vh:		its offload description
  *
  * Return: true if the guest has it, false if it was dropped
  */
 bool qdisc_lend_commit(const struct ctx *c, const struct tap_lend *l,
-		       size_t f, size_t room, size_t len,
-		       const struct virtio_net_hdr *vh)
+		       size_t f, size_t len, const struct virtio_net_hdr *vh)
 {
-	struct qdisc_flow_stats *fs = qdisc_flow_st(qdisc_cur_flow);
-
-	if (!tap_lend_commit(c, l, f, room, len, vh))
+	if (!tap_lend_commit(c, l, f, len, vh))
 		return false;
 
 	/* Made in this turn (budgets, deficits) and already out (flushes) */
 	qdisc_committed_bytes += len;
 	qdisc_flushed_bytes += len;
-	qdisc_counters.frames++;
-	qdisc_counters.bytes += len;
-	if (fs) {
-		fs->frames++;
-		fs->bytes += len;
-	}
+	qdisc_count_out(qdisc_cur_flow, len);
 	return true;
 }
 

@@ -95,8 +95,7 @@ void qdisc_frame_commit_offload(size_t len, const struct virtio_net_hdr *vh);
 size_t qdisc_lend(const struct ctx *c, struct tap_lend *l, size_t frames,
 		  size_t room, size_t payload);
 bool qdisc_lend_commit(const struct ctx *c, const struct tap_lend *l,
-		       size_t f, size_t room, size_t len,
-		       const struct virtio_net_hdr *vh);
+		       size_t f, size_t len, const struct virtio_net_hdr *vh);
 void qdisc_lend_end(const struct ctx *c, struct tap_lend *l);
 void qdisc_send(const struct ctx *c, const void *frame, size_t len);
 void qdisc_send_ordered(const struct ctx *c, const void *frame, size_t len);

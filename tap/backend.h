@@ -58,9 +58,9 @@ struct tap_backend {
 	bool (*offload)(void);
 	size_t (*lend)(struct tap_lend *l, size_t frames, size_t room,
 		       size_t payload);
-	bool (*lend_commit)(const struct tap_lend *l, size_t f, size_t len,
+	bool (*lend_commit)(size_t f, size_t len,
 			    const struct virtio_net_hdr *vh);
-	void (*lend_end)(struct tap_lend *l);
+	void (*lend_end)(void);
 	void (*notify)(void);
 };
 

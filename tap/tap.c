@@ -225,6 +225,7 @@ size_t tap_lend(const struct ctx *c, struct tap_lend *l, size_t frames,
 		size_t room, size_t payload)
 {
 	l->frames = 0;
+	l->room = room;
 	if (!tap_lends(c))
 		return 0;
 
@@ -239,27 +240,25 @@ size_t tap_lend(const struct ctx *c, struct tap_lend *l, size_t frames,
  * @f:		frame, in order: every frame before it committed, with all
  *		its payload areas filled (the last one committed may be
  *		shorter)
- * @room:	its header bytes, as lent
- * @len:	frame length: @room and the payload
+ * @len:	frame length: the header bytes as lent, and the payload
  * @vh:		its offload description
  *
  * Return: true if the guest has it, false if it was dropped
  */
 bool tap_lend_commit(const struct ctx *c, const struct tap_lend *l,
-		     size_t f, size_t room, size_t len,
-		     const struct virtio_net_hdr *vh)
+		     size_t f, size_t len, const struct virtio_net_hdr *vh)
 {
 	(void)c;
 
-	if (len < room || !tap_be->lend_commit(l, f, len, vh))
+	if (len < l->room || !tap_be->lend_commit(f, len, vh))
 		return false;
 
 	if (pcap_active()) {
 		struct iovec iov[TAP_LEND_IOV + 1];
-		size_t i, n = 1, left = len - room;
+		size_t i, n = 1, left = len - l->room;
 
 		iov[0].iov_base = l->hdr[f];
-		iov[0].iov_len = room;
+		iov[0].iov_len = l->room;
 		for (i = l->first[f]; left && i < l->first[f + 1]; i++, n++) {
 			iov[n].iov_base = l->iov[i].iov_base;
 			iov[n].iov_len = MIN(l->iov[i].iov_len, left);
@@ -280,7 +279,7 @@ void tap_lend_end(const struct ctx *c, struct tap_lend *l)
 	(void)c;
 
 	if (l->frames)
-		tap_be->lend_end(l);
+		tap_be->lend_end();
 	l->frames = 0;
 }
 

@@ -34,6 +34,7 @@ struct virtio_net_hdr;
 /**
  * struct tap_lend - frames to be written in place, in the guest's buffers
  * @frames:	frames lent
+ * @room:	header bytes of each frame, as asked for
  * @hdr:	each frame's header area (Ethernet on), in one piece
  * @first:	index in @iov of each frame's first payload area, and one
  *		past the last frame's last
@@ -42,6 +43,7 @@ struct virtio_net_hdr;
  */
 struct tap_lend {
 	size_t frames;
+	size_t room;
 	uint8_t *hdr[TAP_LEND_FRAMES];
 	size_t first[TAP_LEND_FRAMES + 1];
 	struct iovec iov[TAP_LEND_IOV];
@@ -153,8 +155,7 @@ bool tap_lends(const struct ctx *c);
 size_t tap_lend(const struct ctx *c, struct tap_lend *l, size_t frames,
 		size_t room, size_t payload);
 bool tap_lend_commit(const struct ctx *c, const struct tap_lend *l,
-		     size_t f, size_t room, size_t len,
-		     const struct virtio_net_hdr *vh);
+		     size_t f, size_t len, const struct virtio_net_hdr *vh);
 void tap_lend_end(const struct ctx *c, struct tap_lend *l);
 bool tap_connected(const struct ctx *c);
 void tap_want_output(const struct ctx *c, bool on);

@@ -593,8 +593,7 @@ static size_t tcp_pull_frame(const struct ctx *c, struct tcp_conn *conn,
 				     &conn->guest_addr, &th, NULL, 0, plen,
 				     p->offload ? &vh : NULL, conn->mss);
 		if (p->lend) {
-			if (!qdisc_lend_commit(c, p->lend, i, p->hdrlen, len,
-					       &vh))
+			if (!qdisc_lend_commit(c, p->lend, i, len, &vh))
 				break;
 		} else if (p->offload) {
 			qdisc_frame_commit_offload(len, &vh);
@@ -738,13 +737,8 @@ static enum qdisc_pull_result tcp_pull_data(const struct ctx *c, uint32_t flow,
 
 	sent = tcp_pull_frame(c, conn, &p, (size_t)n, &frames);
 	qdisc_lend_end(c, &tcp_lend);
-	if (!sent) {
-		/* Peeked, not sent: read it again next time */
-		tcp_peek_off_reset(conn);
-		return QDISC_MORE;
-	}
-
-	res = tcp_pull_account(c, conn, &p, sent, frames, now_ms);
+	if (sent)
+		res = tcp_pull_account(c, conn, &p, sent, frames, now_ms);
 	if (sent == (size_t)n)
 		return res;
 

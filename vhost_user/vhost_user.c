@@ -429,6 +429,21 @@ static void vu_tx_error(size_t len, int ret)
 }
 
 /**
+ * vu_tx_count() - count a frame the guest has now
+ * @len:	its length
+ * @vh:		its offload description, NULL for a plain frame
+ */
+static void vu_tx_count(size_t len, const struct virtio_net_hdr *vh)
+{
+	vu_stats.tx_frames++;
+	vu_stats.tx_bytes += len;
+	if (vh && (vh->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM))
+		vu_off_stats.tx_csum++;
+	if (vh && vh->gso_type != VIRTIO_NET_HDR_GSO_NONE)
+		vu_off_stats.tx_gso++;
+}
+
+/**
  * vu_avail_warn() - say once per connection that a ring's index is broken
  * @q:		queue
  * @qi:		its index
@@ -513,12 +528,7 @@ static size_t vu_send_frames(const struct ctx *c, const struct iovec *iov,
 		if (ret < 0) {
 			vu_tx_error(len, ret);
 		} else {
-			vu_stats.tx_frames++;
-			vu_stats.tx_bytes += len;
-			if (vh && (vh->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM))
-				vu_off_stats.tx_csum++;
-			if (vh && vh->gso_type != VIRTIO_NET_HDR_GSO_NONE)
-				vu_off_stats.tx_gso++;
+			vu_tx_count(len, vh);
 		}
 		done++;
 	}
@@ -570,46 +580,37 @@ static size_t vu_lend(struct tap_lend *l, size_t frames, size_t room,
 
 /**
  * vu_lend_commit() - give a frame written in place to the guest
- * @l:		lent buffers
  * @f:		frame, in order
  * @len:	its length, from the Ethernet header
  * @vh:		its offload description
  *
  * Return: true if it was published, false if dropped (counted)
  */
-static bool vu_lend_commit(const struct tap_lend *l, size_t f, size_t len,
+static bool vu_lend_commit(size_t f, size_t len,
 			   const struct virtio_net_hdr *vh)
 {
 	struct vu_queue *q = &vu_dev.q[VU_RX_Q];
 	int ret;
 
-	(void)l;
 	ret = vu_virtq_lend_commit(&q->vq, &vu_lent, (unsigned int)f, len, vh);
 	if (ret < 0) {
 		vu_tx_error(len, ret);
 		return false;
 	}
 
-	vu_stats.tx_frames++;
-	vu_stats.tx_bytes += len;
+	vu_tx_count(len, vh);
 	vu_off_stats.tx_lent++;
-	if (vh && (vh->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM))
-		vu_off_stats.tx_csum++;
-	if (vh && vh->gso_type != VIRTIO_NET_HDR_GSO_NONE)
-		vu_off_stats.tx_gso++;
 	return true;
 }
 
 /**
  * vu_lend_end() - done with lent buffers: the rest stays the guest's
- * @l:		lent buffers
  *
  * Chains reserved but not committed were never published: the ring still
  * offers them, for the next frame.
  */
-static void vu_lend_end(struct tap_lend *l)
+static void vu_lend_end(void)
 {
-	(void)l;
 	if (vu_lent.published)
 		vu_rx_unsignalled = true;
 	vu_lent.frames = 0;

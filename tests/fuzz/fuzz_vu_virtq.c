@@ -424,7 +424,7 @@ static void fuzz_vq_lend(struct fuzz_vq *v)
 			plen += n;
 			bytes -= n;
 		}
-		if (!tap_lend_commit(&fuzz_ctx, &l, f, FUZZ_VQ_LEND_ROOM,
+		if (!tap_lend_commit(&fuzz_ctx, &l, f,
 				     FUZZ_VQ_LEND_ROOM + plen, &vh))
 			break;
 	}

@@ -238,7 +238,6 @@ size_t tap_lend(const struct ctx *c, struct tap_lend *l, size_t frames,
  * @c:		execution context (unused)
  * @l:		lent buffers
  * @f:		frame
- * @room:	header bytes (unused)
  * @len:	frame length
  * @vh:		offload description (unused)
  *
@@ -248,13 +247,11 @@ size_t tap_lend(const struct ctx *c, struct tap_lend *l, size_t frames,
  * Return: true if @f was lent
  */
 bool tap_lend_commit(const struct ctx *c, const struct tap_lend *l,
-		     size_t f, size_t room, size_t len,
-		     const struct virtio_net_hdr *vh)
+		     size_t f, size_t len, const struct virtio_net_hdr *vh)
 {
 	uint32_t flow, seq;
 
 	(void)c;
-	(void)room;
 	(void)vh;
 	if (f >= l->frames)
 		return false;
@@ -303,7 +300,7 @@ static enum qdisc_pull_result model_pull_lent(const struct ctx *c,
 
 		memcpy(l.hdr[f], &flow, sizeof(flow));
 		memcpy(l.hdr[f] + 4, &flow_seq[flow], sizeof(uint32_t));
-		if (!qdisc_lend_commit(c, &l, f, 8, len, NULL))
+		if (!qdisc_lend_commit(c, &l, f, len, NULL))
 			break;
 		flow_seq[flow]++;
 		flow_backlog[flow]--;
@@ -749,8 +746,8 @@ START_TEST(lent_frames_never_overtake_queued_ones)
 	bytes0 = qdisc_stats()->bytes;
 
 	/* Committed frames count as sent, the rest is released */
-	ck_assert(qdisc_lend_commit(&c, &l, 0, 54, 1054, NULL));
-	ck_assert(qdisc_lend_commit(&c, &l, 1, 54, 554, NULL));
+	ck_assert(qdisc_lend_commit(&c, &l, 0, 1054, NULL));
+	ck_assert(qdisc_lend_commit(&c, &l, 1, 554, NULL));
 	qdisc_lend_end(&c, &l);
 	ck_assert_uint_eq(l.frames, 0);
 	ck_assert_uint_eq(sink_lent, 2);
