@@ -92,6 +92,35 @@ START_TEST(test_small_all_lengths_offsets)
 }
 END_TEST
 
+START_TEST(test_vector_lengths_offsets)
+{
+	size_t len, off;
+
+	/* Around and above the length where a vector loop may take over,
+	 * at every offset within a 64-byte block, with random data and with
+	 * all ones (every lane carries)
+	 */
+	srandom(3);
+	fill_random(buf, 2048);
+	for (off = 0; off < 64; off++) {
+		for (len = 128; len <= 1100; len += 7) {
+			uint16_t ref = tf_finish(tf_sum(buf + off, len, 0));
+
+			ck_assert_uint_eq(mem16(csum(buf + off, len, 0)), ref);
+		}
+	}
+
+	memset(buf, 0xff, 2048);
+	for (off = 0; off < 64; off++) {
+		for (len = 250; len <= 330; len++) {
+			ck_assert_uint_eq(mem16(csum(buf + off, len, 0xffff)),
+					  tf_finish(tf_sum(buf + off, len,
+							   0xffff)));
+		}
+	}
+}
+END_TEST
+
 START_TEST(test_extremes)
 {
 	size_t len;
@@ -352,6 +381,7 @@ static Suite *checksum_suite(void)
 	tcase_add_test(tc, test_rfc1071_vector);
 	tcase_add_test(tc, test_ip4_header_vector);
 	tcase_add_test(tc, test_small_all_lengths_offsets);
+	tcase_add_test(tc, test_vector_lengths_offsets);
 	tcase_add_test(tc, test_extremes);
 	tcase_add_test(tc, test_random_large);
 	tcase_add_test(tc, test_init_value);
