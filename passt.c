@@ -272,7 +272,7 @@ static void __attribute__((noreturn)) passt_loop(const struct ctx *c)
 	struct epoll_event events[EPOLL_EVENTS_MAX];
 
 	for (;;) {
-		int timeout = qdisc_has_ready() ? 0 : -1;
+		int timeout = qdisc_has_ready(c) ? 0 : -1;
 		uint64_t now_ms;
 		int n, i;
 

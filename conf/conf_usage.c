@@ -182,8 +182,8 @@ static const char *const usage_tuning[] = {
 };
 
 static const char *const usage_passt_tuning[] = {
-	"      --tap-rmem BYTES     receive buffer of the guest socket (0: auto)",
-	"      --tap-wmem BYTES     send buffer of the guest socket (0: auto)",
+	"      --tap-rmem BYTES     receive buffer of the guest socket (0: 1 MiB)",
+	"      --tap-wmem BYTES     send buffer of the guest socket (0: 1 MiB)",
 	NULL,
 };
 

@@ -23,13 +23,21 @@
  * woken from idle goes to the head of the list (as the new-flow list of
  * RFC 8290): a ping-pong reply leaves before the bulk flow's next quantum,
  * and if it has more, it continues at the tail like everybody else.
- * Frames leave every QDISC_FLUSH_BYTES during a run, not only at its end:
- * the tap takes one frame per write anyway, and a frame written right
- * after the socket read that filled it is still in the cache. For the
- * same reason, a turn that finds the queue empty starts over at the first
- * buffers of the ring (qdisc_rewind()): walking all QDISC_FRAMES buffers
- * (16 MiB) would make every socket read write to memory the cache has
- * long dropped, while the few buffers of one turn stay in the cache.
+ * Frames leave in batches of tap_batch_bytes() during a run, not only at
+ * its end: the tap takes one frame per write anyway, and a frame written
+ * right after the socket read that filled it is still in the cache. A
+ * stream socket takes a whole batch per write and wakes its reader once
+ * for it, so its backend asks for larger batches; a run, and a flow's
+ * quantum, grow to one batch then, so that a single flow fills it. For
+ * the same reason, a turn that finds the queue empty starts over at the
+ * first buffers of the ring (qdisc_rewind()): walking all QDISC_FRAMES
+ * buffers (16 MiB) would make every socket read write to memory the cache
+ * has long dropped, while the few buffers of one turn stay in the cache.
+ * When the backend is full (its wake-up armed), flows fill one more batch
+ * for the moment it fires, and no more (qdisc_backlogged()): the rest
+ * waits in their sockets, where the scheduler still chooses among flows,
+ * instead of in a first-in first-out ring an interactive flow would wait
+ * behind.
  * A backend whose buffers are the guest's (vhost-user) may lend them
  * instead (qdisc_lend()): the frames of the turn are then written where
  * the guest reads them and reach it as they are committed. That is only
@@ -87,6 +95,7 @@ static struct virtio_net_hdr qdisc_frame_vnet[QDISC_FRAMES];
 static uint32_t qdisc_frame_flow[QDISC_FRAMES];	/* for counters */
 static size_t qdisc_head;		/* oldest queued frame */
 static size_t qdisc_count;		/* frames queued, not yet written */
+static size_t qdisc_queued_bytes;	/* their bytes */
 static uint64_t qdisc_committed_bytes;
 static uint64_t qdisc_flushed_bytes;	/* committed bytes at the last flush */
 
@@ -177,6 +186,7 @@ void qdisc_frame_commit_offload(size_t len, const struct virtio_net_hdr *vh)
 	qdisc_frame_vnet[slot] = *vh;
 	qdisc_frame_flow[slot] = qdisc_cur_flow;
 	qdisc_count++;
+	qdisc_queued_bytes += len;
 	qdisc_committed_bytes += len;
 }
 
@@ -278,6 +288,9 @@ void qdisc_flush(const struct ctx *c)
 	qdisc_ctrl_count -= sent_ctrl;
 	sent -= sent_ctrl;
 
+	for (i = 0; i < sent; i++)
+		qdisc_queued_bytes -= qdisc_frame_len[(qdisc_head + i) %
+						      QDISC_FRAMES];
 	qdisc_head = (qdisc_head + sent) % QDISC_FRAMES;
 	qdisc_count -= sent;
 	if (!qdisc_ctrl_count)
@@ -495,12 +508,29 @@ static void qdisc_push_back(uint32_t flow)
 }
 
 /**
+ * qdisc_backlogged() - tell if the backend is full and a batch waits for it
+ * @c:		execution context
+ *
+ * While the backend waits for its wake-up, flows may still fill one batch,
+ * which leaves as soon as it fires (the socket's buffer alone may drain
+ * before the relay runs again); beyond that, data stays in the flows'
+ * sockets, where the scheduler can still choose among them.
+ *
+ * Return: true if flows must wait for the backend's wake-up
+ */
+static bool qdisc_backlogged(const struct ctx *c)
+{
+	return tap_output_armed(c) && qdisc_queued_bytes >= tap_batch_bytes(c);
+}
+
+/**
  * qdisc_run() - serve ready flows by deficit round robin, then flush
  * @c:		execution context
  * @now_ms:	current time
  *
- * Stops when the ready list is empty, when the backend pushes back, or
- * after QDISC_RUN_FRAMES turns or QDISC_RUN_BYTES bytes, so that input
+ * Stops when the ready list is empty, when the backend is full with a
+ * batch waiting for it, or after QDISC_RUN_FRAMES turns or QDISC_RUN_BYTES
+ * bytes (one batch, if the backend's is larger), so that input
  * keeps being served. Without the byte limit, a bulk flow that never runs
  * out of window would fill whole loop iterations with its frames, each
  * write to the tap running the guest's receive path: a request waiting
@@ -513,10 +543,14 @@ static void qdisc_push_back(uint32_t flow)
 void qdisc_run(const struct ctx *c, uint64_t now_ms)
 {
 	uint64_t start = qdisc_committed_bytes;
+	size_t batch = tap_batch_bytes(c);
+	size_t budget = MAX(batch, (size_t)QDISC_RUN_BYTES);
+	size_t quantum = MAX(batch, (size_t)QDISC_QUANTUM);
 	unsigned int turns;
 
 	for (turns = 0; turns < QDISC_RUN_FRAMES && qdisc_ready_count &&
-	     qdisc_committed_bytes - start < QDISC_RUN_BYTES; turns++) {
+	     qdisc_committed_bytes - start < budget && !qdisc_backlogged(c);
+	     turns++) {
 		enum qdisc_pull_result res = QDISC_DONE;
 		uint64_t before;
 		uint32_t flow;
@@ -536,7 +570,7 @@ void qdisc_run(const struct ctx *c, uint64_t now_ms)
 		qdisc_rewind();
 
 		type = flow_type_of(flow);
-		qdisc_deficit[flow] += QDISC_QUANTUM;
+		qdisc_deficit[flow] += quantum;
 		before = qdisc_committed_bytes;
 
 		qdisc_cur_flow = flow;
@@ -569,8 +603,7 @@ void qdisc_run(const struct ctx *c, uint64_t now_ms)
 			qdisc_deficit[flow] = 0;
 		}
 
-		if (qdisc_committed_bytes - qdisc_flushed_bytes >=
-		    QDISC_FLUSH_BYTES)
+		if (qdisc_committed_bytes - qdisc_flushed_bytes >= batch)
 			qdisc_flush(c);
 	}
 
@@ -583,9 +616,10 @@ void qdisc_run(const struct ctx *c, uint64_t now_ms)
  *
  * Return: true if the main loop must not sleep
  */
-bool qdisc_has_ready(void)
+bool qdisc_has_ready(const struct ctx *c)
 {
-	return qdisc_ready_count && qdisc_frames_avail();
+	return qdisc_ready_count && qdisc_frames_avail() &&
+	       !qdisc_backlogged(c);
 }
 
 /**
@@ -639,7 +673,7 @@ bool qdisc_wakeup_ok(const struct ctx *c)
 	if (pending && !tap_output_armed(c))
 		return false;
 
-	if (qdisc_ready_count && !qdisc_has_ready() && !tap_output_armed(c))
+	if (qdisc_ready_count && !qdisc_has_ready(c) && !tap_output_armed(c))
 		return false;
 
 	return true;

@@ -23,7 +23,6 @@
 #define QDISC_QUANTUM		(256 * 1024)
 #define QDISC_RUN_FRAMES	(QDISC_FRAMES * 4)
 #define QDISC_RUN_BYTES		(256 * 1024)	/* see qdisc_run() */
-#define QDISC_FLUSH_BYTES	(64 * 1024)	/* see qdisc_run() */
 /* Flows listed by qdisc_stats_log(), the ones with the most bytes */
 #define QDISC_STATS_TOP		8
 
@@ -103,7 +102,7 @@ void qdisc_wake(uint32_t flow);
 void qdisc_forget(uint32_t flow);
 void qdisc_run(const struct ctx *c, uint64_t now_ms);
 void qdisc_flush(const struct ctx *c);
-bool qdisc_has_ready(void);
+bool qdisc_has_ready(const struct ctx *c);
 bool qdisc_has_queued(void);
 const struct qdisc_stats *qdisc_stats(void);
 const struct qdisc_flow_stats *qdisc_flow_stats(uint32_t flow);

@@ -42,6 +42,9 @@ struct ctx;
  * @lend_end:		done: release what was not committed
  * @notify:		tell the guest about frames given since the last
  *			time (NULL: the backend needs no such call)
+ * @batch_bytes:	bytes worth gathering for one send_frames() call
+ *			during a run of the scheduler (see tap_batch_bytes();
+ *			0: TAP_BATCH_BYTES)
  */
 struct tap_backend {
 	const char *name;
@@ -62,6 +65,7 @@ struct tap_backend {
 			    const struct virtio_net_hdr *vh);
 	void (*lend_end)(void);
 	void (*notify)(void);
+	size_t batch_bytes;
 };
 
 /* Every frame from the guest goes through this (tap.c): capture, net/ */

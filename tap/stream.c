@@ -98,6 +98,17 @@ SYSCALLS(SYSCALLS_PASST, "accept4", "read", "sendto", "sendmsg", "setsockopt",
  */
 #define STREAM_RX_OFF		2
 
+/* Frames gathered for one sendmsg(): the scheduler's run, and a flow's
+ * turn, grow to it (see tap_batch_bytes())
+ */
+#define STREAM_BATCH_BYTES	(1024 * 1024)
+
+/* Socket buffers without --tap-rmem/--tap-wmem: room for a whole batch when
+ * EPOLLOUT fires (a UNIX stream socket is writable again at three quarters
+ * free), as the kernel's net.core.wmem_max and rmem_max allow
+ */
+#define STREAM_SOCK_BUF		(1024 * 1024)
+
 /* Buffers in one sendmsg(), and frames (length prefixes) in one batch */
 #define STREAM_TX_IOV		1024
 #define STREAM_TX_FRAMES	(STREAM_TX_IOV / 2)
@@ -200,10 +211,16 @@ static int stream_guest_attach(const struct ctx *c, int fd)
 		return ret;
 	}
 
-	sockbuf_set(fd, SO_RCVBUF, c->tap_rmem, "--tap-rmem",
-		    &stream_rmem_reported);
-	sockbuf_set(fd, SO_SNDBUF, c->tap_wmem, "--tap-wmem",
-		    &stream_wmem_reported);
+	if (c->tap_rmem > 0)
+		sockbuf_set(fd, SO_RCVBUF, c->tap_rmem, "--tap-rmem",
+			    &stream_rmem_reported);
+	else
+		sockbuf_set_quiet(fd, SO_RCVBUF, STREAM_SOCK_BUF);
+	if (c->tap_wmem > 0)
+		sockbuf_set(fd, SO_SNDBUF, c->tap_wmem, "--tap-wmem",
+			    &stream_wmem_reported);
+	else
+		sockbuf_set_quiet(fd, SO_SNDBUF, STREAM_SOCK_BUF);
 
 	stream_fd = fd;
 	stream_gen++;
@@ -786,4 +803,5 @@ const struct tap_backend tap_stream_backend = {
 	.output_armed	= stream_output_armed,
 	.output_held	= stream_output_held,
 	.stats		= stream_get_stats,
+	.batch_bytes	= STREAM_BATCH_BYTES,
 };

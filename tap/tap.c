@@ -195,6 +195,27 @@ void tap_notify(const struct ctx *c)
 }
 
 /**
+ * tap_batch_bytes() - bytes of frames worth gathering for one write
+ * @c:		execution context
+ *
+ * A device that takes one frame per write (tuntap) gains nothing from a
+ * large batch, and a frame written right after the socket read that made
+ * it is still in the cache: TAP_BATCH_BYTES. A stream socket takes a whole
+ * batch in one call, and the fewer calls, the fewer times it is found full
+ * and the fewer wake-ups: its backend asks for more.
+ *
+ * Return: bytes the scheduler may queue before it writes them, in a run
+ */
+size_t tap_batch_bytes(const struct ctx *c)
+{
+	(void)c;
+
+	if (tap_be && tap_be->batch_bytes)
+		return tap_be->batch_bytes;
+	return TAP_BATCH_BYTES;
+}
+
+/**
  * tap_lends() - tell if the backend may lend buffers (see tap_lend())
  * @c:		execution context
  *

@@ -28,6 +28,7 @@ struct ctx;
 #define TAP_SEND_MAX		512	/* frames in one tap_send_frames_vnet() */
 #define TAP_LEND_FRAMES		64	/* frames in one tap_lend() */
 #define TAP_LEND_IOV		512	/* their payload areas, in all */
+#define TAP_BATCH_BYTES		(64 * 1024)	/* see tap_batch_bytes() */
 
 struct virtio_net_hdr;
 
@@ -152,6 +153,7 @@ size_t tap_send_frames_vnet(const struct ctx *c, const struct iovec *iov,
 bool tap_offload(const struct ctx *c);
 void tap_notify(const struct ctx *c);
 bool tap_lends(const struct ctx *c);
+size_t tap_batch_bytes(const struct ctx *c);
 size_t tap_lend(const struct ctx *c, struct tap_lend *l, size_t frames,
 		size_t room, size_t payload);
 bool tap_lend_commit(const struct ctx *c, const struct tap_lend *l,

@@ -8,5 +8,6 @@
 
 void sockbuf_set(int fd, int opt, int want, const char *option,
 		 bool *reported);
+void sockbuf_set_quiet(int fd, int opt, int want);
 
 #endif /* SOCKBUF_H */

@@ -51,6 +51,7 @@ static struct virtio_net_hdr sink_vnet_last;	/* last non-zero one */
 static uint32_t sink_watch = UINT32_MAX;	/* flow to watch for */
 static uint64_t sink_watch_before;	/* flow 10's bytes before its frame */
 static bool sink_lends;			/* the backend lends buffers */
+static size_t sink_batch = TAP_BATCH_BYTES;	/* tap_batch_bytes() */
 static unsigned int sink_lend_calls;
 static unsigned int sink_lent;		/* lent frames committed */
 static unsigned int sink_calls_at_lend;	/* sink_calls when it last lent */
@@ -95,6 +96,18 @@ bool tap_output_armed(const struct ctx *c)
 {
 	(void)c;
 	return sink_armed;
+}
+
+/**
+ * tap_batch_bytes() - double: the model backend's batch
+ * @c:		execution context (unused)
+ *
+ * Return: sink_batch, TAP_BATCH_BYTES unless a test sets it
+ */
+size_t tap_batch_bytes(const struct ctx *c)
+{
+	(void)c;
+	return sink_batch;
 }
 
 /**
@@ -358,6 +371,7 @@ static enum qdisc_pull_result model_pull(const struct ctx *c, uint32_t flow,
 static void reset(void)
 {
 	static bool inited;
+	struct ctx c;
 	uint32_t f;
 
 	if (!inited) {
@@ -369,9 +383,8 @@ static void reset(void)
 	/* Tests share the module's state: let what a test left leave */
 	memset(flow_backlog, 0, sizeof(flow_backlog));
 	sink_mode = 0;
-	while (qdisc_has_queued() || qdisc_has_ready()) {
-		struct ctx c;
-
+	while (qdisc_has_queued() || qdisc_has_ready(&c)) {
+		sink_armed = false;	/* the wake-up fires */
 		qdisc_run(&c, 0);
 	}
 
@@ -384,6 +397,7 @@ static void reset(void)
 	sink_errors = 0;
 	sink_vnet_set = 0;
 	sink_lends = false;
+	sink_batch = TAP_BATCH_BYTES;
 	sink_lend_calls = 0;
 	sink_lent = 0;
 	memset(&sink_vnet_last, 0, sizeof(sink_vnet_last));
@@ -445,7 +459,7 @@ START_TEST(random_pushback_exactly_once_in_order)
 		if (!sink_armed) {
 			for (f = 0; f < T_FLOWS; f++) {
 				if (flow_backlog[f])
-					ck_assert(qdisc_has_ready());
+					ck_assert(qdisc_has_ready(&c));
 			}
 		}
 	}
@@ -453,7 +467,7 @@ START_TEST(random_pushback_exactly_once_in_order)
 	/* Drain: let every wake-up fire, accept everything */
 	sink_mode = 0;
 	for (iter = 0; iter < 100000 && (qdisc_has_queued() ||
-					 qdisc_has_ready()); iter++) {
+					 qdisc_has_ready(&c)); iter++) {
 		sink_armed = false;
 		qdisc_flush(&c);
 		qdisc_run(&c, 0);
@@ -538,6 +552,73 @@ START_TEST(backlogged_flows_share_equally_under_pushback)
 }
 END_TEST
 
+START_TEST(batching_backend_takes_a_run_in_one_call)
+{
+	struct ctx c;
+
+	/* One frame a write (a tap): a flush after every turn */
+	reset();
+	flow_backlog[4] = 1000;
+	flow_size[4] = 65000;
+	qdisc_wake(4);
+	qdisc_run(&c, 0);
+	ck_assert_uint_ge(sink_calls, 2);
+	ck_assert_uint_le(sink_bytes[4], QDISC_RUN_BYTES + QDISC_QUANTUM);
+
+	/* A stream socket asks for 1 MiB batches: the run and the flow's
+	 * turn grow to one batch, which leaves in one call
+	 */
+	reset();
+	sink_batch = 1024 * 1024;
+	flow_backlog[4] = 1000;
+	flow_size[4] = 65000;
+	qdisc_wake(4);
+	qdisc_run(&c, 0);
+	ck_assert_uint_eq(sink_calls, 1);
+	ck_assert_uint_ge(sink_bytes[4], sink_batch);
+	ck_assert_uint_lt(sink_bytes[4], 2 * sink_batch);
+	ck_assert_uint_eq(sink_errors, 0);
+	flow_backlog[4] = 0;
+}
+END_TEST
+
+START_TEST(full_backend_holds_one_batch)
+{
+	unsigned int iter;
+	struct ctx c;
+
+	reset();
+	flow_backlog[5] = 1000;
+	flow_size[5] = 65000;
+	qdisc_wake(5);
+
+	/* The backend refuses everything: a batch (and what the turn that
+	 * completed it made) waits for its wake-up, the rest stays with the
+	 * flow, and the loop may sleep
+	 */
+	sink_mode = 2;
+	for (iter = 0; iter < 50; iter++)
+		qdisc_run(&c, 0);
+	ck_assert(sink_armed);
+	ck_assert_uint_le(QDISC_FRAMES - qdisc_frames_avail(),
+			  (TAP_BATCH_BYTES + QDISC_QUANTUM) / 65000 + 1);
+	ck_assert_uint_gt(flow_backlog[5], 900);
+	ck_assert(!qdisc_has_ready(&c));
+	ck_assert(qdisc_wakeup_ok(&c));
+
+	/* The wake-up fires: the batch leaves, the flow goes on */
+	sink_mode = 0;
+	sink_armed = false;
+	qdisc_flush(&c);
+	ck_assert(!qdisc_has_queued());
+	ck_assert(qdisc_has_ready(&c));
+	qdisc_run(&c, 0);
+	ck_assert_uint_gt(sink_next[5], TAP_BATCH_BYTES / 65000 + 1);
+	ck_assert_uint_eq(sink_errors, 0);
+	flow_backlog[5] = 0;
+}
+END_TEST
+
 START_TEST(lone_data_frame_leaves_at_once)
 {
 	struct ctx c;
@@ -551,7 +632,7 @@ START_TEST(lone_data_frame_leaves_at_once)
 	ck_assert_uint_eq(sink_calls, 1);
 	ck_assert_uint_eq(sink_next[6], 1);
 	ck_assert(!qdisc_has_queued());
-	ck_assert(!qdisc_has_ready());
+	ck_assert(!qdisc_has_ready(&c));
 	ck_assert(qdisc_wakeup_ok(&c));
 	ck_assert_uint_eq(qdisc_flow_stats(6)->frames, 1);
 	ck_assert_uint_eq(qdisc_flow_stats(6)->bytes, 1500);
@@ -585,6 +666,7 @@ START_TEST(emptied_queue_starts_over_at_first_buffer)
 	qdisc_run(&c, 0);
 	ck_assert(qdisc_has_queued());
 	sink_mode = 0;
+	sink_armed = false;	/* the wake-up fires, before its flush */
 	flow_backlog[6] = 1;
 	qdisc_wake(6);
 	qdisc_run(&c, 0);
@@ -645,7 +727,7 @@ START_TEST(interactive_frame_goes_first)
 	flow_size[10] = 65000;
 	qdisc_wake(10);
 	qdisc_run(&c, 0);
-	ck_assert(qdisc_has_ready());	/* the bulk flow is not done */
+	ck_assert(qdisc_has_ready(&c));	/* the bulk flow is not done */
 
 	/* A frame of a flow that was idle leaves first in the next run,
 	 * before any more of the bulk flow (the sink sees frames in order)
@@ -774,11 +856,11 @@ START_TEST(lending_flows_share_equally)
 	 */
 	qdisc_run(&c, 0);
 	total = sink_bytes[1] + sink_bytes[2];
-	ck_assert(qdisc_has_ready());
+	ck_assert(qdisc_has_ready(&c));
 	ck_assert_uint_ge(total, QDISC_RUN_BYTES);
 	ck_assert_uint_lt(total, QDISC_RUN_BYTES + 4 * T_FRAME_MAX);
 
-	for (runs = 0; runs < 100 && qdisc_has_ready(); runs++) {
+	for (runs = 0; runs < 100 && qdisc_has_ready(&c); runs++) {
 		qdisc_run(&c, 0);
 		if (flow_backlog[1] && flow_backlog[2]) {
 			int64_t d = (int64_t)sink_bytes[1] -
@@ -882,6 +964,8 @@ int main(void)
 	tcase_add_test(tc, lending_flows_share_equally);
 	tcase_add_test(tc, forgotten_flow_is_not_served);
 	tcase_add_test(tc, offload_header_travels_with_frame);
+	tcase_add_test(tc, batching_backend_takes_a_run_in_one_call);
+	tcase_add_test(tc, full_backend_holds_one_batch);
 	suite_add_tcase(s, tc);
 
 	sr = srunner_create(s);
