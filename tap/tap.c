@@ -202,7 +202,8 @@ void tap_notify(const struct ctx *c)
  * large batch, and a frame written right after the socket read that made
  * it is still in the cache: TAP_BATCH_BYTES. A stream socket takes a whole
  * batch in one call, and the fewer calls, the fewer times it is found full
- * and the fewer wake-ups: its backend asks for more.
+ * and the fewer wake-ups of its reader; vhost-user signals the guest once
+ * per batch: their backends ask for more.
  *
  * Return: bytes the scheduler may queue before it writes them, in a run
  */

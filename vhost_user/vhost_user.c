@@ -120,6 +120,13 @@ SYSCALLS(SYSCALLS_PASST, "accept4", "recvmsg", "sendmsg", "read", "write",
 #define VU_TX_SLOT		(((VU_TX_OFF + VU_HDR_LEN + VU_FRAME_MAX) + \
 				  63) / 64 * 64)
 
+/* Bytes of frames toward the guest gathered in one run of the scheduler
+ * (tap_batch_bytes()): the guest is signalled once a run, and TCP reads a
+ * flow's socket once a turn, so larger runs mean fewer of both; frames
+ * written in its buffers reach the guest as they are made anyway
+ */
+#define VU_BATCH_BYTES		(1024 * 1024)
+
 /* Front-end socket: a message that does not arrive whole in this time
  * means a broken front-end
  */
@@ -1071,4 +1078,5 @@ const struct tap_backend tap_vu_backend = {
 	.output_armed	= vu_output_armed,
 	.stats		= vu_get_stats,
 	.offload	= vu_offload,
+	.batch_bytes	= VU_BATCH_BYTES,
 };

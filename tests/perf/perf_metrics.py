@@ -163,7 +163,7 @@ def tcp(rig, inst, direction, streams, secs, rep, rate=None):
         return Result(error=err)
     end = data["end"]["sum_received"]
     if rate:
-        return _tcp_at_rate(key, end, ticks, rate, _dead(inst))
+        return paced_cpu(key, end, ticks, rate, _dead(inst))
     values = {key: end["bits_per_second"] / 1e9}
     stalled = stalled_secs(data)
     if streams == 1 and ticks is not None and end["bytes"] > 0:
@@ -181,8 +181,12 @@ def rate_bps(rate):
     return float(rate)
 
 
-def _tcp_at_rate(key, end, ticks, rate, err):
-    """Result of a paced tcp() run: relay CPU per GiB, flagged if short."""
+def paced_cpu(key, end, ticks, rate, err):
+    """Result of a paced iperf3 run: relay CPU per GiB, flagged if short.
+
+    key: the row; end: iperf3's sum_received; ticks: the relay's CPU
+    ticks meanwhile; rate: the -b text; err: the run's error, if any.
+    """
     if ticks is None or end["bytes"] <= 0:
         return Result(error=err or "no relay CPU time or no data moved")
     values = {key: ticks / CLK_TCK / (end["bytes"] / GIB)}

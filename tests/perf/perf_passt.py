@@ -32,7 +32,9 @@ from perf_table import Layout, Results, Row, short, table
 ROOT = V.ROOT
 OURS = "passt"
 NAMES = {"passt-current": "current", "passt-upstream": "upstream"}
-METRICS = ("tcp", "latency", "transfer")
+METRICS = ("tcp", "latency", "latency-load", "cpu-rate", "transfer")
+CPU_RATE = "1G"         # iperf3 -b of the cpu-rate rows: every relay and
+                        # direction reaches it with a TCG guest
 PORT_BASE = 16001       # host ports: PORT_BASE + 10 * guest + k
 TRANSFER = "128M"       # size of the sha256-checked transfers
 TRANSFER_QUICK = "16M"
@@ -59,6 +61,7 @@ def parse_args(argv):
     ap.add_argument("--accel", choices=("auto", "kvm", "tcg"),
                     default="auto")
     ap.add_argument("--transfer-size", default=None)
+    ap.add_argument("--cpu-rate", default=CPU_RATE)
     ap.add_argument("--out")
     ap.add_argument("--ours", default=os.path.join(ROOT, "passt"))
     ap.add_argument("--upstream", default=None)
@@ -87,6 +90,11 @@ def parse_args(argv):
                         (TRANSFER_QUICK if a.quick else TRANSFER))
     except ValueError:
         ap.error("--mtus: numbers; --transfer-size: bytes, K, M or G")
+    try:
+        if M.rate_bps(a.cpu_rate) <= 0:
+            raise ValueError
+    except ValueError:
+        ap.error("--cpu-rate: a positive rate such as 1G or 500M")
     if a.seconds < 1 or a.repeat < 1 or a.size < 1:
         ap.error("--seconds, --repeat and --transfer-size must be positive")
     a.ours = os.path.abspath(a.ours)
@@ -123,12 +131,26 @@ def rows_for(args):
                 rows.append(Row(f"{b}:lat:{m0}:{p}",
                                 f"{b}: TCP RTT 64 B host->guest->host, {p}",
                                 "us", "lower", fmt="{:.1f}"))
+        if "latency-load" in args.metrics:
+            for p in ("p50", "p99", "p99.9"):
+                rows.append(Row(f"{b}:latl:{m0}:{p}",
+                                f"{b}: TCP RTT 64 B, host->guest bulk "
+                                f"load, {p}", "us", "lower", fmt="{:.1f}"))
+            rows.append(Row(f"{b}:latl:{m0}:bulk",
+                            "  the load meanwhile", "Gbit/s", "higher"))
         if "tcp" in args.metrics:
             for mtu in args.mtus:
                 for d, name in VM.DIRS.items():
                     rows.append(Row(f"{b}:cpu:{d}:{mtu}",
                                     f"{b}: relay CPU, TCP {name} MTU {mtu}",
                                     "s/GiB", "lower", fmt="{:.3f}"))
+        if "cpu-rate" in args.metrics:
+            for mtu in args.mtus:
+                for d, name in VM.DIRS.items():
+                    rows.append(Row(f"{b}:cpur:{d}:{mtu}",
+                                    f"{b}: relay CPU, TCP {name} MTU {mtu} "
+                                    f"at {args.cpu_rate}bit/s", "s/GiB",
+                                    "lower", fmt="{:.3f}"))
         if "transfer" in args.metrics:
             mib = args.size >> 20
             for mtu in args.mtus:
@@ -160,6 +182,18 @@ def jobs_for(args, mtu, data):
         jobs.append(("TCP RTT", [f"lat:{mtu}:{p}" for p in
                                  ("p50", "p99", "p99.9")],
                      lambda g, r: VM.latency(args.rig, g, secs, r)))
+    if "latency-load" in args.metrics and mtu == args.mtus[0]:
+        jobs.append(("TCP RTT, bulk load", [f"latl:{mtu}:{p}" for p in
+                                            ("p50", "p99", "p99.9",
+                                             "bulk")],
+                     lambda g, r: VM.latency_load(args.rig, g, secs, r)))
+    if "cpu-rate" in args.metrics:
+        for d, name in VM.DIRS.items():
+            jobs.append((f"CPU {name} MTU {mtu} at {args.cpu_rate}",
+                         [f"cpur:{d}:{mtu}"],
+                         lambda g, r, d=d: VM.tcp(
+                             args.rig, g, d, 1, secs, r,
+                             rate=args.cpu_rate)))
     if "transfer" in args.metrics:
         digest = VM.sha256_file(data)
         jobs.append((f"sha256 transfer MTU {mtu}",

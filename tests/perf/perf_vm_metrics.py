@@ -76,7 +76,7 @@ def _record_stop(rig, recs, tag):
                    str(RECORD_LIMIT), "-g", "none"], f"{tag}.perf.txt", 120)
 
 
-def tcp(rig, g, direction, streams, secs, rep, record=False):
+def tcp(rig, g, direction, streams, secs, rep, record=False, rate=None):
     """iperf3 TCP throughput, receiver's rate; relay CPU per GiB.
 
     Rows: BACKEND:tcp:DIR:MTU:STREAMS (Gbit/s) and, for one stream,
@@ -84,15 +84,23 @@ def tcp(rig, g, direction, streams, secs, rep, record=False):
     @record, a 1-stream run also records the relay's profile (perf
     record -g) and counts its system calls and context switches (perf
     stat), which slows it: such runs are for looking at, not for the
-    table.
+    table. With @rate (iperf3 -b), one row only: BACKEND:cpur:DIR:MTU,
+    the relay CPU per GiB with every peer moving the same data at the
+    same pace, flagged if a peer fell short of it (as the pasta mode's
+    cpu-rate rows).
     """
     key = f"{g.backend}:tcp:{direction}:{g.mtu}:{streams}"
+    if rate:
+        key = f"{g.backend}:cpur:{direction}:{g.mtu}"
+        record = False
     err = g.dead()
     if err:
         return M.Result(error=err)
     cli = ["iperf3", "-c", g.fwd_addr, "-p", str(g.ports["iperf"]),
            "-t", str(secs), "-P", str(streams), "-i", "1", "-J",
            "--connect-timeout", "5000"]
+    if rate:
+        cli += ["-b", rate]
     if direction == "g2h":
         cli.append("-R")
     tag = _tag(key, g, rep)
@@ -109,6 +117,8 @@ def tcp(rig, g, direction, streams, secs, rep, record=False):
     if err:
         return M.Result(error=err)
     end = data["end"]["sum_received"]
+    if rate:
+        return M.paced_cpu(key, end, ticks, rate, g.dead())
     values = {key: end["bits_per_second"] / 1e9}
     if streams == 1 and ticks is not None and end["bytes"] > 0:
         values[f"{g.backend}:cpu:{direction}:{g.mtu}"] = \
@@ -118,11 +128,11 @@ def tcp(rig, g, direction, streams, secs, rep, record=False):
                     g.dead())
 
 
-def latency(rig, g, secs, rep):
+def latency(rig, g, secs, rep, tag=None):
     """sockperf TCP ping-pong, 64 bytes, host client, guest server.
 
     Rows: BACKEND:lat:MTU:p50, :p99, :p99.9 (microseconds, full round
-    trip).
+    trip). @tag names the client's log, if not this row's.
     """
     key = f"{g.backend}:lat:{g.mtu}"
     err = g.dead()
@@ -131,8 +141,8 @@ def latency(rig, g, secs, rep):
     cli = ["sockperf", "ping-pong", "--tcp", "-i", g.fwd_addr,
            "-p", str(g.ports["sockperf"]), "-m", "64", "-t", str(secs),
            "--full-rtt"]
-    rc, out = rig.run(rig.host_ns, cli, _tag(key, g, rep) + ".client.log",
-                      secs + M.SLACK)
+    rc, out = rig.run(rig.host_ns, cli, (tag or _tag(key, g, rep)) +
+                      ".client.log", secs + M.SLACK)
     if rc != 0:
         return M.Result(error=f"sockperf exited with status {rc}: "
                               + out.strip()[-200:])
@@ -141,6 +151,59 @@ def latency(rig, g, secs, rep):
         return M.Result(error=err)
     return M.Result({f"{key}:{p}": st[p] for p in ("p50", "p99", "p99.9")},
                     None, g.dead())
+
+
+def latency_load(rig, g, secs, rep):
+    """Round trip while a bulk flow fills the path toward the guest.
+
+    An iperf3 client on the host sends to the guest's server for the
+    whole measurement; after M.LOAD_RAMP seconds, sockperf ping-pong
+    measures the round trip of 64-byte messages for @secs seconds: the
+    answers go toward the guest behind the bulk flow's frames, so this is
+    how long an interactive flow waits in the relay's queues and the
+    guest socket's. Rows: BACKEND:latl:MTU:p50, :p99, :p99.9
+    (microseconds) and BACKEND:latl:MTU:bulk (the bulk flow's rate
+    meanwhile, Gbit/s: a relay that moves less bulk data queues less).
+    """
+    key = f"{g.backend}:latl:{g.mtu}"
+    tag = _tag(key, g, rep)
+    err = g.dead()
+    if err:
+        return M.Result(error=err)
+    bulk_secs = secs + 2 * M.LOAD_RAMP + 1
+    bulk = rig.spawn(rig.host_ns, ["iperf3", "-c", g.fwd_addr, "-p",
+                                   str(g.ports["iperf"]), "-t",
+                                   str(int(bulk_secs)), "-J",
+                                   "--connect-timeout", "5000"],
+                     f"{tag}.bulk-client.log")
+    try:
+        time.sleep(M.LOAD_RAMP)
+        if bulk.poll() is not None:
+            return M.Result(error=f"iperf3 (bulk) exited with status "
+                                  f"{bulk.returncode}, see {bulk.log}")
+        res = latency(rig, g, secs, rep, tag)
+        try:
+            bulk.wait(timeout=bulk_secs + M.SLACK)
+        except subprocess.TimeoutExpired:
+            pass
+    finally:
+        rig.end(bulk)
+    if res.error:
+        return res
+    values = {f"{key}:{k.rsplit(':', 1)[1]}": v
+              for k, v in res.values.items()}
+    with open(bulk.log, encoding="utf-8", errors="replace") as f:
+        data, berr = M.iperf_json(f.read())
+    flag = None
+    if berr:
+        flag = "bulk failed"
+        berr = f"bulk flow: {berr}"
+    else:
+        values[f"{key}:bulk"] = \
+            data["end"]["sum_received"]["bits_per_second"] / 1e9
+        if M.stalled_secs(data):
+            flag = f"bulk: {M.stalled_secs(data)} s near 0"
+    return M.Result(values, flag, berr or g.dead())
 
 
 def sha256_file(path):
