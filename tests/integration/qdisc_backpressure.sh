@@ -121,7 +121,10 @@ stalled_transfer() {
 
 # passt_up() - test: passt starts, a guest that stalls once connects
 passt_up() {
-	passt_start fg "$SOCK" -t "$FWD_PASST" || return 1
+	# The socket's send buffer at the kernel's usual default, well below
+	# what the guest's window lets in flight: the stall fills it (the
+	# relay's own 1 MiB may hold all of that, and never be full)
+	passt_start fg "$SOCK" -t "$FWD_PASST" --tap-wmem 212992 || return 1
 	rig_persist
 	passt_guest_start "$RIG_NS" --stall-after-bytes 20000000 \
 		--stall-seconds "$STALL_S" || return 1
