@@ -387,18 +387,23 @@ def latency_load(rig, inst, secs, rep, rate=None, nice=None):
     if err:
         return Result(error=err)
     values = {f"{key}:{k}": st[k] for k in ("p50", "p99", "p99.9")}
-    with open(bulk.log, encoding="utf-8", errors="replace") as f:
-        data, berr = iperf_json(f.read())
-    flag = None
-    if berr:
-        flag = "bulk failed"
-        berr = f"bulk flow: {berr}"
-    else:
-        values[f"{key}:bulk"] = \
-            data["end"]["sum_received"]["bits_per_second"] / 1e9
-        if stalled_secs(data):
-            flag = f"bulk: {stalled_secs(data)} s near 0"
+    flag, berr = bulk_rate(bulk.log, f"{key}:bulk", values)
     return Result(values, flag, berr or _dead(inst))
+
+
+def bulk_rate(log, key, values):
+    """The rate of a bulk flow that ran beside a measurement.
+
+    log: its iperf3 -J output; key: the row to add to @values (Gbit/s).
+    Returns (the cell's flag or None, an error or None).
+    """
+    with open(log, encoding="utf-8", errors="replace") as f:
+        data, err = iperf_json(f.read())
+    if err:
+        return "bulk failed", f"bulk flow: {err}"
+    values[key] = data["end"]["sum_received"]["bits_per_second"] / 1e9
+    stalled = stalled_secs(data)
+    return (f"bulk: {stalled} s near 0" if stalled else None), None
 
 
 def connrate(rig, inst, tool, secs, rep):

@@ -192,17 +192,7 @@ def latency_load(rig, g, secs, rep):
         return res
     values = {f"{key}:{k.rsplit(':', 1)[1]}": v
               for k, v in res.values.items()}
-    with open(bulk.log, encoding="utf-8", errors="replace") as f:
-        data, berr = M.iperf_json(f.read())
-    flag = None
-    if berr:
-        flag = "bulk failed"
-        berr = f"bulk flow: {berr}"
-    else:
-        values[f"{key}:bulk"] = \
-            data["end"]["sum_received"]["bits_per_second"] / 1e9
-        if M.stalled_secs(data):
-            flag = f"bulk: {M.stalled_secs(data)} s near 0"
+    flag, berr = M.bulk_rate(bulk.log, f"{key}:bulk", values)
     return M.Result(values, flag, berr or g.dead())
 
 

@@ -552,15 +552,26 @@ START_TEST(backlogged_flows_share_equally_under_pushback)
 }
 END_TEST
 
+/**
+ * model_backlog() - give a model flow frames to send, and wake it
+ * @flow:	flow index
+ * @frames:	frames it has
+ * @size:	their length
+ */
+static void model_backlog(uint32_t flow, uint32_t frames, size_t size)
+{
+	flow_backlog[flow] = frames;
+	flow_size[flow] = size;
+	qdisc_wake(flow);
+}
+
 START_TEST(batching_backend_takes_a_run_in_one_call)
 {
 	struct ctx c;
 
 	/* One frame a write (a tap): a flush after every turn */
 	reset();
-	flow_backlog[4] = 1000;
-	flow_size[4] = 65000;
-	qdisc_wake(4);
+	model_backlog(4, 1000, 65000);
 	qdisc_run(&c, 0);
 	ck_assert_uint_ge(sink_calls, 2);
 	ck_assert_uint_le(sink_bytes[4], QDISC_RUN_BYTES + QDISC_QUANTUM);
@@ -570,9 +581,7 @@ START_TEST(batching_backend_takes_a_run_in_one_call)
 	 */
 	reset();
 	sink_batch = 1024 * 1024;
-	flow_backlog[4] = 1000;
-	flow_size[4] = 65000;
-	qdisc_wake(4);
+	model_backlog(4, 1000, 65000);
 	qdisc_run(&c, 0);
 	ck_assert_uint_eq(sink_calls, 1);
 	ck_assert_uint_ge(sink_bytes[4], sink_batch);
@@ -588,9 +597,7 @@ START_TEST(full_backend_holds_one_batch)
 	struct ctx c;
 
 	reset();
-	flow_backlog[5] = 1000;
-	flow_size[5] = 65000;
-	qdisc_wake(5);
+	model_backlog(5, 1000, 65000);
 
 	/* The backend refuses everything: a batch (and what the turn that
 	 * completed it made) waits for its wake-up, the rest stays with the
