@@ -121,10 +121,11 @@ stalled_transfer() {
 
 # passt_up() - test: passt starts, a guest that stalls once connects
 passt_up() {
-	# The socket's send buffer at the kernel's usual default, well below
-	# what the guest's window lets in flight: the stall fills it (the
-	# relay's own 1 MiB may hold all of that, and never be full)
-	passt_start fg "$SOCK" -t "$FWD_PASST" --tap-wmem 212992 || return 1
+	# A send buffer well below what the guest's window lets in flight, so
+	# that the stall fills it (the kernel doubles the value: 128 KiB).
+	# At 208 KiB (416 KiB in effect) the guest's window sometimes fit
+	# in it, and the relay never found the socket full
+	passt_start fg "$SOCK" -t "$FWD_PASST" --tap-wmem 65536 || return 1
 	rig_persist
 	passt_guest_start "$RIG_NS" --stall-after-bytes 20000000 \
 		--stall-seconds "$STALL_S" || return 1
