@@ -940,17 +940,16 @@ bool vu_virtq_need_notify(struct vu_virtq *vq)
 		uint16_t flags = vu_load16(&vq->avail->flags);
 
 		notify = !(flags & VRING_AVAIL_F_NO_INTERRUPT);
-	} else if (!vq->signalled_valid) {
-		notify = true;
 	} else {
 		uint16_t event = vu_load16(&vq->avail->ring[vq->num]);
 		uint16_t new = vq->used_idx, old = vq->signalled_used;
 
-		notify = (uint16_t)(new - event - 1) < (uint16_t)(new - old);
-	}
-
-	if (notify) {
-		vq->signalled_used = vq->used_idx;
+		/* Entries [old, new) were used since the last check: the
+		 * guest wants to hear if one of them is at used_event
+		 */
+		notify = !vq->signalled_valid ||
+			 (uint16_t)(new - event - 1) < (uint16_t)(new - old);
+		vq->signalled_used = new;
 		vq->signalled_valid = true;
 	}
 

@@ -142,7 +142,7 @@ struct vu_virtq_stats {
  * @event_idx:		VIRTIO_RING_F_EVENT_IDX was negotiated
  * @mrg_rxbuf:		VIRTIO_NET_F_MRG_RXBUF was negotiated: an RX frame
  *			may span several chains (otherwise it must fit one)
- * @signalled_used:	used->idx when we last signalled (event_idx)
+ * @signalled_used:	used->idx at the last vu_virtq_need_notify() (event_idx)
  * @signalled_valid:	@signalled_used is meaningful
  * @started:		rings translated, the queue may be used
  * @log:		dirty page log to mark writes in, NULL if not logging

@@ -769,7 +769,7 @@ START_TEST(notify_with_event_idx)
 		ck_assert_int_gt(t_pop(NULL, sizeof(t_out)), 0);
 	}
 	ck_assert(!vu_virtq_need_notify(&vq));
-	ck_assert_uint_eq(vq.signalled_used, 1);
+	ck_assert_uint_eq(vq.signalled_used, 3);	/* checked up to 3 */
 
 	/* 3 -> 7 crosses 5 */
 	for (i = 0; i < 4; i++) {
@@ -784,13 +784,54 @@ START_TEST(notify_with_event_idx)
 	g_avail(g_chain(&s, 1, 0, NULL));
 	ck_assert_int_gt(t_pop(NULL, sizeof(t_out)), 0);
 	ck_assert(!vu_virtq_need_notify(&vq));
-	/* ...but exactly the one before the new index does: 7 -> 8 */
+	/* ...nor does moving it back onto an entry checked already (the
+	 * guest reads the used index itself after moving it)...
+	 */
 	*used_event = htole16(7);
+	ck_assert(!vu_virtq_need_notify(&vq));
+	/* ...but the next entry, at the event index, does: 8 -> 9 */
+	*used_event = htole16(8);
+	g_avail(g_chain(&s, 1, 0, NULL));
+	ck_assert_int_gt(t_pop(NULL, sizeof(t_out)), 0);
 	ck_assert(vu_virtq_need_notify(&vq));
 
 	/* Restart: the first one after start fires again */
 	q_start(T_NUM, 8, true);
 	*used_event = htole16(100);
+	ck_assert(vu_virtq_need_notify(&vq));
+}
+END_TEST
+
+/* A used_event far ahead, reached after more than 65535 entries without a
+ * notification, by a batch that passes it: the guest must hear of it.
+ * Counting from the last notification instead of the last check, the
+ * 16-bit distance wrapped and this one was missed; a guest waiting for it
+ * to restart its transmit queue then waited for good ("transmit queue 0
+ * timed out").
+ */
+START_TEST(notify_after_index_wrap)
+{
+	uint16_t *used_event;
+	size_t s = T_HDR + 64;
+	unsigned int i;
+
+	q_start(T_NUM, 0, true);
+	used_event = &ga()->ring[T_NUM];
+	ck_assert(vu_virtq_need_notify(&vq));	/* the first, at 0 */
+
+	*used_event = htole16(65532);
+	for (i = 0; i < 65532; i++) {
+		g_avail(g_chain(&s, 1, 0, NULL));
+		ck_assert_int_gt(t_pop(NULL, sizeof(t_out)), 0);
+		ck_assert(!vu_virtq_need_notify(&vq));
+	}
+
+	/* A batch of 8 uses the entry at 65532, and wraps */
+	for (i = 0; i < 8; i++) {
+		g_avail(g_chain(&s, 1, 0, NULL));
+		ck_assert_int_gt(t_pop(NULL, sizeof(t_out)), 0);
+	}
+	ck_assert_uint_eq(vq.used_idx, 4);
 	ck_assert(vu_virtq_need_notify(&vq));
 }
 END_TEST
@@ -949,6 +990,7 @@ int main(void)
 	tcase_add_test(tc, rx_hostile);
 	tcase_add_test(tc, notify_without_event_idx);
 	tcase_add_test(tc, notify_with_event_idx);
+	tcase_add_test(tc, notify_after_index_wrap);
 	tcase_add_test(tc, kick_enable_flags);
 	tcase_add_test(tc, kick_enable_event_idx);
 	tcase_add_test(tc, virtq_start_checks);
