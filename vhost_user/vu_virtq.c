@@ -16,6 +16,10 @@
  * semantics. Notification decisions (vu_virtq_need_notify(),
  * vu_virtq_kick_enable()) need a full fence between our store and the
  * read of the guest's field, or both sides could decide not to notify.
+ * With event indices, each vu_virtq_need_notify() looks at the entries
+ * used since its previous call and signals if used_event is among them:
+ * counted from the last signal instead, the 16-bit distance wraps after
+ * 65536 entries without one, and a signal the guest waits for is lost.
  *
  * The guest is hostile: every field is read once into a local variable
  * (relaxed atomic loads, so the compiler can't read it twice) and checked
