@@ -739,14 +739,34 @@ START_TEST(notify_without_event_idx)
 }
 END_TEST
 
+/**
+ * t_use() - the guest sends one-buffer frames, we take them
+ * @n:		number of frames
+ */
+static void t_use(unsigned int n)
+{
+	size_t s = T_HDR + 64;
+
+	while (n--) {
+		g_avail(g_chain(&s, 1, 0, NULL));
+		ck_assert_int_gt(t_pop(NULL, sizeof(t_out)), 0);
+	}
+}
+
+/**
+ * q_start_event_idx() - start a queue with event indices, at index 0
+ *
+ * Return: the guest's used_event field
+ */
+static uint16_t *q_start_event_idx(void)
+{
+	q_start(T_NUM, 0, true);
+	return &ga()->ring[T_NUM];
+}
+
 START_TEST(notify_with_event_idx)
 {
-	uint16_t *used_event;
-	size_t s = T_HDR + 64;
-	unsigned int i;
-
-	q_start(T_NUM, 0, true);
-	used_event = &ga()->ring[T_NUM];
+	uint16_t *used_event = q_start_event_idx();
 
 	/* First time: always */
 	ck_assert(vu_virtq_need_notify(&vq));
@@ -757,32 +777,24 @@ START_TEST(notify_with_event_idx)
 	/* The flag is ignored with event_idx */
 	ga()->flags = htole16(VRING_AVAIL_F_NO_INTERRUPT);
 	*used_event = htole16(0);
-	g_avail(g_chain(&s, 1, 0, NULL));
-	ck_assert_int_gt(t_pop(NULL, sizeof(t_out)), 0);
+	t_use(1);
 	ck_assert(vu_virtq_need_notify(&vq));	/* used 0 -> 1 crosses 0 */
 	ck_assert_uint_eq(vq.signalled_used, 1);
 
 	/* The guest wants to hear at 5: used 1 -> 3 doesn't cross */
 	*used_event = htole16(5);
-	for (i = 0; i < 2; i++) {
-		g_avail(g_chain(&s, 1, 0, NULL));
-		ck_assert_int_gt(t_pop(NULL, sizeof(t_out)), 0);
-	}
+	t_use(2);
 	ck_assert(!vu_virtq_need_notify(&vq));
 	ck_assert_uint_eq(vq.signalled_used, 3);	/* checked up to 3 */
 
 	/* 3 -> 7 crosses 5 */
-	for (i = 0; i < 4; i++) {
-		g_avail(g_chain(&s, 1, 0, NULL));
-		ck_assert_int_gt(t_pop(NULL, sizeof(t_out)), 0);
-	}
+	t_use(4);
 	ck_assert(vu_virtq_need_notify(&vq));
 	ck_assert_uint_eq(vq.signalled_used, 7);
 
 	/* An event index already passed (guest lagging) doesn't fire... */
 	*used_event = htole16(6);
-	g_avail(g_chain(&s, 1, 0, NULL));
-	ck_assert_int_gt(t_pop(NULL, sizeof(t_out)), 0);
+	t_use(1);
 	ck_assert(!vu_virtq_need_notify(&vq));
 	/* ...nor does moving it back onto an entry checked already (the
 	 * guest reads the used index itself after moving it)...
@@ -791,8 +803,7 @@ START_TEST(notify_with_event_idx)
 	ck_assert(!vu_virtq_need_notify(&vq));
 	/* ...but the next entry, at the event index, does: 8 -> 9 */
 	*used_event = htole16(8);
-	g_avail(g_chain(&s, 1, 0, NULL));
-	ck_assert_int_gt(t_pop(NULL, sizeof(t_out)), 0);
+	t_use(1);
 	ck_assert(vu_virtq_need_notify(&vq));
 
 	/* Restart: the first one after start fires again */
@@ -805,32 +816,23 @@ END_TEST
 /* A used_event far ahead, reached after more than 65535 entries without a
  * notification, by a batch that passes it: the guest must hear of it.
  * Counting from the last notification instead of the last check, the
- * 16-bit distance wrapped and this one was missed; a guest waiting for it
- * to restart its transmit queue then waited for good ("transmit queue 0
- * timed out").
+ * 16-bit distance wrapped and this one was missed.
  */
 START_TEST(notify_after_index_wrap)
 {
-	uint16_t *used_event;
-	size_t s = T_HDR + 64;
+	uint16_t *used_event = q_start_event_idx();
 	unsigned int i;
 
-	q_start(T_NUM, 0, true);
-	used_event = &ga()->ring[T_NUM];
 	ck_assert(vu_virtq_need_notify(&vq));	/* the first, at 0 */
 
 	*used_event = htole16(65532);
 	for (i = 0; i < 65532; i++) {
-		g_avail(g_chain(&s, 1, 0, NULL));
-		ck_assert_int_gt(t_pop(NULL, sizeof(t_out)), 0);
+		t_use(1);
 		ck_assert(!vu_virtq_need_notify(&vq));
 	}
 
 	/* A batch of 8 uses the entry at 65532, and wraps */
-	for (i = 0; i < 8; i++) {
-		g_avail(g_chain(&s, 1, 0, NULL));
-		ck_assert_int_gt(t_pop(NULL, sizeof(t_out)), 0);
-	}
+	t_use(8);
 	ck_assert_uint_eq(vq.used_idx, 4);
 	ck_assert(vu_virtq_need_notify(&vq));
 }
