@@ -98,6 +98,7 @@
 #include "../util/log.h"
 #include "../util/util.h"
 #include "../util/syscalls.h"
+#include "../util/timer.h"
 
 /* System calls after start-up: the front-end's messages and descriptors,
  * its memory (fstat(): does a region lie within its file?), the eventfds
@@ -132,6 +133,14 @@ SYSCALLS(SYSCALLS_PASST, "accept4", "recvmsg", "sendmsg", "read", "write",
  */
 #define VU_SOCK_TIMEOUT_MS	1000
 
+/* While a front-end is attached, the rings are looked at this often: chains
+ * that stayed available a whole period without being taken mean a kick
+ * that never came (a guest's notification can be lost), and are taken as
+ * if it had. A lost kick then costs at most this long, not the guest's
+ * network for good
+ */
+#define VU_RING_CHECK_MS	200
+
 /* Log this many rejected frames at warning level, then at debug level */
 #define VU_TX_ERR_LOG_MAX	8
 
@@ -142,6 +151,9 @@ static bool vu_out_armed;		/* receive kick eventfd watched */
 static char vu_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 static struct tap_stats vu_stats;
 static unsigned int vu_tx_err_logged;
+static struct wheel_timer vu_ring_timer;	/* vu_ring_check() */
+static uint16_t vu_ring_check_last[VU_QUEUES];	/* last_avail at last look */
+static bool vu_ring_check_seen[VU_QUEUES];	/* chains there at last look */
 
 /**
  * struct vu_off_stats - offloaded frames of the current connection
@@ -151,6 +163,7 @@ static unsigned int vu_tx_err_logged;
  * @tx_csum:	frames to the guest with a partial checksum
  * @tx_gso:	TSO super-frames to the guest
  * @tx_lent:	frames to the guest written in place (vu_lend())
+ * @kicks_lost:	times chains waited a whole VU_RING_CHECK_MS with no kick
  */
 struct vu_off_stats {
 	uint64_t rx_csum;
@@ -159,6 +172,7 @@ struct vu_off_stats {
 	uint64_t tx_csum;
 	uint64_t tx_gso;
 	uint64_t tx_lent;
+	uint64_t kicks_lost;
 };
 static struct vu_off_stats vu_off_stats;
 
@@ -815,6 +829,60 @@ static void vu_dev_clear(struct vu_dev *dev)
 }
 
 /**
+ * vu_ring_stalled() - tell if a queue's chains waited a whole period
+ * @qi:		queue index
+ *
+ * Return: true if chains are available and none was taken since the last
+ *	   look, which would have found them too
+ */
+static bool vu_ring_stalled(unsigned int qi)
+{
+	struct vu_queue *q = &vu_dev.q[qi];
+	uint16_t last = q->vq.last_avail;
+	bool stalled;
+
+	if (!q->vq.started || q->kick_fd < 0)
+		return false;
+
+	stalled = vu_virtq_has_avail(&q->vq) &&
+		  last == vu_ring_check_last[qi] && vu_ring_check_seen[qi];
+	vu_ring_check_seen[qi] = vu_virtq_has_avail(&q->vq);
+	vu_ring_check_last[qi] = last;
+	return stalled;
+}
+
+/**
+ * vu_ring_check() - timer: take chains whose kick never came
+ * @c:		execution context
+ * @t:		the ring timer
+ * @now_ms:	current time
+ *
+ * The transmit queue always, the receive queue while output waits for
+ * buffers (otherwise, its chains wait for frames, not for a kick): a
+ * queue whose chains stayed there since the last look gets the kick the
+ * guest's notification should have been, through its own eventfd.
+ */
+static void vu_ring_check(const struct ctx *c, struct wheel_timer *t,
+			  uint64_t now_ms)
+{
+	(void)c;
+
+	if (vu_dev.fd < 0)
+		return;		/* armed again by the next attach */
+
+	if (vu_ring_stalled(VU_TX_Q)) {
+		vu_off_stats.kicks_lost++;
+		vu_eventfd_write(vu_dev.q[VU_TX_Q].kick_fd);
+	}
+	if (vu_ring_stalled(VU_RX_Q) && vu_out_armed) {
+		vu_off_stats.kicks_lost++;
+		vu_eventfd_write(vu_dev.q[VU_RX_Q].kick_fd);
+	}
+
+	timer_arm(t, now_ms + VU_RING_CHECK_MS);
+}
+
+/**
  * vu_guest_attach() - start serving a connected front-end socket
  * @c:		execution context
  * @fd:		connected stream socket
@@ -861,6 +929,8 @@ static int vu_guest_attach(const struct ctx *c, int fd)
 		return ret;
 	}
 
+	memset(vu_ring_check_seen, 0, sizeof(vu_ring_check_seen));
+	timer_arm(&vu_ring_timer, timer_now_ms() + VU_RING_CHECK_MS);
 	return 0;
 }
 
@@ -885,13 +955,15 @@ static void vu_guest_close(const struct ctx *c, const char *why)
 
 	info("vhost-user: offloaded frames: from the guest %llu with a "
 	     "partial checksum, %llu TSO, %llu refused; to the guest %llu "
-	     "with a partial checksum, %llu TSO, %llu written in place",
+	     "with a partial checksum, %llu TSO, %llu written in place; "
+	     "%llu kicks lost",
 	     (unsigned long long)vu_off_stats.rx_csum,
 	     (unsigned long long)vu_off_stats.rx_gso,
 	     (unsigned long long)vu_off_stats.rx_bad,
 	     (unsigned long long)vu_off_stats.tx_csum,
 	     (unsigned long long)vu_off_stats.tx_gso,
-	     (unsigned long long)vu_off_stats.tx_lent);
+	     (unsigned long long)vu_off_stats.tx_lent,
+	     (unsigned long long)vu_off_stats.kicks_lost);
 
 	epoll_ctl(c->epollfd, EPOLL_CTL_DEL, vu_dev.fd, NULL);
 	close(vu_dev.fd);
@@ -1006,6 +1078,7 @@ static int vu_init(struct ctx *c)
 	int fd;
 
 	vu_dev_clear(&vu_dev);
+	timer_init(&vu_ring_timer, vu_ring_check);
 
 	if (c->fd_tap_preopened >= 0) {
 		fd = c->fd_tap_preopened;

@@ -186,6 +186,8 @@ static long long mig_precopy_ms = VB_PRECOPY_MS; /* --migrate-precopy-ms */
 static volatile sig_atomic_t migrate_request;
 static int wait_s = 5;
 static bool offload;
+static unsigned long long drop_kicks;	/* --drop-kicks: every Nth not sent */
+static unsigned long long kicks_made;	/* kicks due so far */
 static volatile sig_atomic_t cycle_request;
 
 /**
@@ -255,9 +257,12 @@ static void vb_kick(struct vb_conn *c, unsigned int qi)
 
 	__atomic_store_n(&q->avail->idx, q->avail_idx, __ATOMIC_RELEASE);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (!(__atomic_load_n(&q->used->flags, __ATOMIC_RELAXED) &
-	      VRING_USED_F_NO_NOTIFY))
-		vb_signal(c->dev.q[qi].kick);
+	if (__atomic_load_n(&q->used->flags, __ATOMIC_RELAXED) &
+	    VRING_USED_F_NO_NOTIFY)
+		return;
+	if (drop_kicks && ++kicks_made % drop_kicks == 0)
+		return;		/* a lost notification, on purpose */
+	vb_signal(c->dev.q[qi].kick);
 }
 
 /**
@@ -725,6 +730,7 @@ static void __attribute__((noreturn)) usage(const char *name, int status)
 		"Bridge a new tap device in this namespace to passt's "
 		"vhost-user socket.\n\n"
 		"  --offload         checksum and TSO offloads both ways\n"
+		"  --drop-kicks N    leave out every Nth kick passt asks for\n"
 		"  --inject PATH     datagrams arriving at PATH go to passt "
 		"as frames\n"
 		"  --cycles N        on SIGUSR1, reconnect N times (default "
@@ -810,6 +816,7 @@ static void vb_parse(int argc, char **argv, struct vb_opts *o)
 {
 	static const struct option opts[] = {
 		{ "offload",	no_argument,	   NULL, 'o' },
+		{ "drop-kicks",	required_argument, NULL, 'k' },
 		{ "inject",	required_argument, NULL, 'i' },
 		{ "cycles",	required_argument, NULL, 'c' },
 		{ "cycle-ms",	required_argument, NULL, 'm' },
@@ -830,6 +837,10 @@ static void vb_parse(int argc, char **argv, struct vb_opts *o)
 		switch (opt) {
 		case 'o':
 			offload = true;
+			break;
+		case 'k':
+			drop_kicks = (unsigned long long)bridge_parse_num(
+				"drop-kicks", optarg);
 			break;
 		case 'i':
 			o->inject = bridge_inject_open(optarg);
