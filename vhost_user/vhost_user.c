@@ -152,8 +152,6 @@ static char vu_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 static struct tap_stats vu_stats;
 static unsigned int vu_tx_err_logged;
 static struct wheel_timer vu_ring_timer;	/* vu_ring_check() */
-static uint16_t vu_ring_check_last[VU_QUEUES];	/* last_avail at last look */
-static bool vu_ring_check_seen[VU_QUEUES];	/* chains there at last look */
 
 /**
  * struct vu_off_stats - offloaded frames of the current connection
@@ -838,17 +836,14 @@ static void vu_dev_clear(struct vu_dev *dev)
 static bool vu_ring_stalled(unsigned int qi)
 {
 	struct vu_queue *q = &vu_dev.q[qi];
-	uint16_t last = q->vq.last_avail;
-	bool stalled;
+	bool had = q->check_had, same = q->check_last == q->vq.last_avail;
 
 	if (!q->vq.started || q->kick_fd < 0)
 		return false;
 
-	stalled = vu_virtq_has_avail(&q->vq) &&
-		  last == vu_ring_check_last[qi] && vu_ring_check_seen[qi];
-	vu_ring_check_seen[qi] = vu_virtq_has_avail(&q->vq);
-	vu_ring_check_last[qi] = last;
-	return stalled;
+	q->check_had = vu_virtq_has_avail(&q->vq);
+	q->check_last = q->vq.last_avail;
+	return q->check_had && had && same;
 }
 
 /**
@@ -929,7 +924,6 @@ static int vu_guest_attach(const struct ctx *c, int fd)
 		return ret;
 	}
 
-	memset(vu_ring_check_seen, 0, sizeof(vu_ring_check_seen));
 	timer_arm(&vu_ring_timer, timer_now_ms() + VU_RING_CHECK_MS);
 	return 0;
 }

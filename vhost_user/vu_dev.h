@@ -89,6 +89,8 @@ struct ctx;
  * @enabled:	SET_VRING_ENABLE state
  * @watched:	@kick_fd is in the epoll set
  * @avail_warned: a broken available index was logged (vhost_user.c)
+ * @check_last:	last_avail at the last ring check (vhost_user.c)
+ * @check_had:	chains were available at the last ring check
  */
 struct vu_queue {
 	struct vu_virtq vq;
@@ -106,6 +108,8 @@ struct vu_queue {
 	bool enabled;
 	bool watched;
 	bool avail_warned;
+	uint16_t check_last;
+	bool check_had;
 };
 
 /**
