@@ -61,6 +61,7 @@ def parse_args(argv):
     ap.add_argument("--accel", choices=("auto", "kvm", "tcg"),
                     default="auto")
     ap.add_argument("--transfer-size", default=None)
+    ap.add_argument("--vcpus", type=int, default=1)
     ap.add_argument("--cpu-rate", default=CPU_RATE)
     ap.add_argument("--out")
     ap.add_argument("--ours", default=os.path.join(ROOT, "passt"))
@@ -95,8 +96,9 @@ def parse_args(argv):
             raise ValueError
     except ValueError:
         ap.error("--cpu-rate: a positive rate such as 1G or 500M")
-    if a.seconds < 1 or a.repeat < 1 or a.size < 1:
-        ap.error("--seconds, --repeat and --transfer-size must be positive")
+    if a.seconds < 1 or a.repeat < 1 or a.size < 1 or a.vcpus < 1:
+        ap.error("--seconds, --repeat, --transfer-size and --vcpus must "
+                 "be positive")
     a.ours = os.path.abspath(a.ours)
     if a.upstream:
         a.upstream = os.path.abspath(a.upstream)
@@ -298,7 +300,7 @@ def header(args, stamp, loads, guest):
            f"{args.repeat} run(s) per cell (median)",
            f"# load average before {loads[0]}, after {loads[1]}",
            f"# accelerator: {args.accel_name.upper()} ({args.accel_why}); "
-           f"guest: {guest}, 1 vCPU, {V.GUEST_MEM}, QEMU "
+           f"guest: {guest}, {args.vcpus} vCPU, {V.GUEST_MEM}, QEMU "
            f"-netdev stream or vhost-user (memfd)",
            f"# passt: {args.ours}"]
     if args.label:
@@ -327,7 +329,8 @@ def measure(args, outdir, results, notes):
     args.accel_name, args.accel_why = V.accel(args.rig, img, args.accel)
     print(f"# accelerator: {args.accel_name} ({args.accel_why})",
           flush=True)
-    guests = V.Guests(args.rig, args.binaries, img, args.accel_name)
+    guests = V.Guests(args.rig, args.binaries, img, args.accel_name,
+                      args.vcpus)
     data = _data_file(outdir, args.size) \
         if "transfer" in args.metrics else None
     try:

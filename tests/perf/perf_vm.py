@@ -43,8 +43,9 @@ DEBIAN_PASST = "/usr/bin/passt"
 BACKENDS = ("stream", "vhost-user")
 # port of each guest server, forwarded from host port = base + index;
 # "up" is the host's receiver, on its loopback: not forwarded
-GUEST_PORTS = {"iperf": 5201, "sockperf": 11111, "down": 7001, "up": 7002}
-FORWARDED = ("iperf", "sockperf", "down")
+GUEST_PORTS = {"iperf": 5201, "sockperf": 11111, "down": 7001, "up": 7002,
+               "stats": 7003}
+FORWARDED = ("iperf", "sockperf", "down", "stats")
 GUEST_MEM = "1G"
 GUEST_TOOLS = ("iperf3", "sockperf", "socat", "sha256sum")
 BOOT_SECS = 180         # QEMU start to "RESULT perf" (TCG, a busy host)
@@ -62,7 +63,8 @@ def image(rig, cache):
         f.write(f"VT_IPERF={GUEST_PORTS['iperf']}\n"
                 f"VT_SOCKPERF={GUEST_PORTS['sockperf']}\n"
                 f"VT_DOWN={GUEST_PORTS['down']}\n"
-                f"VT_UP={GUEST_PORTS['up']}\n")
+                f"VT_UP={GUEST_PORTS['up']}\n"
+                f"VT_STATS={GUEST_PORTS['stats']}\n")
     img = os.path.join(rig.outdir, "vm")
     argv = [os.path.join(VM_DIR, "mkimage"), "-c", cache,
             "-f", f"{conf}:/etc/vmtest.conf"]
@@ -81,10 +83,11 @@ def image(rig, cache):
     return img, lines[-1]
 
 
-def qemu_argv(img, accel, netdev, addr):
+def qemu_argv(img, accel, netdev, addr, vcpus=1):
     """QEMU's command line from tests/vm/qemu_args."""
     p = subprocess.run([os.path.join(VM_DIR, "qemu_args"), "-a", accel,
-                        "-m", GUEST_MEM, "-n", netdev, img, addr],
+                        "-c", str(vcpus), "-m", GUEST_MEM, "-n", netdev,
+                        img, addr],
                        capture_output=True, text=True, check=False)
     if p.returncode != 0:
         raise RigError(f"tests/vm/qemu_args: {p.stderr.strip()}")
@@ -202,11 +205,12 @@ class Guest:
 class Guests:
     """Starts relays and their guests in a rig."""
 
-    def __init__(self, rig, binaries, img, accel_name):
+    def __init__(self, rig, binaries, img, accel_name, vcpus=1):
         self.rig = rig
         self.binaries = binaries        # {peer: passt binary}
         self.img = img
         self.accel = accel_name
+        self.vcpus = vcpus
 
     def start(self, peer, backend, mtu, port_base):
         """Start a relay and boot a guest on it; returns the Guest.
@@ -246,7 +250,8 @@ class Guests:
         tag = f"{g.peer}-{backend}-{g.mtu}"
         g.qemu = self.rig.spawn(self.rig.host_ns,
                                 qemu_argv(self.img, self.accel, backend,
-                                          g.sock), f"console-{tag}.log")
+                                          g.sock, self.vcpus),
+                                f"console-{tag}.log")
         g.result("perf", BOOT_SECS)
 
     def stop(self, g):

@@ -8,7 +8,10 @@ keyed "BACKEND:METRIC:...". The servers run in the guest all along
 and connects to a port the relay forwards (the guest's half of the
 transfers connects to the host instead). guest->host ("g2h") is iperf3
 -R: the guest's server sends. Relay CPU time is read from /proc/PID/stat
-while the client runs, as the pasta mode does. Raw outputs stay in the
+while the client runs, as the pasta mode does; what the guest did in a
+TCP run (its packets, bytes per packet, virtio interrupts, CPU share)
+comes from its statistics server before and after, into TAG.guest.txt,
+for looking at, not for the table. Raw outputs stay in the
 rig's output directory, named after the row, the peer and the repetition.
 
 No timing assertions: a measurement reports numbers, never judges them.
@@ -76,6 +79,79 @@ def _record_stop(rig, recs, tag):
                    str(RECORD_LIMIT), "-g", "none"], f"{tag}.perf.txt", 120)
 
 
+def _guest_counters(rig, g, tag):
+    """The guest's counters from its statistics server (guest_perf.sh):
+    {name: int} with "IFACE:rx_bytes", "IFACE:rx_packets", "IFACE:tx_bytes",
+    "IFACE:tx_packets" for each interface but lo, "irq:NAME" for each
+    interrupt line (summed over CPUs), "cpu:FIELD" for /proc/stat's cpu
+    line, "TcpExt:NAME" for /proc/net/netstat's TCP counters; {} if the
+    server can't be reached.
+    """
+    rc, out = rig.run(rig.host_ns, ["socat", "-u",
+                                    f"TCP:{g.fwd_addr}:{g.ports['stats']}",
+                                    "STDOUT"], tag + ".guest-raw.txt", 10)
+    if rc != 0:
+        return {}
+    c = {}
+    names = None
+    cpu_fields = ("user", "nice", "system", "idle", "iowait", "irq",
+                  "softirq", "steal")
+    for ln in out.splitlines():
+        head, _, rest = ln.partition(":")
+        f = rest.split()
+        name = head.strip()
+        if name == "TcpExt" and names is None:
+            names = f
+            continue
+        if name == "TcpExt":
+            c.update({f"TcpExt:{k}": int(v) for k, v in zip(names, f)})
+        elif name.startswith("cpu ") or ln.startswith("cpu "):
+            for k, v in zip(cpu_fields, ln.split()[1:]):
+                c[f"cpu:{k}"] = int(v)
+        elif (len(f) >= 16 and name != "lo" and f[0].isdigit() and
+              not name.endswith("Ext")):
+            c[f"{name}:rx_bytes"] = int(f[0])
+            c[f"{name}:rx_packets"] = int(f[1])
+            c[f"{name}:tx_bytes"] = int(f[8])
+            c[f"{name}:tx_packets"] = int(f[9])
+        elif name and f and f[0].isdigit() and "virtio" in rest:
+            counts = [int(x) for x in f if x.isdigit()]
+            c[f"irq:{f[-1]}"] = sum(counts)
+    return c
+
+
+def _guest_report(before, after, tag, outdir):
+    """Write what the guest did during a run (differences of its
+    counters) into TAG.guest.txt: packets and bytes per interface, bytes
+    per packet, interrupts per virtio line, and its CPU's busy share."""
+    if not before or not after:
+        return
+    d = {k: after[k] - before.get(k, 0) for k in after}
+    lines = []
+    for k in sorted(d):
+        if k.endswith(":rx_packets") or k.endswith(":tx_packets"):
+            b = d[k.replace("packets", "bytes")]
+            per = b / d[k] if d[k] else 0
+            lines.append(f"{k} {d[k]} bytes {b} per-packet {per:.0f}")
+    for k in sorted(d):
+        if k.startswith("irq:") or (k.startswith("TcpExt:") and d[k]):
+            lines.append(f"{k} {d[k]}")
+    cpu = {k[4:]: v for k, v in d.items() if k.startswith("cpu:")}
+    total = sum(cpu.values())
+    if total:
+        busy = total - cpu.get("idle", 0) - cpu.get("iowait", 0)
+        lines.append("cpu busy {:.1f} % (user {:.1f}, system {:.1f}, "
+                     "softirq {:.1f}, irq {:.1f})".format(
+                         100 * busy / total,
+                         100 * cpu.get("user", 0) / total,
+                         100 * cpu.get("system", 0) / total,
+                         100 * cpu.get("softirq", 0) / total,
+                         100 * cpu.get("irq", 0) / total))
+    with open(os.path.join(outdir, tag + ".guest.txt"), "w",
+              encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+
+
 def tcp(rig, g, direction, streams, secs, rep, record=False, rate=None):
     """iperf3 TCP throughput, receiver's rate; relay CPU per GiB.
 
@@ -105,9 +181,12 @@ def tcp(rig, g, direction, streams, secs, rep, record=False, rate=None):
         cli.append("-R")
     tag = _tag(key, g, rep)
     recs = _record_start(rig, g, tag) if record and streams == 1 else None
+    counters = _guest_counters(rig, g, tag + ".before")
     t0 = rig.cpu_ticks(g.pid)
     rc, out = rig.run(rig.host_ns, cli, tag + ".client.log", secs + M.SLACK)
     ticks = rig.cpu_ticks(g.pid) - t0 if not g.dead() else None
+    _guest_report(counters, _guest_counters(rig, g, tag + ".after"), tag,
+                  rig.outdir)
     if recs:
         _record_stop(rig, recs, tag)
     if rc is None:

@@ -25,6 +25,10 @@
 #   VT_IPERF, VT_SOCKPERF	ports of the iperf3 and sockperf servers
 #   VT_DOWN			port of the guest's transfer receiver
 #   VT_UP			port of the host's receiver (on its loopback)
+#   VT_STATS			port of the statistics server: each connection
+#				gets /proc/net/dev, /proc/interrupts,
+#				/proc/stat and /proc/net/netstat, for the
+#				host to take differences
 
 # shellcheck source=tests/vm/guest_lib.sh
 . /lib/vmtest.sh
@@ -55,6 +59,9 @@ fi
 iperf3 -s -p "$VT_IPERF" --rcv-timeout 10000 --snd-timeout 10000 \
 	>/tmp/iperf3.log 2>&1 &
 sockperf server --tcp -p "$VT_SOCKPERF" >/tmp/sockperf.log 2>&1 &
+socat "TCP-LISTEN:$VT_STATS,reuseaddr,fork" \
+	SYSTEM:"cat /proc/net/dev /proc/interrupts /proc/stat /proc/net/netstat" \
+	>/tmp/stats.log 2>&1 &
 if ! vt_poll 20 vt_listening "$VT_IPERF" ||
    ! vt_poll 20 vt_listening "$VT_SOCKPERF"; then
 	vt_result perf fail "servers not listening: $(tail -n 2 \
