@@ -616,7 +616,8 @@ void tcp_stats_log(void)
 	info("tcp: conns_out=%llu conns_in=%llu refused=%llu retrans=%llu "
 	     "fast_retrans=%llu rto=%llu overrun=%llu wnd_updates=%llu "
 	     "wnd_forced=%llu wnd_held=%llu rst_unknown=%llu "
-	     "probes_acked=%llu ooo_held=%llu evicted=%llu mig_out=%llu "
+	     "probes_acked=%llu ooo_held=%llu tails_held=%llu evicted=%llu "
+	     "mig_out=%llu "
 	     "mig_in=%llu mig_lost=%llu idle=%u active=%u",
 	     (unsigned long long)t->conns_out, (unsigned long long)t->conns_in,
 	     (unsigned long long)t->conns_refused,
@@ -629,6 +630,7 @@ void tcp_stats_log(void)
 	     (unsigned long long)t->rst_unknown,
 	     (unsigned long long)t->probes_acked,
 	     (unsigned long long)t->ooo_held,
+	     (unsigned long long)t->tails_held,
 	     (unsigned long long)t->evicted, (unsigned long long)t->mig_out,
 	     (unsigned long long)t->mig_in, (unsigned long long)t->mig_lost,
 	     tcp_mig_idle(), tcp_conns_active());

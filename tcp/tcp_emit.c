@@ -19,6 +19,17 @@
  * (timeout or three duplicate ACKs) is a rewind: the next sequence goes
  * back to the first unacknowledged byte and the peek offset with it.
  * A read returning 0 means the host peer closed: a FIN follows the data.
+ *
+ * Short segments: the host peer's segments need not match the guest's
+ * (on loopback they are a few bytes longer), so a turn that finds one new
+ * segment in the socket would send one full frame and a frame of a few
+ * bytes, and the guest pays for each frame. While enough is in flight for
+ * the guest to acknowledge soon, a few bytes at the end of a turn that
+ * drained the socket stay there (tcp_pull_tail()), for the next turn: new
+ * data, or that acknowledgement, brings one. It is Nagle's rule, narrowed
+ * to where the wait can't be a delayed ACK, and to ends so short that a
+ * reply which happens to end in one is rare: that reply's last bytes then
+ * wait one round trip to the guest.
  */
 
 #include <errno.h>
@@ -46,6 +57,13 @@ SYSCALLS(SYSCALLS_BOTH, "recvmsg");
 /* Largest IP payloads: IPv4 total length, IPv6 payload length fields */
 #define TCP_IP4_PAYLOAD_MAX	(65535 - 20)
 #define TCP_IP6_PAYLOAD_MAX	65535
+
+/* The end of a turn may wait for the next (tcp_pull_tail()) if it is
+ * shorter than a segment by this many times, and this many full segments
+ * are in flight with the turn's
+ */
+#define TCP_TAIL_DIV		16
+#define TCP_TAIL_INFLIGHT_SEGS	2
 
 /* Fallback without SO_PEEK_OFF: in-flight bytes are peeked again into this */
 #define TCP_DISCARD_MAX		(8 * 1024 * 1024)
@@ -557,6 +575,40 @@ static ssize_t tcp_pull_peek(const struct ctx *c, struct tcp_conn *conn,
 }
 
 /**
+ * tcp_pull_tail() - bytes of a turn's peek to send now, the short end of it
+ *		     left for the next turn
+ * @conn:	connection
+ * @p:		pull state from tcp_pull_peek()
+ * @n:		bytes peeked, more than zero
+ *
+ * The end is left only if it is shorter than a segment by
+ * TCP_TAIL_DIV times, the peek drained the socket (less than asked for),
+ * the host peer has not closed, at least one full segment goes now,
+ * nothing is being resent, and at least TCP_TAIL_INFLIGHT_SEGS full
+ * segments are then in flight: the guest acknowledges two segments at
+ * once (RFC 5681, 4.2) and that ACK gives the flow its next turn, so the
+ * wait never lasts a delayed acknowledgement. The next peek reads the end
+ * again, as SO_PEEK_OFF is moved back to it (tcp_pull_data()).
+ *
+ * Return: bytes to send, @n or less
+ */
+static size_t tcp_pull_tail(const struct tcp_conn *conn,
+			    const struct tcp_pull *p, size_t n)
+{
+	size_t tail = n % p->seg;
+
+	if (!tail || tail > p->seg / TCP_TAIL_DIV || n < p->seg ||
+	    n >= p->want || p->skip ||
+	    !(conn->flags & TCP_F_PEEK_OFF) ||
+	    (conn->flags & (TCP_F_SOCK_EOF | TCP_F_RETX_ONE)) ||
+	    conn->seq_to_guest != conn->seq_max_sent)
+		return n;
+	if (p->in_flight + n - tail < TCP_TAIL_INFLIGHT_SEGS * p->seg)
+		return n;
+	return n - tail;
+}
+
+/**
  * tcp_pull_frame() - write the headers of each segment and commit the frames
  * @c:		execution context
  * @conn:	connection; its sequence toward the guest is not moved here
@@ -714,7 +766,7 @@ static enum qdisc_pull_result tcp_pull_data(const struct ctx *c, uint32_t flow,
 {
 	struct tcp_conn *conn = tcp_conn_at(flow);
 	enum qdisc_pull_result res;
-	size_t frames, sent;
+	size_t frames, sent, send;
 	struct tcp_pull p;
 	ssize_t n;
 
@@ -735,12 +787,26 @@ static enum qdisc_pull_result tcp_pull_data(const struct ctx *c, uint32_t flow,
 		return QDISC_DONE;
 	}
 
-	sent = tcp_pull_frame(c, conn, &p, (size_t)n, &frames);
+	send = tcp_pull_tail(conn, &p, (size_t)n);
+	sent = tcp_pull_frame(c, conn, &p, send, &frames);
 	qdisc_lend_end(c, &tcp_lend);
 	if (sent)
 		res = tcp_pull_account(c, conn, &p, sent, frames, now_ms);
 	if (sent == (size_t)n)
 		return res;
+	if (sent == send) {
+		/* The short end waits for new data or the guest's ACK */
+		tcp_stats.tails_held++;
+		conn = tcp_conn_at(flow);
+		if (conn && conn->state == CONN_ESTABLISHED &&
+		    tcp_peek_off_reset(conn)) {
+			warn_perror("TCP flow %u: can't move SO_PEEK_OFF back",
+				    flow);
+			tcp_send_ctrl(c, conn, TH_RST | TH_ACK);
+			tcp_conn_close(c, conn, true);
+		}
+		return QDISC_DONE;
+	}
 
 	/* The rest was peeked, not sent: read it again next time */
 	conn = tcp_conn_at(flow);

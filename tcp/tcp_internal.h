@@ -177,6 +177,8 @@ struct tcp_conn {
  * @rst_unknown:	RSTs sent for segments of unknown connections
  * @probes_acked:	guest window probes and keepalives answered
  * @ooo_held:		guest bytes held after a hole (tcp_ooo.c)
+ * @tails_held:		short last segments of a turn left in the socket
+ *			for the next one (tcp_pull_tail())
  * @evicted:		half-open guest connections reset to make room
  * @mig_out:		connections saved for a migration target, in all
  * @mig_in:		connections restored from a migration source
@@ -196,6 +198,7 @@ struct tcp_stats {
 	uint64_t rst_unknown;
 	uint64_t probes_acked;
 	uint64_t ooo_held;
+	uint64_t tails_held;
 	uint64_t evicted;
 	uint64_t mig_out;
 	uint64_t mig_in;

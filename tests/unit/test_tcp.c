@@ -17,7 +17,8 @@
  * host socket, and its update once the host reads; zero-window probes;
  * retransmission on timeout with back-off; out-of-order guest data held,
  * reported in SACK blocks and delivered in order once holes are filled;
- * FIN from either side first; RST from either side; send buffers capped
+ * FIN from either side first; RST from either side; a few bytes at the
+ * end of a turn left for the guest's ACK, and only then; send buffers capped
  * while a migration is under way, and sized by the kernel again after.
  */
 
@@ -656,6 +657,82 @@ START_TEST(test_rst_host)
 }
 END_TEST
 
+/* ---- 8. Short ends of a turn (tcp_pull_tail()) ---- */
+
+/**
+ * tt_expect_data() - the relay must send the next @len bytes of @want
+ * @k:		connection; its receive sequence moves past them
+ * @want:	the bytes, as the host sent them
+ * @len:	length of the segment expected
+ * @why:	what the segment is, for the message
+ */
+static void tt_expect_data(struct tt_conn *k, const uint8_t *want,
+			   size_t len, const char *why)
+{
+	struct tt_seg g;
+
+	tt_expect(k, &g, why);
+	ck_assert_uint_eq(g.seq, k->rcv_nxt);
+	ck_assert_msg(g.len == len, "%s: %zu bytes, expected %zu", why, g.len,
+		      len);
+	ck_assert(!memcmp(g.data, want, len));
+	k->rcv_nxt += (uint32_t)len;
+}
+
+/**
+ * struct tt_tail_case - what the host sends after a first exchange
+ * @len:	bytes, in one write
+ * @held:	bytes at the end the relay must keep until the guest's ACK
+ *		(0: everything comes at once)
+ */
+static const struct tt_tail_case {
+	size_t len;
+	size_t held;
+} tt_tail_cases[] = {
+	{ 2 * TT_MSS + 10, 10 },	/* two segments in flight: held */
+	{ 5 * TT_MSS + 1, 1 },
+	{ TT_MSS + 10, 0 },		/* one in flight: the ACK may wait */
+	{ 2 * TT_MSS + TT_MSS / 8, 0 },	/* not a few bytes */
+	{ 3 * TT_MSS, 0 },		/* no short end */
+};
+
+START_TEST(test_short_tail)
+{
+	const struct tt_tail_case *t = &tt_tail_cases[_i];
+	static uint8_t out[8 * TT_MSS];
+	size_t full = t->len - t->held, off;
+	struct tt_conn k;
+	struct tt_seg g;
+	int s;
+
+	tt_setup(0);
+	s = tt_open_out(&k, true, tt_syn_opts, sizeof(tt_syn_opts), 0, &g);
+	tt_exchange(&k, s, 500, TT_MSS);	/* SO_PEEK_OFF set from here */
+
+	tt_pattern(out, t->len, 9);
+	tt_host_send(s, out, t->len);
+	tt_host_delivered(s);
+	for (off = 0; off < full; off += TT_MSS) {
+		size_t seg = full - off < TT_MSS ? full - off : TT_MSS;
+
+		tt_expect_data(&k, out + off, seg, "data to the guest");
+	}
+	if (!t->held) {
+		tt_expect_none(&k, "all sent");
+		close(s);
+		return;
+	}
+
+	/* The few bytes left wait for the guest's ACK, and come with it */
+	tt_expect_none(&k, "a short end while two segments are in flight");
+	tt_send_ack(&k);
+	tt_expect_data(&k, out + full, t->held, "the short end, after the ACK");
+	tt_send_ack(&k);
+	tt_expect_none(&k, "nothing more");
+	close(s);
+}
+END_TEST
+
 /* ---- Send buffers during a migration (tcp/tcp_mig_sndbuf.c) ---- */
 
 /**
@@ -756,6 +833,7 @@ static Suite *tcp_suite(void)
 	int n_hs = (int)(sizeof(tt_hs_cases) / sizeof(tt_hs_cases[0]));
 	int n_sack = (int)(sizeof(tt_sack_cases) / sizeof(tt_sack_cases[0]));
 	int n_ord = (int)(sizeof(tt_order_cases) / sizeof(tt_order_cases[0]));
+	int n_tail = (int)(sizeof(tt_tail_cases) / sizeof(tt_tail_cases[0]));
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_handshake_out, 0, n_hs);
@@ -767,6 +845,7 @@ static Suite *tcp_suite(void)
 	tcase_add_loop_test(tc, test_fin, 0, n_ord);
 	tcase_add_loop_test(tc, test_rst_guest, 0, 2);
 	tcase_add_loop_test(tc, test_rst_host, 0, n_ord);
+	tcase_add_loop_test(tc, test_short_tail, 0, n_tail);
 	tcase_add_test(tc, test_mig_sndbuf);
 	suite_add_tcase(s, tc);
 
