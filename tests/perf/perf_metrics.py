@@ -22,7 +22,7 @@ import statistics
 import subprocess
 import time
 
-from perf_rig import CLK_TCK, RigError
+from perf_rig import RigError
 
 IPERF_PORT = 5201
 UDP_PORT = 5202
@@ -100,20 +100,20 @@ def _server_client(rig, inst, srv_ns, srv_argv, port, cli_ns, cli_argv,
     """Start a server, wait for it to listen, run a client against it.
 
     Returns (client exit status or None on timeout, client output, CPU
-    ticks the relay used while the client ran or None).
+    seconds the relay used while the client ran or None).
     """
     srv = rig.spawn(srv_ns, srv_argv, f"{tag}.server.log")
     try:
         rig.wait_listen(srv_ns, port)
-        t0 = rig.cpu_ticks(inst.pid) if inst.pid else None
+        t0 = rig.cpu_seconds(inst.pid) if inst.pid else None
         rc, out = rig.run(cli_ns, cli_argv, f"{tag}.client.log",
                           secs + SLACK)
-        ticks = None
+        cpu = None
         if t0 is not None and inst.alive():
-            ticks = rig.cpu_ticks(inst.pid) - t0
+            cpu = rig.cpu_seconds(inst.pid) - t0
     finally:
         rig.end(srv)
-    return rc, out, ticks
+    return rc, out, cpu
 
 
 def tcp(rig, inst, direction, streams, secs, rep, rate=None):
@@ -150,7 +150,7 @@ def tcp(rig, inst, direction, streams, secs, rep, rate=None):
         srv = ["iperf3", "-s", "-1", "-p", str(port)]
         cli = ["iperf3", "-c", inst.fwd_addr, "-p", str(port)] + common
     try:
-        rc, out, ticks = _server_client(rig, inst, srv_ns, srv, port,
+        rc, out, cpu = _server_client(rig, inst, srv_ns, srv, port,
                                         cli_ns, cli, _tag(key, inst, rep),
                                         secs)
     except RigError as e:
@@ -163,12 +163,11 @@ def tcp(rig, inst, direction, streams, secs, rep, rate=None):
         return Result(error=err)
     end = data["end"]["sum_received"]
     if rate:
-        return paced_cpu(key, end, ticks, rate, _dead(inst))
+        return paced_cpu(key, end, cpu, rate, _dead(inst))
     values = {key: end["bits_per_second"] / 1e9}
     stalled = stalled_secs(data)
-    if streams == 1 and ticks is not None and end["bytes"] > 0:
-        values[f"cpu:{direction}:{inst.mtu}"] = \
-            ticks / CLK_TCK / (end["bytes"] / GIB)
+    if streams == 1 and cpu is not None and end["bytes"] > 0:
+        values[f"cpu:{direction}:{inst.mtu}"] = cpu / (end["bytes"] / GIB)
     err = _dead(inst)
     return Result(values, f"{stalled} s near 0" if stalled else None, err)
 
@@ -181,15 +180,15 @@ def rate_bps(rate):
     return float(rate)
 
 
-def paced_cpu(key, end, ticks, rate, err):
+def paced_cpu(key, end, cpu, rate, err):
     """Result of a paced iperf3 run: relay CPU per GiB, flagged if short.
 
-    key: the row; end: iperf3's sum_received; ticks: the relay's CPU
-    ticks meanwhile; rate: the -b text; err: the run's error, if any.
+    key: the row; end: iperf3's sum_received; cpu: the relay's CPU
+    seconds meanwhile; rate: the -b text; err: the run's error, if any.
     """
-    if ticks is None or end["bytes"] <= 0:
+    if cpu is None or end["bytes"] <= 0:
         return Result(error=err or "no relay CPU time or no data moved")
-    values = {key: ticks / CLK_TCK / (end["bytes"] / GIB)}
+    values = {key: cpu / (end["bytes"] / GIB)}
     got = end["bits_per_second"]
     flag = None
     if got < RATE_SHORT * rate_bps(rate):

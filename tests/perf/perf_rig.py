@@ -259,12 +259,27 @@ class Rig:
         return f" {addr}/" in out
 
     @staticmethod
-    def cpu_ticks(pid):
-        """User plus system CPU time of a process, in clock ticks."""
+    def cpu_seconds(pid):
+        """CPU time of a process so far, user and system, in seconds.
+
+        The scheduler's count in nanoseconds (/proc/PID/task/*/schedstat,
+        summed over threads): clock ticks (/proc/PID/stat) are 10 ms, 2 %
+        of a relay's CPU time in a 5-second run at 1 Gbit/s. Ticks only
+        where the kernel has no schedstat.
+        """
+        total = 0
+        try:
+            for tid in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{tid}/schedstat",
+                          encoding="ascii") as f:
+                    total += int(f.read().split()[0])
+            return total / 1e9
+        except (FileNotFoundError, IndexError, ValueError):
+            pass
         with open(f"/proc/{pid}/stat", encoding="ascii") as f:
             fields = f.read().rsplit(")", 1)[1].split()
         # fields[0] is field 3 (state): utime, stime are fields 14, 15
-        return int(fields[11]) + int(fields[12])
+        return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
     @staticmethod
     def rss_kib(pid):

@@ -7,7 +7,7 @@ keyed "BACKEND:METRIC:...". The servers run in the guest all along
 (tests/vm/guest_perf.sh); every client runs in the rig's host namespace
 and connects to a port the relay forwards (the guest's half of the
 transfers connects to the host instead). guest->host ("g2h") is iperf3
--R: the guest's server sends. Relay CPU time is read from /proc/PID/stat
+-R: the guest's server sends. Relay CPU time is read from /proc/PID/task
 while the client runs, as the pasta mode does; what the guest did in a
 TCP run (its packets, bytes per packet, virtio interrupts, CPU share)
 comes from its statistics server before and after, into TAG.guest.txt,
@@ -25,7 +25,7 @@ import time
 
 import perf_metrics as M
 import perf_vm as V
-from perf_rig import CLK_TCK, RigError
+from perf_rig import RigError
 
 DIRS = {"g2h": "guest->host", "h2g": "host->guest"}
 SOCAT_BUF = 262144      # socat's read and write size, as the guest's
@@ -182,9 +182,9 @@ def tcp(rig, g, direction, streams, secs, rep, record=False, rate=None):
     tag = _tag(key, g, rep)
     recs = _record_start(rig, g, tag) if record and streams == 1 else None
     counters = _guest_counters(rig, g, tag + ".before")
-    t0 = rig.cpu_ticks(g.pid)
+    t0 = rig.cpu_seconds(g.pid)
     rc, out = rig.run(rig.host_ns, cli, tag + ".client.log", secs + M.SLACK)
-    ticks = rig.cpu_ticks(g.pid) - t0 if not g.dead() else None
+    cpu = rig.cpu_seconds(g.pid) - t0 if not g.dead() else None
     _guest_report(counters, _guest_counters(rig, g, tag + ".after"), tag,
                   rig.outdir)
     if recs:
@@ -197,11 +197,11 @@ def tcp(rig, g, direction, streams, secs, rep, record=False, rate=None):
         return M.Result(error=err)
     end = data["end"]["sum_received"]
     if rate:
-        return M.paced_cpu(key, end, ticks, rate, g.dead())
+        return M.paced_cpu(key, end, cpu, rate, g.dead())
     values = {key: end["bits_per_second"] / 1e9}
-    if streams == 1 and ticks is not None and end["bytes"] > 0:
+    if streams == 1 and cpu is not None and end["bytes"] > 0:
         values[f"{g.backend}:cpu:{direction}:{g.mtu}"] = \
-            ticks / CLK_TCK / (end["bytes"] / M.GIB)
+            cpu / (end["bytes"] / M.GIB)
     stalled = M.stalled_secs(data)
     return M.Result(values, f"{stalled} s near 0" if stalled else None,
                     g.dead())
