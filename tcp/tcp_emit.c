@@ -27,9 +27,9 @@
  * the guest to acknowledge soon, a few bytes at the end of a turn that
  * drained the socket stay there (tcp_pull_tail()), for the next turn: new
  * data, or that acknowledgement, brings one. It is Nagle's rule, narrowed
- * to where the wait can't be a delayed ACK, and to ends so short that a
- * reply which happens to end in one is rare: that reply's last bytes then
- * wait one round trip to the guest.
+ * to where the guest's ACK is due at once rather than delayed, and to ends
+ * so short that a reply which happens to end in one is rare: that reply's
+ * last bytes then wait about one round trip to the guest.
  */
 
 #include <errno.h>
@@ -585,10 +585,11 @@ static ssize_t tcp_pull_peek(const struct ctx *c, struct tcp_conn *conn,
  * TCP_TAIL_DIV times, the peek drained the socket (less than asked for),
  * the host peer has not closed, at least one full segment goes now,
  * nothing is being resent, and at least TCP_TAIL_INFLIGHT_SEGS full
- * segments are then in flight: the guest acknowledges two segments at
- * once (RFC 5681, 4.2) and that ACK gives the flow its next turn, so the
- * wait never lasts a delayed acknowledgement. The next peek reads the end
- * again, as SO_PEEK_OFF is moved back to it (tcp_pull_data()).
+ * segments are then in flight: a guest acknowledges two full segments at
+ * once (RFC 5681, 4.2; Linux does while its application reads) and that
+ * ACK gives the flow its next turn, so the wait is about one round trip,
+ * not a delayed-ACK timer. The next peek reads the end again, as
+ * SO_PEEK_OFF is moved back to it (tcp_pull_data()).
  *
  * Return: bytes to send, @n or less
  */
