@@ -795,24 +795,21 @@ static enum qdisc_pull_result tcp_pull_data(const struct ctx *c, uint32_t flow,
 		res = tcp_pull_account(c, conn, &p, sent, frames, now_ms);
 	if (sent == (size_t)n)
 		return res;
-	if (sent == send) {
-		/* The short end waits for new data or the guest's ACK */
-		tcp_stats.tails_held++;
-		conn = tcp_conn_at(flow);
-		if (conn && conn->state == CONN_ESTABLISHED &&
-		    tcp_peek_off_reset(conn)) {
-			warn_perror("TCP flow %u: can't move SO_PEEK_OFF back",
-				    flow);
-			tcp_send_ctrl(c, conn, TH_RST | TH_ACK);
-			tcp_conn_close(c, conn, true);
-		}
+	/* The rest was peeked, not sent: read it again next time. A short
+	 * end left on purpose waits for new data or the guest's ACK
+	 */
+	conn = tcp_conn_at(flow);
+	if (conn && conn->state == CONN_ESTABLISHED &&
+	    tcp_peek_off_reset(conn)) {
+		warn_perror("TCP flow %u: can't move SO_PEEK_OFF back", flow);
+		tcp_send_ctrl(c, conn, TH_RST | TH_ACK);
+		tcp_conn_close(c, conn, true);
 		return QDISC_DONE;
 	}
-
-	/* The rest was peeked, not sent: read it again next time */
-	conn = tcp_conn_at(flow);
-	if (conn && conn->state == CONN_ESTABLISHED)
-		tcp_peek_off_reset(conn);
+	if (sent == send) {
+		tcp_stats.tails_held++;
+		return QDISC_DONE;
+	}
 	return QDISC_MORE;
 }
 

@@ -105,7 +105,7 @@ def _guest_counters(rig, g, tag):
             continue
         if name == "TcpExt":
             c.update({f"TcpExt:{k}": int(v) for k, v in zip(names, f)})
-        elif name.startswith("cpu ") or ln.startswith("cpu "):
+        elif ln.startswith("cpu "):
             for k, v in zip(cpu_fields, ln.split()[1:]):
                 c[f"cpu:{k}"] = int(v)
         elif (len(f) >= 16 and name != "lo" and f[0].isdigit() and
@@ -123,7 +123,8 @@ def _guest_counters(rig, g, tag):
 def _guest_report(before, after, tag, outdir):
     """Write what the guest did during a run (differences of its
     counters) into TAG.guest.txt: packets and bytes per interface, bytes
-    per packet, interrupts per virtio line, and its CPU's busy share."""
+    per packet, interrupts per virtio line, the TCP counters that moved,
+    and its CPU's busy share."""
     if not before or not after:
         return
     d = {k: after[k] - before.get(k, 0) for k in after}
