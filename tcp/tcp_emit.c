@@ -24,12 +24,15 @@
  * (on loopback they are a few bytes longer), so a turn that finds one new
  * segment in the socket would send one full frame and a frame of a few
  * bytes, and the guest pays for each frame. While enough is in flight for
- * the guest to acknowledge soon, a few bytes at the end of a turn that
- * drained the socket stay there (tcp_pull_tail()), for the next turn: new
- * data, or that acknowledgement, brings one. It is Nagle's rule, narrowed
- * to where the guest's ACK is due at once rather than delayed, and to ends
- * so short that a reply which happens to end in one is rare: that reply's
- * last bytes then wait about one round trip to the guest.
+ * the guest to acknowledge soon, the few bytes those longer segments leave
+ * at the end of a turn that drained the socket stay there
+ * (tcp_pull_tail()), for the next turn: new data, or that acknowledgement,
+ * brings one. An end that the longer segments don't explain is where the
+ * sender paused, and goes at once, so that the guest acknowledges the turn
+ * once. It is Nagle's rule, narrowed to where the guest's ACK is due at
+ * once rather than delayed, and to ends so short that a reply which
+ * happens to end in one is rare: that reply's last bytes then wait about
+ * one round trip to the guest.
  */
 
 #include <errno.h>
@@ -575,28 +578,60 @@ static ssize_t tcp_pull_peek(const struct ctx *c, struct tcp_conn *conn,
 }
 
 /**
+ * tcp_host_seg() - payload of the host peer's full segments
+ * @conn:	connection
+ *
+ * Read once per connection, at its first short end (tcp_pull_tail()): two
+ * segments have been peeked by then, so the socket has measured the peer's
+ * full ones.
+ *
+ * Return: bytes, 0 if unknown
+ */
+static uint16_t tcp_host_seg(struct tcp_conn *conn)
+{
+	struct tcp_info ti;
+	socklen_t sl = sizeof(ti);
+
+	if (!conn->host_seg) {
+		conn->host_seg = UINT16_MAX;	/* read once, even on error */
+		if (!getsockopt(conn->sock, IPPROTO_TCP, TCP_INFO, &ti, &sl) &&
+		    sl >= offsetof(struct tcp_info, tcpi_rcv_mss) +
+			  sizeof(ti.tcpi_rcv_mss) &&
+		    ti.tcpi_rcv_mss && ti.tcpi_rcv_mss < UINT16_MAX)
+			conn->host_seg = (uint16_t)ti.tcpi_rcv_mss;
+	}
+	return conn->host_seg == UINT16_MAX ? 0 : conn->host_seg;
+}
+
+/**
  * tcp_pull_tail() - bytes of a turn's peek to send now, the short end of it
  *		     left for the next turn
  * @conn:	connection
  * @p:		pull state from tcp_pull_peek()
  * @n:		bytes peeked, more than zero
  *
- * The end is left only if it is shorter than a segment by
- * TCP_TAIL_DIV times, the peek drained the socket (less than asked for),
- * the host peer has not closed, at least one full segment goes now,
- * nothing is being resent, and at least TCP_TAIL_INFLIGHT_SEGS full
- * segments are then in flight: a guest acknowledges two full segments at
- * once (RFC 5681, 4.2; Linux does while its application reads) and that
- * ACK gives the flow its next turn, so the wait is about one round trip,
- * not a delayed-ACK timer. The next peek reads the end again, as
- * SO_PEEK_OFF is moved back to it (tcp_pull_data()).
+ * The end is left only if the host peer's longer segments explain it: each
+ * full host segment is longer than the guest's by some bytes, so k of them
+ * leave k times that at the end, added to what the last turn left. An end
+ * longer than that is where the sender's write ended, and nothing follows
+ * it soon: holding it would only split the guest's acknowledgement in two.
+ *
+ * Also, the end must be shorter than a segment by TCP_TAIL_DIV times, the
+ * peek drained the socket (less than asked for), the host peer has not
+ * closed, at least one full segment goes now, nothing is being resent, and
+ * at least TCP_TAIL_INFLIGHT_SEGS full segments are then in flight: a
+ * guest acknowledges two full segments at once (RFC 5681, 4.2; Linux does
+ * while its application reads) and that ACK gives the flow its next turn,
+ * so the wait is about one round trip, not a delayed-ACK timer. The next
+ * peek reads the end again, as SO_PEEK_OFF is moved back to it
+ * (tcp_pull_data()).
  *
  * Return: bytes to send, @n or less
  */
-static size_t tcp_pull_tail(const struct tcp_conn *conn,
-			    const struct tcp_pull *p, size_t n)
+static size_t tcp_pull_tail(struct tcp_conn *conn, const struct tcp_pull *p,
+			    size_t n)
 {
-	size_t tail = n % p->seg;
+	size_t tail = n % p->seg, fresh, host_seg;
 
 	if (!tail || tail > p->seg / TCP_TAIL_DIV || n < p->seg ||
 	    n >= p->want || p->skip ||
@@ -605,6 +640,14 @@ static size_t tcp_pull_tail(const struct tcp_conn *conn,
 	    conn->seq_to_guest != conn->seq_max_sent)
 		return n;
 	if (p->in_flight + n - tail < TCP_TAIL_INFLIGHT_SEGS * p->seg)
+		return n;
+
+	host_seg = tcp_host_seg(conn);
+	if (host_seg <= p->seg || host_seg >= 2 * p->seg)
+		return n;
+	fresh = n > conn->tail_held ? n - conn->tail_held : 0;
+	if (tail > conn->tail_held +
+		   DIV_ROUND_UP(fresh, host_seg) * (host_seg - p->seg))
 		return n;
 	return n - tail;
 }
@@ -789,6 +832,7 @@ static enum qdisc_pull_result tcp_pull_data(const struct ctx *c, uint32_t flow,
 	}
 
 	send = tcp_pull_tail(conn, &p, (size_t)n);
+	conn->tail_held = 0;
 	sent = tcp_pull_frame(c, conn, &p, send, &frames);
 	qdisc_lend_end(c, &tcp_lend);
 	if (sent)
@@ -807,6 +851,8 @@ static enum qdisc_pull_result tcp_pull_data(const struct ctx *c, uint32_t flow,
 		return QDISC_DONE;
 	}
 	if (sent == send) {
+		if (conn)
+			conn->tail_held = (uint16_t)((size_t)n - send);
 		tcp_stats.tails_held++;
 		return QDISC_DONE;
 	}

@@ -86,6 +86,10 @@ enum tcp_conn_state {
  * @sock:		host socket, -1 if none
  * @flow:		index in the flow table (and in the tcp_conn array)
  * @state:		enum tcp_conn_state
+ * @tail_held:		bytes at the end of the last turn's peek left in the
+ *			socket for the next turn (tcp_pull_tail()), 0 if none
+ * @host_seg:		payload of the host peer's segments, as the socket
+ *			measured it (tcpi_rcv_mss), 0 until first needed
  * @flags:		TCP_F_*
  * @retries:		retransmissions of the current segment or handshake
  * @dup_acks:		duplicate ACKs counted since the last progress
@@ -123,6 +127,8 @@ struct tcp_conn {
 	int sock;
 	uint32_t flow;
 	uint8_t state;
+	uint16_t tail_held;
+	uint16_t host_seg;
 	uint32_t flags;
 	uint8_t retries;
 	uint8_t dup_acks;

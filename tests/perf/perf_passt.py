@@ -194,7 +194,7 @@ def jobs_for(args, mtu, data):
             jobs.append((f"CPU {name} MTU {mtu} at {args.cpu_rate}",
                          [f"cpur:{d}:{mtu}"],
                          lambda g, r, d=d: VM.tcp(
-                             args.rig, g, d, 1, secs, r,
+                             args.rig, g, d, 1, secs, r, args.record,
                              rate=args.cpu_rate)))
     if "transfer" in args.metrics:
         digest = VM.sha256_file(data)

@@ -38,7 +38,10 @@ RECORD_EVENTS = ("context-switches", "syscalls:sys_enter_epoll_wait",
                  "syscalls:sys_enter_recvmsg", "syscalls:sys_enter_recvfrom",
                  "syscalls:sys_enter_sendmsg", "syscalls:sys_enter_sendto",
                  "syscalls:sys_enter_write", "syscalls:sys_enter_writev",
-                 "syscalls:sys_enter_read", "syscalls:sys_enter_readv")
+                 "syscalls:sys_enter_read", "syscalls:sys_enter_readv",
+                 "syscalls:sys_enter_epoll_ctl",
+                 "syscalls:sys_enter_timerfd_settime",
+                 "raw_syscalls:sys_enter")
 
 
 def _tag(key, g, rep):
@@ -158,10 +161,10 @@ def tcp(rig, g, direction, streams, secs, rep, record=False, rate=None):
 
     Rows: BACKEND:tcp:DIR:MTU:STREAMS (Gbit/s) and, for one stream,
     BACKEND:cpu:DIR:MTU (relay CPU seconds per GiB received). With
-    @record, a 1-stream run also records the relay's profile (perf
-    record -g) and counts its system calls and context switches (perf
-    stat), which slows it: such runs are for looking at, not for the
-    table. With @rate (iperf3 -b), one row only: BACKEND:cpur:DIR:MTU,
+    @record, a 1-stream run (paced or not) also records the relay's
+    profile (perf record -g) and counts its system calls and context
+    switches (perf stat), which slows it: such runs are for looking at,
+    not for the table. With @rate (iperf3 -b), one row only: BACKEND:cpur:DIR:MTU,
     the relay CPU per GiB with every peer moving the same data at the
     same pace, flagged if a peer fell short of it (as the pasta mode's
     cpu-rate rows).
@@ -169,7 +172,6 @@ def tcp(rig, g, direction, streams, secs, rep, record=False, rate=None):
     key = f"{g.backend}:tcp:{direction}:{g.mtu}:{streams}"
     if rate:
         key = f"{g.backend}:cpur:{direction}:{g.mtu}"
-        record = False
     err = g.dead()
     if err:
         return M.Result(error=err)

@@ -17,9 +17,11 @@
  * host socket, and its update once the host reads; zero-window probes;
  * retransmission on timeout with back-off; out-of-order guest data held,
  * reported in SACK blocks and delivered in order once holes are filled;
- * FIN from either side first; RST from either side; a few bytes at the
- * end of a turn left for the guest's ACK, and only then; send buffers capped
- * while a migration is under way, and sized by the kernel again after.
+ * FIN from either side first; RST from either side; the few bytes the
+ * host's longer segments leave at the end of a turn held for the guest's
+ * ACK, and only those (the end of a write goes at once); send buffers
+ * capped while a migration is under way, and sized by the kernel again
+ * after.
  */
 
 #include <check.h>
@@ -42,21 +44,22 @@
 /* ---- Connections ---- */
 
 /**
- * tt_open_out() - a connection the guest starts, to a host listener
+ * tt_open_out_to() - a connection the guest starts, to a given host listener
  * @k:		connection, set up here
  * @v4:		IPv4 (else IPv6)
+ * @l:		listening socket, closed here; @port its port
+ * @port:	port of @l
  * @opts:	SYN options, NULL for none
  * @optlen:	their length
- * @rcvbuf:	SO_RCVBUF of the host's socket, 0 for the default
  * @syn_ack:	output: the relay's SYN-ACK
  *
  * Return: the host's socket of the connection
  */
-static int tt_open_out(struct tt_conn *k, bool v4, const uint8_t *opts,
-		       size_t optlen, int rcvbuf, struct tt_seg *syn_ack)
+static int tt_open_out_to(struct tt_conn *k, bool v4, int l, uint16_t port,
+			  const uint8_t *opts, size_t optlen,
+			  struct tt_seg *syn_ack)
 {
-	uint16_t port;
-	int l = tt_listener(v4, rcvbuf, &port), s;
+	int s;
 
 	tt_conn_init(k, v4, TT_GPORT, port);
 	tt_segment(k, TH_SYN, k->snd_nxt++, opts, optlen, NULL, 0);
@@ -71,6 +74,26 @@ static int tt_open_out(struct tt_conn *k, bool v4, const uint8_t *opts,
 	k->ws_relay = syn_ack->ws > 0 ? (uint8_t)syn_ack->ws : 0;
 	tt_send_ack(k);
 	return s;
+}
+
+/**
+ * tt_open_out() - a connection the guest starts, to a host listener
+ * @k:		connection, set up here
+ * @v4:		IPv4 (else IPv6)
+ * @opts:	SYN options, NULL for none
+ * @optlen:	their length
+ * @rcvbuf:	SO_RCVBUF of the host's socket, 0 for the default
+ * @syn_ack:	output: the relay's SYN-ACK
+ *
+ * Return: the host's socket of the connection
+ */
+static int tt_open_out(struct tt_conn *k, bool v4, const uint8_t *opts,
+		       size_t optlen, int rcvbuf, struct tt_seg *syn_ack)
+{
+	uint16_t port;
+	int l = tt_listener(v4, rcvbuf, &port);
+
+	return tt_open_out_to(k, v4, l, port, opts, optlen, syn_ack);
 }
 
 /**
@@ -679,54 +702,107 @@ static void tt_expect_data(struct tt_conn *k, const uint8_t *want,
 	k->rcv_nxt += (uint32_t)len;
 }
 
+/* The host's segments are longer than the guest's by a few bytes (as on
+ * loopback): its TCP_MAXSEG, before TCP options take their share
+ */
+#define TT_TAIL_HOST_MSS	(TT_MSS + 15)
+#define TT_TAIL_EXCESS_MAX	15	/* 4 times it stays a short end */
+
 /**
- * struct tt_tail_case - what the host sends after a first exchange
- * @len:	bytes, in one write
- * @held:	bytes at the end the relay must keep until the guest's ACK
- *		(0: everything comes at once)
+ * struct tt_tail_case - what the host writes after a first exchange
+ * @segs:	full host segments, in one write
+ * @end_x:	then an end of @end_x times the host segments' excess over the
+ *		guest's...
+ * @end:	...plus @end bytes, in the same write
+ * @again:	the same written again before the guest acknowledges
+ * @held:	a short end must wait for the guest's ACK (each time)
  */
 static const struct tt_tail_case {
-	size_t len;
-	size_t held;
+	unsigned int segs;
+	int end_x;
+	int end;
+	bool again;
+	bool held;
 } tt_tail_cases[] = {
-	{ 2 * TT_MSS + 10, 10 },	/* two segments in flight: held */
-	{ 5 * TT_MSS + 1, 1 },
-	{ TT_MSS + 10, 0 },		/* one in flight: the ACK may wait */
-	{ 2 * TT_MSS + TT_MSS / 8, 0 },	/* not a few bytes */
-	{ 3 * TT_MSS, 0 },		/* no short end */
+	{ 2, 0, 0, false, true },	/* the longer segments' end: held */
+	{ 4, 0, 0, false, true },
+	{ 2, 0, 0, true, true },	/* held, and held again, longer */
+	{ 1, 0, 0, false, false },	/* one in flight: the ACK may wait */
+	{ 2, 1, 1, false, false },	/* a write ended there: sent */
+	{ 2, 0, TT_MSS / 8, false, false },	/* not a few bytes */
+	{ 2, -2, TT_MSS, false, false },	/* no short end */
 };
+
+/**
+ * tt_tail_round() - the host writes, the guest gets the full segments, and
+ *		     the end either with them or not before its ACK
+ * @k:		connection
+ * @s:		host socket
+ * @out:	the host's bytes, from the start of the test's data
+ * @off:	bytes of @out the guest has; moved past the segments it gets
+ * @len:	bytes the host writes now, @out + @off + *@held on
+ * @held:	bytes left in the relay's socket before, and after
+ * @hold:	whether the end must be left this time
+ */
+static void tt_tail_round(struct tt_conn *k, int s, const uint8_t *out,
+			  size_t *off, size_t len, size_t *held, bool hold)
+{
+	size_t n = *held + len, tail = n % TT_MSS, full = hold ? n - tail : n;
+	size_t end = *off + full;
+
+	tt_host_send(s, out + *off + *held, len);
+	tt_host_delivered(s);
+	for (; *off < end; ) {
+		size_t seg = end - *off < TT_MSS ? end - *off : TT_MSS;
+
+		tt_expect_data(k, out + *off, seg, "data to the guest");
+		*off += seg;
+	}
+	*held = hold ? tail : 0;
+	tt_expect_none(k, hold ? "a short end while two segments are in "
+				 "flight" : "all sent");
+}
 
 START_TEST(test_short_tail)
 {
 	const struct tt_tail_case *t = &tt_tail_cases[_i];
-	static uint8_t out[8 * TT_MSS];
-	size_t full = t->len - t->held, off;
+	static uint8_t out[16 * TT_MSS];
+	int one = 1, mss = TT_TAIL_HOST_MSS, l, s, x, len;
+	socklen_t sl = sizeof(x);
+	size_t off = 0, held = 0;
 	struct tt_conn k;
 	struct tt_seg g;
-	int s;
+	uint16_t port;
 
 	tt_setup(0);
-	s = tt_open_out(&k, true, tt_syn_opts, sizeof(tt_syn_opts), 0, &g);
+	l = tt_listener(true, 0, &port);
+	ck_assert_int_eq(setsockopt(l, IPPROTO_TCP, TCP_MAXSEG, &mss,
+				    sizeof(mss)), 0);
+	s = tt_open_out_to(&k, true, l, port, tt_syn_opts, sizeof(tt_syn_opts),
+			   &g);
+	ck_assert_int_eq(setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one,
+				    sizeof(one)), 0);
 	tt_exchange(&k, s, 500, TT_MSS);	/* SO_PEEK_OFF set from here */
 
-	tt_pattern(out, t->len, 9);
-	tt_host_send(s, out, t->len);
-	tt_host_delivered(s);
-	for (off = 0; off < full; off += TT_MSS) {
-		size_t seg = full - off < TT_MSS ? full - off : TT_MSS;
+	/* The host's segments: longer than the guest's by x bytes */
+	ck_assert_int_eq(getsockopt(s, IPPROTO_TCP, TCP_MAXSEG, &mss, &sl), 0);
+	x = mss - TT_MSS;
+	ck_assert_msg(x > 0 && x <= TT_TAIL_EXCESS_MAX,
+		      "host segments of %d bytes, guest's %d", mss, TT_MSS);
+	len = (int)t->segs * mss + t->end_x * x + t->end;
 
-		tt_expect_data(&k, out + off, seg, "data to the guest");
-	}
+	tt_pattern(out, sizeof(out), 9);
+	tt_tail_round(&k, s, out, &off, (size_t)len, &held, t->held);
+	if (t->again)
+		tt_tail_round(&k, s, out, &off, (size_t)len, &held, t->held);
 	if (!t->held) {
-		tt_expect_none(&k, "all sent");
 		close(s);
 		return;
 	}
 
-	/* The few bytes left wait for the guest's ACK, and come with it */
-	tt_expect_none(&k, "a short end while two segments are in flight");
+	/* The few bytes left come with the guest's ACK */
 	tt_send_ack(&k);
-	tt_expect_data(&k, out + full, t->held, "the short end, after the ACK");
+	tt_expect_data(&k, out + off, held, "the short end, after the ACK");
 	tt_send_ack(&k);
 	tt_expect_none(&k, "nothing more");
 	close(s);
