@@ -615,6 +615,8 @@ static uint16_t tcp_host_seg(struct tcp_conn *conn)
  * leave k times that at the end, added to what the last turn left. An end
  * longer than that is where the sender's write ended, and nothing follows
  * it soon: holding it would only split the guest's acknowledgement in two.
+ * Host segments of two guest segments or more leave ends of any length,
+ * so none is held for them.
  *
  * Also, the end must be shorter than a segment by TCP_TAIL_DIV times, the
  * peek drained the socket (less than asked for), the host peer has not
