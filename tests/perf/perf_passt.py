@@ -295,12 +295,14 @@ def _data_file(outdir, size):
 
 def header(args, stamp, loads, guest):
     """The lines above the table."""
+    maxcpus = (" (maxcpus 2: barriers kept)"
+               if args.accel_name == "tcg" and args.vcpus < 2 else "")
     out = [f"# tests/perf/run --mode passt {stamp}: {os.uname().release}, "
            f"{os.cpu_count()} CPUs, {args.seconds} s per run, "
            f"{args.repeat} run(s) per cell (median)",
            f"# load average before {loads[0]}, after {loads[1]}",
            f"# accelerator: {args.accel_name.upper()} ({args.accel_why}); "
-           f"guest: {guest}, {args.vcpus} vCPU, {V.GUEST_MEM}, QEMU "
+           f"guest: {guest}, {args.vcpus} vCPU{maxcpus}, {V.GUEST_MEM}, QEMU "
            f"-netdev stream or vhost-user (memfd)",
            f"# passt: {args.ours}"]
     if args.label:

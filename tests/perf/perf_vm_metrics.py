@@ -164,10 +164,10 @@ def tcp(rig, g, direction, streams, secs, rep, record=False, rate=None):
     @record, a 1-stream run (paced or not) also records the relay's
     profile (perf record -g) and counts its system calls and context
     switches (perf stat), which slows it: such runs are for looking at,
-    not for the table. With @rate (iperf3 -b), one row only: BACKEND:cpur:DIR:MTU,
-    the relay CPU per GiB with every peer moving the same data at the
-    same pace, flagged if a peer fell short of it (as the pasta mode's
-    cpu-rate rows).
+    not for the table. With @rate (iperf3 -b), one row only:
+    BACKEND:cpur:DIR:MTU, the relay CPU per GiB with every peer moving
+    the same data at the same pace, flagged if a peer fell short of it
+    (as the pasta mode's cpu-rate rows).
     """
     key = f"{g.backend}:tcp:{direction}:{g.mtu}:{streams}"
     if rate:
