@@ -752,7 +752,7 @@ static void tt_tail_round(struct tt_conn *k, int s, const uint8_t *out,
 
 	tt_host_send(s, out + *off + *held, len);
 	tt_host_delivered(s);
-	for (; *off < end; ) {
+	while (*off < end) {
 		size_t seg = end - *off < TT_MSS ? end - *off : TT_MSS;
 
 		tt_expect_data(k, out + *off, seg, "data to the guest");
