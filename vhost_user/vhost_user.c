@@ -31,10 +31,15 @@
  * notifications off, and take frames: each is copied (without its
  * virtio-net header) into a slot of a static batch buffer and handed to
  * tap_frame_in(); after a batch, tap_frames_done() lets TCP finish with the
- * slots, and the guest is notified (call eventfd) if it wants to be. Then
- * notifications go back on; if frames arrived meanwhile, we go on. After
- * VU_TX_BATCHES batches we stop and write to the kick eventfd ourselves,
- * so that the rest waits for one turn of the main loop, not for the guest.
+ * slots. Then notifications go back on; if frames arrived meanwhile, we go
+ * on. The guest hears that its frames were taken (call eventfd, if it
+ * wants to) at the end of the loop iteration, right after the receive
+ * queue's signal (notify()), not after each batch: with legacy interrupts
+ * one interrupt then serves both queues, the acknowledgements TCP sent for
+ * those frames included, and with MSI-X the two at least come together.
+ * After VU_TX_BATCHES batches we stop and write to the kick eventfd
+ * ourselves, so that the rest waits for one turn of the main loop, not
+ * for the guest.
  * While the queue is disabled (SET_VRING_ENABLE 0), frames are taken and
  * dropped, as the protocol asks.
  *
@@ -181,6 +186,9 @@ static struct vu_rx_lend vu_lent;
 
 /* Frames were given to the guest since it was last notified (vu_notify()) */
 static bool vu_rx_unsignalled;
+
+/* Frames were taken from the guest since it was last notified (vu_notify()) */
+static bool vu_tx_unsignalled;
 
 /* Input: frames of one batch, each in its slot until tap_frames_done() */
 static uint8_t vu_tx_buf[VU_TX_BATCH][VU_TX_SLOT] __attribute__((aligned(64)));
@@ -637,14 +645,19 @@ static void vu_lend_end(void)
 
 /**
  * vu_notify() - the loop iteration's output is done: signal the guest once
- *		 for it, if it wants a signal
+ *		 for it and once for the frames taken from it, if it wants
+ *		 the signals
  */
 static void vu_notify(void)
 {
-	if (!vu_rx_unsignalled)
-		return;
-	vu_rx_unsignalled = false;
-	vu_call(&vu_dev.q[VU_RX_Q]);
+	if (vu_rx_unsignalled) {
+		vu_rx_unsignalled = false;
+		vu_call(&vu_dev.q[VU_RX_Q]);
+	}
+	if (vu_tx_unsignalled) {
+		vu_tx_unsignalled = false;
+		vu_call(&vu_dev.q[VU_TX_Q]);
+	}
 }
 
 /**
@@ -768,7 +781,7 @@ static void vu_tx_kick(const struct ctx *c, uint64_t now_ms)
 		if (n)
 			tap_frames_done(c);	/* slots are reused now */
 		if (used)
-			vu_call(q);
+			vu_tx_unsignalled = true;
 		vu_mig_log_kick(&vu_dev);
 
 		/* Nothing arrived while notifications were off: done */
