@@ -170,6 +170,16 @@ static void tcp_timer_fn(const struct ctx *c, struct wheel_timer *t,
 		return;
 	}
 
+	if (conn->flags & TCP_F_WND_HELD) {
+		/* No window update came: the guest keeps its window small
+		 * now, so the reserve goes by this window from here on
+		 */
+		conn->flags &= ~TCP_F_WND_HELD;
+		conn->wnd_max = conn->wnd_from_guest;
+		qdisc_wake(conn->flow);
+		return;
+	}
+
 	if (!conn->wnd_from_guest && !(conn->flags & TCP_F_FIN_SENT)) {
 		/* Zero window probe: an old sequence elicits an ACK */
 		conn->seq_to_guest--;

@@ -33,6 +33,18 @@
  * once rather than delayed, and to ends so short that a reply which
  * happens to end in one is rare: that reply's last bytes then wait about
  * one round trip to the guest.
+ *
+ * The end of the window: a turn sends at most up to a quarter of the
+ * largest window the guest advertised short of the window's right edge
+ * (tcp_wnd_reserve()). A Linux guest whose buffer we filled to the edge
+ * advertises a zero window, then opens it again once its reader has read
+ * enough: two ACKs, two interrupts and two wake-ups of ours for every few
+ * segments, while its reader was never short of data. With the end left
+ * free, the window stays open and the guest sends an update only as its
+ * reader doubles it. An opening within that quarter waits for the update;
+ * with nothing in flight, at most TCP_WND_HOLD_MS: if no update came, the
+ * guest keeps its window small now, and the quarter is taken of that
+ * window from then on.
  */
 
 #include <errno.h>
@@ -425,6 +437,26 @@ struct tcp_pull {
 };
 
 /**
+ * tcp_wnd_reserve() - leave the end of the guest's window free
+ * @conn:	connection
+ * @p:		pull state, @room cut down here
+ *
+ * Return: false if the turn should send nothing yet: what the window
+ *	   still takes is within the part left free
+ */
+static bool tcp_wnd_reserve(const struct tcp_conn *conn, struct tcp_pull *p)
+{
+	size_t reserve = conn->wnd_max / TCP_WND_RESERVE_DIV;
+
+	if (conn->flags & TCP_F_RETX_ONE)
+		return true;
+	if (p->room <= reserve)
+		return false;
+	p->room -= reserve;
+	return true;
+}
+
+/**
  * tcp_pull_budget() - how much this turn may send: window, qdisc budget
  * @c:		execution context
  * @conn:	established connection, FIN not sent
@@ -450,6 +482,20 @@ static bool tcp_pull_budget(const struct ctx *c, struct tcp_conn *conn,
 		return false;
 	}
 	p->room = conn->wnd_from_guest - p->in_flight;
+
+	if (!tcp_wnd_reserve(conn, p)) {
+		/* The guest's next window update ends the wait, or, with
+		 * nothing in flight to acknowledge, the timer does
+		 */
+		if (!p->in_flight && !timer_armed(&conn->timer))
+			tcp_timer_arm(conn, now_ms, TCP_WND_HOLD_MS);
+		conn->flags |= TCP_F_WND_HELD;
+		*res = QDISC_DONE;
+		return false;
+	}
+	if ((conn->flags & TCP_F_WND_HELD) && !p->in_flight)
+		timer_cancel(&conn->timer);
+	conn->flags &= ~TCP_F_WND_HELD;
 
 	p->offload = tap_offload(c);
 	p->seg = p->offload ? tcp_gso_payload(conn) : conn->mss;

@@ -515,6 +515,8 @@ static void tcp_guest_ack(struct tcp_conn *conn, const struct tcphdr *th,
 	}
 
 	conn->wnd_from_guest = wnd;
+	if (wnd > conn->wnd_max)
+		conn->wnd_max = wnd;
 	in_flight = conn->seq_to_guest - conn->seq_acked;
 
 	if (progress) {

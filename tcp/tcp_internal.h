@@ -30,6 +30,12 @@ struct ctx;
 #define TCP_DATA_RETRIES	15
 #define TCP_DUP_ACK_THRESHOLD	3
 #define TCP_PERSIST_MS		500
+/* A window opening within the last 1/TCP_WND_RESERVE_DIV of the largest
+ * window the guest advertised waits for more, at most TCP_WND_HOLD_MS with
+ * nothing in flight (tcp_wnd_reserve())
+ */
+#define TCP_WND_RESERVE_DIV	4
+#define TCP_WND_HOLD_MS		1
 #define TCP_CONNECT_TIMEOUT_MS	30000
 #define TCP_FRAMES_PER_PULL	64
 #define TCP_STATS_CONNS		8	/* connections in --stats, SIGUSR1 */
@@ -79,6 +85,7 @@ enum tcp_conn_state {
 #define TCP_F_RESTORING		(1U << 17)	/* target: loaded, not live */
 #define TCP_F_PENDING		(1U << 18)	/* target: send queue bytes of
 						 * the source still to write */
+#define TCP_F_WND_HELD		(1U << 19)	/* window's end kept free: wait */
 
 /**
  * struct tcp_conn - one TCP connection: guest segments <-> host socket
@@ -108,6 +115,7 @@ enum tcp_conn_state {
  * @seq_resume:		where sending resumes after a fast retransmission
  * @seq_recover:	fast recovery ends when the guest acknowledges this
  * @wnd_from_guest:	guest's receive window, bytes
+ * @wnd_max:		largest window the guest advertised, bytes
  * @seq_from_guest:	next sequence expected from the guest (rcv_nxt)
  * @seq_ack_sent:	last acknowledgement number sent to the guest
  * @wnd_to_guest:	last window advertised to the guest, bytes
@@ -149,6 +157,7 @@ struct tcp_conn {
 	uint32_t seq_resume;
 	uint32_t seq_recover;
 	uint32_t wnd_from_guest;
+	uint32_t wnd_max;
 
 	uint32_t seq_from_guest;
 	uint32_t seq_ack_sent;

@@ -19,7 +19,9 @@
  * reported in SACK blocks and delivered in order once holes are filled;
  * FIN from either side first; RST from either side; the few bytes the
  * host's longer segments leave at the end of a turn held for the guest's
- * ACK, and only those (the end of a write goes at once); send buffers
+ * ACK, and only those (the end of a write goes at once); the last
+ * quarter of the guest's window left free, an opening within it waiting
+ * for a window update or a short timer; send buffers
  * capped while a migration is under way, and sized by the kernel again
  * after.
  */
@@ -809,6 +811,96 @@ START_TEST(test_short_tail)
 }
 END_TEST
 
+/* ---- 9. The end of the guest's window left free (tcp_wnd_reserve()) ---- */
+
+#define TT_RSV_WND		(64 * TT_MSS)	/* the guest's window here */
+#define TT_RSV_FREE		(TT_RSV_WND / TCP_WND_RESERVE_DIV)
+
+/**
+ * tt_rsv_segs() - the relay sends @len more bytes in full segments, then
+ *		   nothing
+ * @k:		connection
+ * @out:	the host's bytes
+ * @off:	bytes of @out the guest has; moved past the segments
+ * @len:	bytes expected now
+ * @why:	what the check is about, for the message
+ */
+static void tt_rsv_segs(struct tt_conn *k, const uint8_t *out, size_t *off,
+			size_t len, const char *why)
+{
+	size_t end = *off + len;
+
+	while (*off < end) {
+		tt_expect_data(k, out + *off, TT_MSS, why);
+		*off += TT_MSS;
+	}
+	tt_expect_none(k, why);
+}
+
+/**
+ * tt_rsv_window() - the guest acknowledges all it has, with a window
+ * @k:		connection
+ * @wnd:	window, bytes
+ */
+static void tt_rsv_window(struct tt_conn *k, uint32_t wnd)
+{
+	k->win = (uint16_t)(wnd >> TT_WS_GUEST);
+	tt_send_ack(k);
+}
+
+START_TEST(test_wnd_reserve)
+{
+	static uint8_t out[2 * TT_RSV_WND];
+	struct tt_conn k;
+	struct tt_seg g;
+	size_t off = 0;
+	int s;
+
+	tt_setup(0);
+	s = tt_open_out(&k, true, tt_syn_opts, sizeof(tt_syn_opts), 0, &g);
+	tt_exchange(&k, s, 500, TT_MSS);
+
+	/* The window shrank far below its largest: the opening waits, and
+	 * without a window update, the reserve goes by the window it has
+	 */
+	tt_rsv_window(&k, TT_RSV_WND);
+	tt_pattern(out, sizeof(out), 11);
+	tt_host_send(s, out, sizeof(out));
+	tt_host_delivered(s);
+	tt_expect_none(&k, "an opening within the last quarter of the "
+			   "largest window");
+	tt_advance(TCP_WND_HOLD_MS);
+	tt_rsv_segs(&k, out, &off, TT_RSV_WND - TT_RSV_FREE,
+		    "all but the last quarter of the window");
+
+	/* Acknowledged, the window within the reserve: nothing; the window
+	 * update past it: what lies beyond, at once
+	 */
+	tt_rsv_window(&k, TT_RSV_FREE - 4 * TT_MSS);
+	tt_expect_none(&k, "a window within the reserve");
+	tt_rsv_window(&k, TT_RSV_WND / 2);
+	tt_rsv_segs(&k, out, &off, TT_RSV_WND / 2 - TT_RSV_FREE,
+		    "the window update past the reserve");
+
+	/* The wait's timer went with it: no retransmission, no change */
+	tt_advance(TCP_WND_HOLD_MS + 1);
+	tt_expect_none(&k, "the wait's timer, after sending");
+
+	/* The guest reads: the rest, a window at a time */
+	while (off < sizeof(out)) {
+		size_t n = sizeof(out) - off;
+
+		if (n > TT_RSV_WND - TT_RSV_FREE)
+			n = TT_RSV_WND - TT_RSV_FREE;
+		tt_rsv_window(&k, TT_RSV_WND);
+		tt_rsv_segs(&k, out, &off, n, "a full window, reserve kept");
+	}
+	tt_rsv_window(&k, TT_RSV_WND);
+	tt_expect_none(&k, "all sent");
+	close(s);
+}
+END_TEST
+
 /* ---- Send buffers during a migration (tcp/tcp_mig_sndbuf.c) ---- */
 
 /**
@@ -922,6 +1014,7 @@ static Suite *tcp_suite(void)
 	tcase_add_loop_test(tc, test_rst_guest, 0, 2);
 	tcase_add_loop_test(tc, test_rst_host, 0, n_ord);
 	tcase_add_loop_test(tc, test_short_tail, 0, n_tail);
+	tcase_add_test(tc, test_wnd_reserve);
 	tcase_add_test(tc, test_mig_sndbuf);
 	suite_add_tcase(s, tc);
 
