@@ -8,7 +8,12 @@ host namespace (perf_rig.py), builds the guest and picks the accelerator
 peer with a guest of its own (perf_vm.Guests) and runs each measurement
 (perf_vm_metrics.py) for every peer in turn, A B C A B C ..., --repeat
 times, so that drift in the machine's load affects all peers alike; the
-guests are stopped before the next backend or MTU starts. The table
+guests are stopped before the next backend or MTU starts. The host
+side's sockets (the relays' and the clients') use one congestion control,
+Linux's default unless --congestion says otherwise, whatever the machine
+is set to: with BBR, the host sender's pacing timers send from whichever
+process they interrupt, and a relay's CPU time then includes some of the
+sender's work (doc/performance.md). The table
 (perf_table.py) has a row per backend and metric, a column per peer and
 this project's ratio to each peer. Raw outputs, relay logs, the guests'
 consoles, results.json and table.txt stay in the output directory.
@@ -18,6 +23,7 @@ import argparse
 import datetime
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -35,6 +41,8 @@ NAMES = {"passt-current": "current", "passt-upstream": "upstream"}
 METRICS = ("tcp", "latency", "latency-load", "cpu-rate", "transfer")
 CPU_RATE = "1G"         # iperf3 -b of the cpu-rate rows: every relay and
                         # direction reaches it with a TCG guest
+CONGESTION = "cubic"    # the host side's TCP congestion control: Linux's
+                        # default, whatever this machine's is (--congestion)
 PORT_BASE = 16001       # host ports: PORT_BASE + 10 * guest + k
 TRANSFER = "128M"       # size of the sha256-checked transfers
 TRANSFER_QUICK = "16M"
@@ -62,6 +70,7 @@ def parse_args(argv):
                     default="auto")
     ap.add_argument("--transfer-size", default=None)
     ap.add_argument("--vcpus", type=int, default=1)
+    ap.add_argument("--congestion", default=CONGESTION)
     ap.add_argument("--cpu-rate", default=CPU_RATE)
     ap.add_argument("--out")
     ap.add_argument("--ours", default=os.path.join(ROOT, "passt"))
@@ -96,6 +105,8 @@ def parse_args(argv):
             raise ValueError
     except ValueError:
         ap.error("--cpu-rate: a positive rate such as 1G or 500M")
+    if not re.fullmatch(r"[a-z0-9_]+", a.congestion):
+        ap.error("--congestion: a name such as cubic or bbr")
     if a.seconds < 1 or a.repeat < 1 or a.size < 1 or a.vcpus < 1:
         ap.error("--seconds, --repeat, --transfer-size and --vcpus must "
                  "be positive")
@@ -293,6 +304,16 @@ def _data_file(outdir, size):
     return path
 
 
+def _default_congestion():
+    """The machine's default TCP congestion control, as text."""
+    try:
+        with open("/proc/sys/net/ipv4/tcp_congestion_control",
+                  encoding="ascii") as f:
+            return f.read().strip()
+    except OSError:
+        return "unknown"
+
+
 def header(args, stamp, loads, guest):
     """The lines above the table."""
     maxcpus = (" (maxcpus 2: barriers kept)"
@@ -304,6 +325,8 @@ def header(args, stamp, loads, guest):
            f"# accelerator: {args.accel_name.upper()} ({args.accel_why}); "
            f"guest: {guest}, {args.vcpus} vCPU{maxcpus}, {V.GUEST_MEM}, QEMU "
            f"-netdev stream or vhost-user (memfd)",
+           f"# host side: TCP congestion control {args.congestion} "
+           f"(this machine's default: {_default_congestion()})",
            f"# passt: {args.ours}"]
     if args.label:
         out.append(f"# {args.label}")
@@ -325,6 +348,7 @@ def header(args, stamp, loads, guest):
 def measure(args, outdir, results, notes):
     """Everything between preparation and the table; returns the guest."""
     prepare(args, outdir, notes)
+    args.rig.congestion = args.congestion
     args.rig.make_host_ns()
     img, guest = V.image(args.rig, os.path.join(ROOT, "build", "vm"))
     print(f"# guest: {guest}", flush=True)

@@ -11,7 +11,9 @@ exceptions, so cleanup runs on success, failure and Ctrl-C alike.
 The "host" namespace (Rig.host_ns) is the stand-in for the host: a veth
 pair with both ends inside it, 192.0.2.2/24 and 2001:db8::2/64 on one end,
 default routes via 192.0.2.1 and 2001:db8::1 (unused addresses), lo up.
-Relays run inside it; servers listen on its loopback.
+Relays run inside it; servers listen on its loopback. With Rig.congestion
+set, its TCP sockets use that congestion control (a namespace's own
+sysctl; a new namespace otherwise inherits the machine's default).
 
 Processes run in a namespace through "ip netns exec NS CMD", which execs
 CMD in place: the PID we get is the command's own.
@@ -74,6 +76,7 @@ class Rig:
         self.prefix = prefix
         self.outdir = outdir
         self.host_ns = None
+        self.congestion = None  # host namespace's TCP congestion control
         self._stack = []        # (kind, what), unwound last in first out
         self._seq = 0
 
@@ -186,6 +189,10 @@ class Rig:
         self.host_ns = h
         self.ns_sh(h, ["sysctl", "-qw", "net.ipv6.conf.all.accept_dad=0",
                        "net.ipv6.conf.default.accept_dad=0"])
+        if self.congestion:
+            self.ns_sh(h, ["sysctl", "-qw",
+                           "net.ipv4.tcp_congestion_control="
+                           f"{self.congestion}"])
         for cmd in (["link", "add", "veth0", "type", "veth",
                      "peer", "name", "veth1"],
                     ["link", "set", "veth0", "up"],
