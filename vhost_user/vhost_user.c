@@ -184,12 +184,6 @@ static struct vu_off_stats vu_off_stats;
  */
 static struct vu_rx_lend vu_lent;
 
-/* Frames were given to the guest since it was last notified (vu_notify()) */
-static bool vu_rx_unsignalled;
-
-/* Frames were taken from the guest since it was last notified (vu_notify()) */
-static bool vu_tx_unsignalled;
-
 /* Input: frames of one batch, each in its slot until tap_frames_done() */
 static uint8_t vu_tx_buf[VU_TX_BATCH][VU_TX_SLOT] __attribute__((aligned(64)));
 
@@ -561,7 +555,7 @@ static size_t vu_send_frames(const struct ctx *c, const struct iovec *iov,
 	}
 
 	if (done)
-		vu_rx_unsignalled = true;
+		q->unsignalled = true;
 	vu_mig_log_kick(&vu_dev);
 
 	/* Sent all after arming: the wake-up stays armed, and harmless */
@@ -639,7 +633,7 @@ static bool vu_lend_commit(size_t f, size_t len,
 static void vu_lend_end(void)
 {
 	if (vu_lent.published)
-		vu_rx_unsignalled = true;
+		vu_dev.q[VU_RX_Q].unsignalled = true;
 	vu_lent.frames = 0;
 }
 
@@ -650,13 +644,16 @@ static void vu_lend_end(void)
  */
 static void vu_notify(void)
 {
-	if (vu_rx_unsignalled) {
-		vu_rx_unsignalled = false;
-		vu_call(&vu_dev.q[VU_RX_Q]);
-	}
-	if (vu_tx_unsignalled) {
-		vu_tx_unsignalled = false;
-		vu_call(&vu_dev.q[VU_TX_Q]);
+	unsigned int qi;
+
+	/* Receive queue first: the frames taken come with their answers */
+	for (qi = 0; qi < VU_QUEUES; qi++) {
+		struct vu_queue *q = &vu_dev.q[qi];
+
+		if (q->unsignalled) {
+			q->unsignalled = false;
+			vu_call(q);
+		}
 	}
 }
 
@@ -781,7 +778,7 @@ static void vu_tx_kick(const struct ctx *c, uint64_t now_ms)
 		if (n)
 			tap_frames_done(c);	/* slots are reused now */
 		if (used)
-			vu_tx_unsignalled = true;
+			q->unsignalled = true;
 		vu_mig_log_kick(&vu_dev);
 
 		/* Nothing arrived while notifications were off: done */

@@ -91,6 +91,8 @@ struct ctx;
  * @avail_warned: a broken available index was logged (vhost_user.c)
  * @check_last:	last_avail at the last ring check (vhost_user.c)
  * @check_had:	chains were available at the last ring check
+ * @unsignalled: chains used since the guest was last signalled for this
+ *		queue (vhost_user.c, vu_notify())
  */
 struct vu_queue {
 	struct vu_virtq vq;
@@ -110,6 +112,7 @@ struct vu_queue {
 	bool avail_warned;
 	uint16_t check_last;
 	bool check_had;
+	bool unsignalled;
 };
 
 /**
