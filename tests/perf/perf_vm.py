@@ -14,9 +14,11 @@ Guests.start() starts one peer (a passt binary) in the rig's host
 namespace, listening on a UNIX socket, with -m MTU (the guest takes it by
 DHCP) and the guest's iperf3, sockperf and transfer ports forwarded from
 host ports of its own (-t HOST:GUEST: every relay lives in the same host
-namespace). Then QEMU boots the guest on that socket, -netdev stream or
-vhost-user (guest memory shared through a memfd, as upstream's vhost-user
-needs too), and Guests.start() waits for the guest's "RESULT perf ok":
+namespace), and the port that resets the guest's iperf3 server (an
+earlier test that never ended for it leaves it answering "busy";
+perf_vm_metrics.py resets it and measures again). Then QEMU boots the
+guest on that socket, -netdev stream or vhost-user (guest memory shared
+through a memfd, as upstream's vhost-user needs too), and Guests.start() waits for the guest's "RESULT perf ok":
 DHCP done, servers listening. Every client runs in the host namespace,
 against HOST_ADDR4 and those ports, but the guest's half of the transfers,
 which connects through the gateway address to a receiver on the host
@@ -44,8 +46,8 @@ BACKENDS = ("stream", "vhost-user")
 # port of each guest server, forwarded from host port = base + index;
 # "up" is the host's receiver, on its loopback: not forwarded
 GUEST_PORTS = {"iperf": 5201, "sockperf": 11111, "down": 7001, "up": 7002,
-               "stats": 7003}
-FORWARDED = ("iperf", "sockperf", "down", "stats")
+               "stats": 7003, "reset": 7004}
+FORWARDED = ("iperf", "sockperf", "down", "stats", "reset")
 GUEST_MEM = "1G"
 GUEST_TOOLS = ("iperf3", "sockperf", "socat", "sha256sum")
 BOOT_SECS = 180         # QEMU start to "RESULT perf" (TCG, a busy host)
@@ -64,7 +66,8 @@ def image(rig, cache):
                 f"VT_SOCKPERF={GUEST_PORTS['sockperf']}\n"
                 f"VT_DOWN={GUEST_PORTS['down']}\n"
                 f"VT_UP={GUEST_PORTS['up']}\n"
-                f"VT_STATS={GUEST_PORTS['stats']}\n")
+                f"VT_STATS={GUEST_PORTS['stats']}\n"
+                f"VT_RESET={GUEST_PORTS['reset']}\n")
     img = os.path.join(rig.outdir, "vm")
     argv = [os.path.join(VM_DIR, "mkimage"), "-c", cache,
             "-f", f"{conf}:/etc/vmtest.conf"]

@@ -32,6 +32,8 @@ SOCAT_BUF = 262144      # socat's read and write size, as the guest's
 TRANSFER_SECS = 30      # a transfer's floor of time, beyond MIN_RATE
 MIN_RATE = 1 << 20      # bytes per second a transfer may take at worst
 READY_SECS = 30         # guest's receiver or sender to listen
+RESET_SECS = 40         # the guest's iperf3 server replaced (guest_perf.sh)
+IPERF_BUSY = "the server is busy running a test"
 RECORD_LIMIT = 1.0      # --record: symbols above this % in the summary
 RECORD_STOP_SECS = 30   # perf writing its file after SIGINT
 RECORD_EVENTS = ("context-switches", "syscalls:sys_enter_epoll_wait",
@@ -156,6 +158,22 @@ def _guest_report(before, after, tag, outdir):
         f.write("\n".join(lines) + "\n")
 
 
+def _iperf_reset(rig, g, tag):
+    """Replace the guest's iperf3 server (guest_perf.sh, VT_RESET): one
+    whose last test never ended for it answers every client "busy".
+
+    Returns None once the new server listens, else the error text.
+    """
+    rc, out = rig.run(rig.host_ns, ["socat", "-u",
+                                    f"TCP:{g.fwd_addr}:{g.ports['reset']}",
+                                    "STDOUT"], tag + ".reset.log",
+                      RESET_SECS)
+    if rc == 0 and out.strip() == "ok":
+        return None
+    return ("iperf3 server busy, and its reset failed: "
+            + (out.strip()[-200:] or f"socat status {rc}"))
+
+
 def tcp(rig, g, direction, streams, secs, rep, record=False, rate=None):
     """iperf3 TCP throughput, receiver's rate; relay CPU per GiB.
 
@@ -167,7 +185,9 @@ def tcp(rig, g, direction, streams, secs, rep, record=False, rate=None):
     not for the table. With @rate (iperf3 -b), one row only:
     BACKEND:cpur:DIR:MTU, the relay CPU per GiB with every peer moving
     the same data at the same pace, flagged if a peer fell short of it
-    (as the pasta mode's cpu-rate rows).
+    (as the pasta mode's cpu-rate rows). If the guest's iperf3 server
+    says it is busy, it is reset and the run made once more (TAG.retry),
+    flagged.
     """
     key = f"{g.backend}:tcp:{direction}:{g.mtu}:{streams}"
     if rate:
@@ -183,15 +203,26 @@ def tcp(rig, g, direction, streams, secs, rep, record=False, rate=None):
     if direction == "g2h":
         cli.append("-R")
     tag = _tag(key, g, rep)
-    recs = _record_start(rig, g, tag) if record and streams == 1 else None
-    counters = _guest_counters(rig, g, tag + ".before")
-    t0 = rig.cpu_seconds(g.pid)
-    rc, out = rig.run(rig.host_ns, cli, tag + ".client.log", secs + M.SLACK)
-    cpu = rig.cpu_seconds(g.pid) - t0 if not g.dead() else None
-    _guest_report(counters, _guest_counters(rig, g, tag + ".after"), tag,
-                  rig.outdir)
-    if recs:
-        _record_stop(rig, recs, tag)
+    reset = None
+    for retry in (False, True):
+        if retry:
+            err = _iperf_reset(rig, g, tag)
+            if err:
+                return M.Result(error=err)
+            tag, reset = tag + ".retry", "iperf3 server reset"
+        recs = (_record_start(rig, g, tag) if record and streams == 1
+                else None)
+        counters = _guest_counters(rig, g, tag + ".before")
+        t0 = rig.cpu_seconds(g.pid)
+        rc, out = rig.run(rig.host_ns, cli, tag + ".client.log",
+                          secs + M.SLACK)
+        cpu = rig.cpu_seconds(g.pid) - t0 if not g.dead() else None
+        _guest_report(counters, _guest_counters(rig, g, tag + ".after"),
+                      tag, rig.outdir)
+        if recs:
+            _record_stop(rig, recs, tag)
+        if rc is None or IPERF_BUSY not in out:
+            break
     if rc is None:
         return M.Result(error=f"iperf3 client timed out after "
                               f"{secs + M.SLACK} s")
@@ -200,14 +231,21 @@ def tcp(rig, g, direction, streams, secs, rep, record=False, rate=None):
         return M.Result(error=err)
     end = data["end"]["sum_received"]
     if rate:
-        return M.paced_cpu(key, end, cpu, rate, g.dead())
+        return _flagged(M.paced_cpu(key, end, cpu, rate, g.dead()), reset)
     values = {key: end["bits_per_second"] / 1e9}
     if streams == 1 and cpu is not None and end["bytes"] > 0:
         values[f"{g.backend}:cpu:{direction}:{g.mtu}"] = \
             cpu / (end["bytes"] / M.GIB)
     stalled = M.stalled_secs(data)
-    return M.Result(values, f"{stalled} s near 0" if stalled else None,
-                    g.dead())
+    return _flagged(M.Result(values, f"{stalled} s near 0" if stalled
+                             else None, g.dead()), reset)
+
+
+def _flagged(res, flag):
+    """@res with @flag (if any) added to its cell flag."""
+    if flag:
+        res.flag = f"{res.flag}; {flag}" if res.flag else flag
+    return res
 
 
 def latency(rig, g, secs, rep, tag=None):
@@ -246,12 +284,32 @@ def latency_load(rig, g, secs, rep):
     guest socket's. Rows: BACKEND:latl:MTU:p50, :p99, :p99.9
     (microseconds) and BACKEND:latl:MTU:bulk (the bulk flow's rate
     meanwhile, Gbit/s: a relay that moves less bulk data queues less).
+    A busy iperf3 server in the guest is reset, and the measurement made
+    once more (TAG.retry), flagged.
     """
     key = f"{g.backend}:latl:{g.mtu}"
     tag = _tag(key, g, rep)
     err = g.dead()
     if err:
         return M.Result(error=err)
+    res = _latency_load(rig, g, secs, rep, key, tag)
+    if res is not None:
+        return res
+    err = _iperf_reset(rig, g, tag)
+    if err:
+        return M.Result(error=err)
+    res = _latency_load(rig, g, secs, rep, key, tag + ".retry")
+    if res is None:
+        return M.Result(error=f"iperf3 (bulk): {IPERF_BUSY}, after a "
+                              f"reset too")
+    return _flagged(res, "iperf3 server reset")
+
+
+def _latency_load(rig, g, secs, rep, key, tag):
+    """One measurement of latency_load(), its raw outputs named @tag.
+
+    Returns its Result, or None if the guest's iperf3 server was busy.
+    """
     bulk_secs = secs + 2 * M.LOAD_RAMP + 1
     bulk = rig.spawn(rig.host_ns, ["iperf3", "-c", g.fwd_addr, "-p",
                                    str(g.ports["iperf"]), "-t",
@@ -261,6 +319,9 @@ def latency_load(rig, g, secs, rep):
     try:
         time.sleep(M.LOAD_RAMP)
         if bulk.poll() is not None:
+            with open(bulk.log, encoding="utf-8", errors="replace") as f:
+                if IPERF_BUSY in f.read():
+                    return None
             return M.Result(error=f"iperf3 (bulk) exited with status "
                                   f"{bulk.returncode}, see {bulk.log}")
         res = latency(rig, g, secs, rep, tag)

@@ -29,6 +29,16 @@
 #				gets /proc/net/dev, /proc/interrupts,
 #				/proc/stat and /proc/net/netstat, for the
 #				host to take differences
+#   VT_RESET			port of the iperf3 server's reset: each
+#				connection ends the server (a loop starts it
+#				again) and gets "ok" once the new one
+#				listens. A server whose last test never ended
+#				for it (its client's last bytes or FIN lost on
+#				the way) answers every client "busy" until
+#				then; the host resets it and tries once more
+#
+# Usage: sh /test.sh (the guest's init runs it), or
+#        sh /test.sh iperf-reset (the reset, run by socat)
 
 # shellcheck source=tests/vm/guest_lib.sh
 . /lib/vmtest.sh
@@ -37,6 +47,26 @@
 
 FILE=/tmp/transfer.bin
 SOCAT_BUF=262144	# bytes per read and write: syscalls are dear in TCG
+IPERF_PID=/tmp/iperf3.pid	# the running iperf3 server's PID
+
+# iperf_new() - is an iperf3 server other than the one ended listening?
+# $1: PID of the server ended
+iperf_new() {
+	[ "$(cat "$IPERF_PID" 2>/dev/null)" != "$1" ] &&
+		vt_listening "$VT_IPERF"
+}
+
+if [ "$1" = "iperf-reset" ]; then
+	old=$(cat "$IPERF_PID")
+	kill "$old" 2>/dev/null
+	if vt_poll 10 vt_not_running "$old" && vt_poll 20 iperf_new "$old"
+	then
+		echo ok
+	else
+		echo "fail: iperf3 server $old not replaced"
+	fi
+	exit 0
+fi
 UP_TRIES=150		# connection attempts to the host's receiver, 0.2 s apart
 
 IF=$(vt_iface)
@@ -56,12 +86,19 @@ fi
 # A test whose data stops (a relay that stalls) ends after 10 s without
 # progress, not iperf3's default 120 s: the server then takes the next
 # test, so one stalled cell does not fail every later cell of that relay
-iperf3 -s -p "$VT_IPERF" --rcv-timeout 10000 --snd-timeout 10000 \
-	>/tmp/iperf3.log 2>&1 &
+# The server runs again whenever it ends (a reset, above)
+while :; do
+	iperf3 -s -p "$VT_IPERF" --rcv-timeout 10000 --snd-timeout 10000 \
+		>>/tmp/iperf3.log 2>&1 &
+	echo $! >"$IPERF_PID"
+	wait $!
+done &
 sockperf server --tcp -p "$VT_SOCKPERF" >/tmp/sockperf.log 2>&1 &
 socat "TCP-LISTEN:$VT_STATS,reuseaddr,fork" \
 	SYSTEM:"cat /proc/net/dev /proc/interrupts /proc/stat /proc/net/netstat" \
 	>/tmp/stats.log 2>&1 &
+socat "TCP-LISTEN:$VT_RESET,reuseaddr,fork" SYSTEM:"sh /test.sh iperf-reset" \
+	>/tmp/reset.log 2>&1 &
 if ! vt_poll 20 vt_listening "$VT_IPERF" ||
    ! vt_poll 20 vt_listening "$VT_SOCKPERF"; then
 	vt_result perf fail "servers not listening: $(tail -n 2 \
