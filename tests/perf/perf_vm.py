@@ -18,11 +18,12 @@ namespace), and the port that resets the guest's iperf3 server (an
 earlier test that never ended for it leaves it answering "busy";
 perf_vm_metrics.py resets it and measures again). Then QEMU boots the
 guest on that socket, -netdev stream or vhost-user (guest memory shared
-through a memfd, as upstream's vhost-user needs too), and Guests.start() waits for the guest's "RESULT perf ok":
-DHCP done, servers listening. Every client runs in the host namespace,
-against HOST_ADDR4 and those ports, but the guest's half of the transfers,
-which connects through the gateway address to a receiver on the host
-namespace's loopback. The relay and QEMU are on the rig's cleanup stack.
+through a memfd, as upstream's vhost-user needs too), and Guests.start()
+waits for the guest's "RESULT perf ok": DHCP done, servers listening.
+Every client runs in the host namespace, against HOST_ADDR4 and those
+ports, but the guest's half of the transfers, which connects through the
+gateway address to a receiver on the host namespace's loopback. The
+relay and QEMU are on the rig's cleanup stack.
 
 The guest's console (QEMU's stdout and stderr) is a file; Guest.result()
 waits for a "RESULT NAME ok|fail ..." line in it (tests/vm/guest_lib.sh).

@@ -47,6 +47,7 @@
 
 FILE=/tmp/transfer.bin
 SOCAT_BUF=262144	# bytes per read and write: syscalls are dear in TCG
+UP_TRIES=150		# connection attempts to the host's receiver, 0.2 s apart
 IPERF_PID=/tmp/iperf3.pid	# the running iperf3 server's PID
 
 # iperf_new() - is an iperf3 server other than the one ended listening?
@@ -67,7 +68,6 @@ if [ "$1" = "iperf-reset" ]; then
 	fi
 	exit 0
 fi
-UP_TRIES=150		# connection attempts to the host's receiver, 0.2 s apart
 
 IF=$(vt_iface)
 ip link set lo up
