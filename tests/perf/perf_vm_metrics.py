@@ -33,7 +33,11 @@ TRANSFER_SECS = 30      # a transfer's floor of time, beyond MIN_RATE
 MIN_RATE = 1 << 20      # bytes per second a transfer may take at worst
 READY_SECS = 30         # guest's receiver or sender to listen
 RESET_SECS = 40         # the guest's iperf3 server replaced (guest_perf.sh)
-IPERF_BUSY = "the server is busy running a test"
+# what an iperf3 client prints when the server is held by an earlier test:
+# "busy", or a reset if the server closed before reading the client's
+# cookie, and the reset came before its answer
+IPERF_BUSY = ("the server is busy running a test",
+              "unable to receive control message: Connection reset by peer")
 RECORD_LIMIT = 1.0      # --record: symbols above this % in the summary
 RECORD_STOP_SECS = 30   # perf writing its file after SIGINT
 RECORD_EVENTS = ("context-switches", "syscalls:sys_enter_epoll_wait",
@@ -158,6 +162,11 @@ def _guest_report(before, after, tag, outdir):
         f.write("\n".join(lines) + "\n")
 
 
+def _iperf_busy(out):
+    """Does iperf3 client output @out say the guest's server is held?"""
+    return any(sig in out for sig in IPERF_BUSY)
+
+
 def _iperf_reset(rig, g, tag):
     """Replace the guest's iperf3 server (guest_perf.sh, VT_RESET): one
     whose last test never ended for it answers every client "busy".
@@ -221,7 +230,7 @@ def tcp(rig, g, direction, streams, secs, rep, record=False, rate=None):
                       tag, rig.outdir)
         if recs:
             _record_stop(rig, recs, tag)
-        if rc is None or IPERF_BUSY not in out:
+        if rc is None or not _iperf_busy(out):
             break
     if rc is None:
         return M.Result(error=f"iperf3 client timed out after "
@@ -300,8 +309,8 @@ def latency_load(rig, g, secs, rep):
         return M.Result(error=err)
     res = _latency_load(rig, g, secs, rep, key, tag + ".retry")
     if res is None:
-        return M.Result(error=f"iperf3 (bulk): {IPERF_BUSY}, after a "
-                              f"reset too")
+        return M.Result(error="iperf3 (bulk): the server still busy "
+                              "after a reset")
     return _flagged(res, "iperf3 server reset")
 
 
@@ -320,7 +329,7 @@ def _latency_load(rig, g, secs, rep, key, tag):
         time.sleep(M.LOAD_RAMP)
         if bulk.poll() is not None:
             with open(bulk.log, encoding="utf-8", errors="replace") as f:
-                if IPERF_BUSY in f.read():
+                if _iperf_busy(f.read()):
                     return None
             return M.Result(error=f"iperf3 (bulk) exited with status "
                                   f"{bulk.returncode}, see {bulk.log}")
