@@ -21,7 +21,10 @@
  *   ACKs resend the first unacknowledged segment (fast retransmission,
  *   then NewReno recovery: tcp_retransmit_first());
  * - its payload, if in order, is written to the socket; what the socket
- *   does not take is not acknowledged, and the guest sends it again;
+ *   does not take is not acknowledged, and the guest sends it again. A
+ *   batch ending in a segment without PSH (the guest has more right
+ *   behind it) is written with MSG_MORE, so that the kernel sends the
+ *   host whole segments rather than one per batch (tcp_wq_more());
  * - its FIN shuts down the socket's writing side.
  * ACKs to the guest are not sent per segment but once per connection at
  * the end of the batch (tcp_defer_handler()), carrying the window; or on
@@ -64,6 +67,12 @@ SYSCALLS(SYSCALLS_BOTH, "socket", "bind", "connect", "sendmsg", "setsockopt",
  * of 64 frames of 64 KiB
  */
 #define TCP_ACK_INTERVAL	(1024 * 1024)
+
+/* A batch ending in a segment without PSH is written with MSG_MORE only if
+ * the window left to the guest takes at least this many more segments: the
+ * guest must be able to send what completes the socket's segment
+ */
+#define TCP_MORE_WND_SEGS	2
 
 /**
  * struct tcp_wq_entry - payload of one guest segment, waiting to be written
@@ -548,7 +557,7 @@ void tcp_wq_purge(struct tcp_conn *conn)
 	}
 	conn->wq_segs = 0;
 	conn->wq_bytes = 0;
-	conn->flags &= ~TCP_F_WQ_FIN;
+	conn->flags &= ~(TCP_F_WQ_FIN | TCP_F_WQ_MORE);
 }
 
 /**
@@ -569,6 +578,31 @@ static void tcp_guest_fin(struct tcp_conn *conn)
 	conn->seq_from_guest++;
 	conn->flags |= TCP_F_GUEST_FIN;
 	flow_log(conn->flow, "FIN from the guest");
+}
+
+/**
+ * tcp_wq_more() - may the socket wait for more data before sending this?
+ * @conn:	connection with queued segments
+ *
+ * The last segment queued came without PSH: the guest has more right
+ * behind it, and MSG_MORE lets the kernel fill whole segments toward the
+ * host instead of sending (and waking the host's reader) once per batch.
+ * The guest sets PSH at the end of each write, and sends the rest if the
+ * window lets it: so only with room for TCP_MORE_WND_SEGS more segments.
+ * Otherwise, or if the guest never sends more, the kernel sends what it
+ * holds once the host acknowledges what is in flight, or at its probe
+ * timer (the same as TCP_CORK's ceiling).
+ *
+ * Return: true to write with MSG_MORE
+ */
+static bool tcp_wq_more(const struct tcp_conn *conn)
+{
+	uint32_t edge = conn->seq_ack_sent + conn->wnd_to_guest;
+	uint32_t next = conn->seq_from_guest + conn->wq_bytes;
+
+	if (!(conn->flags & TCP_F_WQ_MORE) || !SEQ_GT(edge, next))
+		return false;
+	return edge - next >= (uint32_t)conn->mss * TCP_MORE_WND_SEGS;
 }
 
 /**
@@ -597,12 +631,15 @@ static void tcp_wq_flush_conn(const struct ctx *c, struct tcp_conn *conn)
 	if ((conn->flags & TCP_F_PENDING) && tcp_mig_pending_push(c, conn)) {
 		conn->wq_segs = 0;
 		conn->wq_bytes = 0;
-		conn->flags &= ~TCP_F_WQ_FIN;
+		conn->flags &= ~(TCP_F_WQ_FIN | TCP_F_WQ_MORE);
 		return;
 	}
 
 	if (n) {
-		sent = sendmsg(conn->sock, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+		int more = tcp_wq_more(conn) ? MSG_MORE : 0;
+
+		sent = sendmsg(conn->sock, &mh,
+			       MSG_DONTWAIT | MSG_NOSIGNAL | more);
 		if (sent < 0) {
 			if (errno != EAGAIN && errno != EWOULDBLOCK) {
 				debug("TCP flow %u: write to host socket: %s",
@@ -631,7 +668,7 @@ static void tcp_wq_flush_conn(const struct ctx *c, struct tcp_conn *conn)
 
 	conn->wq_segs = 0;
 	conn->wq_bytes = 0;
-	conn->flags &= ~TCP_F_WQ_FIN;
+	conn->flags &= ~(TCP_F_WQ_FIN | TCP_F_WQ_MORE);
 }
 
 /**
@@ -769,6 +806,7 @@ static bool tcp_guest_data_old(struct tcp_conn *conn, uint32_t expected,
  * @payload:	payload, inside the guest's frame
  * @plen:	payload length, not zero
  * @fin:	the segment carries FIN
+ * @more:	the segment has neither PSH nor FIN: more data follows it
  *
  * A full queue is written out first. Past TCP_ACK_INTERVAL bytes queued,
  * the data is written and acknowledged at once.
@@ -779,7 +817,7 @@ static bool tcp_guest_data_old(struct tcp_conn *conn, uint32_t expected,
  */
 static bool tcp_guest_data_queue(const struct ctx *c, struct tcp_conn *conn,
 				 uint32_t seq, const uint8_t *payload,
-				 size_t plen, bool fin)
+				 size_t plen, bool fin, bool more)
 {
 	unsigned int i, nheld = 0;
 	struct iovec held[2];
@@ -797,6 +835,12 @@ static bool tcp_guest_data_queue(const struct ctx *c, struct tcp_conn *conn,
 		tcp_ooo_take(conn, seq + (uint32_t)plen, held, &nheld);
 	for (i = 0; i < nheld; i++)
 		tcp_wq_add(conn, held[i].iov_base, held[i].iov_len);
+
+	/* Held data may end where the guest pushed: no MSG_MORE then */
+	if (more && !nheld)
+		conn->flags |= TCP_F_WQ_MORE;
+	else
+		conn->flags &= ~TCP_F_WQ_MORE;
 
 	/* Large batches: don't let the guest wait for the end of the
 	 * batch, its sending is clocked by our ACKs
@@ -854,7 +898,8 @@ static void tcp_guest_data(const struct ctx *c, struct tcp_conn *conn,
 		return;
 	}
 
-	if (plen && tcp_guest_data_queue(c, conn, seq, payload, plen, fin))
+	if (plen && tcp_guest_data_queue(c, conn, seq, payload, plen, fin,
+					 !th->psh && !fin))
 		return;
 
 	if (fin) {

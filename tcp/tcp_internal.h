@@ -86,6 +86,7 @@ enum tcp_conn_state {
 #define TCP_F_PENDING		(1U << 18)	/* target: send queue bytes of
 						 * the source still to write */
 #define TCP_F_WND_HELD		(1U << 19)	/* window's end kept free: wait */
+#define TCP_F_WQ_MORE		(1U << 20)	/* last queued segment: no PSH */
 
 /**
  * struct tcp_conn - one TCP connection: guest segments <-> host socket

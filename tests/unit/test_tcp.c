@@ -989,6 +989,99 @@ START_TEST(test_mig_sndbuf)
 }
 END_TEST
 
+/* ---- 10. Segments without PSH: MSG_MORE (tcp_wq_more()) ---- */
+
+/**
+ * tt_unsent() - bytes the relay's host socket holds without sending them
+ * @r:		the relay's socket
+ *
+ * Return: SIOCOUTQNSD, what a segment ending in MSG_MORE leaves there
+ */
+static int tt_unsent(int r)
+{
+	int n;
+
+	ck_assert_int_eq(ioctl(r, SIOCOUTQNSD, &n), 0);
+	return n;
+}
+
+/**
+ * tt_send_more() - the guest sends segments of TT_MSS without PSH, in one
+ *		    batch (more data follows), and gets them acknowledged
+ * @k:		connection
+ * @data:	payload
+ * @n:		segments
+ */
+static void tt_send_more(struct tt_conn *k, const uint8_t *data,
+			 unsigned int n)
+{
+	struct tt_seg g;
+	unsigned int i;
+
+	ck_assert_uint_lt(n, TT_BATCH_MAX);
+	tt_batch_begin();
+	for (i = 0; i < n; i++) {
+		tt_segment(k, TH_ACK, k->snd_nxt, NULL, 0, data + i * TT_MSS,
+			   TT_MSS);
+		k->snd_nxt += TT_MSS;
+	}
+	tt_batch_end();
+	tt_expect_ack(k, &g);
+	ck_assert_uint_eq(g.ack, k->snd_nxt);
+}
+
+/* Segments without PSH, and whether the socket may wait for more:
+ * 0: a wide window: it waits, until the segment with PSH;
+ * 1: small buffers, the window left below two segments: the guest could
+ *    not send the rest, so nothing waits;
+ * 2: a segment without PSH fills a hole before held data that had PSH:
+ *    nothing waits either
+ */
+START_TEST(test_no_push)
+{
+	static uint8_t out[64 * TT_MSS], in[64 * TT_MSS];
+	size_t len = 4 * TT_MSS;
+	struct tt_conn k;
+	struct tt_seg g;
+	unsigned int n;
+	int s, r;
+
+	tt_setup(_i == 1 ? TT_SMALL_BUF : 0);
+	tt_pattern(out, sizeof(out), 5);
+	s = tt_open_out(&k, true, tt_syn_opts, sizeof(tt_syn_opts), 0, &g);
+	r = tt_relay_sock(-1);
+
+	if (_i == 0) {
+		tt_send_more(&k, out, 3);
+		ck_assert_int_eq(tt_unsent(r), 3 * TT_MSS);
+		tt_send_data(&k, out + 3 * TT_MSS, TT_MSS, false);
+		tt_expect_ack(&k, &g);
+	} else if (_i == 1) {
+		tt_send_data(&k, out, TT_MSS, false);
+		tt_expect_ack(&k, &g);
+		n = ((uint32_t)g.win << k.ws_relay) / TT_MSS - 1;
+		ck_assert_uint_ge(n, 1);
+		tt_send_more(&k, out + TT_MSS, n);
+		len = (n + 1) * TT_MSS;
+	} else {
+		/* The second segment first, with PSH: held */
+		tt_segment(&k, TH_ACK | TH_PUSH, k.snd_nxt + TT_MSS, NULL, 0,
+			   out + TT_MSS, TT_MSS);
+		tt_expect_ack(&k, &g);
+		ck_assert_uint_eq(g.ack, k.snd_nxt);
+		tt_segment(&k, TH_ACK, k.snd_nxt, NULL, 0, out, TT_MSS);
+		k.snd_nxt += 2 * TT_MSS;
+		tt_expect_ack(&k, &g);
+		ck_assert_uint_eq(g.ack, k.snd_nxt);
+		len = 2 * TT_MSS;
+	}
+	ck_assert_int_eq(tt_unsent(r), 0);
+	tt_host_recv(s, in, len);
+	ck_assert(!memcmp(in, out, len));
+	close(s);
+}
+END_TEST
+
 /**
  * tcp_suite() - the TCP core suite
  *
@@ -1015,6 +1108,7 @@ static Suite *tcp_suite(void)
 	tcase_add_loop_test(tc, test_rst_host, 0, n_ord);
 	tcase_add_loop_test(tc, test_short_tail, 0, n_tail);
 	tcase_add_test(tc, test_wnd_reserve);
+	tcase_add_loop_test(tc, test_no_push, 0, 3);
 	tcase_add_test(tc, test_mig_sndbuf);
 	suite_add_tcase(s, tc);
 
