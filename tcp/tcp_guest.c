@@ -540,6 +540,17 @@ static void tcp_guest_ack(struct tcp_conn *conn, const struct tcphdr *th,
 }
 
 /**
+ * tcp_wq_reset() - a connection has nothing queued any more
+ * @conn:	connection
+ */
+static void tcp_wq_reset(struct tcp_conn *conn)
+{
+	conn->wq_segs = 0;
+	conn->wq_bytes = 0;
+	conn->flags &= ~(TCP_F_WQ_FIN | TCP_F_WQ_MORE);
+}
+
+/**
  * tcp_wq_purge() - forget queued segments of a connection being closed
  * @conn:	connection
  */
@@ -555,9 +566,7 @@ void tcp_wq_purge(struct tcp_conn *conn)
 		if (tcp_wq[i].flow == conn->flow)
 			tcp_wq[i].flow = FLOW_IDX_NONE;
 	}
-	conn->wq_segs = 0;
-	conn->wq_bytes = 0;
-	conn->flags &= ~(TCP_F_WQ_FIN | TCP_F_WQ_MORE);
+	tcp_wq_reset(conn);
 }
 
 /**
@@ -629,9 +638,7 @@ static void tcp_wq_flush_conn(const struct ctx *c, struct tcp_conn *conn)
 	 * zero window meanwhile, and sends again what we don't take
 	 */
 	if ((conn->flags & TCP_F_PENDING) && tcp_mig_pending_push(c, conn)) {
-		conn->wq_segs = 0;
-		conn->wq_bytes = 0;
-		conn->flags &= ~(TCP_F_WQ_FIN | TCP_F_WQ_MORE);
+		tcp_wq_reset(conn);
 		return;
 	}
 
@@ -666,9 +673,7 @@ static void tcp_wq_flush_conn(const struct ctx *c, struct tcp_conn *conn)
 		tcp_guest_fin(conn);
 	}
 
-	conn->wq_segs = 0;
-	conn->wq_bytes = 0;
-	conn->flags &= ~(TCP_F_WQ_FIN | TCP_F_WQ_MORE);
+	tcp_wq_reset(conn);
 }
 
 /**
