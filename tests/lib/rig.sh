@@ -40,6 +40,8 @@
 #		started it): judge as under contention, start nothing
 #   RIG_NAME_PREFIX  prefix for every test name (a parent script running
 #		this one says how, e.g. "contended: ")
+#   UPSTREAM_PASST  upstream passt's binary (tests/run --upstream): tests
+#		that compare with upstream run the same case on it too
 
 RIG_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # shellcheck source=tests/lib/apt.sh
@@ -182,6 +184,27 @@ rig_init() {
 	if contend_on && [ -z "$RIG_CONTEND_RUNNING" ]; then
 		contend_start "$RIG_CONTEND" || exit 1
 	fi
+}
+
+# rig_upstream() - print upstream's binary for a mode, if one was given
+# $1: passt or pasta
+# Return: 0 with the path printed; 1 with a "#" line on stderr saying that
+# the comparison with upstream's binary is skipped (no --upstream)
+rig_upstream() {
+	local bin
+
+	if [ -z "$UPSTREAM_PASST" ]; then
+		rig_log "comparison with upstream's $1 skipped:" \
+			"no --upstream PATH (UPSTREAM_PASST)" >&2
+		return 1
+	fi
+	bin=$(dirname "$UPSTREAM_PASST")/$1
+	[ "$1" = passt ] && bin=$UPSTREAM_PASST
+	if [ ! -x "$bin" ]; then
+		rig_log "comparison with upstream's $1 skipped: no $bin" >&2
+		return 1
+	fi
+	echo "$bin"
 }
 
 # rig_fail() - record why the current test failed
