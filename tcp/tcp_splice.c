@@ -854,7 +854,7 @@ fail:
 static int tcp_splice_target_addr(const struct fwd_rule *r, int s,
 				  struct tcp_splice_target *t)
 {
-	union sockaddr_inany local;
+	union sockaddr_inany local = { .sa.sa_family = AF_UNSPEC };
 	socklen_t sl = sizeof(local);
 	union inany_addr a;
 	uint16_t p;
@@ -866,6 +866,8 @@ static int tcp_splice_target_addr(const struct fwd_rule *r, int s,
 
 	if (getsockname(s, &local.sa, &sl))
 		return -errno;
+	if (local.sa.sa_family != AF_INET && local.sa.sa_family != AF_INET6)
+		return -EAFNOSUPPORT;
 	inany_from_sockaddr(&a, &p, &local);
 	if (inany_is_loopback(&a)) {
 		t->addr = a;

@@ -140,7 +140,7 @@ static int probe_dhcpv6_reply(const uint8_t *buf, size_t len,
 	size_t off = 4;
 	int n = 0;
 
-	if (len < 4 || buf[0] != DHCP6_REPLY || memcmp(buf + 1, xid, 3))
+	if (len < 4 || buf[0] != DHCP6_REPLY || memcmp(buf + 1, xid, 3) != 0)
 		return -1;
 
 	while (off + 4 <= len) {
