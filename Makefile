@@ -54,8 +54,8 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 # modules: each is linked with its own short list of sources only
 STANDALONE := test_net_io test_arp_ndp test_dhcp test_dhcpv6 test_qdisc \
 	test_vu_virtq test_vu_mem test_vu_lend
-SRCS_test_net_io := net/net.c net/frame.c net/arp.c net/ndp.c net/dns_name.c \
-	net/checksum.c guest/guest.c util/log.c
+SRCS_test_net_io := net/net.c net/frame.c net/arp.c net/ndp.c net/neigh.c \
+	net/dns_name.c net/checksum.c guest/guest.c util/log.c
 SRCS_test_arp_ndp := $(SRCS_test_net_io)
 SRCS_test_dhcp := net/dhcp.c net/dhcpv6.c net/dns_name.c net/checksum.c \
 	guest/guest.c util/log.c

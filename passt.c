@@ -53,6 +53,7 @@
 #include "migrate/repair.h"
 #include "net/icmp.h"
 #include "net/net.h"
+#include "net/neigh.h"
 #include "qdisc/qdisc.h"
 #include "tap/tap.h"
 #include "tcp/tcp.h"
@@ -257,6 +258,9 @@ static void passt_dispatch(const struct ctx *c, const struct epoll_event *ev,
 	case EPOLL_TYPE_REPAIR:
 		repair_handler(c, ref, ev->events);
 		break;
+	case EPOLL_TYPE_NEIGH:
+		neigh_handler(c);
+		break;
 	default:
 		debug("Event for unknown descriptor type %u", ref.type);
 		break;
@@ -407,6 +411,7 @@ int main(int argc, char **argv)
 	if (fwd_ctl_init(c))
 		die("Can't set up the configuration socket (-c)");
 	mcast_init(c);
+	neigh_init(c);
 	if (migrate_init(c))
 		die("Can't set up the socket for passt-repair: see above, or "
 		    "give --repair-path none");

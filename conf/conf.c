@@ -294,14 +294,117 @@ static void conf_host_ip6(struct ctx *c, const struct conf_given *g,
 }
 
 /**
+ * conf_dns_add4() - add an IPv4 server to the guest's list, once
+ * @c:		configuration
+ * @a:		server
+ */
+static void conf_dns_add4(struct ctx *c, struct in_addr a)
+{
+	int i;
+
+	for (i = 0; i < c->ip4.dns_count; i++) {
+		if (c->ip4.dns[i].s_addr == a.s_addr)
+			return;
+	}
+	if (c->ip4.dns_count < DNS_MAX)
+		c->ip4.dns[c->ip4.dns_count++] = a;
+}
+
+/**
+ * conf_dns_add6() - add an IPv6 server to the guest's list, once
+ * @c:		configuration
+ * @a:		server
+ */
+static void conf_dns_add6(struct ctx *c, const struct in6_addr *a)
+{
+	int i;
+
+	for (i = 0; i < c->ip6.dns_count; i++) {
+		if (IN6_ARE_ADDR_EQUAL(&c->ip6.dns[i], a))
+			return;
+	}
+	if (c->ip6.dns_count < DNS_MAX)
+		c->ip6.dns[c->ip6.dns_count++] = *a;
+}
+
+/**
+ * conf_resolv_ns4() - handle one IPv4 "nameserver" line of resolv.conf
+ * @c:		configuration, map_host_lo already decided
+ * @g:		explicit settings
+ * @a:		the server
+ * @want_dns:	fill the guest's server list
+ *
+ * A server the guest can't reach as it is, on the host's loopback (say,
+ * systemd-resolved's 127.0.0.53), or one hidden behind the address that
+ * maps to the host's loopback (the gateway, when it is the resolver too),
+ * is offered as the --dns-forward address, or if none was given as the
+ * --map-host-loopback address, which then also forwards DNS: flow/nat.c
+ * sends those queries to --dns-host, by default the first server read.
+ * Without either address, such a server is left out.
+ */
+static void conf_resolv_ns4(struct ctx *c, const struct conf_given *g,
+			    struct in_addr a, bool want_dns)
+{
+	if (!g->dns_host4 && !c->ip4.dns_host.s_addr)
+		c->ip4.dns_host = a;
+	if (!want_dns || !a.s_addr)
+		return;
+
+	if ((ntohl(a.s_addr) >> IN_CLASSA_NSHIFT) == IN_LOOPBACKNET ||
+	    (c->ip4.map_host_lo.s_addr &&
+	     a.s_addr == c->ip4.map_host_lo.s_addr)) {
+		if (!c->ip4.dns_match.s_addr) {
+			if (!c->ip4.map_host_lo.s_addr)
+				return;
+			c->ip4.dns_match = c->ip4.map_host_lo;
+		}
+		a = c->ip4.dns_match;
+	}
+
+	conf_dns_add4(c, a);
+}
+
+/**
+ * conf_resolv_ns6() - handle one IPv6 "nameserver" line of resolv.conf
+ * @c:		configuration, map_host_lo already decided
+ * @g:		explicit settings
+ * @a:		the server
+ * @want_dns:	fill the guest's server list
+ *
+ * As conf_resolv_ns4(), for ::1 and the IPv6 mapping addresses.
+ */
+static void conf_resolv_ns6(struct ctx *c, const struct conf_given *g,
+			    const struct in6_addr *a, bool want_dns)
+{
+	if (!g->dns_host6 && IN6_IS_ADDR_UNSPECIFIED(&c->ip6.dns_host))
+		c->ip6.dns_host = *a;
+	if (!want_dns || IN6_IS_ADDR_UNSPECIFIED(a))
+		return;
+
+	if (IN6_IS_ADDR_LOOPBACK(a) ||
+	    (!IN6_IS_ADDR_UNSPECIFIED(&c->ip6.map_host_lo) &&
+	     IN6_ARE_ADDR_EQUAL(a, &c->ip6.map_host_lo))) {
+		if (IN6_IS_ADDR_UNSPECIFIED(&c->ip6.dns_match)) {
+			if (IN6_IS_ADDR_UNSPECIFIED(&c->ip6.map_host_lo))
+				return;
+			c->ip6.dns_match = c->ip6.map_host_lo;
+		}
+		a = &c->ip6.dns_match;
+	}
+
+	conf_dns_add6(c, a);
+}
+
+/**
  * conf_resolv_ns() - handle one "nameserver" line of resolv.conf
  * @c:		configuration
  * @g:		explicit settings
  * @addr:	the address text
- * @want_dns:	fill the guest's server list
+ * @want4:	fill the guest's IPv4 server list
+ * @want6:	fill the guest's IPv6 server list
  */
 static void conf_resolv_ns(struct ctx *c, const struct conf_given *g,
-			   const char *addr, bool want_dns)
+			   const char *addr, bool want4, bool want6)
 {
 	union conf_inaddr a;
 	int af;
@@ -309,27 +412,10 @@ static void conf_resolv_ns(struct ctx *c, const struct conf_given *g,
 	if (conf_inet(addr, &af, &a))
 		return;
 
-	if (af == AF_INET) {
-		if (!c->ip4.enabled)
-			return;
-		if (!g->dns_host4 && !c->ip4.dns_host.s_addr)
-			c->ip4.dns_host = a.a4;
-		if (!want_dns || c->ip4.dns_count >= DNS_MAX ||
-		    (ntohl(a.a4.s_addr) >> 24) == IN_LOOPBACKNET ||
-		    !a.a4.s_addr)
-			return;
-		c->ip4.dns[c->ip4.dns_count++] = a.a4;
-		return;
-	}
-
-	if (!c->ip6.enabled)
-		return;
-	if (!g->dns_host6 && IN6_IS_ADDR_UNSPECIFIED(&c->ip6.dns_host))
-		c->ip6.dns_host = a.a6;
-	if (!want_dns || c->ip6.dns_count >= DNS_MAX ||
-	    IN6_IS_ADDR_LOOPBACK(&a.a6) || IN6_IS_ADDR_UNSPECIFIED(&a.a6))
-		return;
-	c->ip6.dns[c->ip6.dns_count++] = a.a6;
+	if (af == AF_INET && c->ip4.enabled)
+		conf_resolv_ns4(c, g, a.a4, want4);
+	else if (af == AF_INET6 && c->ip6.enabled)
+		conf_resolv_ns6(c, g, &a.a6, want6);
 }
 
 /**
@@ -361,16 +447,19 @@ static void conf_resolv_search(struct ctx *c, char *list)
  * @path:	file to read, normally CONF_RESOLV_PATH
  * @g:		explicit settings
  *
- * Fills the guest's DNS servers (without loopback resolvers, which the
- * guest can't reach) unless -D was given, the search list unless -S was
- * given, and --dns-host defaults with the first server of each family.
+ * Fills the guest's DNS servers of a family unless -D gave one of that
+ * family (loopback resolvers through the --dns-forward or
+ * --map-host-loopback address, see conf_resolv_ns4()), the search list
+ * unless -S was given, and --dns-host defaults with the first server of
+ * each family. Call once the mapping addresses are known.
  *
  * Return: 0 on success, -1 if @path can't be read
  */
 int conf_resolv_read(struct ctx *c, const char *path,
 		     const struct conf_given *g)
 {
-	bool want_dns = !c->no_dns && !g->dns;
+	bool want4 = !c->no_dns && !c->ip4.dns_count;
+	bool want6 = !c->no_dns && !c->ip6.dns_count;
 	bool want_search = !c->no_search && !g->search;
 	char line[CONF_LINE_MAX];
 	FILE *f;
@@ -392,7 +481,7 @@ int conf_resolv_read(struct ctx *c, const char *path,
 		if (!strcmp(key, "nameserver")) {
 			val = strtok_r(NULL, " \t", &save);
 			if (val)
-				conf_resolv_ns(c, g, val, want_dns);
+				conf_resolv_ns(c, g, val, want4, want6);
 		} else if (want_search &&
 			   (!strcmp(key, "search") || !strcmp(key, "domain"))) {
 			conf_resolv_search(c, save ? save : key + strlen(key));

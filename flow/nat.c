@@ -9,8 +9,12 @@
  *
  * Outbound (the guest starts the flow; we pick the host-side destination),
  * first match wins:
- *   1. port 53 to dns_match: to dns_host, or if unset the first offered
- *      DNS server that is not dns_match itself;
+ *   1. port 53 (DNS) or 853 (DNS over TLS) of dns_match: to dns_host, or
+ *      if unset the first offered DNS server that is not dns_match itself.
+ *      conf/ sets dns_match to the map_host_lo address when it offers that
+ *      in place of a resolver on the host's loopback (or of the gateway
+ *      when it is a resolver itself), so that DNS goes to the resolver and
+ *      everything else to the host's loopback;
  *   2. map_host_lo: to the host's loopback, 127.0.0.1 or ::1;
  *   3. map_guest_addr: to the host's address the guest also has (addr).
  *
@@ -29,6 +33,20 @@
 #include "nat.h"
 #include "../conf/ctx.h"
 #include "../guest/guest.h"
+
+#define NAT_PORT_DNS		53	/* DNS over UDP and TCP */
+#define NAT_PORT_DOT		853	/* DNS over TLS (RFC 7858) */
+
+/**
+ * nat_dns_port() - tell if a destination port is one DNS forwarding maps
+ * @port:	destination port
+ *
+ * Return: true for DNS and DNS over TLS
+ */
+static inline bool nat_dns_port(uint16_t port)
+{
+	return port == NAT_PORT_DNS || port == NAT_PORT_DOT;
+}
 
 /**
  * nat_v4_set() - tell if an IPv4 address is specified (a rule is on)
@@ -138,7 +156,7 @@ static bool nat_outbound_v4(const struct ctx *c, struct in_addr dst,
 {
 	struct in_addr a;
 
-	if (dport == 53 && nat_v4_set(c->ip4.dns_match) &&
+	if (nat_dns_port(dport) && nat_v4_set(c->ip4.dns_match) &&
 	    nat_v4_eq(dst, c->ip4.dns_match) && nat_dns_v4(c, &a)) {
 		inany_from_v4(out, a);
 		return true;
@@ -174,7 +192,7 @@ static bool nat_outbound_v6(const struct ctx *c, const struct in6_addr *dst,
 {
 	struct in6_addr a;
 
-	if (dport == 53 && nat_v6_set(&c->ip6.dns_match) &&
+	if (nat_dns_port(dport) && nat_v6_set(&c->ip6.dns_match) &&
 	    IN6_ARE_ADDR_EQUAL(dst, &c->ip6.dns_match) && nat_dns_v6(c, &a)) {
 		nat_v6_from(out, &a);
 		return true;

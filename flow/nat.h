@@ -7,8 +7,10 @@
  *   - the --map-host-loopback address (default: the gateway, unless
  *     --no-map-gw) means the host's loopback (127.0.0.1 or ::1);
  *   - the --map-guest-addr address means the host's own address;
- *   - the --dns-forward address, port 53, means the --dns-host address
- *     (default: the first host resolver).
+ *   - the --dns-forward address, ports 53 and 853, means the --dns-host
+ *     address (default: the first host resolver); conf/ makes the
+ *     --map-host-loopback address forward DNS too when it stands for a
+ *     resolver on the host's loopback.
  * For flows the host starts toward the guest (forwarded ports), a host-side
  * source of loopback is shown to the guest as the --map-host-loopback
  * address, and a source equal to the guest's own address as the

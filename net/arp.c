@@ -3,8 +3,11 @@
  *
  * Theory of operation: the relay is the only other host on the guest's
  * link, so it claims every IPv4 address except the guest's own: any ARP
- * request for another address is answered with our MAC address, and the
- * guest then sends all its traffic to us. Requests are ignored when they
+ * request for another address is answered, and the guest then sends all
+ * its traffic to us. The MAC address in the answer is ours, or for a
+ * neighbour of the host on its LAN that neighbour's real one (see
+ * net/neigh.c, which also has arp_announce() send a gratuitous ARP when
+ * a neighbour appears or moves); the frame always comes from ours. Requests are ignored when they
  * ask for the guest's configured or last seen address, when they are
  * gratuitous announcements (sender address equal to target address) or
  * address probes (sender address 0.0.0.0, RFC 5227): answering those
@@ -24,6 +27,7 @@
 #include "../util/log.h"
 #include "arp.h"
 #include "ip.h"
+#include "neigh.h"
 #include "net.h"
 #include "../guest/guest.h"
 
@@ -71,6 +75,7 @@ bool arp_input(const struct ctx *c, const uint8_t *frame, size_t len)
 	const uint8_t *arp = frame + ETH_HDR_LEN;
 	uint8_t reply[ETH_HDR_LEN + ARP_LEN];
 	uint8_t *ra = reply + ETH_HDR_LEN;
+	union inany_addr target;
 	struct in_addr spa, tpa;
 
 	if (len < ETH_HDR_LEN + ARP_LEN) {
@@ -121,7 +126,8 @@ bool arp_input(const struct ctx *c, const uint8_t *frame, size_t len)
 	ra[ARP_OFF_HLEN] = ETH_ADDR_LEN;
 	ra[ARP_OFF_PLEN] = sizeof(struct in_addr);
 	net_put16(ra + ARP_OFF_OP, ARP_OP_REPLY);
-	memcpy(ra + ARP_OFF_SHA, c->our_mac, ETH_ADDR_LEN);
+	inany_from_v4(&target, tpa);
+	neigh_mac(c, &target, ra + ARP_OFF_SHA);
 	memcpy(ra + ARP_OFF_SPA, &tpa, sizeof(tpa));
 	memcpy(ra + ARP_OFF_THA, arp + ARP_OFF_SHA, ETH_ADDR_LEN);
 	memcpy(ra + ARP_OFF_TPA, &spa, sizeof(spa));
@@ -130,4 +136,37 @@ bool arp_input(const struct ctx *c, const uint8_t *frame, size_t len)
 	net_stats.arp_replies++;
 
 	return true;
+}
+
+/**
+ * arp_announce() - gratuitous ARP for a neighbour (RFC 5227 2.3)
+ * @c:		execution context
+ * @a:		its address
+ *
+ * A broadcast request from the neighbour's MAC address (neigh_mac()),
+ * with sender and target addresses both @a: the guest updates the entry
+ * it may hold for @a.
+ */
+void arp_announce(const struct ctx *c, struct in_addr a)
+{
+	uint8_t frame[ETH_HDR_LEN + ARP_LEN];
+	uint8_t *ap = frame + ETH_HDR_LEN;
+	union inany_addr target;
+
+	inany_from_v4(&target, a);
+	memset(frame, 0, sizeof(frame));
+	memset(frame + ETH_OFF_DST, 0xff, ETH_ADDR_LEN);
+	neigh_mac(c, &target, frame + ETH_OFF_SRC);
+	net_put16(frame + ETH_OFF_TYPE, ETH_TYPE_ARP);
+
+	net_put16(ap + ARP_OFF_HTYPE, ARP_HTYPE_ETHER);
+	net_put16(ap + ARP_OFF_PTYPE, ETH_TYPE_IP4);
+	ap[ARP_OFF_HLEN] = ETH_ADDR_LEN;
+	ap[ARP_OFF_PLEN] = sizeof(struct in_addr);
+	net_put16(ap + ARP_OFF_OP, ARP_OP_REQUEST);
+	memcpy(ap + ARP_OFF_SHA, frame + ETH_OFF_SRC, ETH_ADDR_LEN);
+	memcpy(ap + ARP_OFF_SPA, &a, sizeof(a));
+	memcpy(ap + ARP_OFF_TPA, &a, sizeof(a));
+
+	qdisc_send(c, frame, sizeof(frame));
 }

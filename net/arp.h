@@ -9,9 +9,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <netinet/in.h>
 
 struct ctx;
 
 bool arp_input(const struct ctx *c, const uint8_t *frame, size_t len);
+void arp_announce(const struct ctx *c, struct in_addr a);
 
 #endif /* NET_ARP_H */

@@ -16,9 +16,10 @@
  * - A BOOTP request (RFC 951: no message type option) gets a BOOTREPLY
  *   with the address and the configuration options.
  *
- * Options sent: subnet mask, router, DNS servers (or the --dns-forward
- * address), interface MTU, host name, domain name (first search domain),
- * client FQDN (RFC 4702), domain search list (RFC 3397), lease, renewal
+ * Options sent: subnet mask, router, DNS servers (a resolver on the
+ * host's loopback as the --dns-forward or gateway address, see conf/),
+ * interface MTU, host name, domain name (first search domain), client
+ * FQDN (RFC 4702), domain search list (RFC 3397), lease, renewal
  * and rebinding times, server identifier. The lease is infinite
  * (DHCP_LEASE_TIME): the configuration never changes while the relay
  * runs, so there is nothing for a renewal to learn, and an infinite lease
@@ -495,13 +496,12 @@ static void dhcp_put_dns(const struct ctx *c, struct dhcp_out *o)
 	if (c->no_dns || c->no_dhcp_dns)
 		return;
 
-	if (c->ip4.dns_match.s_addr != htonl(INADDR_ANY)) {
-		d[n++] = c->ip4.dns_match;
-	} else {
-		for (i = 0; i < c->ip4.dns_count && i < DNS_MAX; i++) {
-			if (c->ip4.dns[i].s_addr != htonl(INADDR_ANY))
-				d[n++] = c->ip4.dns[i];
-		}
+	/* conf/ already put the --dns-forward or gateway address in place
+	 * of resolvers on the host's loopback
+	 */
+	for (i = 0; i < c->ip4.dns_count && i < DNS_MAX; i++) {
+		if (c->ip4.dns[i].s_addr != htonl(INADDR_ANY))
+			d[n++] = c->ip4.dns[i];
 	}
 
 	if (n)

@@ -18,11 +18,11 @@
  * Identity associations: the first IA_NA gets the address, with infinite
  * lifetimes and T1/T2 (DHCPV6_LIFETIME: the configuration is static);
  * further IA_NAs and every IA_TA get status NoAddrsAvail, IA_PDs status
- * NoPrefixAvail. Configuration options: DNS servers (23, the --dns-forward
- * address if set), domain search list (24) and client FQDN (39, RFC
- * 4704, when set or when the client sent one). Our DUID is a DUID-LL
- * from our MAC address. Replies are kept within the IPv6 minimum MTU:
- * search domains that do not fit are left out.
+ * NoPrefixAvail. Configuration options: DNS servers (23, a resolver on
+ * ::1 as the --dns-forward or gateway address), domain search list (24)
+ * and client FQDN (39, RFC 4704, when set or when the client sent one).
+ * Our DUID is a DUID-LL from our MAC address. Replies are kept within the
+ * IPv6 minimum MTU: search domains that do not fit are left out.
  *
  * Replies go from our link-local address port 547 to the client's source
  * address port 546. Messages are checked as RFC 8415 section 16 asks
@@ -503,13 +503,10 @@ static void dhcpv6_put_dns(const struct ctx *c, struct dhcpv6_out *o)
 	if (c->no_dns || c->no_dhcp_dns)
 		return;
 
-	if (!IN6_IS_ADDR_UNSPECIFIED(&c->ip6.dns_match)) {
-		d[n++] = c->ip6.dns_match;
-	} else {
-		for (i = 0; i < c->ip6.dns_count && i < DNS_MAX; i++) {
-			if (!IN6_IS_ADDR_UNSPECIFIED(&c->ip6.dns[i]))
-				d[n++] = c->ip6.dns[i];
-		}
+	/* As for DHCP: loopback resolvers were replaced by conf/ */
+	for (i = 0; i < c->ip6.dns_count && i < DNS_MAX; i++) {
+		if (!IN6_IS_ADDR_UNSPECIFIED(&c->ip6.dns[i]))
+			d[n++] = c->ip6.dns[i];
 	}
 
 	if (n)

@@ -5,8 +5,12 @@
  * guest's link and owns every IPv6 address but the guest's own.
  *
  * - A Neighbour Solicitation for any target but the guest's addresses is
- *   answered with a Neighbour Advertisement carrying our MAC address
- *   (router, solicited and override flags). Duplicate Address Detection
+ *   answered with a Neighbour Advertisement carrying our MAC address, or
+ *   for a neighbour of the host on its LAN that neighbour's real one
+ *   (net/neigh.c), from our MAC address (router, solicited and override
+ *   flags). ndp_na_unsolicited() announces a neighbour that appears or
+ *   moves to all-nodes (router and override flags: never solicited on a
+ *   multicast destination, RFC 4861 7.2.6, which Linux would drop). Duplicate Address Detection
  *   probes (unspecified source) are answered only for the addresses the
  *   relay itself uses on the link (our link-local address and the
  *   gateway), to all-nodes: any other target may be an address the guest
@@ -42,6 +46,7 @@
 #include "../util/inany.h"
 #include "ip.h"
 #include "ndp.h"
+#include "neigh.h"
 #include "net.h"
 #include "../guest/guest.h"
 #include "frame.h"
@@ -222,8 +227,8 @@ static void ndp_send(const struct ctx *c, uint8_t *buf,
 /**
  * ndp_na_send() - answer a Neighbour Solicitation
  * @c:		execution context
- * @eth_src:	Ethernet source of the solicitation
- * @saddr:	source of the solicitation, :: for DAD
+ * @eth_src:	Ethernet source of the solicitation, NULL if unsolicited
+ * @saddr:	source of the solicitation, :: for DAD (or unsolicited)
  * @target:	target address of the solicitation
  */
 static void ndp_na_send(const struct ctx *c, const uint8_t *eth_src,
@@ -235,6 +240,7 @@ static void ndp_na_send(const struct ctx *c, const uint8_t *eth_src,
 	const struct in6_addr *src = target, *dst = saddr;
 	uint8_t flags = NDP_NA_FLAG_ROUTER | NDP_NA_FLAG_OVERRIDE;
 	const uint8_t *eth_dst = eth_src;
+	union inany_addr tgt;
 
 	if (IN6_IS_ADDR_LINKLOCAL(target) &&
 	    !IN6_IS_ADDR_UNSPECIFIED(&c->ip6.our_tap_ll))
@@ -257,9 +263,23 @@ static void ndp_na_send(const struct ctx *c, const uint8_t *eth_src,
 	memcpy(na + NDP_NA_OFF_TARGET, target, sizeof(*target));
 	na[NDP_NS_LEN] = NDP_OPT_TLLA;
 	na[NDP_NS_LEN + 1] = NDP_OPT_LLA_LEN / NDP_OPT_UNIT;
-	memcpy(na + NDP_NS_LEN + 2, c->our_mac, ETH_ADDR_LEN);
+	tgt.a6 = *target;
+	neigh_mac(c, &tgt, na + NDP_NS_LEN + 2);
 
 	ndp_send(c, buf, src, dst, eth_dst, NDP_NA_LEN);
+}
+
+/**
+ * ndp_na_unsolicited() - announce a neighbour's MAC address to all-nodes
+ * @c:		execution context
+ * @target:	its address
+ */
+void ndp_na_unsolicited(const struct ctx *c, const struct in6_addr *target)
+{
+	if (c->no_ndp || !c->ip6.enabled)
+		return;
+
+	ndp_na_send(c, NULL, &in6addr_any, target);
 }
 
 /**

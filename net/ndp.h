@@ -15,5 +15,6 @@ struct ctx;
 void ndp_input(const struct ctx *c, const uint8_t *eth_src,
 	       const struct in6_addr *saddr, const struct in6_addr *daddr,
 	       uint8_t hop_limit, const uint8_t *icmp, size_t len);
+void ndp_na_unsolicited(const struct ctx *c, const struct in6_addr *target);
 
 #endif /* NET_NDP_H */

@@ -11,6 +11,9 @@
  * the guest's source port if they can, any port otherwise. A port is
  * opened for both IP versions where enabled, and one version failing
  * is fine as long as the other works: sock_pair_result() says so.
+ * pasta's sockets for every loopback address of the namespace (-T and -U
+ * ports without an address) are wildcard ones on the loopback interface
+ * (sock_open_lo()).
  */
 
 #include <errno.h>
@@ -66,6 +69,33 @@ int sock_open(int type, int proto, bool v4, const char *ifname,
 fail:
 	close(s);
 	return ret;
+}
+
+/**
+ * sock_open_lo() - a socket for every loopback address of a family
+ * @type:	SOCK_STREAM or SOCK_DGRAM
+ * @proto:	IPPROTO_TCP or IPPROTO_UDP
+ * @v4:		IPv4 (else IPv6, v6-only)
+ * @addr:	set to the address to bind it to
+ *
+ * The wildcard address on the loopback interface covers all of
+ * 127.0.0.0/8 (systemd-resolved's 127.0.0.53, say), not just 127.0.0.1.
+ * Where the kernel refuses SO_BINDTODEVICE (before Linux 5.7, without
+ * CAP_NET_RAW), 127.0.0.1 or ::1 alone.
+ *
+ * Return: the socket, or -errno
+ */
+int sock_open_lo(int type, int proto, bool v4, union inany_addr *addr)
+{
+	int s = sock_open(type, proto, v4, SOCK_LO_IFNAME, false);
+
+	if (s >= 0 || (s != -EPERM && s != -ENODEV && s != -ENOPROTOOPT)) {
+		inany_lo_or_any(addr, v4, false);
+		return s;
+	}
+
+	inany_lo_or_any(addr, v4, true);
+	return sock_open(type, proto, v4, NULL, false);
 }
 
 /**

@@ -9,8 +9,12 @@
 
 #include "../util/inany.h"
 
+/* Interface of the namespace's loopback addresses (sock_open_lo()) */
+#define SOCK_LO_IFNAME		"lo"
+
 int sock_open(int type, int proto, bool v4, const char *ifname,
 	      bool freebind);
+int sock_open_lo(int type, int proto, bool v4, union inany_addr *addr);
 int sock_bind(int s, const union inany_addr *addr, uint16_t port);
 int sock_bind_connect(int s, const union inany_addr *src, uint16_t sport,
 		      const union inany_addr *dst, uint16_t dport,

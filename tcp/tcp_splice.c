@@ -95,8 +95,8 @@
 
 /* System calls after start-up: splicing, the socket pool, -T listeners */
 SYSCALLS(SYSCALLS_PASTA, "accept4", "socket", "bind", "listen", "connect",
-	 "getsockopt", "getpeername", "setsockopt", "pipe2", "fcntl", "splice",
-	 "shutdown", "epoll_ctl", "close");
+	 "getsockopt", "getpeername", "getsockname", "setsockopt", "pipe2",
+	 "fcntl", "splice", "shutdown", "epoll_ctl", "close");
 
 /* Backlog of the listening sockets in the namespace */
 #define TCP_SPLICE_BACKLOG		128
@@ -836,6 +836,51 @@ fail:
 }
 
 /**
+ * tcp_splice_target_addr() - where a connection accepted on a -T port goes
+ * @r:		rule of the port, NULL for "auto"
+ * @s:		accepted socket
+ * @t:		target, address set
+ *
+ * The rule's target address, if it names one; else the loopback address
+ * the connection was made to (127.0.0.53 stays 127.0.0.53 on the host);
+ * else, for a socket the rule bound to another address, the host's
+ * loopback of the family.
+ *
+ * Return: 0 on success, -EADDRNOTAVAIL for a connection to a non-loopback
+ *	   address on a socket listening on every loopback address (traffic
+ *	   to the namespace's own addresses crosses its loopback interface
+ *	   too: not ours), or another negative errno
+ */
+static int tcp_splice_target_addr(const struct fwd_rule *r, int s,
+				  struct tcp_splice_target *t)
+{
+	union sockaddr_inany local = { .sa.sa_family = AF_UNSPEC };
+	socklen_t sl = sizeof(local);
+	union inany_addr a;
+	uint16_t p;
+
+	if (r && !inany_is_unspecified(&r->to_addr)) {
+		t->addr = r->to_addr;
+		return 0;
+	}
+
+	if (getsockname(s, &local.sa, &sl))
+		return -errno;
+	if (local.sa.sa_family != AF_INET && local.sa.sa_family != AF_INET6)
+		return -EAFNOSUPPORT;
+	inany_from_sockaddr(&a, &p, &local);
+	if (inany_is_loopback(&a)) {
+		t->addr = a;
+		return 0;
+	}
+	if (!r || r->bind_any)
+		return -EADDRNOTAVAIL;
+
+	inany_lo_or_any(&t->addr, inany_v4(&a) != NULL, true);
+	return 0;
+}
+
+/**
  * tcp_splice_listen_handler() - accept connections on a -T port
  * @c:		execution context
  * @ref:	epoll reference: listening socket, port in @data
@@ -845,7 +890,6 @@ fail:
 void tcp_splice_listen_handler(const struct ctx *c, union epoll_ref ref,
 			       uint32_t events, uint64_t now_ms)
 {
-	const struct in_addr lo4 = { htonl(INADDR_LOOPBACK) };
 	uint16_t port = (uint16_t)ref.data;
 	const struct fwd_spec *spec = fwd_dir_spec(FWD_DIR_TCP_OUT);
 	const struct fwd_rule *r = fwd_port_rule(spec, port);
@@ -856,11 +900,9 @@ void tcp_splice_listen_handler(const struct ctx *c, union epoll_ref ref,
 
 	for (i = 0; i < TCP_SPLICE_ACCEPT_BATCH; i++) {
 		struct tcp_splice_target t = { .in_ns = false };
-		union sockaddr_inany peer = { .sa.sa_family = AF_UNSPEC };
-		socklen_t sl = sizeof(peer);
-		int s;
+		int s, ret;
 
-		s = accept4((int)ref.fd, &peer.sa, &sl,
+		s = accept4((int)ref.fd, NULL, NULL,
 			    SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (s < 0) {
 			/* Out of descriptors or memory: the connections left
@@ -875,12 +917,13 @@ void tcp_splice_listen_handler(const struct ctx *c, union epoll_ref ref,
 			return;
 		}
 
-		if (r && !inany_is_unspecified(&r->to_addr)) {
-			t.addr = r->to_addr;
-		} else if (peer.sa.sa_family == AF_INET) {
-			inany_from_v4(&t.addr, lo4);
-		} else {
-			t.addr.a6 = in6addr_loopback;
+		ret = tcp_splice_target_addr(r, s, &t);
+		if (ret) {
+			debug("TCP splice: port %u: %s, resetting", port,
+			      ret == -EADDRNOTAVAIL ?
+			      "not to a loopback address" : strerror(-ret));
+			tcp_splice_rst(s);
+			continue;
 		}
 		t.port = fwd_port_target(spec, port);
 
@@ -900,23 +943,32 @@ void tcp_splice_listen_handler(const struct ctx *c, union epoll_ref ref,
 /**
  * tcp_splice_listen_one() - open one listening socket (in the namespace)
  * @c:		execution context
- * @addr:	address to bind
+ * @addr:	address to bind, NULL for every loopback address of the
+ *		family (see sock_open_lo())
+ * @v4:		IPv4 (else IPv6), for a NULL @addr
  * @ifname:	interface to bind to, empty or NULL for none
  * @port:	port
  *
  * Return: socket on success, negative errno on failure
  */
 static int tcp_splice_listen_one(const struct ctx *c,
-				 const union inany_addr *addr,
+				 const union inany_addr *addr, bool v4,
 				 const char *ifname, uint16_t port)
 {
 	union epoll_ref ref = { .type = EPOLL_TYPE_TCP_SPLICE_LISTEN,
 				.data = port };
-	bool v4 = inany_v4(addr) != NULL;
+	union inany_addr lo;
 	struct epoll_event ev;
 	int s, ret;
 
-	s = sock_open(SOCK_STREAM, IPPROTO_TCP, v4, ifname, c->freebind);
+	if (addr) {
+		v4 = inany_v4(addr) != NULL;
+		s = sock_open(SOCK_STREAM, IPPROTO_TCP, v4, ifname,
+			      c->freebind);
+	} else {
+		s = sock_open_lo(SOCK_STREAM, IPPROTO_TCP, v4, &lo);
+		addr = &lo;
+	}
 	if (s < 0)
 		return s;
 
@@ -948,9 +1000,11 @@ fail:
  * @fds:	sockets opened, -1 for a family not opened: [0] IPv4, [1] IPv6
  *
  * Runs inside the namespace (fwd/fwd_listen.c calls it from a thread
- * there). With no bind address in the rule, we listen on the loopback
- * address of each enabled family; one family missing in the namespace (no
- * ::1, or IPv6 disabled there) is tolerated if the other one works.
+ * there). With no bind address in the rule, we listen on every loopback
+ * address of each enabled family (sock_open_lo()), or with an interface
+ * in the rule on 127.0.0.1 and ::1 there; one family missing in the
+ * namespace (no ::1, or IPv6 disabled there) is tolerated if the other
+ * one works.
  *
  * Return: 0 on success, negative errno on failure
  */
@@ -958,23 +1012,29 @@ int tcp_splice_listen_rule(const struct ctx *c, const struct fwd_rule *r,
 			   uint16_t port, int fds[2])
 {
 	union inany_addr lo4, lo6;
+	const union inany_addr *a4 = NULL, *a6 = NULL;
 
 	fds[0] = fds[1] = -1;
 	if (!r->bind_any) {
-		int s = tcp_splice_listen_one(c, &r->bind_addr, r->ifname,
-					      port);
+		int s = tcp_splice_listen_one(c, &r->bind_addr, r->bind_v4,
+					      r->ifname, port);
 
 		fds[r->bind_v4 ? 0 : 1] = s;
 		return sock_pair_result(fds);
 	}
 
-	inany_from_v4(&lo4, (struct in_addr){ htonl(INADDR_LOOPBACK) });
-	lo6.a6 = in6addr_loopback;
+	/* With an interface, its loopback address on it, as asked */
+	if (*r->ifname) {
+		inany_lo_or_any(&lo4, true, true);
+		inany_lo_or_any(&lo6, false, true);
+		a4 = &lo4;
+		a6 = &lo6;
+	}
 
 	if (c->ip4.enabled && (fwd_rule_families(r) & FWD_V4))
-		fds[0] = tcp_splice_listen_one(c, &lo4, r->ifname, port);
+		fds[0] = tcp_splice_listen_one(c, a4, true, r->ifname, port);
 	if (c->ip6.enabled && (fwd_rule_families(r) & FWD_V6))
-		fds[1] = tcp_splice_listen_one(c, &lo6, r->ifname, port);
+		fds[1] = tcp_splice_listen_one(c, a6, false, r->ifname, port);
 
 	/* One family missing in the namespace is fine if the other works */
 	return sock_pair_missing_close(fds);
@@ -1018,27 +1078,24 @@ int tcp_splice_init(const struct ctx *c)
  * tcp_splice_listen_auto() - listen on one -T port found by "auto"
  * @c:		execution context
  * @port:	port, listening on the host
- * @fds:	sockets opened, -1 for a family not opened: [0] 127.0.0.1,
- *		[1] ::1
+ * @fds:	sockets opened, -1 for a family not opened: [0] IPv4, [1]
+ *		IPv6, each on every loopback address (sock_open_lo())
  *
  * Runs in a thread inside the namespace (see ns_run()), like
  * tcp_splice_listen_rule(). Connections are forwarded to the
- * same port on the host's loopback of their family.
+ * same port of the same loopback address on the host: a resolver at
+ * 127.0.0.53 there answers at 127.0.0.53 in the namespace.
  *
  * Return: 0 if at least one socket was opened, negative errno otherwise
  */
 int tcp_splice_listen_auto(const struct ctx *c, uint16_t port, int fds[2])
 {
-	union inany_addr lo4, lo6;
-
-	inany_from_v4(&lo4, (struct in_addr){ htonl(INADDR_LOOPBACK) });
-	lo6.a6 = in6addr_loopback;
 	fds[0] = fds[1] = -1;
 
 	if (c->ip4.enabled)
-		fds[0] = tcp_splice_listen_one(c, &lo4, NULL, port);
+		fds[0] = tcp_splice_listen_one(c, NULL, true, NULL, port);
 	if (c->ip6.enabled)
-		fds[1] = tcp_splice_listen_one(c, &lo6, NULL, port);
+		fds[1] = tcp_splice_listen_one(c, NULL, false, NULL, port);
 
 	/* One family missing in the namespace is fine, as at start-up */
 	return sock_pair_result(fds);

@@ -25,8 +25,11 @@
  * the list and the proxy asks for another turn.
  *
  * -U (pasta): the listening sockets are opened inside the namespace, on
- * 127.0.0.1 and ::1 (or the rule's address), and their datagrams go to the
- * host's loopback without touching the guest interface (udp_splice.c).
+ * every loopback address (the wildcard on the loopback interface, see
+ * sock_open_lo(); with an interface in the rule, 127.0.0.1 and ::1 on it),
+ * or on the rule's address, and their datagrams go to the same loopback
+ * address of the host (127.0.0.53 to 127.0.0.53) without touching the
+ * guest interface (udp_splice.c).
  *
  * "auto" (pasta): conf/fwd_auto.c follows the ports bound on the other
  * side and opens or closes the listening sockets of single ports at run
@@ -103,9 +106,36 @@ struct udp_lsn *udp_lsn_at(uint32_t i)
 }
 
 /**
+ * udp_lsn_open_lo() - a -U socket for every loopback address of a family
+ * @v4:		IPv4 (else IPv6)
+ * @addr:	set to the address to bind it to
+ * @lo_all:	set if that is the wildcard (on the loopback interface):
+ *		each datagram then tells its destination (IP_PKTINFO)
+ *
+ * Return: the socket, or -errno
+ */
+static int udp_lsn_open_lo(bool v4, union inany_addr *addr, bool *lo_all)
+{
+	int s = sock_open_lo(SOCK_DGRAM, IPPROTO_UDP, v4, addr), one = 1;
+
+	*lo_all = s >= 0 && inany_is_unspecified(addr);
+	if (*lo_all &&
+	    setsockopt(s, v4 ? IPPROTO_IP : IPPROTO_IPV6,
+		       v4 ? IP_PKTINFO : IPV6_RECVPKTINFO, &one,
+		       sizeof(one))) {
+		int ret = -errno;
+
+		close(s);
+		return ret;
+	}
+	return s;
+}
+
+/**
  * udp_lsn_open() - open one listening socket and add it to the epoll set
  * @c:		execution context
- * @addr:	address to bind
+ * @addr:	address to bind, NULL for every loopback address (-U)
+ * @v4:		IPv4 (else IPv6), for a NULL @addr
  * @ifname:	interface to bind to, empty for none
  * @port:	port
  * @in_ns:	-U: we run inside the namespace, the socket stays there
@@ -113,9 +143,10 @@ struct udp_lsn *udp_lsn_at(uint32_t i)
  * Return: index of the socket's slot on success, -errno on failure
  */
 static int udp_lsn_open(const struct ctx *c, const union inany_addr *addr,
-			const char *ifname, uint16_t port, bool in_ns)
+			bool v4, const char *ifname, uint16_t port, bool in_ns)
 {
-	bool v4 = inany_v4(addr) != NULL;
+	bool lo_all = false;
+	union inany_addr lo;
 	struct udp_lsn *l;
 	uint32_t li;
 	int s, ret;
@@ -130,8 +161,14 @@ static int udp_lsn_open(const struct ctx *c, const union inany_addr *addr,
 	/* SO_REUSEADDR: flow sockets of the guest may need the same port
 	 * (see udp.c)
 	 */
-	s = sock_open(SOCK_DGRAM, IPPROTO_UDP, v4, ifname,
-		      c->freebind && !in_ns);
+	if (addr) {
+		v4 = inany_v4(addr) != NULL;
+		s = sock_open(SOCK_DGRAM, IPPROTO_UDP, v4, ifname,
+			      c->freebind && !in_ns);
+	} else {
+		s = udp_lsn_open_lo(v4, &lo, &lo_all);
+		addr = &lo;
+	}
 	if (s < 0)
 		return s;
 	udp_sock_rcvbuf(s);
@@ -156,6 +193,7 @@ static int udp_lsn_open(const struct ctx *c, const union inany_addr *addr,
 	l->port = port;
 	l->v4 = v4;
 	l->in_ns = in_ns;
+	l->lo_all = lo_all;
 	return (int)li;
 
 fail:
@@ -166,16 +204,19 @@ fail:
 /**
  * udp_fwd_any() - addresses of a port without a bind address in its rule
  * @in_ns:	-U: loopback addresses (in the namespace), else wildcards
+ * @ifname:	interface of the rule, empty or NULL for none
  * @a4:		IPv4 address, set
  * @a6:		IPv6 address, set
+ *
+ * Return: true if the addresses apply, false for every loopback address
+ *	   (a -U port without interface: see udp_lsn_open_lo())
  */
-static void udp_fwd_any(bool in_ns, union inany_addr *a4,
+static bool udp_fwd_any(bool in_ns, const char *ifname, union inany_addr *a4,
 			union inany_addr *a6)
 {
-	inany_from_v4(a4, (struct in_addr){ htonl(in_ns ? INADDR_LOOPBACK
-							: INADDR_ANY) });
-	memset(a6, 0, sizeof(*a6));
-	a6->a6 = in_ns ? in6addr_loopback : in6addr_any;
+	inany_lo_or_any(a4, true, in_ns);
+	inany_lo_or_any(a6, false, in_ns);
+	return !in_ns || (ifname && *ifname);
 }
 
 /**
@@ -196,6 +237,7 @@ int udp_fwd_rule_open(const struct ctx *c, const struct fwd_rule *r,
 		      uint16_t port, bool in_ns, int idx[2])
 {
 	union inany_addr a4, a6;
+	bool fixed;
 	int ret;
 
 	idx[0] = idx[1] = -1;
@@ -204,15 +246,18 @@ int udp_fwd_rule_open(const struct ctx *c, const struct fwd_rule *r,
 
 	if (!r->bind_any) {
 		idx[r->bind_v4 ? 0 : 1] = udp_lsn_open(c, &r->bind_addr,
-						       r->ifname, port, in_ns);
+						       r->bind_v4, r->ifname,
+						       port, in_ns);
 		return sock_pair_result(idx);
 	}
 
-	udp_fwd_any(in_ns, &a4, &a6);
+	fixed = udp_fwd_any(in_ns, r->ifname, &a4, &a6);
 	if (c->ip4.enabled && (fwd_rule_families(r) & FWD_V4))
-		idx[0] = udp_lsn_open(c, &a4, r->ifname, port, in_ns);
+		idx[0] = udp_lsn_open(c, fixed ? &a4 : NULL, true, r->ifname,
+				      port, in_ns);
 	if (c->ip6.enabled && (fwd_rule_families(r) & FWD_V6))
-		idx[1] = udp_lsn_open(c, &a6, r->ifname, port, in_ns);
+		idx[1] = udp_lsn_open(c, fixed ? &a6 : NULL, false, r->ifname,
+				      port, in_ns);
 
 	ret = sock_pair_missing(idx);
 	if (!ret)
@@ -507,8 +552,8 @@ void udp_lsn_handler(const struct ctx *c, uint32_t i, uint32_t events,
  * udp_fwd_auto_open() - open the listening sockets of one "auto" port
  * @c:		execution context
  * @port:	port
- * @in_ns:	-U: loopback addresses in the namespace (we run inside it,
- *		see ns_run()); else -u: wildcard addresses on the host
+ * @in_ns:	-U: every loopback address in the namespace (we run inside
+ *		it, see ns_run()); else -u: wildcard addresses on the host
  * @idx:	slots of the sockets opened, -1 if none: [0] IPv4, [1] IPv6
  *
  * Return: 0 if at least one socket was opened, -errno otherwise
@@ -517,16 +562,19 @@ int udp_fwd_auto_open(const struct ctx *c, uint16_t port, bool in_ns,
 		      int idx[2])
 {
 	union inany_addr a4, a6;
+	bool fixed;
 
 	idx[0] = idx[1] = -1;
 	if (!udp_lsns || (!in_ns && udp_proxy == FLOW_IDX_NONE))
 		return -ENOSPC;
 
-	udp_fwd_any(in_ns, &a4, &a6);
+	fixed = udp_fwd_any(in_ns, NULL, &a4, &a6);
 	if (c->ip4.enabled)
-		idx[0] = udp_lsn_open(c, &a4, NULL, port, in_ns);
+		idx[0] = udp_lsn_open(c, fixed ? &a4 : NULL, true, NULL, port,
+				      in_ns);
 	if (c->ip6.enabled)
-		idx[1] = udp_lsn_open(c, &a6, NULL, port, in_ns);
+		idx[1] = udp_lsn_open(c, fixed ? &a6 : NULL, false, NULL, port,
+				      in_ns);
 	return sock_pair_result(idx);
 }
 

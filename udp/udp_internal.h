@@ -87,11 +87,15 @@ struct udp_flow {
 
 /**
  * struct udp_lsn - a listening socket of a forwarded port
- * @addr:	address it is bound to (loopback for -U by default)
+ * @addr:	address it is bound to (for -U by default the wildcard, see
+ *		@lo_all)
  * @fd:		the socket
  * @port:	port it is bound to
  * @v4:		IPv4 (else IPv6)
  * @in_ns:	-U: in the namespace, spliced to the host's loopback
+ * @lo_all:	-U: bound to every loopback address (@addr is the
+ *		wildcard): each datagram's destination comes with it
+ *		(IP_PKTINFO), replies leave from that address
  * @queued:	-u: on the proxy's list of sockets with datagrams to read
  */
 struct udp_lsn {
@@ -100,6 +104,7 @@ struct udp_lsn {
 	uint16_t port;
 	bool v4;
 	bool in_ns;
+	bool lo_all;
 	bool queued;
 };
 

@@ -5,10 +5,15 @@
  *
  * A datagram arriving on a -U socket (bound inside the namespace, see
  * udp_fwd.c) belongs to a flow keyed by the peer's address and port in
- * the namespace and the socket's own address and port. A new flow gets a
- * socket in the relay's (host) namespace, connect()ed to the host's
- * loopback of the same family (or to the rule's target address) at the
- * port fwd_port_target() maps to. Datagrams then move between the two
+ * the namespace and the address and port it was sent to. A socket bound
+ * to every loopback address (@lo_all) learns that address from each
+ * datagram (IP_PKTINFO, IPV6_PKTINFO), and sends the replies from it
+ * with the same control message: a client's socket connected to
+ * 127.0.0.53 only takes answers from 127.0.0.53. A new flow gets a
+ * socket in the relay's (host) namespace, connect()ed to the same
+ * loopback address of the host (or to the rule's target address) at the
+ * port fwd_port_target() maps to. Datagrams to the namespace's other
+ * addresses, which cross its loopback interface too, are dropped. Datagrams then move between the two
  * sockets with recvmmsg() and sendmmsg(), through one static batch of
  * buffers, with no guest interface and no frames involved:
  *
@@ -43,15 +48,23 @@
 /* System calls after start-up: Loopback datagrams between host and namespace */
 SYSCALLS(SYSCALLS_PASTA, "recvmmsg", "sendmmsg", "socket", "connect", "close");
 
+/* Room for the one control message we ask for: the destination */
+#define UDP_SPLICE_CTL_LEN	CMSG_SPACE(sizeof(struct in6_pktinfo))
+
 static uint8_t udp_splice_buf[UDP_SPLICE_BATCH][UDP_DGRAM_MAX];
 static struct iovec udp_splice_iov[UDP_SPLICE_BATCH];
 static struct mmsghdr udp_splice_mm[UDP_SPLICE_BATCH];
 static union sockaddr_inany udp_splice_names[UDP_SPLICE_BATCH];
+static union {
+	struct cmsghdr align;
+	uint8_t buf[UDP_SPLICE_CTL_LEN];
+} udp_splice_ctl[UDP_SPLICE_BATCH];
 
 /**
  * udp_splice_recv() - read a batch of datagrams into the splice buffers
  * @fd:		socket
- * @names:	store source addresses in udp_splice_names
+ * @names:	store source addresses in udp_splice_names, and control
+ *		messages (destination addresses) in udp_splice_ctl
  *
  * Return: number of datagrams read, 0 if none or on error
  */
@@ -61,17 +74,19 @@ static unsigned int udp_splice_recv(int fd, bool names)
 	int n;
 
 	for (i = 0; i < UDP_SPLICE_BATCH; i++) {
+		struct msghdr *mh = &udp_splice_mm[i].msg_hdr;
+
 		udp_splice_iov[i].iov_base = udp_splice_buf[i];
 		udp_splice_iov[i].iov_len = UDP_DGRAM_MAX;
 
 		memset(&udp_splice_mm[i], 0, sizeof(udp_splice_mm[i]));
-		udp_splice_mm[i].msg_hdr.msg_iov = &udp_splice_iov[i];
-		udp_splice_mm[i].msg_hdr.msg_iovlen = 1;
+		mh->msg_iov = &udp_splice_iov[i];
+		mh->msg_iovlen = 1;
 		if (names) {
-			udp_splice_mm[i].msg_hdr.msg_name =
-				&udp_splice_names[i];
-			udp_splice_mm[i].msg_hdr.msg_namelen =
-				sizeof(udp_splice_names[i]);
+			mh->msg_name = &udp_splice_names[i];
+			mh->msg_namelen = sizeof(udp_splice_names[i]);
+			mh->msg_control = udp_splice_ctl[i].buf;
+			mh->msg_controllen = sizeof(udp_splice_ctl[i].buf);
 		}
 	}
 
@@ -87,16 +102,87 @@ static unsigned int udp_splice_recv(int fd, bool names)
 }
 
 /**
+ * udp_splice_dst() - destination address of a datagram read from a -U socket
+ * @l:		-U socket
+ * @mh:		its message header, from udp_splice_recv()
+ * @dst:	set to the destination
+ */
+static void udp_splice_dst(const struct udp_lsn *l, struct msghdr *mh,
+			   union inany_addr *dst)
+{
+	struct cmsghdr *cm;
+
+	*dst = l->addr;
+	if (!l->lo_all)
+		return;
+
+	for (cm = CMSG_FIRSTHDR(mh); cm; cm = CMSG_NXTHDR(mh, cm)) {
+		if (cm->cmsg_level == IPPROTO_IP &&
+		    cm->cmsg_type == IP_PKTINFO) {
+			struct in_pktinfo pi;
+
+			memcpy(&pi, CMSG_DATA(cm), sizeof(pi));
+			inany_from_v4(dst, pi.ipi_addr);
+		} else if (cm->cmsg_level == IPPROTO_IPV6 &&
+			   cm->cmsg_type == IPV6_PKTINFO) {
+			struct in6_pktinfo pi;
+
+			memcpy(&pi, CMSG_DATA(cm), sizeof(pi));
+			dst->a6 = pi.ipi6_addr;
+		}
+	}
+}
+
+/**
+ * udp_splice_src_ctl() - control message setting the source of datagrams
+ * @buf:	room for it, UDP_SPLICE_CTL_LEN bytes, aligned
+ * @src:	source address
+ *
+ * Return: length of the control message
+ */
+static size_t udp_splice_src_ctl(uint8_t *buf, const union inany_addr *src)
+{
+	struct cmsghdr *cm = (struct cmsghdr *)(void *)buf;
+	const struct in_addr *v4 = inany_v4(src);
+
+	memset(buf, 0, UDP_SPLICE_CTL_LEN);
+	if (v4) {
+		struct in_pktinfo pi = { .ipi_spec_dst = *v4 };
+
+		cm->cmsg_level = IPPROTO_IP;
+		cm->cmsg_type = IP_PKTINFO;
+		cm->cmsg_len = CMSG_LEN(sizeof(pi));
+		memcpy(CMSG_DATA(cm), &pi, sizeof(pi));
+		return CMSG_SPACE(sizeof(pi));
+	} else {
+		struct in6_pktinfo pi = { .ipi6_addr = src->a6 };
+
+		cm->cmsg_level = IPPROTO_IPV6;
+		cm->cmsg_type = IPV6_PKTINFO;
+		cm->cmsg_len = CMSG_LEN(sizeof(pi));
+		memcpy(CMSG_DATA(cm), &pi, sizeof(pi));
+		return CMSG_SPACE(sizeof(pi));
+	}
+}
+
+/**
  * udp_splice_send() - send received datagrams on a socket
  * @fd:		socket
  * @first:	first datagram of the batch to send
  * @n:		number of datagrams
  * @to:		destination, NULL if @fd is connected
+ * @from:	source address to set, NULL to leave it to the kernel
  */
 static void udp_splice_send(int fd, unsigned int first, unsigned int n,
-			    const union sockaddr_inany *to)
+			    const union sockaddr_inany *to,
+			    const union inany_addr *from)
 {
+	union {
+		struct cmsghdr align;
+		uint8_t buf[UDP_SPLICE_CTL_LEN];
+	} ctl;
 	struct mmsghdr mm[UDP_SPLICE_BATCH];
+	size_t ctl_len = 0;
 	socklen_t sl = 0;
 	unsigned int i;
 	int sent;
@@ -104,6 +190,8 @@ static void udp_splice_send(int fd, unsigned int first, unsigned int n,
 	if (to)
 		sl = to->sa.sa_family == AF_INET ? sizeof(to->sa4)
 						 : sizeof(to->sa6);
+	if (from)
+		ctl_len = udp_splice_src_ctl(ctl.buf, from);
 
 	for (i = 0; i < n; i++) {
 		memset(&mm[i], 0, sizeof(mm[i]));
@@ -111,6 +199,10 @@ static void udp_splice_send(int fd, unsigned int first, unsigned int n,
 		mm[i].msg_hdr.msg_iovlen = 1;
 		mm[i].msg_hdr.msg_name = (void *)to;
 		mm[i].msg_hdr.msg_namelen = sl;
+		if (ctl_len) {
+			mm[i].msg_hdr.msg_control = ctl.buf;
+			mm[i].msg_hdr.msg_controllen = ctl_len;
+		}
 	}
 
 	for (i = 0; i < n; i += (unsigned int)sent) {
@@ -126,10 +218,16 @@ static void udp_splice_send(int fd, unsigned int first, unsigned int n,
 /**
  * udp_splice_sock() - open the host side socket of a -U flow
  * @l:		-U socket the flow arrived on
+ * @ns_dst:	destination of the datagram in the namespace
+ *
+ * The destination is the rule's target address, if any, else the same
+ * loopback address, else (a socket bound to another address) the host's
+ * loopback of the family.
  *
  * Return: connected socket, or -errno
  */
-static int udp_splice_sock(const struct udp_lsn *l)
+static int udp_splice_sock(const struct udp_lsn *l,
+			   const union inany_addr *ns_dst)
 {
 	const struct fwd_spec *spec = fwd_dir_spec(FWD_DIR_UDP_OUT);
 	const struct fwd_rule *r = fwd_port_rule(spec, l->port);
@@ -138,14 +236,12 @@ static int udp_splice_sock(const struct udp_lsn *l)
 	socklen_t sl;
 	int s;
 
-	if (r && !inany_is_unspecified(&r->to_addr)) {
+	if (r && !inany_is_unspecified(&r->to_addr))
 		dst = r->to_addr;
-	} else if (l->v4) {
-		inany_from_v4(&dst, (struct in_addr){ htonl(INADDR_LOOPBACK) });
-	} else {
-		memset(&dst, 0, sizeof(dst));
-		dst.a6 = in6addr_loopback;
-	}
+	else if (inany_is_loopback(ns_dst))
+		dst = *ns_dst;
+	else
+		inany_lo_or_any(&dst, l->v4, true);
 
 	s = socket(inany_v4(&dst) ? AF_INET : AF_INET6,
 		   SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_UDP);
@@ -170,13 +266,14 @@ static int udp_splice_sock(const struct udp_lsn *l)
  * @l:		-U socket
  * @li:		its index
  * @peer:	the peer in the namespace
+ * @dst:	destination of the datagram in the namespace
  * @now_ms:	current time
  *
  * Return: flow index, FLOW_IDX_NONE if the datagram must be dropped
  */
 static uint32_t udp_splice_flow(const struct ctx *c, const struct udp_lsn *l,
 				uint32_t li, const union sockaddr_inany *peer,
-				uint64_t now_ms)
+				const union inany_addr *dst, uint64_t now_ms)
 {
 	struct flow_key key;
 	struct udp_flow *uf;
@@ -186,10 +283,18 @@ static uint32_t udp_splice_flow(const struct ctx *c, const struct udp_lsn *l,
 	if (peer->sa.sa_family != (l->v4 ? AF_INET : AF_INET6))
 		return FLOW_IDX_NONE;
 
+	/* Bound to the whole loopback interface: the namespace's own other
+	 * addresses arrive there too, and are not ours to forward
+	 */
+	if (l->lo_all && !inany_is_loopback(dst)) {
+		udp_stats.drop_no_flow++;
+		return FLOW_IDX_NONE;
+	}
+
 	/* Namespace loopback addresses: never the key of a guest flow */
 	memset(&key, 0, sizeof(key));
 	inany_from_sockaddr(&key.guest_addr, &key.guest_port, peer);
-	key.remote_addr = l->addr;
+	key.remote_addr = *dst;
 	key.remote_port = l->port;
 	key.proto = IPPROTO_UDP;
 
@@ -202,7 +307,7 @@ static uint32_t udp_splice_flow(const struct ctx *c, const struct udp_lsn *l,
 		return idx;
 	}
 
-	s = udp_splice_sock(l);
+	s = udp_splice_sock(l, dst);
 	if (s < 0) {
 		udp_stats.drop_no_flow++;
 		debug("-U: can't open a socket toward the host for port %u: %s",
@@ -246,12 +351,16 @@ void udp_splice_from_ns(const struct ctx *c, struct udp_lsn *l, uint32_t li,
 
 	/* Runs of consecutive datagrams of one flow leave in one call */
 	for (i = 0; i < n; i++) {
-		uint32_t idx = udp_splice_flow(c, l, li, &udp_splice_names[i],
-					       now_ms);
-		const struct udp_flow *uf = udp_flow_at(idx);
+		const struct udp_flow *uf;
+		union inany_addr dst;
+		uint32_t idx;
 
+		udp_splice_dst(l, &udp_splice_mm[i].msg_hdr, &dst);
+		idx = udp_splice_flow(c, l, li, &udp_splice_names[i], &dst,
+				      now_ms);
+		uf = udp_flow_at(idx);
 		if (uf != prev && prev && run) {
-			udp_splice_send(prev->sock, i - run, run, NULL);
+			udp_splice_send(prev->sock, i - run, run, NULL, NULL);
 			run = 0;
 		}
 		prev = uf;
@@ -260,7 +369,7 @@ void udp_splice_from_ns(const struct ctx *c, struct udp_lsn *l, uint32_t li,
 	}
 
 	if (prev && run)
-		udp_splice_send(prev->sock, n - run, run, NULL);
+		udp_splice_send(prev->sock, n - run, run, NULL, NULL);
 }
 
 /**
@@ -272,6 +381,7 @@ void udp_splice_from_ns(const struct ctx *c, struct udp_lsn *l, uint32_t li,
 void udp_splice_to_ns(const struct ctx *c, uint32_t idx, uint64_t now_ms)
 {
 	struct udp_flow *uf = udp_flow_at(idx);
+	const struct flow_key *key;
 	const struct udp_lsn *l;
 	unsigned int n;
 
@@ -289,5 +399,7 @@ void udp_splice_to_ns(const struct ctx *c, uint32_t idx, uint64_t now_ms)
 		return;
 
 	udp_flow_touch(uf, now_ms);
-	udp_splice_send(l->fd, 0, n, &uf->peer);
+	key = flow_key_of(idx);
+	udp_splice_send(l->fd, 0, n, &uf->peer,
+			l->lo_all && key ? &key->remote_addr : NULL);
 }

@@ -38,6 +38,7 @@ enum epoll_type {
 	EPOLL_TYPE_MCAST,		/* host socket of a multicast group */
 	EPOLL_TYPE_REPAIR_LISTEN,	/* listening socket for passt-repair */
 	EPOLL_TYPE_REPAIR,		/* passt-repair's connection */
+	EPOLL_TYPE_NEIGH,		/* host neighbour notifications */
 	EPOLL_TYPE_MAX,
 };
 

@@ -97,6 +97,39 @@ static inline bool inany_is_unspecified(const union inany_addr *a)
 }
 
 /**
+ * inany_is_loopback() - tell if an address is a loopback one
+ * @a:		address
+ *
+ * Return: true for 127.0.0.0/8 and ::1
+ */
+static inline bool inany_is_loopback(const union inany_addr *a)
+{
+	const struct in_addr *v4 = inany_v4(a);
+
+	if (v4)
+		return (ntohl(v4->s_addr) >> IN_CLASSA_NSHIFT) ==
+		       IN_LOOPBACKNET;
+	return IN6_IS_ADDR_LOOPBACK(&a->a6);
+}
+
+/**
+ * inany_lo_or_any() - the loopback or the wildcard address of a family
+ * @a:		output
+ * @v4:		IPv4 (else IPv6)
+ * @lo:		127.0.0.1 or ::1, else 0.0.0.0 or ::
+ */
+static inline void inany_lo_or_any(union inany_addr *a, bool v4, bool lo)
+{
+	if (v4) {
+		inany_from_v4(a, (struct in_addr){
+			htonl(lo ? INADDR_LOOPBACK : INADDR_ANY) });
+		return;
+	}
+	memset(a, 0, sizeof(*a));
+	a->a6 = lo ? in6addr_loopback : in6addr_any;
+}
+
+/**
  * inany_ntop() - format an address for messages
  * @a:		address
  * @buf:	output, at least INANY_STRLEN bytes

@@ -11,7 +11,9 @@
 # namespace connect to the namespace's own loopback, where pasta listens
 # and splices each connection to a new one on the host side.
 #
-#   listening: 127.0.0.1 and ::1 in the namespace, for every -T port.
+#   listening: every loopback address in the namespace, for every -T
+#     port: the wildcard addresses bound to the loopback interface
+#     (0.0.0.0%lo, [::]%lo), as upstream's "*%lo".
 #   full duplex: 50 MiB each way at the same time (IPv4, IPv6).
 #   half-close: the client sends 50 MiB and shuts down writing; the server
 #     reads to end of file, only then answers 50 MiB (IPv4, IPv6, and the
@@ -103,9 +105,9 @@ relay_cpu_ticks() {
 }
 
 # listening_on() - check that a TCP address:port listens in the namespace
-# $1: ss source filter, e.g. 127.0.0.1:10011 or [::1]:10011
+# $1: local address and port as ss shows it, e.g. 0.0.0.0%lo:10011
 listening_on() {
-	[ -n "$(rig_g ss -Hltn "src $1")" ]
+	rig_g ss -Hltn | awk '{ print $4 }' | grep -qxF -- "$1"
 }
 
 # relay_up() - test: start pasta with -T, check its listening sockets
@@ -131,11 +133,12 @@ relay_up() {
 
 	for p in "$PORT" "$PORT_REFUSED" "$PORT_MAPPED"; do
 		rig_wait_listen "$RIG_NS" "$p" || return 1
-		listening_on "127.0.0.1:$p" ||
-			rig_fail "port $p: not listening on 127.0.0.1" ||
+		listening_on "0.0.0.0%lo:$p" ||
+			rig_fail "port $p: not listening on 0.0.0.0%lo" ||
 			return 1
-		listening_on "[::1]:$p" ||
-			rig_fail "port $p: not listening on ::1" || return 1
+		listening_on "[::]%lo:$p" ||
+			rig_fail "port $p: not listening on [::]%lo" ||
+			return 1
 	done
 	RELAY_IDLE_FDS=$(relay_fds)
 }
@@ -329,7 +332,7 @@ concurrent() {
 			 "idle: connections not closed"
 }
 
-rig_run "pasta -T listens on 127.0.0.1 and ::1 in the namespace" relay_up
+rig_run "pasta -T listens on every loopback address in the namespace" relay_up
 if [ -z "$RIG_RELAY_PID" ]; then
 	rig_summary
 fi

@@ -27,7 +27,7 @@
 #include "../../qdisc/qdisc.h"
 #include "net_frames.h"
 
-#define SENT_MAX	4
+#define SENT_MAX	5
 #define SENT_SIZE	2048
 #define MSG_MAX		1500
 

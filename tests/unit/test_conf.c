@@ -898,7 +898,9 @@ START_TEST(test_resolv)
 	ck_assert_int_eq(conf_resolv_read(&c, path, &g), 0);
 	ck_assert_int_eq(c.ip4.dns_count, 1);
 	ck_assert_str_eq(ip4(c.ip4.dns[0]), "203.0.113.1");
-	ck_assert_int_eq(c.ip6.dns_count, 0);
+	/* -D of one family leaves the other to resolv.conf, as upstream */
+	ck_assert_int_eq(c.ip6.dns_count, 1);
+	ck_assert_str_eq(ip6(&c.ip6.dns[0]), "2001:db8::53");
 	ck_assert_str_eq(ip4(c.ip4.dns_host), "203.0.113.2");
 	ck_assert_str_eq(ip6(&c.ip6.dns_host), "::1");
 	ck_assert_int_eq(c.search_count, 1);
@@ -913,6 +915,101 @@ START_TEST(test_resolv)
 
 	unlink(path);
 	ck_assert_int_eq(conf_resolv_read(&c, path, &g), -1);
+}
+END_TEST
+
+/**
+ * resolv_write() - write a temporary resolv.conf
+ * @path:	template, replaced by the file's path
+ * @text:	contents
+ */
+static void resolv_write(char *path, const char *text)
+{
+	int fd = mkstemp(path);
+	FILE *f;
+
+	ck_assert_int_ge(fd, 0);
+	f = fdopen(fd, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/**
+ * resolv_mapped() - parse, set the mapping addresses as conf_host() does,
+ *		     read a resolv.conf
+ * @path:	file
+ * @argv:	command line
+ */
+static void resolv_mapped(const char *path, char **argv)
+{
+	parse(MODE_PASST, argv);
+	if (!g.map_host_lo4 && !c.no_map_gw)
+		inet_pton(AF_INET, "192.0.2.1", &c.ip4.map_host_lo);
+	if (!g.map_host_lo6 && !c.no_map_gw)
+		inet_pton(AF_INET6, "2001:db8::1", &c.ip6.map_host_lo);
+	ck_assert_int_eq(conf_resolv_read(&c, path, &g), 0);
+}
+
+START_TEST(test_resolv_loopback)
+{
+	char path[] = "/tmp/test_conf_resolvXXXXXX";
+
+	/* systemd-resolved: the gateway is offered and forwards DNS */
+	resolv_write(path, "nameserver 127.0.0.53\nnameserver ::1\n");
+	resolv_mapped(path, ARGV("passt"));
+	ck_assert_int_eq(c.ip4.dns_count, 1);
+	ck_assert_str_eq(ip4(c.ip4.dns[0]), "192.0.2.1");
+	ck_assert_str_eq(ip4(c.ip4.dns_match), "192.0.2.1");
+	ck_assert_str_eq(ip4(c.ip4.dns_host), "127.0.0.53");
+	ck_assert_int_eq(c.ip6.dns_count, 1);
+	ck_assert_str_eq(ip6(&c.ip6.dns[0]), "2001:db8::1");
+	ck_assert_str_eq(ip6(&c.ip6.dns_match), "2001:db8::1");
+	ck_assert_str_eq(ip6(&c.ip6.dns_host), "::1");
+
+	/* --dns-forward given: that address stands for the resolver */
+	resolv_mapped(path, ARGV("passt", "--dns-forward", "169.254.1.1"));
+	ck_assert_int_eq(c.ip4.dns_count, 1);
+	ck_assert_str_eq(ip4(c.ip4.dns[0]), "169.254.1.1");
+	ck_assert_str_eq(ip4(c.ip4.dns_match), "169.254.1.1");
+
+	/* No mapping at all: unreachable, left out */
+	resolv_mapped(path, ARGV("passt", "--no-map-gw"));
+	ck_assert_int_eq(c.ip4.dns_count, 0);
+	ck_assert_int_eq(c.ip6.dns_count, 0);
+	ck_assert_str_eq(ip4(c.ip4.dns_host), "127.0.0.53");
+	unlink(path);
+
+	/* A mix: file order, each server once, three at most */
+	strcpy(path, "/tmp/test_conf_resolvXXXXXX");
+	resolv_write(path, "nameserver 127.0.0.53\n"
+			   "nameserver 192.0.2.53\n"
+			   "nameserver 127.0.0.1\n"
+			   "nameserver 2001:db8::53\n"
+			   "nameserver ::1\n"
+			   "nameserver 192.0.2.54\n"
+			   "nameserver 192.0.2.55\n");
+	resolv_mapped(path, ARGV("passt"));
+	ck_assert_int_eq(c.ip4.dns_count, 3);
+	ck_assert_str_eq(ip4(c.ip4.dns[0]), "192.0.2.1");
+	ck_assert_str_eq(ip4(c.ip4.dns[1]), "192.0.2.53");
+	ck_assert_str_eq(ip4(c.ip4.dns[2]), "192.0.2.54");
+	ck_assert_str_eq(ip4(c.ip4.dns_host), "127.0.0.53");
+	ck_assert_int_eq(c.ip6.dns_count, 2);
+	ck_assert_str_eq(ip6(&c.ip6.dns[0]), "2001:db8::53");
+	ck_assert_str_eq(ip6(&c.ip6.dns[1]), "2001:db8::1");
+	ck_assert_str_eq(ip6(&c.ip6.dns_host), "2001:db8::53");
+	unlink(path);
+
+	/* The gateway is the resolver: DNS to it still goes to it */
+	strcpy(path, "/tmp/test_conf_resolvXXXXXX");
+	resolv_write(path, "nameserver 192.0.2.1\n");
+	resolv_mapped(path, ARGV("passt"));
+	ck_assert_int_eq(c.ip4.dns_count, 1);
+	ck_assert_str_eq(ip4(c.ip4.dns[0]), "192.0.2.1");
+	ck_assert_str_eq(ip4(c.ip4.dns_match), "192.0.2.1");
+	ck_assert_str_eq(ip4(c.ip4.dns_host), "192.0.2.1");
+	unlink(path);
 }
 END_TEST
 
@@ -946,6 +1043,7 @@ static Suite *conf_suite(void)
 	tcase_add_test(tc, test_print);
 	tcase_add_test(tc, test_values);
 	tcase_add_test(tc, test_resolv);
+	tcase_add_test(tc, test_resolv_loopback);
 	suite_add_tcase(s, tc);
 
 	return s;

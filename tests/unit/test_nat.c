@@ -155,6 +155,7 @@ START_TEST(test_outbound_v4)
 	outbound_is("192.0.2.2", 22, true, "192.0.2.10");
 	outbound_is("192.0.2.3", 53, true, "203.0.113.53");
 	outbound_is("192.0.2.3", 54, false, "192.0.2.3");
+	outbound_is("192.0.2.3", 853, true, "203.0.113.53");	/* DoT */
 	outbound_is("192.0.2.1", 53, true, "127.0.0.1");
 	outbound_is("93.184.216.34", 443, false, "93.184.216.34");
 	outbound_is("192.0.2.10", 80, false, "192.0.2.10");
@@ -193,6 +194,7 @@ START_TEST(test_outbound_v6)
 	outbound_is("2001:db8::2", 22, true, "2001:db8::10");
 	outbound_is("2001:db8::3", 53, true, "2001:db8:53::2");
 	outbound_is("2001:db8::3", 5353, false, "2001:db8::3");
+	outbound_is("2001:db8::3", 853, true, "2001:db8:53::2");
 	outbound_is("2001:db8:ffff::1", 443, false, "2001:db8:ffff::1");
 
 	c.ip6.dns_host = in6addr_any;

@@ -31,6 +31,7 @@
 #include <netinet/in.h>
 
 #include "../net_io_doubles.h"
+#include "../../../net/neigh.h"
 
 /**
  * icmp6_csum_ok() - check the ICMPv6 checksum of a captured frame
@@ -149,6 +150,97 @@ START_TEST(test_arp_ignored)
 }
 END_TEST
 
+/* LAN neighbours of the host (net/neigh.c) */
+
+static const uint8_t lan_mac[6] = { 0x02, 0x00, 0x5e, 0x10, 0x20, 0x30 };
+static const uint8_t gw_mac[6] = { 0x02, 0x00, 0x5e, 0x99, 0x88, 0x77 };
+
+/**
+ * neigh_addr() - an address for neigh_set() and neigh_del()
+ * @text:	IPv4 or IPv6 address
+ *
+ * Return: the address
+ */
+static union inany_addr neigh_addr(const char *text)
+{
+	union inany_addr a;
+	struct in_addr a4;
+
+	memset(&a, 0, sizeof(a));
+	if (inet_pton(AF_INET, text, &a4) == 1)
+		inany_from_v4(&a, a4);
+	else
+		inet_pton(AF_INET6, text, &a.a6);
+	return a;
+}
+
+/**
+ * arp_answer_mac() - ask for an address, return the MAC of the answer
+ * @target:	address asked for
+ *
+ * Return: sender hardware address of the reply (in the capture)
+ */
+static const uint8_t *arp_answer_mac(const char *target)
+{
+	uint8_t f[TF_FRAME_MAX];
+	size_t len = tf_arp_frame(f, 1, "192.0.2.10", target);
+
+	sent.n = 0;		/* the capture keeps the first frames only */
+	feed_exact(f, len);
+	ck_assert_uint_eq(sent.n, 1);
+	ck_assert_mem_eq(sent.buf[0] + 6, tf_our_mac, 6);	/* from us */
+	return sent.buf[0] + 14 + 8;
+}
+
+START_TEST(test_arp_neighbour)
+{
+	union inany_addr lan = neigh_addr("192.0.2.5");
+	union inany_addr gw = neigh_addr("192.0.2.1");
+	const uint8_t *r, *a;
+	struct in_addr a4;
+
+	/* A new neighbour is announced: gratuitous ARP from its MAC */
+	neigh_set(&ctx, &lan, lan_mac);
+	ck_assert_uint_eq(sent.n, 1);
+	r = sent.buf[0];
+	a = r + 14;
+	inet_pton(AF_INET, "192.0.2.5", &a4);
+	ck_assert_uint_eq(sent.len[0], 42);
+	ck_assert_mem_eq(r, "\xff\xff\xff\xff\xff\xff", 6);
+	ck_assert_mem_eq(r + 6, lan_mac, 6);
+	ck_assert_uint_eq(tf_get16(a + 6), 1);
+	ck_assert_mem_eq(a + 8, lan_mac, 6);
+	ck_assert_mem_eq(a + 14, &a4, 4);
+	ck_assert_mem_eq(a + 24, &a4, 4);
+
+	/* Same again: nothing new to say */
+	neigh_set(&ctx, &lan, lan_mac);
+	ck_assert_uint_eq(sent.n, 1);
+
+	/* Its address gets its MAC, others ours */
+	ck_assert_mem_eq(arp_answer_mac("192.0.2.5"), lan_mac, 6);
+	ck_assert_mem_eq(arp_answer_mac("192.0.2.6"), tf_our_mac, 6);
+	ck_assert_mem_eq(arp_answer_mac("192.0.2.1"), tf_our_mac, 6);
+
+	/* The mapped gateway is ours: its real MAC is never given */
+	inet_pton(AF_INET, "192.0.2.1", &ctx.ip4.map_host_lo);
+	neigh_set(&ctx, &gw, gw_mac);
+	ck_assert_mem_eq(arp_answer_mac("192.0.2.1"), tf_our_mac, 6);
+
+	/* Unmapped (--no-map-gw): the gateway's, for any unknown address */
+	ctx.ip4.map_host_lo.s_addr = 0;
+	neigh_set(&ctx, &gw, gw_mac);
+	ck_assert_mem_eq(arp_answer_mac("192.0.2.1"), gw_mac, 6);
+	ck_assert_mem_eq(arp_answer_mac("192.0.2.6"), gw_mac, 6);
+	ck_assert_mem_eq(arp_answer_mac("192.0.2.5"), lan_mac, 6);
+	neigh_del(&gw);
+
+	/* Gone: ours again */
+	neigh_del(&lan);
+	ck_assert_mem_eq(arp_answer_mac("192.0.2.5"), tf_our_mac, 6);
+}
+END_TEST
+
 /* NDP */
 
 /**
@@ -207,6 +299,44 @@ START_TEST(test_ns_gateway)
 		 true);
 	ck_assert(ip6_eq(guest_addr6()->s6_addr, "2001:db8:1:2::10"));
 	ck_assert_uint_eq(accounted(), 0);
+}
+END_TEST
+
+START_TEST(test_ns_neighbour)
+{
+	static const char *guest_ll = "fe80::5054:ff:fe12:3456";
+	union inany_addr lan = neigh_addr("2001:db8:1:2::5");
+	uint8_t f[TF_FRAME_MAX];
+	const uint8_t *na;
+	size_t len;
+
+	/* Announced to all-nodes, from us, not solicited (RFC 4861 7.2.6) */
+	neigh_set(&ctx, &lan, lan_mac);
+	ck_assert_uint_eq(sent.n, 1);
+	na = sent.buf[0] + 54;
+	ck_assert_uint_eq(sent.len[0], 54 + 32);
+	ck_assert_mem_eq(sent.buf[0], "\x33\x33\x00\x00\x00\x01", 6);
+	ck_assert_mem_eq(sent.buf[0] + 6, tf_our_mac, 6);
+	ck_assert(ip6_eq(sent.buf[0] + 38, "ff02::1"));
+	ck_assert_uint_eq(na[0], 136);
+	ck_assert_uint_eq(na[4], 0xa0);
+	ck_assert(ip6_eq(na + 8, "2001:db8:1:2::5"));
+	ck_assert_mem_eq(na + 26, lan_mac, 6);
+	ck_assert(icmp6_csum_ok(sent.buf[0], sent.len[0]));
+
+	/* Solicited: its MAC in the target link-layer address option */
+	len = tf_ns_frame(f, guest_ll, "2001:db8:1:2::5", 1);
+	feed_exact(f, len);
+	ck_assert_uint_eq(sent.n, 2);
+	na = sent.buf[1] + 54;
+	ck_assert_uint_eq(na[4], 0xe0);
+	ck_assert_mem_eq(na + 26, lan_mac, 6);
+
+	/* Another address: ours, as check_na() expects */
+	len = tf_ns_frame(f, guest_ll, "2001:db8:1:2::6", 1);
+	feed_exact(f, len);
+	check_na(2, "2001:db8:1:2::6", guest_ll, "2001:db8:1:2::6", true);
+	neigh_del(&lan);
 }
 END_TEST
 
@@ -598,6 +728,8 @@ static Suite *arp_ndp_suite(void)
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, test_arp_gateway);
 	tcase_add_test(tc, test_arp_ignored);
+	tcase_add_test(tc, test_arp_neighbour);
+	tcase_add_test(tc, test_ns_neighbour);
 	tcase_add_test(tc, test_ns_gateway);
 	tcase_add_test(tc, test_ns_dad);
 	tcase_add_test(tc, test_ns_guest_addr);

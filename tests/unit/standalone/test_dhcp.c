@@ -625,13 +625,19 @@ START_TEST(test_options_disabled)
 	ck_assert_int_eq(opt4(r, len, 81, o), -1);
 	ck_assert_int_eq(opt4(r, len, 1, o), 4);
 
-	/* --dns-forward address offered instead of the host's */
+	/* The list conf/ made, in its order (a loopback resolver already
+	 * replaced there), whatever --dns-forward says
+	 */
 	ctx.no_dhcp_dns = false;
 	inet_pton(AF_INET, "192.0.2.2", &ctx.ip4.dns_match);
+	inet_pton(AF_INET, "192.0.2.1", &ctx.ip4.dns[0]);
+	inet_pton(AF_INET, "198.51.100.53", &ctx.ip4.dns[1]);
+	ctx.ip4.dns_count = 2;
 	ck_assert(feed4(m.b, m.len));
 	r = reply4(1, "192.0.2.1", "255.255.255.255", &len);
-	ck_assert_int_eq(opt4(r, len, 6, o), 4);
-	ck_assert(addr4_eq(o, "192.0.2.2"));
+	ck_assert_int_eq(opt4(r, len, 6, o), 8);
+	ck_assert(addr4_eq(o, "192.0.2.1"));
+	ck_assert(addr4_eq(o + 4, "198.51.100.53"));
 
 	/* -D none, -S none */
 	ctx.no_dns = true;

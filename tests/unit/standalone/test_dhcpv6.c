@@ -516,17 +516,23 @@ START_TEST(test_info_request6)
 	ck_assert_ptr_null(opt6(r + 4, len - 4, 24, 0, &l));
 	ck_assert_ptr_null(opt6(r + 4, len - 4, 39, 0, &l));
 
-	/* --dns-forward */
+	/* The list conf/ made: --dns-forward alone offers nothing more */
 	ctx.no_dhcp_dns = false;
 	inet_pton(AF_INET6, "2001:db8:1:2::53", &ctx.ip6.dns_match);
+	ctx.ip6.dns_count = 0;
 	ck_assert(feed6(m.b, m.len));
 	r = reply6(3, 7, &len);
+	ck_assert_ptr_null(opt6(r + 4, len - 4, 23, 0, &l));
+	ctx.ip6.dns[0] = ctx.ip6.dns_match;
+	ctx.ip6.dns_count = 1;
+	ck_assert(feed6(m.b, m.len));
+	r = reply6(4, 7, &len);
 	ck_assert_ptr_nonnull(opt6(r + 4, len - 4, 23, 0, &l));
 	ck_assert_uint_eq(l, 16);
 
 	ctx.no_dhcpv6 = true;
 	ck_assert(!feed6(m.b, m.len));
-	ck_assert_uint_eq(sent.n, 4);
+	ck_assert_uint_eq(sent.n, 5);
 }
 END_TEST
 
