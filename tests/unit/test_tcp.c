@@ -1086,39 +1086,25 @@ END_TEST
 /* ---- 11. Keepalives from the guest (tcp_keepalive.c) ---- */
 
 /**
- * tt_keepalive_opt() - a keepalive option of the relay's host socket
+ * tt_ka_opt() - a keepalive option of the relay's host socket
  * @r:		socket
- * @level:	SOL_SOCKET or IPPROTO_TCP
- * @opt:	SO_KEEPALIVE, TCP_KEEPIDLE or TCP_KEEPINTVL
+ * @opt:	SO_KEEPALIVE (SOL_SOCKET), TCP_KEEPIDLE or TCP_KEEPINTVL
  *
  * Return: its value
  */
-static int tt_keepalive_opt(int r, int level, int opt)
+static int tt_ka_opt(int r, int opt)
 {
 	socklen_t sl = sizeof(int);
 	int v = -1;
 
-	ck_assert_int_eq(getsockopt(r, level, opt, &v, &sl), 0);
+	ck_assert_int_eq(getsockopt(r, opt == SO_KEEPALIVE ? SOL_SOCKET :
+				    IPPROTO_TCP, opt, &v, &sl), 0);
 	return v;
-}
-
-/**
- * tt_keepalive() - the guest sends a keepalive, the relay answers it
- * @k:		connection
- * @byte:	one byte of old data (other stacks), else none (Linux)
- */
-static void tt_keepalive(const struct tt_conn *k, const uint8_t *byte)
-{
-	struct tt_seg g;
-
-	tt_segment(k, TH_ACK, k->snd_nxt - 1, NULL, 0, byte, byte ? 1 : 0);
-	tt_expect_ack(k, &g);
-	tt_expect_none(k, "one ACK per keepalive");
 }
 
 START_TEST(test_keepalive)
 {
-	static const uint8_t old = 0x55;
+	const uint8_t old = 0x55;
 	struct tcp_conn fake = { .state = CONN_ESTABLISHED };
 	uint64_t before = tcp_stats.keepalives;
 	struct tt_conn k;
@@ -1129,40 +1115,34 @@ START_TEST(test_keepalive)
 	s = tt_open_out(&k, true, tt_syn_opts, sizeof(tt_syn_opts), 0, &g);
 	r = tt_relay_sock(-1);
 	tt_exchange(&k, s, 3000, TT_MSS);
-	ck_assert_int_eq(tt_keepalive_opt(r, SOL_SOCKET, SO_KEEPALIVE), 0);
+	ck_assert_int_eq(tt_ka_opt(r, SO_KEEPALIVE), 0);
 
-	/* The guest idles 1 s, probes: answered, and the host socket
-	 * probes its peer at that pace
-	 */
+	/* Idle 1 s, a keepalive (no data): answered, host socket's pace */
 	tt_advance(1000);
-	tt_keepalive(&k, NULL);
-	ck_assert_int_eq(tt_keepalive_opt(r, SOL_SOCKET, SO_KEEPALIVE), 1);
-	ck_assert_int_eq(tt_keepalive_opt(r, IPPROTO_TCP, TCP_KEEPIDLE), 1);
-	ck_assert_int_eq(tt_keepalive_opt(r, IPPROTO_TCP, TCP_KEEPINTVL), 1);
+	tt_segment(&k, TH_ACK, k.snd_nxt - 1, NULL, 0, NULL, 0);
+	tt_expect_ack(&k, &g);
+	ck_assert_int_eq(tt_ka_opt(r, SO_KEEPALIVE), 1);
+	ck_assert_int_eq(tt_ka_opt(r, TCP_KEEPIDLE), 1);
+	ck_assert_int_eq(tt_ka_opt(r, TCP_KEEPINTVL), 1);
 
-	/* 45 s later, with a byte of old data: the new pace, the interval
-	 * never above the host's (Linux: 75 s by default)
-	 */
+	/* 45 s later, an old byte (other stacks): the new pace */
 	tt_advance(45 * 1000 + 300);
-	tt_keepalive(&k, &old);
-	ck_assert_int_eq(tt_keepalive_opt(r, IPPROTO_TCP, TCP_KEEPIDLE), 45);
-	ck_assert_int_le(tt_keepalive_opt(r, IPPROTO_TCP, TCP_KEEPINTVL), 45);
+	tt_segment(&k, TH_ACK, k.snd_nxt - 1, NULL, 0, &old, 1);
+	tt_expect_ack(&k, &g);
+	tt_expect_none(&k, "one ACK per keepalive");
+	ck_assert_int_eq(tt_ka_opt(r, TCP_KEEPIDLE), 45);
+	ck_assert_int_le(tt_ka_opt(r, TCP_KEEPINTVL), 45);
 	ck_assert_uint_eq(tcp_stats.keepalives - before, 2);
-
-	/* The old byte went nowhere, and data still flows both ways */
-	tt_host_idle(s);
+	tt_host_idle(s);	/* the old byte went nowhere */
 	tt_exchange(&k, s, 3000, TT_MSS);
 
-	/* Not keepalives: a probe of a closed window, two old bytes, a
-	 * segment further back
-	 */
-	fake.wnd_to_guest = 0;
+	/* Not keepalives: a probe of a closed window, 2 bytes, further */
 	ck_assert(!tcp_keepalive_is(&fake, 1, 0));
 	fake.wnd_to_guest = 65535;
-	ck_assert(tcp_keepalive_is(&fake, 1, 0));
-	ck_assert(tcp_keepalive_is(&fake, 1, 1));
-	ck_assert(!tcp_keepalive_is(&fake, 1, 2));
-	ck_assert(!tcp_keepalive_is(&fake, 2, 0));
+	ck_assert(tcp_keepalive_is(&fake, 1, 0) &&
+		  tcp_keepalive_is(&fake, 1, 1));
+	ck_assert(!tcp_keepalive_is(&fake, 1, 2) &&
+		  !tcp_keepalive_is(&fake, 2, 0));
 	close(s);
 }
 END_TEST
