@@ -33,9 +33,11 @@
 #     connection: socat in the guest ends within LIMIT seconds, and the
 #     guest counts a reset connection (TcpEstabResets).
 #
-# With --upstream, upstream's pasta runs the first and last cases with the
-# host namespace's keepalive time and interval set to 2 s and 1 s:
-# upstream turns SO_KEEPALIVE on with the host's timing only (doc/tcp.md).
+# RELAY_DEBUG=1 runs the relay with -d (flow and keepalive messages in
+# its log). With --upstream, upstream's pasta runs the first and last
+# cases with the host namespace's keepalive time and interval set to 2 s
+# and 1 s: upstream turns SO_KEEPALIVE on with the host's timing only
+# (doc/tcp.md).
 
 # shellcheck source=tests/lib/rig.sh disable=SC2317 # tests run via rig_run
 . "$(dirname "$0")/../lib/rig.sh"
