@@ -236,18 +236,19 @@ one_relay() {
 	rig_run "$3relay starts" relay_up "$1"
 	[ -n "$RIG_RELAY_PID" ] || return 1
 	if [ -n "$2" ]; then
-		rig_run "$3keepalives every 1 s from the guest: answered, and the host socket probes the peer at that pace (host default 7200 s)" \
+		rig_run "$3$ANSWERED at that pace (host default 7200 s)" \
 			mirrored count
 		rig_run "$3no keepalive from the guest: none on the host socket" \
 			not_mirrored
 	else
-		rig_run "$3keepalives from the guest: answered, and the host socket probes the peer" \
-			mirrored ""
+		rig_run "$3$ANSWERED" mirrored ""
 	fi
 	rig_run "$3peer vanished: the guest's connection is reset" vanished
 	rig_run "$3relay exits on SIGTERM" rig_relay_stop_check
 }
 
+ANSWERED="keepalives from the guest: answered, and the host socket probes"
+ANSWERED+=" the peer"
 host_keepalive 7200 75 3 ||
 	{ echo "FAIL: prerequisites: keepalive sysctls"; exit 1; }
 one_relay "$RELAY" count ""

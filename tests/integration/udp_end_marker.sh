@@ -121,8 +121,10 @@ relay_up() {
 drops() {
 	# shellcheck disable=SC2016 # an awk program, not a shell expansion
 	rig_g nstat -az 2>/dev/null | awk '
-		$1 ~ /^(Udp6?(NoPorts|InErrors|RcvbufErrors)|Ip6InAddrErrors|IpInAddrErrors)$/ &&
-		$2 > 0 { printf "%s=%s ", $1, $2 }'
+		$1 ~ /^Udp6?(NoPorts|InErrors|RcvbufErrors)$/ ||
+		$1 ~ /^Ip6?InAddrErrors$/ {
+			if ($2 > 0) printf "%s=%s ", $1, $2
+		}'
 }
 
 # flow_family() - address family of flow K (the first FLOWS are IPv4)
