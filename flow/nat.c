@@ -26,6 +26,9 @@
  *   2. a source equal to the guest's own address (addr): appears as
  *      map_guest_addr, or if unset as the gateway (same fallback);
  *   3. anything else: unchanged.
+ * The guest's address a flow goes to has the scope of that source: a
+ * link-local source goes to the guest's link-local address, once the guest
+ * sent from it (nat_guest_addr()).
  */
 
 #include <string.h>
@@ -330,21 +333,37 @@ bool nat_inbound(const struct ctx *c, const union inany_addr *host_src,
 }
 
 /**
- * nat_guest_addr() - the guest's address to send to
+ * nat_guest_addr() - the guest's address to send a flow's frames to
  * @c:		execution context
- * @v4:		true for IPv4, false for IPv6
- * @guest:	output: last address seen from the guest, else the
- *		configured one (for IPv6, else the link-local one seen)
+ * @src:	source of the flow as the guest sees it (nat_inbound())
+ * @guest:	output: for IPv4, and IPv6 from a global source, the last
+ *		address seen from the guest, else the configured one (for
+ *		IPv6 without one, the link-local one seen); for IPv6 from a
+ *		link-local source, the guest's link-local address once it
+ *		sent from it, else as for a global source
+ *
+ * A guest application that answers by connect()ing to the source (socat's
+ * UDP-LISTEN does) gets the source address its kernel picks for that
+ * peer, which for a link-local peer is its link-local address: datagrams
+ * of the flow sent to its global address no longer reach the socket. So
+ * the destination has the scope of the source. A link-local address the
+ * guest has not sent from may still be tentative (duplicate address
+ * detection), and the guest's kernel drops frames to it: until then, the
+ * global address, which the guest's kernel also picks while its
+ * link-local one is tentative.
  */
-void nat_guest_addr(const struct ctx *c, bool v4, union inany_addr *guest)
+void nat_guest_addr(const struct ctx *c, const union inany_addr *src,
+		    union inany_addr *guest)
 {
-	if (v4) {
+	if (inany_v4(src)) {
 		inany_from_v4(guest, nat_v4_set(guest_addr4()) ?
 				     guest_addr4() : c->ip4.addr);
 		return;
 	}
 
-	if (nat_v6_set(guest_addr6()))
+	if (IN6_IS_ADDR_LINKLOCAL(&src->a6) && nat_v6_set(guest_addr6_ll()))
+		nat_v6_from(guest, guest_addr6_ll());
+	else if (nat_v6_set(guest_addr6()))
 		nat_v6_from(guest, guest_addr6());
 	else if (nat_v6_set(&c->ip6.addr) || !nat_v6_set(guest_addr6_ll()))
 		nat_v6_from(guest, &c->ip6.addr);

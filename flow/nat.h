@@ -14,7 +14,8 @@
  * For flows the host starts toward the guest (forwarded ports), a host-side
  * source of loopback is shown to the guest as the --map-host-loopback
  * address, and a source equal to the guest's own address as the
- * --map-guest-addr address (or the gateway, if none).
+ * --map-guest-addr address (or the gateway, if none); the guest's address
+ * they go to has the scope of that source.
  */
 #ifndef FLOW_NAT_H
 #define FLOW_NAT_H
@@ -30,7 +31,8 @@ bool nat_outbound(const struct ctx *c, const union inany_addr *guest_dst,
 		  uint16_t dport, union inany_addr *host_dst);
 bool nat_inbound(const struct ctx *c, const union inany_addr *host_src,
 		 union inany_addr *guest_src);
-void nat_guest_addr(const struct ctx *c, bool v4, union inany_addr *guest);
+void nat_guest_addr(const struct ctx *c, const union inany_addr *src,
+		    union inany_addr *guest);
 uint32_t nat_host_scope(const struct ctx *c, const union inany_addr *dst);
 void nat_outbound_src(const struct ctx *c, const union inany_addr *dst,
 		      union inany_addr *src);

@@ -626,7 +626,8 @@ void tcp_stats_log(void)
 	info("tcp: conns_out=%llu conns_in=%llu refused=%llu retrans=%llu "
 	     "fast_retrans=%llu rto=%llu overrun=%llu wnd_updates=%llu "
 	     "wnd_forced=%llu wnd_held=%llu rst_unknown=%llu "
-	     "probes_acked=%llu ooo_held=%llu tails_held=%llu evicted=%llu "
+	     "probes_acked=%llu keepalives=%llu ooo_held=%llu "
+	     "tails_held=%llu evicted=%llu "
 	     "mig_out=%llu "
 	     "mig_in=%llu mig_lost=%llu idle=%u active=%u",
 	     (unsigned long long)t->conns_out, (unsigned long long)t->conns_in,
@@ -639,6 +640,7 @@ void tcp_stats_log(void)
 	     (unsigned long long)t->wnd_held,
 	     (unsigned long long)t->rst_unknown,
 	     (unsigned long long)t->probes_acked,
+	     (unsigned long long)t->keepalives,
 	     (unsigned long long)t->ooo_held,
 	     (unsigned long long)t->tails_held,
 	     (unsigned long long)t->evicted, (unsigned long long)t->mig_out,
@@ -720,6 +722,7 @@ int tcp_init(const struct ctx *c)
 		return -ENOMEM;
 	if (tcp_window_init())
 		return -EINVAL;
+	tcp_keepalive_init();
 
 	if (tcp_limits_init(c))
 		return -ENOMEM;

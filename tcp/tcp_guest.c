@@ -772,14 +772,16 @@ void tcp_guest_held_push(const struct ctx *c, struct tcp_conn *conn)
  * @payload:	payload, moved past the trimmed part
  * @plen:	payload length, less the trimmed part
  * @fin:	the segment carries FIN
+ * @now_ms:	current time
  *
- * A segment with nothing new gets an ACK at the end of the batch.
+ * A segment with nothing new gets an ACK at the end of the batch; a
+ * keepalive also turns keepalives on for the host socket.
  *
  * Return: true if nothing new is left in the segment, false otherwise
  */
 static bool tcp_guest_data_old(struct tcp_conn *conn, uint32_t expected,
 			       uint32_t *seq, const uint8_t **payload,
-			       size_t *plen, bool fin)
+			       size_t *plen, bool fin, uint64_t now_ms)
 {
 	uint32_t skip;
 
@@ -793,6 +795,8 @@ static bool tcp_guest_data_old(struct tcp_conn *conn, uint32_t expected,
 		 */
 		if (!*plen && skip == 1)
 			tcp_stats.probes_acked++;
+		if (tcp_keepalive_is(conn, skip, *plen))
+			tcp_keepalive_mirror(conn, now_ms);
 		conn->flags |= TCP_F_ACK_PENDING;
 		tcp_conn_dirty(conn);
 		return true;
@@ -864,6 +868,7 @@ static bool tcp_guest_data_queue(const struct ctx *c, struct tcp_conn *conn,
  * @th:		TCP header
  * @payload:	payload, inside the guest's frame
  * @plen:	payload length
+ * @now_ms:	current time
  *
  * In-order segments are not written one by one: their payloads are queued
  * (pointing into the frames, which stay valid until tcp_input_done()) and
@@ -871,7 +876,7 @@ static bool tcp_guest_data_queue(const struct ctx *c, struct tcp_conn *conn,
  */
 static void tcp_guest_data(const struct ctx *c, struct tcp_conn *conn,
 			   const struct tcphdr *th, const uint8_t *payload,
-			   size_t plen)
+			   size_t plen, uint64_t now_ms)
 {
 	uint32_t expected = conn->seq_from_guest + conn->wq_bytes;
 	uint32_t seq = ntohl(th->seq);
@@ -886,7 +891,8 @@ static void tcp_guest_data(const struct ctx *c, struct tcp_conn *conn,
 		return;
 	}
 
-	if (tcp_guest_data_old(conn, expected, &seq, &payload, &plen, fin))
+	if (tcp_guest_data_old(conn, expected, &seq, &payload, &plen, fin,
+			       now_ms))
 		return;
 
 	if (seq != expected) {
@@ -1109,5 +1115,6 @@ void tcp_guest_input(const struct ctx *c, const union inany_addr *saddr,
 	if (th->ack)
 		tcp_guest_ack(conn, th, plen, now_ms);
 
-	tcp_guest_data(c, conn, th, payload, plen);
+	tcp_guest_data(c, conn, th, payload, plen, now_ms);
+	conn->guest_seen_ms = now_ms;
 }

@@ -130,6 +130,9 @@ enum tcp_conn_state {
  * @rtt_ts:		when @rtt_seq was sent, 0 if none
  * @ho_seq:		sequence number in the half-open ring (tcp_limits.c),
  *			0 if not there
+ * @guest_seen_ms:	when the last segment from the guest came
+ * @ka_idle_s:		keepalive time set on the host socket, following the
+ *			guest's keepalives (tcp_keepalive.c), 0 if none
  */
 struct tcp_conn {
 	struct wheel_timer timer;
@@ -174,6 +177,8 @@ struct tcp_conn {
 	uint32_t rtt_seq;
 	uint64_t rtt_ts;
 	uint32_t ho_seq;
+	uint64_t guest_seen_ms;
+	uint16_t ka_idle_s;
 };
 
 /**
@@ -199,6 +204,8 @@ struct tcp_conn {
  * @mig_out:		connections saved for a migration target, in all
  * @mig_in:		connections restored from a migration source
  * @mig_lost:		connections a migration could not move (reset)
+ * @keepalives:		guest keepalives, mirrored onto the host socket
+ *			(tcp_keepalive.c)
  */
 struct tcp_stats {
 	uint64_t conns_out;
@@ -219,6 +226,7 @@ struct tcp_stats {
 	uint64_t mig_out;
 	uint64_t mig_in;
 	uint64_t mig_lost;
+	uint64_t keepalives;
 };
 
 /**
@@ -313,6 +321,12 @@ unsigned int tcp_mig_idle(void);
 /* tcp_mig_sndbuf.c */
 void tcp_mig_sndbuf_sock(int s);
 void tcp_mig_sndbuf_set(const struct ctx *c, bool on);
+
+/* tcp_keepalive.c */
+void tcp_keepalive_init(void);
+bool tcp_keepalive_is(const struct tcp_conn *conn, uint32_t skip,
+		      size_t plen);
+void tcp_keepalive_mirror(struct tcp_conn *conn, uint64_t now_ms);
 
 /* tcp_limits.c */
 int tcp_limits_init(const struct ctx *c);

@@ -274,19 +274,22 @@ static bool tcp_listen_splice(const struct ctx *c, int s,
  * tcp_listen_target() - the guest's address for a connection to a -t port
  * @c:		execution context
  * @port:	forwarded (listening) port
- * @v4:		the connection is IPv4
+ * @src:	source of the connection as the guest sees it
  * @addr:	the rule's target address if it names one, else the guest's
+ *		address of the same scope (nat_guest_addr())
  *
  * Return: 0 on success, -1 if the rule's target is of the other family
  */
-static int tcp_listen_target(const struct ctx *c, uint16_t port, bool v4,
+static int tcp_listen_target(const struct ctx *c, uint16_t port,
+			     const union inany_addr *src,
 			     union inany_addr *addr)
 {
+	bool v4 = inany_v4(src) != NULL;
 	const struct fwd_spec *spec = fwd_dir_spec(FWD_DIR_TCP_IN);
 	const struct fwd_rule *r = fwd_port_rule(spec, port);
 
 	if (!r || inany_is_unspecified(&r->to_addr)) {
-		nat_guest_addr(c, v4, addr);
+		nat_guest_addr(c, src, addr);
 		return 0;
 	}
 	if (!inany_v4(&r->to_addr) != !v4)
@@ -322,7 +325,7 @@ static void tcp_conn_from_host(const struct ctx *c, int s,
 	}
 
 	nat_inbound(c, &key.remote_addr, &key.remote_addr);
-	if (tcp_listen_target(c, port, v4, &key.guest_addr)) {
+	if (tcp_listen_target(c, port, &key.remote_addr, &key.guest_addr)) {
 		close(s);
 		return;
 	}

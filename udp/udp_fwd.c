@@ -349,7 +349,8 @@ int udp_fwd_init(const struct ctx *c)
  * @peer:	source of the datagram
  * @now_ms:	current time
  *
- * Return: flow index, FLOW_IDX_NONE if the datagram must be dropped
+ * Return: flow index, FLOW_IDX_NONE if the datagram must be dropped (then
+ *	   it is counted, as drop_no_flow)
  */
 static uint32_t udp_in_flow(const struct ctx *c, const struct udp_lsn *l,
 			    uint32_t li, const union sockaddr_inany *peer,
@@ -363,12 +364,12 @@ static uint32_t udp_in_flow(const struct ctx *c, const struct udp_lsn *l,
 	uint32_t idx;
 
 	if (peer->sa.sa_family != (l->v4 ? AF_INET : AF_INET6))
-		return FLOW_IDX_NONE;
+		goto drop;
 
 	r = fwd_port_rule(fwd_dir_spec(FWD_DIR_UDP_IN), l->port);
 	if (r && !inany_is_unspecified(&r->to_addr) &&
 	    !inany_v4(&r->to_addr) != !l->v4)
-		return FLOW_IDX_NONE;
+		goto drop;
 
 	memset(&key, 0, sizeof(key));
 	inany_from_sockaddr(&src, &port, peer);
@@ -376,7 +377,7 @@ static uint32_t udp_in_flow(const struct ctx *c, const struct udp_lsn *l,
 	if (r && !inany_is_unspecified(&r->to_addr))
 		key.guest_addr = r->to_addr;
 	else
-		nat_guest_addr(c, l->v4, &key.guest_addr);
+		nat_guest_addr(c, &key.remote_addr, &key.guest_addr);
 	key.remote_port = port;
 	key.guest_port = fwd_port_target(fwd_dir_spec(FWD_DIR_UDP_IN), l->port);
 	key.proto = IPPROTO_UDP;
@@ -384,13 +385,10 @@ static uint32_t udp_in_flow(const struct ctx *c, const struct udp_lsn *l,
 	idx = flow_lookup(&key);
 	if (idx != FLOW_IDX_NONE) {
 		uf = udp_flow_at(idx);
-		if (!uf)
-			return FLOW_IDX_NONE;
 		/* Two peers that look the same to the guest: first one wins */
-		if (uf->kind == UDP_KIND_IN && !sockaddr_inany_eq(&uf->peer, peer)) {
-			udp_stats.drop_no_flow++;
-			return FLOW_IDX_NONE;
-		}
+		if (!uf || (uf->kind == UDP_KIND_IN &&
+			    !sockaddr_inany_eq(&uf->peer, peer)))
+			goto drop;
 		udp_flow_touch(uf, now_ms);
 		return idx;
 	}
@@ -412,6 +410,10 @@ static uint32_t udp_in_flow(const struct ctx *c, const struct udp_lsn *l,
 	trace("UDP flow %u: from the host to guest port %u", idx,
 	      key.guest_port);
 	return idx;
+
+drop:
+	udp_stats.drop_no_flow++;
+	return FLOW_IDX_NONE;
 }
 
 /**
@@ -455,8 +457,12 @@ static bool udp_lsn_read(const struct ctx *c, const struct udp_lsn *l,
 						   now_ms);
 			const struct flow_key *key = flow_key_of(idx);
 
-			if (idx == FLOW_IDX_NONE || !key)
+			if (idx == FLOW_IDX_NONE)
 				continue;
+			if (!key) {
+				udp_stats.drop_no_flow++;
+				continue;
+			}
 			if (udp_emit(c, bufs, i, &j, key, lens[i]))
 				*sent += lens[i];
 		}

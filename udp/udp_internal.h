@@ -119,7 +119,8 @@ struct udp_lsn {
  * @drop_send:		datagrams from the guest the host socket refused
  * @gso_runs:		runs of datagrams from the guest sent in one call
  * @gso_refused:	runs the kernel would not segment, sent one by one
- * @drop_no_flow:	datagrams dropped: no socket or flow table full
+ * @drop_no_flow:	datagrams dropped: no socket, flow table full, or no
+ *			flow they may belong to (udp_in_flow())
  * @drop_splice:	-U datagrams the destination socket refused
  * @icmp_errors:	ICMP errors reflected to the guest
  * @evicted:		idle flows closed to make room (udp_evict.c)

@@ -271,29 +271,41 @@ END_TEST
 
 START_TEST(test_guest_addr)
 {
+	union inany_addr g, s4 = any("192.0.2.1"), s6 = any("2001:db8::1");
+	union inany_addr ll = any("fe80::1");
 	struct in6_addr seen6;
-	union inany_addr g;
 
 	setup();
-	nat_guest_addr(&c, true, &g);
+	nat_guest_addr(&c, &s4, &g);
 	out_is(&g, "192.0.2.10");
-	nat_guest_addr(&c, false, &g);
+	nat_guest_addr(&c, &s6, &g);
+	out_is(&g, "2001:db8::10");
+	/* Link-local source, the guest's link-local address never seen (it
+	 * may be tentative): the global one
+	 */
+	nat_guest_addr(&c, &ll, &g);
 	out_is(&g, "2001:db8::10");
 
 	guest_addr4_set(a4("192.0.2.99"));
 	seen6 = a6("2001:db8::99");
 	guest_addr6_set(&seen6);
-	nat_guest_addr(&c, true, &g);
+	nat_guest_addr(&c, &s4, &g);
 	out_is(&g, "192.0.2.99");
-	nat_guest_addr(&c, false, &g);
+	nat_guest_addr(&c, &s6, &g);
+	out_is(&g, "2001:db8::99");
+
+	/* Once seen: the link-local address for a link-local source only */
+	seen6 = a6("fe80::abcd");
+	guest_addr6_ll_set(&seen6);
+	nat_guest_addr(&c, &ll, &g);
+	out_is(&g, "fe80::abcd");
+	nat_guest_addr(&c, &s6, &g);
 	out_is(&g, "2001:db8::99");
 
 	/* No global address at all: the link-local one seen */
 	guest_addr6_set(&in6addr_any);
 	c.ip6.addr = in6addr_any;
-	seen6 = a6("fe80::abcd");
-	guest_addr6_ll_set(&seen6);
-	nat_guest_addr(&c, false, &g);
+	nat_guest_addr(&c, &s6, &g);
 	out_is(&g, "fe80::abcd");
 }
 END_TEST

@@ -23,7 +23,8 @@
  * quarter of the guest's window left free, an opening within it waiting
  * for a window update or a short timer; send buffers
  * capped while a migration is under way, and sized by the kernel again
- * after.
+ * after; keepalives from the guest (none or one old byte) answered, and
+ * SO_KEEPALIVE on the host socket at the guest's pace.
  */
 
 #include <check.h>
@@ -1082,6 +1083,70 @@ START_TEST(test_no_push)
 }
 END_TEST
 
+/* ---- 11. Keepalives from the guest (tcp_keepalive.c) ---- */
+
+/**
+ * tt_ka_opt() - a keepalive option of the relay's host socket
+ * @r:		socket
+ * @opt:	SO_KEEPALIVE (SOL_SOCKET), TCP_KEEPIDLE or TCP_KEEPINTVL
+ *
+ * Return: its value
+ */
+static int tt_ka_opt(int r, int opt)
+{
+	socklen_t sl = sizeof(int);
+	int v = -1;
+
+	ck_assert_int_eq(getsockopt(r, opt == SO_KEEPALIVE ? SOL_SOCKET :
+				    IPPROTO_TCP, opt, &v, &sl), 0);
+	return v;
+}
+
+START_TEST(test_keepalive)
+{
+	const uint8_t old = 0x55;
+	struct tcp_conn fake = { .state = CONN_ESTABLISHED };
+	uint64_t before = tcp_stats.keepalives;
+	struct tt_conn k;
+	struct tt_seg g;
+	int s, r;
+
+	tt_setup(0);
+	s = tt_open_out(&k, true, tt_syn_opts, sizeof(tt_syn_opts), 0, &g);
+	r = tt_relay_sock(-1);
+	tt_exchange(&k, s, 3000, TT_MSS);
+	ck_assert_int_eq(tt_ka_opt(r, SO_KEEPALIVE), 0);
+
+	/* Idle 1 s, a keepalive (no data): answered, host socket's pace */
+	tt_advance(1000);
+	tt_segment(&k, TH_ACK, k.snd_nxt - 1, NULL, 0, NULL, 0);
+	tt_expect_ack(&k, &g);
+	ck_assert_int_eq(tt_ka_opt(r, SO_KEEPALIVE), 1);
+	ck_assert_int_eq(tt_ka_opt(r, TCP_KEEPIDLE), 1);
+	ck_assert_int_eq(tt_ka_opt(r, TCP_KEEPINTVL), 1);
+
+	/* 45 s later, an old byte (other stacks): the new pace */
+	tt_advance(45 * 1000 + 300);
+	tt_segment(&k, TH_ACK, k.snd_nxt - 1, NULL, 0, &old, 1);
+	tt_expect_ack(&k, &g);
+	tt_expect_none(&k, "one ACK per keepalive");
+	ck_assert_int_eq(tt_ka_opt(r, TCP_KEEPIDLE), 45);
+	ck_assert_int_le(tt_ka_opt(r, TCP_KEEPINTVL), 45);
+	ck_assert_uint_eq(tcp_stats.keepalives - before, 2);
+	tt_host_idle(s);	/* the old byte went nowhere */
+	tt_exchange(&k, s, 3000, TT_MSS);
+
+	/* Not keepalives: a probe of a closed window, 2 bytes, further */
+	ck_assert(!tcp_keepalive_is(&fake, 1, 0));
+	fake.wnd_to_guest = 65535;
+	ck_assert(tcp_keepalive_is(&fake, 1, 0) &&
+		  tcp_keepalive_is(&fake, 1, 1));
+	ck_assert(!tcp_keepalive_is(&fake, 1, 2) &&
+		  !tcp_keepalive_is(&fake, 2, 0));
+	close(s);
+}
+END_TEST
+
 /**
  * tcp_suite() - the TCP core suite
  *
@@ -1110,6 +1175,7 @@ static Suite *tcp_suite(void)
 	tcase_add_test(tc, test_wnd_reserve);
 	tcase_add_loop_test(tc, test_no_push, 0, 3);
 	tcase_add_test(tc, test_mig_sndbuf);
+	tcase_add_test(tc, test_keepalive);
 	suite_add_tcase(s, tc);
 
 	return s;

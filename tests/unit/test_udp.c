@@ -20,7 +20,9 @@
  * and checksums of frames to the guest; ICMP errors
  * quoting the guest's datagram for a closed port; datagrams over the MTU
  * dropped without disturbing the others of the same batch; the idle
- * timeout and its renewal by traffic; -u forwarding both ways; answers to
+ * timeout and its renewal by traffic; -u forwarding both ways, to the
+ * guest's link-local address for a link-local source once the guest sent
+ * from it (its global one before); answers to
  * --dns-forward queries coming from the --dns-forward address (where port
  * 53 on loopback can be bound); no flow for broadcast or multicast
  * destinations; ICMP echo
@@ -47,6 +49,7 @@
 #include "../../conf/ctx.h"
 #include "../../conf/fwd.h"
 #include "../../flow/flow.h"
+#include "../../guest/guest.h"
 #include "../../net/icmp.h"
 #include "../../net/net.h"
 #include "../../qdisc/qdisc.h"
@@ -781,6 +784,75 @@ START_TEST(test_udp_fwd_in)
 }
 END_TEST
 
+/**
+ * tu_fwd_in6() - a datagram from ::1 to a -u port: check its frame
+ * @s:		sending socket, on ::1
+ * @fwd:	forwarded port
+ * @payload:	payload, a string
+ * @dst:	guest address the frame must go to
+ */
+static void tu_fwd_in6(int s, uint16_t fwd, const char *payload,
+		       const char *dst)
+{
+	struct sockaddr_in6 to = { .sin6_family = AF_INET6,
+				   .sin6_addr = IN6ADDR_LOOPBACK_INIT,
+				   .sin6_port = htons(fwd) };
+	size_t off = 14 + 40 + 8, plen = strlen(payload), len;
+
+	ck_assert_int_eq(sendto(s, payload, plen, 0, (struct sockaddr *)&to,
+				sizeof(to)), (ssize_t)plen);
+	len = tu_read_frame(TU_WAIT_MS);
+	ck_assert_uint_eq(len, off + plen);
+	ck_assert(tu_addr_is(tu_frame + 14 + 8, false, "fe80::1"));
+	ck_assert_msg(tu_addr_is(tu_frame + 14 + 24, false, dst),
+		      "frame not to %s", dst);
+	ck_assert(tu_l4_sum_ok(tu_frame, false, IPPROTO_UDP));
+	ck_assert(!memcmp(tu_frame + off, payload, plen));
+}
+
+START_TEST(test_udp_fwd_in_ll)
+{
+	uint16_t fwd = tu_free_port(false), port_a, port_b;
+	struct in6_addr ll;
+	struct sockaddr_storage from;
+	int a = tu_server(false, &port_a), b = tu_server(false, &port_b);
+	char spec[8];
+	uint8_t f[256];
+	size_t len;
+
+	/* The host's loopback appears as a link-local gateway */
+	snprintf(spec, sizeof(spec), "%u", fwd);
+	tu_setup(spec);
+	inet_pton(AF_INET6, "fe80::1", &tu_ctx.ip6.gw);
+	tu_ctx.ip6.map_host_lo = tu_ctx.ip6.gw;
+
+	/* The guest's link-local address unknown, maybe tentative: the
+	 * global one
+	 */
+	tu_fwd_in6(a, fwd, "global", TU_GUEST6);
+
+	/* Once the guest sent from it: a new flow from a link-local source
+	 * goes to it, so that a guest socket that connect()s back to its
+	 * source (own address: the link-local one) still gets the flow
+	 */
+	inet_pton(AF_INET6, "fe80::10", &ll);
+	guest_addr6_ll_set(&ll);
+	tu_fwd_in6(b, fwd, "link-local", "fe80::10");
+
+	/* The guest's answer from there leaves from the forwarded port */
+	len = tu_udp_frame(f, false, "fe80::10", "fe80::1", fwd, port_b,
+			   "back", 4);
+	tu_input(f, len, timer_now_ms());
+	ck_assert_int_eq(tu_recv_from(b, f, sizeof(f), &from), 4);
+	ck_assert(!memcmp(f, "back", 4));
+	ck_assert_uint_eq(tu_port_of(&from), fwd);
+	ck_assert_uint_eq(udp_stats.to_guest, 2);
+	ck_assert_uint_eq(udp_stats.from_guest, 1);
+	close(a);
+	close(b);
+}
+END_TEST
+
 START_TEST(test_udp_dns_forward)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET,
@@ -902,6 +974,7 @@ static Suite *udp_suite(void)
 	tcase_add_test(tc, test_udp_mtu_drop);
 	tcase_add_test(tc, test_udp_idle_timeout);
 	tcase_add_test(tc, test_udp_fwd_in);
+	tcase_add_test(tc, test_udp_fwd_in_ll);
 	tcase_add_test(tc, test_udp_dns_forward);
 	tcase_add_test(tc, test_udp_not_unicast);
 	tcase_add_test(tc, test_icmp_echo);
