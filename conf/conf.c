@@ -209,6 +209,9 @@ static void conf_host_ip4(struct ctx *c, const struct conf_given *g,
 
 	ifindex = conf_template(AF_INET, name, optname, nl_ok, &gw, &have_gw,
 				c->ip4.ifname);
+	c->ip4.ifindex = ifindex;
+	c->ip4.no_copy_addrs = c->no_copy_addrs || g->addr4;
+	c->ip4.no_copy_routes = c->no_copy_routes || g->gw4;
 
 	if (!g->gw4 && have_gw)
 		c->ip4.gw = gw.a4;
@@ -263,21 +266,26 @@ static void conf_host_ip6(struct ctx *c, const struct conf_given *g,
 	ifindex = conf_template(AF_INET6, name, optname, nl_ok, &gw, &have_gw,
 				c->ip6.ifname);
 	c->ip6.ifindex = ifindex;
+	c->ip6.no_copy_addrs = c->no_copy_addrs || g->addr6;
+	c->ip6.no_copy_routes = c->no_copy_routes || g->gw6;
 
 	if (!g->gw6 && have_gw)
 		c->ip6.gw = gw.a6;
 
+	/* The guest's prefix is a /64, whatever the host's: NDP advertises
+	 * it so, and so does upstream's pasta for the namespace's address
+	 */
 	if (!g->addr6 && ifindex && nl_ok &&
-	    !nl_first_addr(AF_INET6, ifindex, &a, &plen)) {
+	    !nl_first_addr(AF_INET6, ifindex, &a, &plen))
 		c->ip6.addr = a.a6;
-		if (!g->prefix6)
-			c->ip6.prefix_len = plen;
-	} else if (g->addr6 && !g->prefix6) {
+	if (!g->prefix6)
 		c->ip6.prefix_len = 64;
-	}
 
 	if (!ifindex || !nl_ok || nl_link_ll_addr(ifindex, &c->ip6.our_tap_ll))
 		inet_pton(AF_INET6, "fe80::1", &c->ip6.our_tap_ll);
+	/* A link-local gateway is the router the guest knows: speak as it */
+	if (IN6_IS_ADDR_LINKLOCAL(&c->ip6.gw))
+		c->ip6.our_tap_ll = c->ip6.gw;
 
 	if (IN6_IS_ADDR_UNSPECIFIED(&c->ip6.addr)) {
 		if (g->v6_only)

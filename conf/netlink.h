@@ -7,7 +7,8 @@
  * exchanges at start-up only. The host socket answers "which interface
  * carries the default route, through which gateway, with which
  * addresses"; the namespace socket sets the tap device's addresses, MTU,
- * routes and state, and brings loopback up.
+ * routes and state (with --config-net, the template interface's addresses
+ * and routes, read on the host socket), and brings loopback up.
  */
 #ifndef CONF_NETLINK_H
 #define CONF_NETLINK_H
