@@ -12,7 +12,8 @@
  *   5. host-derived defaults, per address family: the template interface
  *      (-i, else --outbound-if4/6, else the one of the default route), its
  *      gateway and first address, unless given; a family with no address
- *      is disabled, and at least one must remain;
+ *      is disabled, and at least one must remain (pasta --splice-only
+ *      skips this stage: no tap device, see conf_splice_only());
  *   6. MTU against IPv6, gateway-to-loopback mapping, DNS servers and
  *      search domains from /etc/resolv.conf, pasta's tap name;
  *   7. forwarding: mode defaults, then the per-port tables.
@@ -463,6 +464,24 @@ static void conf_host(struct ctx *c, const struct conf_given *g)
 }
 
 /**
+ * conf_splice_only() - pasta --splice-only: loopback forwarding, no tap
+ * @c:		configuration
+ *
+ * Nothing reaches the namespace but spliced loopback connections and
+ * datagrams: no tap device, so nothing to learn from the host's addresses
+ * and routes, and no ICMP, DHCP, NDP or DNS for a guest. Connections from
+ * the host's loopback arrive at the namespace's loopback.
+ */
+static void conf_splice_only(struct ctx *c)
+{
+	c->host_lo_to_ns_lo = true;
+	c->no_icmp = c->no_dhcp = c->no_dhcpv6 = true;
+	c->no_ndp = c->no_ra = true;
+	c->no_dns = c->no_search = true;
+	c->no_dhcp_dns = c->no_dhcp_search = true;
+}
+
+/**
  * conf_ports_finalise() - expand the four forwarding specifications
  * @c:		configuration, address families known
  */
@@ -508,7 +527,10 @@ void conf(struct ctx *c, int argc, char **argv)
 		    c->fd_tap_preopened);
 
 	conf_runas_default(c, &g);
-	conf_host(c, &g);
+	if (c->splice_only)
+		conf_splice_only(c);
+	else
+		conf_host(c, &g);
 
 	conf_ports_default(c);
 	conf_ports_finalise(c);
@@ -705,8 +727,13 @@ static void conf_print_link(const struct ctx *c)
 			info("Namespace: new, running %s", c->pasta_cmd[0]);
 		else
 			info("Namespace: new, running a shell");
-		info("Tap device in the namespace: %s%s", c->pasta_ifname,
-		     c->pasta_conf_ns ? " (configured by us)" : "");
+		if (c->splice_only)
+			info("Tap device in the namespace: none "
+			     "(--splice-only)");
+		else
+			info("Tap device in the namespace: %s%s",
+			     c->pasta_ifname,
+			     c->pasta_conf_ns ? " (configured by us)" : "");
 	}
 
 	info("Our MAC address: %02x:%02x:%02x:%02x:%02x:%02x",
@@ -727,6 +754,10 @@ static void conf_print_ip4(const struct ctx *c)
 
 	if (!c->ip4.enabled) {
 		info("IPv4: disabled");
+		return;
+	}
+	if (c->splice_only) {
+		info("IPv4: loopback only (--splice-only)");
 		return;
 	}
 
@@ -761,6 +792,10 @@ static void conf_print_ip6(const struct ctx *c)
 
 	if (!c->ip6.enabled) {
 		info("IPv6: disabled");
+		return;
+	}
+	if (c->splice_only) {
+		info("IPv6: loopback only (--splice-only)");
 		return;
 	}
 
