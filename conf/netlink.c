@@ -650,6 +650,29 @@ int nl_first_addr(int af, unsigned int ifindex, void *addr, int *prefix_len)
 }
 
 /**
+ * nl_addr_ll() - IPv6 link-local address of an interface, on any socket
+ * @s:		netlink socket (host or namespace)
+ * @ifindex:	interface index
+ * @ll:		set to the address
+ *
+ * Return: 0 on success, -ENOENT if it has none, other negative errno
+ */
+int nl_addr_ll(int s, unsigned int ifindex, struct in6_addr *ll)
+{
+	struct nl_addr_pick p = {
+		.af = AF_INET6, .ifindex = ifindex, .scope = RT_SCOPE_LINK,
+	};
+	int ret;
+
+	ret = nl_addr_find(s, &p);
+	if (ret)
+		return ret;
+
+	memcpy(ll, p.addr, sizeof(*ll));
+	return 0;
+}
+
+/**
  * nl_link_ll_addr() - IPv6 link-local address of a host interface
  * @ifindex:	interface index
  * @ll:		set to the address
@@ -658,20 +681,12 @@ int nl_first_addr(int af, unsigned int ifindex, void *addr, int *prefix_len)
  */
 int nl_link_ll_addr(unsigned int ifindex, struct in6_addr *ll)
 {
-	struct nl_addr_pick p = {
-		.af = AF_INET6, .ifindex = ifindex, .scope = RT_SCOPE_LINK,
-	};
-	int s, ret;
+	int s;
 
 	if ((s = nl_host_sock()) < 0)
 		return s;
 
-	ret = nl_addr_find(s, &p);
-	if (ret)
-		return ret;
-
-	memcpy(ll, p.addr, sizeof(*ll));
-	return 0;
+	return nl_addr_ll(s, ifindex, ll);
 }
 
 /**

@@ -26,5 +26,6 @@ int nl_link_mtu(unsigned int ifindex);
 int nl_link_ll_addr(unsigned int ifindex, struct in6_addr *ll);
 int nl_ns_configure(const struct ctx *c, const char *ifname);
 int nl_ns_link_txqlen(const char *ifname, unsigned int qlen);
+int nl_ns_link_ll(const char *ifname, struct in6_addr *ll);
 
 #endif /* CONF_NETLINK_H */

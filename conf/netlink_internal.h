@@ -21,6 +21,7 @@
 #include <linux/if_link.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
+#include <netinet/in.h>
 
 /* Room for the attributes of any request we build, routes copied from the
  * host with their multipath next hops included
@@ -88,6 +89,7 @@ int nl_host_sock(void);
 size_t nl_af_len(int af);
 int nl_link_get(int s, unsigned int ifindex, const char *name,
 		struct nl_link_info *l);
+int nl_addr_ll(int s, unsigned int ifindex, struct in6_addr *ll);
 
 /* netlink_copy.c */
 int nl_copy_addrs(int s, int af, unsigned int host_if, unsigned int ns_if,

@@ -696,3 +696,22 @@ int nl_ns_link_txqlen(const char *ifname, unsigned int qlen)
 
 	return ret;
 }
+
+/**
+ * nl_ns_link_ll() - IPv6 link-local address of a link in the namespace
+ * @ifname:	interface name in the namespace
+ * @ll:		set to the address
+ *
+ * Return: 0 on success, negative errno (-ENOENT: it has none)
+ */
+int nl_ns_link_ll(const char *ifname, struct in6_addr *ll)
+{
+	struct nl_link_info l;
+	int ret;
+
+	ret = nl_link_get(nl_ns, 0, ifname, &l);
+	if (ret)
+		return ret;
+
+	return nl_addr_ll(nl_ns, l.ifindex, ll);
+}

@@ -22,6 +22,11 @@
  *   2. a source equal to the guest's own address (addr): appears as
  *      map_guest_addr, or if unset as the gateway (same fallback);
  *   3. anything else: unchanged.
+ *
+ * The guest's address a flow from the host goes to is the last one it was
+ * seen sending from, or the configured one; a link-local source goes to
+ * the guest's link-local address (nat_guest_addr_from()), because the
+ * guest answers a link-local peer from that one.
  */
 
 #include <string.h>
@@ -332,6 +337,27 @@ void nat_guest_addr(const struct ctx *c, bool v4, union inany_addr *guest)
 		nat_v6_from(guest, &c->ip6.addr);
 	else
 		nat_v6_from(guest, guest_addr6_ll());
+}
+
+/**
+ * nat_guest_addr_from() - the guest's address to send to from a source
+ * @c:		execution context
+ * @src:	source address as the guest sees it
+ * @guest:	output: for a link-local IPv6 source, the guest's link-local
+ *		address if known (it answers from the address of the
+ *		source's scope, which must be the one its flow has), else as
+ *		nat_guest_addr()
+ */
+void nat_guest_addr_from(const struct ctx *c, const union inany_addr *src,
+			 union inany_addr *guest)
+{
+	if (!inany_v4(src) && IN6_IS_ADDR_LINKLOCAL(&src->a6) &&
+	    nat_v6_set(guest_addr6_ll())) {
+		nat_v6_from(guest, guest_addr6_ll());
+		return;
+	}
+
+	nat_guest_addr(c, inany_v4(src) != NULL, guest);
 }
 
 /**

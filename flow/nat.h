@@ -29,6 +29,8 @@ bool nat_outbound(const struct ctx *c, const union inany_addr *guest_dst,
 bool nat_inbound(const struct ctx *c, const union inany_addr *host_src,
 		 union inany_addr *guest_src);
 void nat_guest_addr(const struct ctx *c, bool v4, union inany_addr *guest);
+void nat_guest_addr_from(const struct ctx *c, const union inany_addr *src,
+			 union inany_addr *guest);
 uint32_t nat_host_scope(const struct ctx *c, const union inany_addr *dst);
 void nat_outbound_src(const struct ctx *c, const union inany_addr *dst,
 		      union inany_addr *src);

@@ -332,7 +332,7 @@ static uint32_t udp_in_flow(const struct ctx *c, const struct udp_lsn *l,
 	if (r && !inany_is_unspecified(&r->to_addr))
 		key.guest_addr = r->to_addr;
 	else
-		nat_guest_addr(c, l->v4, &key.guest_addr);
+		nat_guest_addr_from(c, &key.remote_addr, &key.guest_addr);
 	key.remote_port = port;
 	key.guest_port = fwd_port_target(fwd_dir_spec(FWD_DIR_UDP_IN), l->port);
 	key.proto = IPPROTO_UDP;

@@ -296,6 +296,32 @@ START_TEST(test_guest_addr)
 }
 END_TEST
 
+START_TEST(test_guest_addr_from)
+{
+	union inany_addr src, g;
+	struct in6_addr ll;
+
+	setup();
+
+	/* Link-local guest address not known yet: the global one */
+	src = any("fe80::1");
+	nat_guest_addr_from(&c, &src, &g);
+	out_is(&g, "2001:db8::10");
+
+	/* Known: a link-local source reaches it, others the global one */
+	ll = a6("fe80::5054:ff:fe12:3456");
+	guest_addr6_ll_set(&ll);
+	nat_guest_addr_from(&c, &src, &g);
+	out_is(&g, "fe80::5054:ff:fe12:3456");
+	src = any("2001:db8::1");
+	nat_guest_addr_from(&c, &src, &g);
+	out_is(&g, "2001:db8::10");
+	src = any("192.0.2.1");
+	nat_guest_addr_from(&c, &src, &g);
+	out_is(&g, "192.0.2.10");
+}
+END_TEST
+
 /**
  * nat_suite() - build the suite
  *
@@ -311,6 +337,7 @@ static Suite *nat_suite(void)
 	tcase_add_test(tc, test_inbound_v4);
 	tcase_add_test(tc, test_inbound_v6);
 	tcase_add_test(tc, test_guest_addr);
+	tcase_add_test(tc, test_guest_addr_from);
 	suite_add_tcase(s, tc);
 	return s;
 }
