@@ -229,7 +229,7 @@ static int tuntap_adopt(int fd, struct tuntap_open *o)
  * @c:		execution context
  *
  * The backend then stays without a device: nothing is connected, and
- * frames for the guest are never written (tuntap_send_frames()).
+ * frames for the guest are dropped and counted (tuntap_send_frames()).
  *
  * Return: 0 on success, negative errno on failure (logged)
  */
@@ -487,8 +487,13 @@ static size_t tuntap_send_frames(const struct ctx *c, const struct iovec *iov,
 {
 	size_t i = 0;
 
-	if (tuntap_fd < 0)
-		return 0;
+	/* No device (--splice-only): nothing can be written, ever; drop
+	 * (counted) rather than keep the frames queued
+	 */
+	if (tuntap_fd < 0) {
+		tuntap_stats.tx_errors += nframes;
+		return nframes;
+	}
 
 	while (i < nframes) {
 		const struct iovec *f = iov + i * bufs_per_frame;
