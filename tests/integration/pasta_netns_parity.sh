@@ -201,7 +201,7 @@ ip6_net64() {
 ra_get() {
 	local raw=$3.raw rc line net
 
-	ip netns exec "$1" rdisc6 -1 -r 2 -w 1000 "$2" >"$raw" 2>&1
+	ip netns exec "$1" rdisc6 -1 -r 3 -w 1500 "$2" >"$raw" 2>&1
 	rc=$?
 	: >"$3"
 	while IFS= read -r line; do
