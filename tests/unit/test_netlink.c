@@ -34,7 +34,8 @@
 #include "../../conf/netlink.h"
 
 #define TEST_TAP	"nltest0"
-#define TEST_HOST	"nlhost0"	/* template interface of the copy test */
+/* Template interface of the copy tests */
+#define TEST_HOST	"nlhost0"
 #define TEST_MTU	9000
 
 static const unsigned char test_mac[ETH_ALEN] = {
@@ -404,8 +405,8 @@ START_TEST(test_ll_nodad)
 	ck_assert_int_eq(nl_ns_configure(&c, TEST_TAP), 0);
 	ck_assert(test_sh("[ $(ip -6 -o addr show dev " TEST_TAP
 			  " scope link | wc -l) -eq 1 ]"));
-	ck_assert(test_sh("ip -6 addr show dev " TEST_TAP " scope link | "
-			  "grep -q 'fe80::5eff:fe10:2030/64 scope link nodad'"));
+	ck_assert(test_sh("ip -6 addr show dev " TEST_TAP " scope link | grep"
+			  " -q 'fe80::5eff:fe10:2030/64 scope link nodad'"));
 	ck_assert(!test_sh("ip -6 addr show dev " TEST_TAP " tentative | "
 			   "grep -q inet6"));
 	/* The kernel makes one again after down and up */
