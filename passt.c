@@ -74,6 +74,7 @@ SYSCALLS(SYSCALLS_BOTH, "epoll_wait", "epoll_pwait", "read");
 
 static struct ctx passt_ctx;
 static struct wheel_timer passt_stats_timer;
+static struct wheel_timer passt_ra_timer;
 
 /* The guest's frames go up to net/; a backend with room again flushes the
  * qdisc, which sends what waits for the guest
@@ -108,6 +109,19 @@ static void passt_stats_timer_fn(const struct ctx *c, struct wheel_timer *t,
 {
 	passt_stats_log();
 	timer_arm(t, now_ms + (uint64_t)c->stats_delay * 1000);
+}
+
+/**
+ * passt_ra_timer_fn() - repeat the router advertisement (net/ndp.c)
+ * @c:		execution context
+ * @t:		the timer
+ * @now_ms:	current time
+ */
+static void passt_ra_timer_fn(const struct ctx *c, struct wheel_timer *t,
+			      uint64_t now_ms)
+{
+	net_ndp_unsolicited(c);
+	timer_arm(t, now_ms + NET_RA_INTERVAL_MS);
 }
 
 static int passt_sigfd = -1;	/* signalfd of termination signals */
@@ -329,6 +343,8 @@ static void passt_finish_setup(const struct ctx *c, int pidfile_fd)
 		timer_arm(&passt_stats_timer, timer_now_ms() +
 			  (uint64_t)c->stats_delay * 1000);
 	}
+	timer_init(&passt_ra_timer, passt_ra_timer_fn);
+	timer_arm(&passt_ra_timer, timer_now_ms() + NET_RA_INTERVAL_MS);
 
 	/* Namespaces first: unshare() needs a single-threaded process */
 	sandbox_detach(c);

@@ -12,7 +12,8 @@
  *   5. host-derived defaults, per address family: the template interface
  *      (-i, else --outbound-if4/6, else the one of the default route), its
  *      gateway and first address, unless given; a family with no address
- *      is disabled, and at least one must remain;
+ *      is disabled, and at least one must remain (pasta --splice-only
+ *      skips this stage: no tap device, see conf_splice_only());
  *   6. MTU against IPv6, gateway-to-loopback mapping, DNS servers and
  *      search domains from /etc/resolv.conf, pasta's tap name;
  *   7. forwarding: mode defaults, then the per-port tables.
@@ -209,6 +210,9 @@ static void conf_host_ip4(struct ctx *c, const struct conf_given *g,
 
 	ifindex = conf_template(AF_INET, name, optname, nl_ok, &gw, &have_gw,
 				c->ip4.ifname);
+	c->ip4.ifindex = ifindex;
+	c->ip4.no_copy_addrs = c->no_copy_addrs || g->addr4;
+	c->ip4.no_copy_routes = c->no_copy_routes || g->gw4;
 
 	if (!g->gw4 && have_gw)
 		c->ip4.gw = gw.a4;
@@ -263,21 +267,26 @@ static void conf_host_ip6(struct ctx *c, const struct conf_given *g,
 	ifindex = conf_template(AF_INET6, name, optname, nl_ok, &gw, &have_gw,
 				c->ip6.ifname);
 	c->ip6.ifindex = ifindex;
+	c->ip6.no_copy_addrs = c->no_copy_addrs || g->addr6;
+	c->ip6.no_copy_routes = c->no_copy_routes || g->gw6;
 
 	if (!g->gw6 && have_gw)
 		c->ip6.gw = gw.a6;
 
+	/* The guest's prefix is a /64, whatever the host's: NDP advertises
+	 * it so, and so does upstream's pasta for the namespace's address
+	 */
 	if (!g->addr6 && ifindex && nl_ok &&
-	    !nl_first_addr(AF_INET6, ifindex, &a, &plen)) {
+	    !nl_first_addr(AF_INET6, ifindex, &a, &plen))
 		c->ip6.addr = a.a6;
-		if (!g->prefix6)
-			c->ip6.prefix_len = plen;
-	} else if (g->addr6 && !g->prefix6) {
+	if (!g->prefix6)
 		c->ip6.prefix_len = 64;
-	}
 
 	if (!ifindex || !nl_ok || nl_link_ll_addr(ifindex, &c->ip6.our_tap_ll))
 		inet_pton(AF_INET6, "fe80::1", &c->ip6.our_tap_ll);
+	/* A link-local gateway is the router the guest knows: speak as it */
+	if (IN6_IS_ADDR_LINKLOCAL(&c->ip6.gw))
+		c->ip6.our_tap_ll = c->ip6.gw;
 
 	if (IN6_IS_ADDR_UNSPECIFIED(&c->ip6.addr)) {
 		if (g->v6_only)
@@ -544,6 +553,24 @@ static void conf_host(struct ctx *c, const struct conf_given *g)
 }
 
 /**
+ * conf_splice_only() - pasta --splice-only: loopback forwarding, no tap
+ * @c:		configuration
+ *
+ * Nothing reaches the namespace but spliced loopback connections and
+ * datagrams: no tap device, so nothing to learn from the host's addresses
+ * and routes, and no ICMP, DHCP, NDP or DNS for a guest. Connections from
+ * the host's loopback arrive at the namespace's loopback.
+ */
+static void conf_splice_only(struct ctx *c)
+{
+	c->host_lo_to_ns_lo = true;
+	c->no_icmp = c->no_dhcp = c->no_dhcpv6 = true;
+	c->no_ndp = c->no_ra = true;
+	c->no_dns = c->no_search = true;
+	c->no_dhcp_dns = c->no_dhcp_search = true;
+}
+
+/**
  * conf_ports_finalise() - expand the four forwarding specifications
  * @c:		configuration, address families known
  */
@@ -589,7 +616,10 @@ void conf(struct ctx *c, int argc, char **argv)
 		    c->fd_tap_preopened);
 
 	conf_runas_default(c, &g);
-	conf_host(c, &g);
+	if (c->splice_only)
+		conf_splice_only(c);
+	else
+		conf_host(c, &g);
 
 	conf_ports_default(c);
 	conf_ports_finalise(c);
@@ -786,8 +816,13 @@ static void conf_print_link(const struct ctx *c)
 			info("Namespace: new, running %s", c->pasta_cmd[0]);
 		else
 			info("Namespace: new, running a shell");
-		info("Tap device in the namespace: %s%s", c->pasta_ifname,
-		     c->pasta_conf_ns ? " (configured by us)" : "");
+		if (c->splice_only)
+			info("Tap device in the namespace: none "
+			     "(--splice-only)");
+		else
+			info("Tap device in the namespace: %s%s",
+			     c->pasta_ifname,
+			     c->pasta_conf_ns ? " (configured by us)" : "");
 	}
 
 	info("Our MAC address: %02x:%02x:%02x:%02x:%02x:%02x",
@@ -808,6 +843,10 @@ static void conf_print_ip4(const struct ctx *c)
 
 	if (!c->ip4.enabled) {
 		info("IPv4: disabled");
+		return;
+	}
+	if (c->splice_only) {
+		info("IPv4: loopback only (--splice-only)");
 		return;
 	}
 
@@ -842,6 +881,10 @@ static void conf_print_ip6(const struct ctx *c)
 
 	if (!c->ip6.enabled) {
 		info("IPv6: disabled");
+		return;
+	}
+	if (c->splice_only) {
+		info("IPv6: loopback only (--splice-only)");
 		return;
 	}
 

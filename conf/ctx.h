@@ -65,6 +65,12 @@ enum passt_mode {
  * @outbound:		-o: source address for host sockets, any if unset
  * @outbound_if:	--outbound-if4: interface for host sockets
  * @ifname:		host template interface
+ * @ifindex:		its index, 0 if none
+ * @no_copy_addrs:	pasta --config-net: set @addr only, not every address
+ *			of the template (--no-copy-addrs, or -a)
+ * @no_copy_routes:	pasta --config-net: set a default route via @gw only,
+ *			not every route of the template (--no-copy-routes,
+ *			or -g)
  */
 struct ip4_ctx {
 	bool enabled;
@@ -80,6 +86,9 @@ struct ip4_ctx {
 	struct in_addr outbound;
 	char outbound_if[IFNAMSIZ];
 	char ifname[IFNAMSIZ];
+	unsigned int ifindex;
+	bool no_copy_addrs;
+	bool no_copy_routes;
 };
 
 /**
@@ -99,6 +108,8 @@ struct ip4_ctx {
  * @outbound_if:	--outbound-if6
  * @ifname:		host template interface
  * @ifindex:		its index, the scope of link-local host destinations
+ * @no_copy_addrs:	see struct ip4_ctx
+ * @no_copy_routes:	see struct ip4_ctx
  */
 struct ip6_ctx {
 	bool enabled;
@@ -116,6 +127,8 @@ struct ip6_ctx {
 	char outbound_if[IFNAMSIZ];
 	char ifname[IFNAMSIZ];
 	unsigned int ifindex;
+	bool no_copy_addrs;
+	bool no_copy_routes;
 };
 
 /**

@@ -102,8 +102,40 @@ void nl_attr_put(struct nl_req *req, uint16_t type, const void *data,
 	rta = (struct rtattr *)((char *)req + off);
 	rta->rta_type = type;
 	rta->rta_len = RTA_LENGTH(len);
-	memcpy(RTA_DATA(rta), data, len);
+	if (len)
+		memcpy(RTA_DATA(rta), data, len);
 	req->nh.nlmsg_len = off + RTA_SPACE(len);
+}
+
+/**
+ * nl_attr_nest() - open a nested attribute in a request
+ * @req:	request
+ * @type:	attribute type
+ *
+ * Return: offset of the nested attribute, for nl_attr_nest_end(), or 0
+ *	   (and @req->overflow set) if it does not fit
+ */
+size_t nl_attr_nest(struct nl_req *req, uint16_t type)
+{
+	size_t off = NLMSG_ALIGN(req->nh.nlmsg_len);
+
+	nl_attr_put(req, type, NULL, 0);
+	return req->overflow ? 0 : off;
+}
+
+/**
+ * nl_attr_nest_end() - close a nested attribute: its length covers what
+ *			was added since nl_attr_nest()
+ * @req:	request
+ * @off:	what nl_attr_nest() returned
+ */
+void nl_attr_nest_end(struct nl_req *req, size_t off)
+{
+	struct rtattr *rta = (struct rtattr *)((char *)req + off);
+
+	if (!off || req->overflow)
+		return;
+	rta->rta_len = (unsigned short)(req->nh.nlmsg_len - off);
 }
 
 /**
@@ -306,7 +338,7 @@ int nl_sock_init_host(void)
  *
  * Return: socket, or negative errno
  */
-static int nl_host_sock(void)
+int nl_host_sock(void)
 {
 	return nl_host >= 0 ? nl_host : nl_sock_init_host();
 }
@@ -498,7 +530,9 @@ struct nl_addr_pick {
  * @arg:	struct nl_addr_pick
  *
  * A usable address (IPv4: primary; IPv6: neither tentative nor deprecated)
- * ranks above others; among equals, the first one wins.
+ * ranks above others; among equals, the one with the longest prefix, then
+ * the first one, wins: upstream's pasta picks the most specific address
+ * too.
  */
 static void nl_addr_cb(const struct nlmsghdr *nh, void *arg)
 {
@@ -544,7 +578,9 @@ static void nl_addr_cb(const struct nlmsghdr *nh, void *arg)
 	else
 		rank = (flags & (IFA_F_TENTATIVE | IFA_F_DEPRECATED)) ? 1 : 2;
 
-	if (rank <= p->rank)
+	/* Among equals, the most specific (longest prefix) wins */
+	if (rank < p->rank ||
+	    (rank == p->rank && ifa->ifa_prefixlen <= p->prefix_len))
 		return;
 
 	p->rank = rank;
@@ -586,7 +622,7 @@ static int nl_addr_find(int s, struct nl_addr_pick *p)
  *
  * IPv4: primary addresses come before secondary ones. IPv6: link-local
  * addresses never qualify; addresses neither tentative nor deprecated come
- * first.
+ * first. Then the longest prefix wins, then the first address.
  *
  * Return: 0 on success, -ENOENT if the interface has none, other negative
  *	   errno on failure
@@ -614,21 +650,19 @@ int nl_first_addr(int af, unsigned int ifindex, void *addr, int *prefix_len)
 }
 
 /**
- * nl_link_ll_addr() - IPv6 link-local address of a host interface
+ * nl_addr_ll() - IPv6 link-local address of an interface, on any socket
+ * @s:		netlink socket (host or namespace)
  * @ifindex:	interface index
  * @ll:		set to the address
  *
  * Return: 0 on success, -ENOENT if it has none, other negative errno
  */
-int nl_link_ll_addr(unsigned int ifindex, struct in6_addr *ll)
+int nl_addr_ll(int s, unsigned int ifindex, struct in6_addr *ll)
 {
 	struct nl_addr_pick p = {
 		.af = AF_INET6, .ifindex = ifindex, .scope = RT_SCOPE_LINK,
 	};
-	int s, ret;
-
-	if ((s = nl_host_sock()) < 0)
-		return s;
+	int ret;
 
 	ret = nl_addr_find(s, &p);
 	if (ret)
@@ -639,7 +673,49 @@ int nl_link_ll_addr(unsigned int ifindex, struct in6_addr *ll)
 }
 
 /**
- * nl_link_cb() - read index and MTU from an RTM_NEWLINK message
+ * nl_link_ll_addr() - IPv6 link-local address of a host interface
+ * @ifindex:	interface index
+ * @ll:		set to the address
+ *
+ * Return: 0 on success, -ENOENT if it has none, other negative errno
+ */
+int nl_link_ll_addr(unsigned int ifindex, struct in6_addr *ll)
+{
+	int s;
+
+	if ((s = nl_host_sock()) < 0)
+		return s;
+
+	return nl_addr_ll(s, ifindex, ll);
+}
+
+/**
+ * nl_link_inet6() - read the IPv6 address generation mode of a link
+ * @rta:	IFLA_AF_SPEC attribute
+ * @l:		@gen_mode set if the attribute holds it
+ */
+static void nl_link_inet6(const struct rtattr *rta, struct nl_link_info *l)
+{
+	const struct rtattr *af = RTA_DATA(rta);
+	int len = (int)RTA_PAYLOAD(rta);
+
+	for (; RTA_OK(af, len); af = RTA_NEXT(af, len)) {
+		const struct rtattr *a = RTA_DATA(af);
+		int alen = (int)RTA_PAYLOAD(af);
+
+		if (af->rta_type != AF_INET6)
+			continue;
+		for (; RTA_OK(a, alen); a = RTA_NEXT(a, alen)) {
+			if (a->rta_type == IFLA_INET6_ADDR_GEN_MODE &&
+			    RTA_PAYLOAD(a) == sizeof(uint8_t))
+				l->gen_mode = *(const uint8_t *)RTA_DATA(a);
+		}
+	}
+}
+
+/**
+ * nl_link_cb() - read index, MTU, MAC address and IPv6 address generation
+ *		  mode from an RTM_NEWLINK message
  * @nh:		the message
  * @arg:	struct nl_link_info
  */
@@ -659,9 +735,17 @@ static void nl_link_cb(const struct nlmsghdr *nh, void *arg)
 
 	len = (int)IFLA_PAYLOAD(nh);
 	for (rta = IFLA_RTA(ifi); RTA_OK(rta, len); rta = RTA_NEXT(rta, len)) {
-		if (rta->rta_type == IFLA_MTU &&
-		    RTA_PAYLOAD(rta) == sizeof(uint32_t))
+		size_t plen = RTA_PAYLOAD(rta);
+
+		if (rta->rta_type == IFLA_MTU && plen == sizeof(uint32_t)) {
 			memcpy(&l->mtu, RTA_DATA(rta), sizeof(uint32_t));
+		} else if (rta->rta_type == IFLA_ADDRESS &&
+			   plen == sizeof(l->mac)) {
+			memcpy(l->mac, RTA_DATA(rta), sizeof(l->mac));
+			l->has_mac = true;
+		} else if (rta->rta_type == IFLA_AF_SPEC) {
+			nl_link_inet6(rta, l);
+		}
 	}
 }
 
@@ -690,6 +774,7 @@ int nl_link_get(int s, unsigned int ifindex, const char *name,
 		nl_attr_put(&req, IFLA_IFNAME, name, strlen(name) + 1);
 
 	memset(l, 0, sizeof(*l));
+	l->gen_mode = -1;
 	ret = nl_exchange(s, &req, nl_link_cb, l);
 	if (ret)
 		return ret;

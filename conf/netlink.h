@@ -7,7 +7,8 @@
  * exchanges at start-up only. The host socket answers "which interface
  * carries the default route, through which gateway, with which
  * addresses"; the namespace socket sets the tap device's addresses, MTU,
- * routes and state, and brings loopback up.
+ * routes and state (with --config-net, the template interface's addresses
+ * and routes, read on the host socket), and brings loopback up.
  */
 #ifndef CONF_NETLINK_H
 #define CONF_NETLINK_H
@@ -25,5 +26,6 @@ int nl_link_mtu(unsigned int ifindex);
 int nl_link_ll_addr(unsigned int ifindex, struct in6_addr *ll);
 int nl_ns_configure(const struct ctx *c, const char *ifname);
 int nl_ns_link_txqlen(const char *ifname, unsigned int qlen);
+int nl_ns_link_ll(const char *ifname, struct in6_addr *ll);
 
 #endif /* CONF_NETLINK_H */

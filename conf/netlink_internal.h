@@ -6,8 +6,9 @@
  * time over a socket (nl_exchange()), with the kernel's explanation of a
  * failure kept for nl_strerror(). It also opens sockets (nl_sock_open())
  * and looks up links (nl_link_get()). netlink_ns.c uses all of it on the
- * socket it opens inside pasta's namespace. Nothing here is for other
- * modules: their interface is netlink.h.
+ * socket it opens inside pasta's namespace, and netlink_copy.c to copy the
+ * template interface's addresses and routes there. Nothing here is for
+ * other modules: their interface is netlink.h.
  */
 #ifndef CONF_NETLINK_INTERNAL_H
 #define CONF_NETLINK_INTERNAL_H
@@ -16,12 +17,16 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/if_addr.h>
+#include <linux/if_ether.h>
 #include <linux/if_link.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
+#include <netinet/in.h>
 
-/* Room for the attributes of any request we build */
-#define NL_REQ_ATTR_SIZE	512
+/* Room for the attributes of any request we build, routes copied from the
+ * host with their multipath next hops included
+ */
+#define NL_REQ_ATTR_SIZE	1024
 
 /**
  * struct nl_req - a request being built
@@ -56,11 +61,18 @@ typedef void (*nl_cb)(const struct nlmsghdr *nh, void *arg);
  * @found:	a reply came
  * @ifindex:	interface index
  * @mtu:	MTU, 0 if not reported
+ * @has_mac:	@mac was reported
+ * @mac:	link-layer address
+ * @gen_mode:	IPv6 link-local address generation mode (IN6_ADDR_GEN_MODE_*),
+ *		-1 if not reported (IPv6 disabled)
  */
 struct nl_link_info {
 	bool found;
 	unsigned int ifindex;
 	unsigned int mtu;
+	bool has_mac;
+	unsigned char mac[ETH_ALEN];
+	int gen_mode;
 };
 
 /* netlink.c */
@@ -68,11 +80,21 @@ void nl_req_init(struct nl_req *req, uint16_t type, uint16_t flags,
 		 size_t hdr_len);
 void nl_attr_put(struct nl_req *req, uint16_t type, const void *data,
 		 size_t len);
+size_t nl_attr_nest(struct nl_req *req, uint16_t type);
+void nl_attr_nest_end(struct nl_req *req, size_t off);
 int nl_exchange(int s, struct nl_req *req, nl_cb cb, void *arg);
 const char *nl_strerror(int ret);
 int nl_sock_open(void);
+int nl_host_sock(void);
 size_t nl_af_len(int af);
 int nl_link_get(int s, unsigned int ifindex, const char *name,
 		struct nl_link_info *l);
+int nl_addr_ll(int s, unsigned int ifindex, struct in6_addr *ll);
+
+/* netlink_copy.c */
+int nl_copy_addrs(int s, int af, unsigned int host_if, unsigned int ns_if,
+		  const char *ifname);
+int nl_copy_routes(int s, int af, unsigned int host_if, unsigned int ns_if,
+		   const char *ifname);
 
 #endif /* CONF_NETLINK_INTERNAL_H */

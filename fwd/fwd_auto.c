@@ -659,8 +659,7 @@ int fwd_auto_init(const struct ctx *c)
 		struct fwd_auto_dir *d = &fwd_auto_dirs[i];
 
 		d->on = spec[i]->mode == FWD_AUTO &&
-			!(d->udp ? c->no_udp : c->no_tcp) &&
-			!(i == FWD_AUTO_U_IN && c->splice_only);
+			!(d->udp ? c->no_udp : c->no_tcp);
 		if (!d->on)
 			continue;
 

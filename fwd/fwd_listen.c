@@ -192,8 +192,7 @@ const char *fwd_dir_opt(enum fwd_dir d)
  * @c:		execution context
  * @d:		direction
  *
- * Return: false if its protocol is disabled, for -T and -U in passt, and
- *	   for -u with --splice-only
+ * Return: false if its protocol is disabled, and for -T and -U in passt
  */
 bool fwd_dir_on(const struct ctx *c, enum fwd_dir d)
 {
@@ -201,7 +200,7 @@ bool fwd_dir_on(const struct ctx *c, enum fwd_dir d)
 		return false;
 	if (fwd_dir_out(d) && c->mode != MODE_PASTA)
 		return false;
-	return !(d == FWD_DIR_UDP_IN && c->splice_only);
+	return true;
 }
 
 /**

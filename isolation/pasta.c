@@ -59,6 +59,7 @@
 
 #include "pasta.h"
 #include "../conf/ctx.h"
+#include "../conf/netlink.h"
 #include "../util/log.h"
 #include "../util/util.h"
 #include "../util/ns_worker.h"
@@ -773,7 +774,34 @@ static int pasta_mac_fn(void *arg)
 }
 
 /**
- * pasta_guest_mac_init() - learn the guest's MAC address from the tap device
+ * pasta_guest_ll_init() - learn the namespace's IPv6 link-local address
+ * @c:		execution context, after the tap device was configured
+ *
+ * Flows from a link-local source (a link-local gateway) go to the guest's
+ * link-local address, which it would answer from anyway: known from the
+ * start, as the MAC address is (see pasta_guest_mac_init()).
+ */
+static void pasta_guest_ll_init(const struct ctx *c)
+{
+	struct in6_addr ll;
+	int ret;
+
+	if (!c->ip6.enabled || c->splice_only ||
+	    !IN6_IS_ADDR_UNSPECIFIED(guest_addr6_ll()))
+		return;
+
+	ret = nl_ns_link_ll(c->pasta_ifname, &ll);
+	if (ret) {
+		debug("can't read the link-local address of %s: %s",
+		      c->pasta_ifname, strerror(-ret));
+		return;
+	}
+	guest_addr6_ll_set(&ll);
+}
+
+/**
+ * pasta_guest_mac_init() - learn the guest's MAC address (and its IPv6
+ *			    link-local address) from the tap device
  * @c:		execution context, after the tap device was created
  *
  * The tap device is the guest's interface, and its address is known from
@@ -789,7 +817,9 @@ void pasta_guest_mac_init(const struct ctx *c)
 	struct pasta_mac_req req = { .ifname = c->pasta_ifname };
 	int ret;
 
-	if (memcmp(guest_mac(), zero, sizeof(zero)) != 0)
+	pasta_guest_ll_init(c);
+
+	if (c->splice_only || memcmp(guest_mac(), zero, sizeof(zero)) != 0)
 		return;
 
 	ret = ns_run(pasta_mac_fn, &req);

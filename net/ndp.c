@@ -16,11 +16,17 @@
  *   gateway), to all-nodes: any other target may be an address the guest
  *   is about to configure, which we must not claim.
  * - A Router Solicitation is answered with a Router Advertisement from our
- *   link-local address: the guest's /64 prefix for SLAAC, the MTU, DNS
- *   servers (RDNSS) and search domains (DNSSL, RFC 8106), M and O flags
- *   when DHCPv6 is on. net_ndp_unsolicited() sends the same advertisement
- *   to all-nodes; the caller repeats it every NET_RA_INTERVAL_MS, well
- *   within the router lifetime.
+ *   link-local address (the gateway's, if that is link-local): the
+ *   guest's /64 prefix for SLAAC, our MAC address, the MTU, DNS servers
+ *   (RDNSS) and, with them, search domains (DNSSL, RFC 8106), the M flag
+ *   when DHCPv6 is on (which makes O redundant), and the longest router
+ *   lifetime RFC 8319 allows, as upstream's passt sends them.
+ *   net_ndp_unsolicited() sends the same advertisement to all-nodes; the
+ *   caller repeats it every NET_RA_INTERVAL_MS, well within that lifetime.
+ * - No advertisement at all goes into a namespace pasta configured itself
+ *   (--config-net: its addresses and routes are the host's, a router
+ *   would add an autoconfigured address and a second default route), nor
+ *   with --splice-only (no tap device), --no-ra or --no-ndp.
  *
  * Solicitations are validated as RFC 4861 sections 6.1.1 and 7.1.1 ask:
  * hop limit 255, code 0, minimum length, ICMPv6 checksum, non-zero option
@@ -64,7 +70,6 @@
 #define NDP_NA_FLAG_SOLICITED	0x40
 #define NDP_NA_FLAG_OVERRIDE	0x20
 #define NDP_RA_FLAG_MANAGED	0x80
-#define NDP_RA_FLAG_OTHER	0x40
 #define NDP_PIO_FLAG_ONLINK	0x80
 #define NDP_PIO_FLAG_AUTO	0x40
 
@@ -81,8 +86,12 @@
 #define NDP_OPT_PREFIX_LEN	32
 #define NDP_OPT_DNS_HDR_LEN	8	/* RDNSS and DNSSL, before the data */
 
-/* Router lifetime: the maximum RFC 4861 allows */
-#define NDP_ROUTER_LIFETIME_S	9000
+/* Hop limit advertised for the guest's packets: the maximum, as upstream's
+ * passt advertises (it only ever reaches the relay, which sets its own)
+ */
+#define NDP_RA_CUR_HOP_LIMIT	255
+/* Router lifetime: the maximum RFC 8319 allows */
+#define NDP_ROUTER_LIFETIME_S	65535
 /* Prefix, RDNSS, DNSSL lifetimes: infinite, the relay's setup is static */
 #define NDP_LIFETIME_INFINITE	0xffffffffU
 #define NDP_PREFIX_LEN		64
@@ -350,10 +359,57 @@ static size_t ndp_ra_opt_rdnss(const struct ctx *c, uint8_t *opt)
 }
 
 /**
+ * ndp_ra_off() - tell if router advertisements are off
+ * @c:		execution context
+ *
+ * Return: true with --no-ndp, --no-ra, IPv6 disabled, and for a namespace
+ *	   pasta configured (--config-net) or has no tap device in
+ *	   (--splice-only)
+ */
+static bool ndp_ra_off(const struct ctx *c)
+{
+	return c->no_ndp || c->no_ra || !c->ip6.enabled ||
+	       (c->mode == MODE_PASTA && (c->pasta_conf_ns || c->splice_only));
+}
+
+/**
+ * ndp_ra_opt_prefix() - write the Prefix Information option
+ * @c:		execution context
+ * @opt:	where the option goes
+ *
+ * The guest's /64, on-link and for autoconfiguration, lifetimes infinite;
+ * the bits after the prefix are zero (RFC 4861, section 4.6.2).
+ *
+ * Return: option length, 0 if the guest has no global address
+ */
+static size_t ndp_ra_opt_prefix(const struct ctx *c, uint8_t *opt)
+{
+	if (!net_ip6_is_unicast(&c->ip6.addr) ||
+	    IN6_IS_ADDR_LINKLOCAL(&c->ip6.addr))
+		return 0;
+
+	opt[0] = NDP_OPT_PREFIX;
+	opt[1] = NDP_OPT_PREFIX_LEN / NDP_OPT_UNIT;
+	opt[2] = NDP_PREFIX_LEN;
+	opt[3] = NDP_PIO_FLAG_ONLINK | NDP_PIO_FLAG_AUTO;
+	net_put32(opt + 4, NDP_LIFETIME_INFINITE);	/* valid */
+	net_put32(opt + 8, NDP_LIFETIME_INFINITE);	/* preferred */
+	net_put32(opt + 12, 0);				/* reserved */
+	memcpy(opt + 16, &c->ip6.addr, NDP_PREFIX_LEN / 8);
+	memset(opt + 16 + NDP_PREFIX_LEN / 8, 0,
+	       sizeof(struct in6_addr) - NDP_PREFIX_LEN / 8);
+
+	return NDP_OPT_PREFIX_LEN;
+}
+
+/**
  * ndp_ra_send() - send a Router Advertisement
  * @c:		execution context
  * @dst:	IPv6 destination: all-nodes, or the soliciting node
  * @eth_dst:	Ethernet destination, NULL to map @dst (multicast)
+ *
+ * Options in upstream's order: prefix, our MAC address, MTU, DNS servers,
+ * and search domains if there are DNS servers.
  *
  * Return: true if sent, false if we have no link-local address to send from
  */
@@ -362,8 +418,7 @@ static bool ndp_ra_send(const struct ctx *c, const struct in6_addr *dst,
 {
 	uint8_t buf[ETH_HDR_LEN + IP6_HDR_LEN + NDP_RA_MAX];
 	uint8_t *ra = buf + ETH_HDR_LEN + IP6_HDR_LEN;
-	size_t len = NDP_RA_HDR_LEN;
-	uint8_t flags = 0;
+	size_t len = NDP_RA_HDR_LEN, rdnss = 0;
 
 	if (!IN6_IS_ADDR_LINKLOCAL(&c->ip6.our_tap_ll)) {
 		debug("ndp: no link-local address of ours, can't send a "
@@ -371,17 +426,16 @@ static bool ndp_ra_send(const struct ctx *c, const struct in6_addr *dst,
 		return false;
 	}
 
-	if (!c->no_dhcpv6)
-		flags = NDP_RA_FLAG_MANAGED | NDP_RA_FLAG_OTHER;
-
 	ra[ICMP6_OFF_TYPE] = ICMP6_ROUTER_ADV;
 	ra[ICMP6_OFF_CODE] = 0;
 	net_put16(ra + ICMP6_OFF_CSUM, 0);
-	ra[4] = 0;			/* Cur Hop Limit: unspecified */
-	ra[5] = flags;
+	ra[4] = NDP_RA_CUR_HOP_LIMIT;
+	ra[5] = c->no_dhcpv6 ? 0 : NDP_RA_FLAG_MANAGED;
 	net_put16(ra + 6, NDP_ROUTER_LIFETIME_S);
 	net_put32(ra + 8, 0);		/* Reachable Time: unspecified */
 	net_put32(ra + 12, 0);		/* Retrans Timer: unspecified */
+
+	len += ndp_ra_opt_prefix(c, ra + len);
 
 	ra[len] = NDP_OPT_SLLA;
 	ra[len + 1] = NDP_OPT_LLA_LEN / NDP_OPT_UNIT;
@@ -396,27 +450,11 @@ static bool ndp_ra_send(const struct ctx *c, const struct in6_addr *dst,
 		len += NDP_OPT_MTU_LEN;
 	}
 
-	if (net_ip6_is_unicast(&c->ip6.addr) &&
-	    !IN6_IS_ADDR_LINKLOCAL(&c->ip6.addr)) {
-		uint8_t *pio = ra + len;
-
-		pio[0] = NDP_OPT_PREFIX;
-		pio[1] = NDP_OPT_PREFIX_LEN / NDP_OPT_UNIT;
-		pio[2] = NDP_PREFIX_LEN;
-		pio[3] = NDP_PIO_FLAG_ONLINK | NDP_PIO_FLAG_AUTO;
-		net_put32(pio + 4, NDP_LIFETIME_INFINITE);	/* valid */
-		net_put32(pio + 8, NDP_LIFETIME_INFINITE);	/* preferred */
-		net_put32(pio + 12, 0);				/* reserved */
-		memcpy(pio + 16, &c->ip6.addr, NDP_PREFIX_LEN / 8);
-		memset(pio + 16 + NDP_PREFIX_LEN / 8, 0,
-		       sizeof(struct in6_addr) - NDP_PREFIX_LEN / 8);
-		len += NDP_OPT_PREFIX_LEN;
-	}
-
 	if (!c->no_dns && !c->no_dhcp_dns)
-		len += ndp_ra_opt_rdnss(c, ra + len);
+		rdnss = ndp_ra_opt_rdnss(c, ra + len);
+	len += rdnss;
 
-	if (!c->no_search && !c->no_dhcp_search)
+	if (rdnss && !c->no_search && !c->no_dhcp_search)
 		len += ndp_ra_opt_dnssl(c, ra + len, NDP_RA_MAX - len);
 
 	ndp_send(c, buf, &c->ip6.our_tap_ll, dst, eth_dst, len);
@@ -427,13 +465,12 @@ static bool ndp_ra_send(const struct ctx *c, const struct in6_addr *dst,
  * net_ndp_unsolicited() - send an unsolicited Router Advertisement
  * @c:		execution context
  *
- * Does nothing with --no-ndp, --no-ra, or IPv6 disabled. Call at start,
- * then every NET_RA_INTERVAL_MS: the router lifetime (9000 s) must not
- * run out.
+ * Does nothing when advertisements are off (see ndp_ra_off()). Call every
+ * NET_RA_INTERVAL_MS: the router lifetime must not run out.
  */
 void net_ndp_unsolicited(const struct ctx *c)
 {
-	if (c->no_ndp || c->no_ra || !c->ip6.enabled)
+	if (ndp_ra_off(c))
 		return;
 
 	(void)ndp_ra_send(c, &ndp_all_nodes, NULL);
@@ -497,7 +534,7 @@ void ndp_input(const struct ctx *c, const uint8_t *eth_src,
 	struct iovec iov;
 	bool has_slla;
 
-	if (c->no_ndp || (type == ICMP6_ROUTER_SOL && c->no_ra)) {
+	if (c->no_ndp || (type == ICMP6_ROUTER_SOL && ndp_ra_off(c))) {
 		net_stats.drop_unsupported++;
 		return;
 	}

@@ -11,7 +11,8 @@
  * frames go without offloads. It is a tap (Ethernet frames) without packet
  * information header, non-blocking, with a longer transmit queue than the
  * default so that bursts from the namespace's kernel are not dropped. Once
- * it exists, nl_ns_configure() sets it up over netlink.
+ * it exists, nl_ns_configure() sets it up over netlink. With --splice-only
+ * there is no device at all: only the namespace's loopback is brought up.
  *
  * Input: each read() returns one frame. On EPOLLIN, up to TAP_FRAMES_BATCH
  * frames are read into static buffers first, then handed to net_input() in
@@ -224,6 +225,26 @@ static int tuntap_adopt(int fd, struct tuntap_open *o)
 }
 
 /**
+ * tuntap_splice_only() - --splice-only: no tap device, loopback up only
+ * @c:		execution context
+ *
+ * The backend then stays without a device: nothing is connected, and
+ * frames for the guest are dropped and counted (tuntap_send_frames()).
+ *
+ * Return: 0 on success, negative errno on failure (logged)
+ */
+static int tuntap_splice_only(const struct ctx *c)
+{
+	int ret = nl_sock_init_ns(ns_target_fd());
+
+	if (ret < 0)
+		return ret;
+
+	debug("--splice-only: no tap device in the namespace");
+	return nl_ns_configure(c, NULL);
+}
+
+/**
  * tuntap_init() - create, register and configure the tap device
  * @c:		execution context; c->pasta_ifname is set to the device's
  *		name if it was empty
@@ -241,6 +262,9 @@ static int tuntap_init(struct ctx *c)
 		err("no target network namespace to create the tap device in");
 		return -EBADF;
 	}
+
+	if (c->splice_only)
+		return tuntap_splice_only(c);
 
 	if (c->fd_tap_preopened >= 0) {
 		ret = tuntap_adopt(c->fd_tap_preopened, &o);
@@ -463,8 +487,13 @@ static size_t tuntap_send_frames(const struct ctx *c, const struct iovec *iov,
 {
 	size_t i = 0;
 
-	if (tuntap_fd < 0)
-		return 0;
+	/* No device (--splice-only): nothing can be written, ever; drop
+	 * (counted) rather than keep the frames queued
+	 */
+	if (tuntap_fd < 0) {
+		tuntap_stats.tx_errors += nframes;
+		return nframes;
+	}
 
 	while (i < nframes) {
 		const struct iovec *f = iov + i * bufs_per_frame;

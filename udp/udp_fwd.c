@@ -39,8 +39,9 @@
  * slots of closed sockets are reused. Closing a socket closes the flows
  * that reply through it. A rule-less port maps to itself.
  *
- * --splice-only: -u datagrams would reach the guest through the tap
- * device, so no -u socket is opened.
+ * --splice-only: there is no guest interface. -u sockets splice instead,
+ * as -U ones do (udp_splice.c): datagrams from the host's loopback go to
+ * the namespace's loopback, others are dropped.
  */
 
 #include <errno.h>
@@ -177,7 +178,8 @@ static int udp_lsn_open(const struct ctx *c, const union inany_addr *addr,
 	if (ret)
 		goto fail;
 
-	ret = udp_epoll_add(c, s, UDP_REF_LSN | li, !in_ns);
+	ret = udp_epoll_add(c, s, UDP_REF_LSN | li,
+			    !in_ns && !c->splice_only);
 	if (ret)
 		goto fail;
 
@@ -241,7 +243,8 @@ int udp_fwd_rule_open(const struct ctx *c, const struct fwd_rule *r,
 	int ret;
 
 	idx[0] = idx[1] = -1;
-	if (!udp_lsns || (!in_ns && udp_proxy == FLOW_IDX_NONE))
+	if (!udp_lsns ||
+	    (!in_ns && !c->splice_only && udp_proxy == FLOW_IDX_NONE))
 		return -ENOSPC;
 
 	if (!r->bind_any) {
@@ -307,16 +310,13 @@ int udp_fwd_init(const struct ctx *c)
 	unsigned int n_conf = *c->conf_path ? UDP_FWD_CONF_LSN : 0;
 	bool auto_in = false, in = false;
 
-	if (c->splice_only)
-		n_in = 0;
 	if (c->mode == MODE_PASTA) {
 		n_out = udp_fwd_ports(&c->udp_out) + n_conf;
-		auto_in = c->udp_in.mode == FWD_AUTO && !c->splice_only;
+		auto_in = c->udp_in.mode == FWD_AUTO;
 		n_auto = (auto_in ? UDP_FWD_AUTO_LSN : 0) +
 			 (c->udp_out.mode == FWD_AUTO ? UDP_FWD_AUTO_LSN : 0);
 	}
-	if (!c->splice_only)
-		n_in += n_conf;
+	n_in += n_conf;
 	in = n_in || auto_in;
 	if (!in && !n_out && !n_auto)
 		return 0;
@@ -330,7 +330,8 @@ int udp_fwd_init(const struct ctx *c)
 		return -ENOMEM;
 	}
 
-	if (in) {
+	/* --splice-only: -u sockets splice, no flow goes to a guest */
+	if (in && !c->splice_only) {
 		udp_proxy = udp_flow_new(c, UDP_KIND_PROXY, true, 0);
 		if (udp_proxy == FLOW_IDX_NONE) {
 			err("UDP: no flow left for forwarded ports: raise --max-flows");
@@ -540,7 +541,7 @@ void udp_lsn_handler(const struct ctx *c, uint32_t i, uint32_t events,
 	if (!(events & EPOLLIN))
 		return;
 
-	if (l->in_ns) {
+	if (l->in_ns || c->splice_only) {
 		udp_splice_from_ns(c, l, i, now_ms);
 		return;
 	}
@@ -571,7 +572,8 @@ int udp_fwd_auto_open(const struct ctx *c, uint16_t port, bool in_ns,
 	bool fixed;
 
 	idx[0] = idx[1] = -1;
-	if (!udp_lsns || (!in_ns && udp_proxy == FLOW_IDX_NONE))
+	if (!udp_lsns ||
+	    (!in_ns && !c->splice_only && udp_proxy == FLOW_IDX_NONE))
 		return -ENOSPC;
 
 	fixed = udp_fwd_any(in_ns, NULL, &a4, &a6);

@@ -1,27 +1,33 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* udp_splice.c - -U: namespace loopback to host loopback, socket to socket
+/* udp_splice.c - loopback to loopback between host and namespace, socket to
+ *		  socket: -U, and -u with --splice-only
  *
  * Theory of operation
  *
- * A datagram arriving on a -U socket (bound inside the namespace, see
- * udp_fwd.c) belongs to a flow keyed by the peer's address and port in
- * the namespace and the address and port it was sent to. A socket bound
- * to every loopback address (@lo_all) learns that address from each
- * datagram (IP_PKTINFO, IPV6_PKTINFO), and sends the replies from it
- * with the same control message: a client's socket connected to
- * 127.0.0.53 only takes answers from 127.0.0.53. A new flow gets a
- * socket in the relay's (host) namespace, connect()ed to the same
- * loopback address of the host (or to the rule's target address) at the
- * port fwd_port_target() maps to. Datagrams to the namespace's other
- * addresses, which cross its loopback interface too, are dropped. Datagrams then move between the two
- * sockets with recvmmsg() and sendmmsg(), through one static batch of
- * buffers, with no guest interface and no frames involved:
+ * A datagram arriving on a listening socket that splices (a -U socket,
+ * bound inside the namespace, see udp_fwd.c; with --splice-only, also a -u
+ * socket on the host) belongs to a flow keyed by the peer's address and
+ * port and the address and port it was sent to. A -U socket bound to every
+ * loopback address (@lo_all) learns that address from each datagram
+ * (IP_PKTINFO, IPV6_PKTINFO), and sends the replies from it with the same
+ * control message: a client's socket connected to 127.0.0.53 only takes
+ * answers from 127.0.0.53. A new flow gets a socket on the other side,
+ * connect()ed to the same loopback address (or to the rule's target
+ * address, or else that side's loopback of the family) at the port
+ * fwd_port_target() maps to: for -U, a socket in the relay's (host)
+ * namespace; for -u, one opened inside the namespace by the worker thread
+ * (ns_run()). Datagrams to the namespace's other addresses, which cross
+ * its loopback interface too, are dropped; so are those of a -u peer that
+ * is not on the host's loopback (--splice-only forwards loopback traffic
+ * only). Datagrams then move between the two sockets with recvmmsg() and
+ * sendmmsg(), through one static batch of buffers, with no guest
+ * interface and no frames involved:
  *
- * - namespace to host: read a batch from the -U socket; consecutive
+ * - from the peer: read a batch from the listening socket; consecutive
  *   datagrams of the same flow leave in one sendmmsg() on its socket;
- * - host to namespace: read a batch from the flow's socket (its epoll
+ * - back to the peer: read a batch from the flow's socket (its epoll
  *   reference carries the flow index) and send it with sendmmsg() from the
- *   -U socket to the peer.
+ *   listening socket to the peer.
  *
  * Both sockets are level-triggered and each event moves at most one batch,
  * so a busy flow can't hold up the others. Datagrams the destination can't
@@ -44,6 +50,7 @@
 #include "../util/util.h"
 #include "../util/syscalls.h"
 #include "../fwd/fwd_listen.h"
+#include "../util/ns_worker.h"
 
 /* System calls after start-up: Loopback datagrams between host and namespace */
 SYSCALLS(SYSCALLS_PASTA, "recvmmsg", "sendmmsg", "socket", "connect", "close");
@@ -216,43 +223,37 @@ static void udp_splice_send(int fd, unsigned int first, unsigned int n,
 }
 
 /**
- * udp_splice_sock() - open the host side socket of a -U flow
- * @l:		-U socket the flow arrived on
- * @ns_dst:	destination of the datagram in the namespace
+ * struct udp_splice_conn - a socket to open and connect
+ * @sa:		destination
+ * @sl:		its length
+ */
+struct udp_splice_conn {
+	union sockaddr_inany sa;
+	socklen_t sl;
+};
+
+/**
+ * udp_splice_connect() - open a UDP socket connected to a destination
+ * @arg:	struct udp_splice_conn
  *
- * The destination is the rule's target address, if any, else the same
- * loopback address, else (a socket bound to another address) the host's
- * loopback of the family.
+ * Runs in the relay's namespace (-U flows), or inside the target namespace
+ * through ns_run() (-u flows with --splice-only).
  *
  * Return: connected socket, or -errno
  */
-static int udp_splice_sock(const struct udp_lsn *l,
-			   const union inany_addr *ns_dst)
+static int udp_splice_connect(void *arg)
 {
-	const struct fwd_spec *spec = fwd_dir_spec(FWD_DIR_UDP_OUT);
-	const struct fwd_rule *r = fwd_port_rule(spec, l->port);
-	union inany_addr dst;
-	union sockaddr_inany sa;
-	socklen_t sl;
-	int s;
+	const struct udp_splice_conn *conn = arg;
+	int s, ret;
 
-	if (r && !inany_is_unspecified(&r->to_addr))
-		dst = r->to_addr;
-	else if (inany_is_loopback(ns_dst))
-		dst = *ns_dst;
-	else
-		inany_lo_or_any(&dst, l->v4, true);
-
-	s = socket(inany_v4(&dst) ? AF_INET : AF_INET6,
+	s = socket(conn->sa.sa.sa_family,
 		   SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_UDP);
 	if (s < 0)
 		return -errno;
 	udp_sock_rcvbuf(s);
 
-	sl = sockaddr_from_inany(&sa, &dst, fwd_port_target(spec, l->port), 0);
-	if (connect(s, &sa.sa, sl)) {
-		int ret = -errno;
-
+	if (connect(s, &conn->sa.sa, conn->sl)) {
+		ret = -errno;
 		close(s);
 		return ret;
 	}
@@ -261,12 +262,68 @@ static int udp_splice_sock(const struct udp_lsn *l,
 }
 
 /**
- * udp_splice_flow() - find or start the -U flow of a namespace peer
+ * udp_splice_sock() - open the other side's socket of a spliced flow
+ * @l:		listening socket the flow arrived on: -U in the namespace,
+ *		or -u on the host (--splice-only)
+ * @ns_dst:	destination of the datagram on the listening side
+ *
+ * The destination is the rule's target address, if any, else the same
+ * loopback address, else (a socket bound to another address) the other
+ * side's loopback of the family.
+ *
+ * Return: connected socket, or -errno
+ */
+static int udp_splice_sock(const struct udp_lsn *l,
+			   const union inany_addr *ns_dst)
+{
+	const struct fwd_spec *spec = fwd_dir_spec(l->in_ns ? FWD_DIR_UDP_OUT :
+							      FWD_DIR_UDP_IN);
+	const struct fwd_rule *r = fwd_port_rule(spec, l->port);
+	struct udp_splice_conn conn;
+	union inany_addr dst;
+
+	if (r && !inany_is_unspecified(&r->to_addr))
+		dst = r->to_addr;
+	else if (inany_is_loopback(ns_dst))
+		dst = *ns_dst;
+	else
+		inany_lo_or_any(&dst, l->v4, true);
+
+	conn.sl = sockaddr_from_inany(&conn.sa, &dst,
+				      fwd_port_target(spec, l->port), 0);
+	if (l->in_ns)
+		return udp_splice_connect(&conn);
+	return ns_run(udp_splice_connect, &conn);
+}
+
+/**
+ * udp_splice_peer_ok() - may a peer start a spliced flow?
+ * @l:		listening socket
+ * @peer:	the peer
+ *
+ * Return: true for a peer of the socket's family, which for a -u socket on
+ *	   the host must also be on the host's loopback
+ */
+static bool udp_splice_peer_ok(const struct udp_lsn *l,
+			       const union sockaddr_inany *peer)
+{
+	if (peer->sa.sa_family != (l->v4 ? AF_INET : AF_INET6))
+		return false;
+	if (l->in_ns)
+		return true;
+	if (l->v4)
+		return (ntohl(peer->sa4.sin_addr.s_addr) >> IN_CLASSA_NSHIFT) ==
+		       IN_LOOPBACKNET;
+	return IN6_IS_ADDR_LOOPBACK(&peer->sa6.sin6_addr);
+}
+
+/**
+ * udp_splice_flow() - find or start the spliced flow of a peer
  * @c:		execution context
- * @l:		-U socket
+ * @l:		listening socket (-U, or -u with --splice-only)
  * @li:		its index
- * @peer:	the peer in the namespace
- * @dst:	destination of the datagram in the namespace
+ * @peer:	the peer
+ * @dst:	destination of the datagram on the listening side
  * @now_ms:	current time
  *
  * Return: flow index, FLOW_IDX_NONE if the datagram must be dropped
@@ -280,8 +337,10 @@ static uint32_t udp_splice_flow(const struct ctx *c, const struct udp_lsn *l,
 	uint32_t idx;
 	int s;
 
-	if (peer->sa.sa_family != (l->v4 ? AF_INET : AF_INET6))
+	if (!udp_splice_peer_ok(l, peer)) {
+		udp_stats.drop_no_flow++;
 		return FLOW_IDX_NONE;
+	}
 
 	/* Bound to the whole loopback interface: the namespace's own other
 	 * addresses arrive there too, and are not ours to forward
@@ -291,7 +350,7 @@ static uint32_t udp_splice_flow(const struct ctx *c, const struct udp_lsn *l,
 		return FLOW_IDX_NONE;
 	}
 
-	/* Namespace loopback addresses: never the key of a guest flow */
+	/* Loopback addresses: never the key of a guest flow */
 	memset(&key, 0, sizeof(key));
 	inany_from_sockaddr(&key.guest_addr, &key.guest_port, peer);
 	key.remote_addr = *dst;
@@ -310,7 +369,8 @@ static uint32_t udp_splice_flow(const struct ctx *c, const struct udp_lsn *l,
 	s = udp_splice_sock(l, dst);
 	if (s < 0) {
 		udp_stats.drop_no_flow++;
-		debug("-U: can't open a socket toward the host for port %u: %s",
+		debug("%s: can't open a socket toward the %s for port %u: %s",
+		      l->in_ns ? "-U" : "-u", l->in_ns ? "host" : "namespace",
 		      l->port, strerror(-s));
 		return FLOW_IDX_NONE;
 	}
@@ -332,14 +392,16 @@ static uint32_t udp_splice_flow(const struct ctx *c, const struct udp_lsn *l,
 	}
 
 	udp_stats.flows_splice++;
-	trace("UDP flow %u: -U port %u from the namespace", idx, l->port);
+	trace("UDP flow %u: %s port %u spliced from the %s", idx,
+	      l->in_ns ? "-U" : "-u", l->port, l->in_ns ? "namespace" : "host");
 	return idx;
 }
 
 /**
- * udp_splice_from_ns() - datagrams on a -U socket: to the host's loopback
+ * udp_splice_from_ns() - datagrams on a listening socket that splices: to
+ *			  the other side's loopback
  * @c:		execution context
- * @l:		-U socket
+ * @l:		-U socket, or -u socket with --splice-only
  * @li:		its index
  * @now_ms:	current time
  */
@@ -373,7 +435,8 @@ void udp_splice_from_ns(const struct ctx *c, struct udp_lsn *l, uint32_t li,
 }
 
 /**
- * udp_splice_to_ns() - datagrams on a -U flow's host socket: to the peer
+ * udp_splice_to_ns() - datagrams on a spliced flow's own socket: to the
+ *			peer, from the listening socket
  * @c:		execution context
  * @idx:	flow index
  * @now_ms:	current time

@@ -5,11 +5,10 @@
 #
 # Rig (tests/lib/rig.sh): pasta serves the rig's namespace from the host
 # namespace, whose template interface veth0 has a link-local address LL;
-# the relay uses LL toward the namespace, and advertises itself as router
-# from it. As with upstream pasta:
+# the relay uses LL toward the namespace. As with upstream pasta:
 #
-#   the namespace learns its default router from the router advertisement
-#     as LL (a route "via LL", proto ra);
+#   --config-net copies the host's default route (via 2001:db8::1), and no
+#     router advertisement adds one via LL (no "proto ra" route);
 #   socat - TCP6:[LL%veth0]:PORT from the namespace reaches a server of the
 #     host namespace listening on [::]:PORT (the host-side socket goes to
 #     LL through the template interface): 1 MiB, sha256 both ways;
@@ -40,13 +39,18 @@ LL=$(ip -n "$RIG_HOSTNS" -6 -o addr show dev veth0 scope link |
 			"address"; exit 1; }
 rig_log "host link-local address: $LL"
 
-# start() - test: the relay starts, the namespace gets its router by RA
+# start() - test: the relay starts, the namespace has the host's default
+# route, none from a router advertisement
 start() {
+	local routes
+
 	rig_relay_start daemon -t none || return 1
-	rig_poll 10 eval "ip -n '$RIG_NS' -6 route show default |
-			  grep -q 'via $LL .*proto ra'" ||
-		rig_fail "no default route via $LL from the router" \
-			 "advertisement: $(ip -n "$RIG_NS" -6 route | tr '\n' ' ')"
+	routes=$(ip -n "$RIG_NS" -6 route show default)
+	if ! grep -q "via $RIG_GW6 " <<<"$routes" ||
+	   grep -q 'proto ra' <<<"$routes"; then
+		rig_fail "default routes: $(tr '\n' ' ' <<<"$routes")," \
+			 "expected the host's via $RIG_GW6 only"
+	fi
 }
 
 # tcp() - test: TCP to [LL%veth0]:PORT, 1 MiB each way
@@ -90,7 +94,8 @@ ping_ll() {
 					    tr '\n' ' ')"
 }
 
-rig_run "router advertisement: the namespace's default router is $LL" start
+rig_run "--config-net: the host's default route, none from a router advertisement" \
+	start
 rig_run "TCP to [$LL%veth0]: 1 MiB sha256 each way, reaches the host" tcp
 rig_run "UDP to [$LL%veth0]: 1000-byte datagram echoed by the host" udp
 rig_run "ping $LL%veth0: echo replies" ping_ll

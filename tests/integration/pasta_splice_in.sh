@@ -16,7 +16,8 @@
 #   --host-lo-to-ns-lo: from and to the namespace's loopback address;
 #   through the tap device (--no-splice, or a peer that is not loopback):
 #     from the gateway address (192.0.2.1), as flow/nat.c maps the host;
-#   --splice-only: only loopback peers are forwarded, others are reset.
+#   --splice-only: only loopback peers are forwarded, to and from the
+#     namespace's loopback (no tap device, as upstream), others are reset.
 #
 # Transfers are checked with sha256sum: 32 MiB each way (IPv4, IPv6), and
 # 50 concurrent echo connections (more than the pool of sockets pasta keeps
@@ -194,7 +195,7 @@ no_splice() {
 # splice_only() - test: --splice-only refuses other peers
 splice_only() {
 	relay --splice-only || return 1
-	xfer "TCP4-LISTEN:$PORT" "TCP4:127.0.0.1:$PORT" "$RIG_ADDR4" ||
+	xfer "TCP4-LISTEN:$PORT" "TCP4:127.0.0.1:$PORT" 127.0.0.1 ||
 		return 1
 	refused "TCP4-LISTEN:$PORT" "TCP4:$RIG_ADDR4:$PORT" || return 1
 	relay_stop

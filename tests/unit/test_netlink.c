@@ -9,7 +9,10 @@
  * and if_nametoindex(), independent of the code under test, and with the
  * host-side queries (default route, first address, MTU, link-local
  * address). Tests that can't get a namespace or /dev/net/tun pass with a
- * note on stderr, as they can't say anything there.
+ * note on stderr, as they can't say anything there. The link-local address
+ * and the copy of a template interface's addresses and routes (a second
+ * tap device in the same namespace stands for the host's) are read back
+ * with ip(8).
  */
 
 #include <check.h>
@@ -31,6 +34,8 @@
 #include "../../conf/netlink.h"
 
 #define TEST_TAP	"nltest0"
+/* Template interface of the copy tests */
+#define TEST_HOST	"nlhost0"
 #define TEST_MTU	9000
 
 static const unsigned char test_mac[ETH_ALEN] = {
@@ -349,6 +354,180 @@ START_TEST(test_metric)
 END_TEST
 
 /**
+ * test_tap_open() - create one more tap device in the test's namespace
+ * @name:	its name
+ *
+ * Return: its descriptor (the device lives as long as it is open)
+ */
+static int test_tap_open(const char *name)
+{
+	struct ifreq ifr;
+	int fd;
+
+	fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	memset(&ifr, 0, sizeof(ifr));
+	ifr.ifr_flags = IFF_TAP | IFF_NO_PI;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	ck_assert_int_eq(ioctl(fd, TUNSETIFF, &ifr), 0);
+
+	return fd;
+}
+
+/**
+ * test_sh() - run a shell command: ip(8) and grep read what the code under
+ *	       test did, independently of it
+ * @cmd:	command
+ *
+ * Return: true if it exited with status 0
+ */
+static bool test_sh(const char *cmd)
+{
+	return system(cmd) == 0;
+}
+
+START_TEST(test_ll_nodad)
+{
+	struct ctx c;
+	int fd;
+
+	fd = test_ns_setup();
+	if (fd < 0)
+		return;
+	if (!test_sh("ip -V >/dev/null 2>&1")) {
+		fprintf(stderr, "test_netlink: no ip(8), skipping\n");
+		close(fd);
+		return;
+	}
+
+	/* One link-local address, made by us: never tentative, at once */
+	test_ctx(&c, "192.0.2.1");
+	ck_assert_int_eq(nl_ns_configure(&c, TEST_TAP), 0);
+	ck_assert(test_sh("[ $(ip -6 -o addr show dev " TEST_TAP
+			  " scope link | wc -l) -eq 1 ]"));
+	ck_assert(test_sh("ip -6 addr show dev " TEST_TAP " scope link | grep"
+			  " -q 'fe80::5eff:fe10:2030/64 scope link nodad'"));
+	ck_assert(!test_sh("ip -6 addr show dev " TEST_TAP " tentative | "
+			   "grep -q inet6"));
+	/* The kernel makes one again after down and up */
+	ck_assert(test_sh("ip -d link show " TEST_TAP " | "
+			  "grep -q 'addrgenmode eui64'"));
+
+	close(fd);
+}
+END_TEST
+
+START_TEST(test_copy)
+{
+	struct ctx c;
+	int fd, fd_host;
+
+	fd = test_ns_setup();
+	if (fd < 0)
+		return;
+	fd_host = test_tap_open(TEST_HOST);
+	if (!test_sh("ip link set " TEST_HOST " up && "
+		     "ip addr add 192.0.2.2/24 dev " TEST_HOST " && "
+		     "ip addr add 198.51.100.7/25 dev " TEST_HOST " && "
+		     "ip addr add 2001:db8::2/64 dev " TEST_HOST " nodad && "
+		     "ip addr add 2001:db8:6::6/64 dev " TEST_HOST
+		     " nodad preferred_lft 0 && "
+		     "ip route add default via 192.0.2.1 && "
+		     "ip route add 203.0.113.0/24 via 192.0.2.77 && "
+		     "ip -6 route add default via 2001:db8::1 dev " TEST_HOST
+		     " && ip -6 route add 2001:db8:77::/48 via 2001:db8::77")) {
+		fprintf(stderr, "test_netlink: ip(8) failed, skipping copy "
+			"test\n");
+		close(fd_host);
+		close(fd);
+		return;
+	}
+
+	test_ctx(&c, "192.0.2.1");
+	c.ip4.ifindex = c.ip6.ifindex = if_nametoindex(TEST_HOST);
+	ck_assert_uint_ne(c.ip4.ifindex, 0);
+	ck_assert_int_eq(nl_ns_configure(&c, TEST_TAP), 0);
+
+	/* Every address but the deprecated one, every route */
+	ck_assert(test_sh("ip -4 -o addr show dev " TEST_TAP " | "
+			  "grep -q 'inet 198.51.100.7/25'"));
+	ck_assert(test_sh("ip -4 -o addr show dev " TEST_TAP " | "
+			  "grep -q 'inet 192.0.2.2/24'"));
+	ck_assert(test_sh("ip -6 -o addr show dev " TEST_TAP " | "
+			  "grep -q 'inet6 2001:db8::2/64 scope global nodad'"));
+	ck_assert(!test_sh("ip -6 -o addr show dev " TEST_TAP " | "
+			   "grep -q 2001:db8:6::6"));
+	ck_assert(test_sh("ip route show dev " TEST_TAP " | "
+			  "grep -q '^203.0.113.0/24 via 192.0.2.77'"));
+	ck_assert(test_sh("ip route show dev " TEST_TAP " | "
+			  "grep -q '^default via 192.0.2.1'"));
+	/* IPv6: siblings of the template's routes (one namespace here) */
+	ck_assert(test_sh("ip -6 route show 2001:db8:77::/48 | "
+			  "grep -q 'via 2001:db8::77 dev " TEST_TAP "'"));
+	ck_assert(test_sh("ip -6 route show default | "
+			  "grep -q 'via 2001:db8::1 dev " TEST_TAP "'"));
+
+	close(fd_host);
+	close(fd);
+}
+END_TEST
+
+START_TEST(test_copy_off)
+{
+	struct ctx c;
+	int fd, fd_host;
+
+	fd = test_ns_setup();
+	if (fd < 0)
+		return;
+	fd_host = test_tap_open(TEST_HOST);
+	if (!test_sh("ip link set " TEST_HOST " up && "
+		     "ip addr add 198.51.100.7/25 dev " TEST_HOST " && "
+		     "ip route add 203.0.113.0/24 via 198.51.100.77")) {
+		fprintf(stderr, "test_netlink: ip(8) failed, skipping\n");
+		close(fd_host);
+		close(fd);
+		return;
+	}
+
+	/* --no-copy-addrs, --no-copy-routes (or -a, -g): ours only */
+	test_ctx(&c, "192.0.2.1");
+	c.ip4.ifindex = c.ip6.ifindex = if_nametoindex(TEST_HOST);
+	c.ip4.no_copy_addrs = c.ip4.no_copy_routes = true;
+	c.ip6.no_copy_addrs = c.ip6.no_copy_routes = true;
+	ck_assert_int_eq(nl_ns_configure(&c, TEST_TAP), 0);
+	ck_assert(!test_sh("ip -4 -o addr show dev " TEST_TAP " | "
+			   "grep -q 198.51.100.7"));
+	ck_assert(!test_sh("ip route show dev " TEST_TAP " | "
+			   "grep -q 203.0.113.0"));
+
+	close(fd_host);
+	close(fd);
+}
+END_TEST
+
+START_TEST(test_loopback_only)
+{
+	struct test_seen seen;
+	struct ctx c;
+	int fd;
+
+	fd = test_ns_setup();
+	if (fd < 0)
+		return;
+
+	/* --splice-only: no tap device to configure, loopback up */
+	test_ctx(&c, "192.0.2.1");
+	ck_assert_int_eq(nl_ns_configure(&c, NULL), 0);
+	test_ifaddrs(&seen);
+	ck_assert(seen.lo_up);
+	ck_assert(!seen.tap_up);
+
+	close(fd);
+}
+END_TEST
+
+/**
  * netlink_suite() - all netlink tests
  *
  * Return: the suite
@@ -364,6 +543,10 @@ static Suite *netlink_suite(void)
 	tcase_add_test(tc, test_no_config_net);
 	tcase_add_test(tc, test_errors);
 	tcase_add_test(tc, test_metric);
+	tcase_add_test(tc, test_ll_nodad);
+	tcase_add_test(tc, test_copy);
+	tcase_add_test(tc, test_copy_off);
+	tcase_add_test(tc, test_loopback_only);
 	suite_add_tcase(s, tc);
 
 	return s;

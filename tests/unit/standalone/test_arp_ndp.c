@@ -565,7 +565,13 @@ static void check_ra(size_t i, const char *dst, struct ra_opts *o)
 	ck_assert(icmp6_csum_ok(r, sent.len[i]));
 	ck_assert_uint_eq(ra[0], 134);
 	ck_assert_uint_eq(ra[1], 0);
-	ck_assert_uint_eq(tf_get16(ra + 6), 9000);
+	ck_assert_uint_eq(tf_get16(ra + 6), 65535);
+	ck_assert_uint_eq(ra[4], 255);			/* Cur Hop Limit */
+	ck_assert_uint_eq(tf_get32(ra + 8), 0);		/* Reachable Time */
+	ck_assert_uint_eq(tf_get32(ra + 12), 0);	/* Retrans Timer */
+	/* Upstream's order: the prefix first, then our MAC address */
+	ck_assert_uint_eq(ra[off], 3);
+	ck_assert_uint_eq(ra[off + 32], 1);
 
 	while (off < len) {
 		const uint8_t *opt = ra + off;
@@ -591,7 +597,7 @@ START_TEST(test_rs_ra)
 	ck_assert_uint_eq(net_stats.ndp_replies, 1);
 	check_ra(0, "fe80::5054:ff:fe12:3456", &o);
 	ck_assert_mem_eq(sent.buf[0], tf_guest_mac, 6);
-	ck_assert_uint_eq(sent.buf[0][54 + 5], 0xc0);	/* M, O */
+	ck_assert_uint_eq(sent.buf[0][54 + 5], 0x80);	/* M (O redundant) */
 	ck_assert(o.slla);
 	ck_assert_uint_eq(o.mtu, 65520);
 	ck_assert(o.prefix);
@@ -715,6 +721,55 @@ START_TEST(test_ra_unsolicited)
 }
 END_TEST
 
+START_TEST(test_ra_dnssl_needs_rdnss)
+{
+	uint8_t f[TF_FRAME_MAX];
+	struct ra_opts o;
+	size_t len;
+
+	/* Search domains but no IPv6 DNS server: neither option */
+	memset(ctx.ip6.dns, 0, sizeof(ctx.ip6.dns));
+	ctx.ip6.dns_count = 0;
+	len = tf_rs_frame(f, "fe80::5054:ff:fe12:3456");
+	feed_exact(f, len);
+	ck_assert_uint_eq(sent.n, 1);
+	check_ra(0, "fe80::5054:ff:fe12:3456", &o);
+	ck_assert_int_eq(o.rdnss, 0);
+	ck_assert_str_eq(o.dnssl, "");
+	ck_assert(o.prefix);
+	ck_assert_uint_eq(o.mtu, 65520);
+}
+END_TEST
+
+START_TEST(test_ra_pasta_off)
+{
+	uint8_t f[TF_FRAME_MAX];
+	size_t len = tf_rs_frame(f, "fe80::5054:ff:fe12:3456");
+
+	/* pasta without --config-net: a router as for a VM */
+	ctx.mode = MODE_PASTA;
+	feed_exact(f, len);
+	net_ndp_unsolicited(&ctx);
+	ck_assert_uint_eq(sent.n, 2);
+
+	/* --config-net: the namespace has the host's routes, no router */
+	ctx.pasta_conf_ns = true;
+	feed_exact(f, len);
+	net_ndp_unsolicited(&ctx);
+	ck_assert_uint_eq(sent.n, 2);
+	ck_assert_uint_eq(net_stats.drop_unsupported, 1);
+
+	/* --splice-only: no tap device either */
+	ctx.pasta_conf_ns = false;
+	ctx.splice_only = true;
+	feed_exact(f, len);
+	net_ndp_unsolicited(&ctx);
+	ck_assert_uint_eq(sent.n, 2);
+	ck_assert_uint_eq(net_stats.drop_unsupported, 2);
+	ck_assert_uint_eq(net_stats.frames, 3);
+}
+END_TEST
+
 /**
  * arp_ndp_suite() - build the test suite
  *
@@ -739,6 +794,8 @@ static Suite *arp_ndp_suite(void)
 	tcase_add_test(tc, test_rs_unspecified_source);
 	tcase_add_test(tc, test_ra_long_search_list);
 	tcase_add_test(tc, test_ra_unsolicited);
+	tcase_add_test(tc, test_ra_dnssl_needs_rdnss);
+	tcase_add_test(tc, test_ra_pasta_off);
 	suite_add_tcase(s, tc);
 
 	return s;
