@@ -300,8 +300,10 @@ bad:
  */
 static bool fwd_is_port_part(const char *s)
 {
+	char addr[INET6_ADDRSTRLEN];
 	struct in6_addr a6;
 	const char *p = s;
+	size_t len;
 
 	if (!strncmp(s, "all:", strlen("all:")))
 		return true;
@@ -312,10 +314,16 @@ static bool fwd_is_port_part(const char *s)
 	if (p == s || *p != ':')
 		return false;
 
-	/* Looks like "PORT:...", but "1::2" is also an IPv6 address: prefer
-	 * the address, as in upstream's grammar. Brackets disambiguate.
+	/* Looks like "PORT:...", but "1::2" (or "2001:db8::1%eth0", with an
+	 * interface) is also an IPv6 address: prefer the address, as in
+	 * upstream's grammar. Brackets disambiguate.
 	 */
-	return inet_pton(AF_INET6, s, &a6) != 1;
+	len = strcspn(s, "%");
+	if (len >= sizeof(addr))
+		return true;
+	memcpy(addr, s, len);
+	addr[len] = '\0';
+	return inet_pton(AF_INET6, addr, &a6) != 1;
 }
 
 /**

@@ -568,6 +568,56 @@ START_TEST(test_bind_address6)
 	ck_assert(!memcmp(&r->bind_addr.a6, &a6, sizeof(a6)));
 	ck_assert_str_eq(r->ifname, "eth2");
 
+	/* ADDR%IFACE with an all-digit first group (podman's interface-bound
+	 * forwarding), with ranges, mappings, exclusions and "all"
+	 */
+	inet_pton(AF_INET6, "2001:db8:113::10", &a6);
+	OK("2001:db8:113::10%d0/5421:5421");
+	r = fwd_port_rule(&spec, 5421);
+	ck_assert_ptr_nonnull(r);
+	ck_assert(!r->bind_any && !r->bind_v4);
+	ck_assert(!memcmp(&r->bind_addr.a6, &a6, sizeof(a6)));
+	ck_assert_str_eq(r->ifname, "d0");
+	ck_assert_uint_eq(fwd_port_target(&spec, 5421), 5421);
+
+	OK("2001:db8:113::10%d0/5421");
+	ck_assert_str_eq(fwd_port_rule(&spec, 5421)->ifname, "d0");
+
+	OK("2001:db8:113::10%d0/5000-5002:6000-6002");
+	ck_assert_uint_eq(fwd_port_target(&spec, 5002), 6002);
+	ck_assert_str_eq(fwd_port_rule(&spec, 5001)->ifname, "d0");
+
+	OK("2001:db8:113::10%d0/5000-5010,~5005");
+	ck_assert(forwarded(5004) && !forwarded(5005) && forwarded(5006));
+	ck_assert_str_eq(fwd_port_rule(&spec, 5010)->ifname, "d0");
+
+	OK("2001:db8:113::10%d0/5000:[2001:db8::9]/6000");
+	r = fwd_port_rule(&spec, 5000);
+	ck_assert_str_eq(r->ifname, "d0");
+	ck_assert(!memcmp(&r->bind_addr.a6, &a6, sizeof(a6)));
+	ck_assert_uint_eq(fwd_port_target(&spec, 5000), 6000);
+
+	OK("2400:db8::1%eth0/all");
+	r = fwd_port_rule(&spec, 1000);
+	ck_assert(r && r->weak && !r->bind_any);
+	ck_assert_str_eq(r->ifname, "eth0");
+
+	OK("2001:db8::1/80", "2001:db8::2%eth0/81");
+	ck_assert_str_eq(fwd_port_rule(&spec, 80)->ifname, "");
+	ck_assert_str_eq(fwd_port_rule(&spec, 81)->ifname, "eth0");
+
+	/* An item of its own may carry one too (this relay's extension) */
+	OK("22,2001:db8::1%eth0/80:8080");
+	ck_assert(fwd_port_rule(&spec, 22)->bind_any);
+	ck_assert_str_eq(fwd_port_rule(&spec, 80)->ifname, "eth0");
+	ck_assert_uint_eq(fwd_port_target(&spec, 80), 8080);
+
+	/* Without an address before it, still PORT:TARGET */
+	OK("22:2001:db8::7");
+	r = fwd_port_rule(&spec, 22);
+	ck_assert(r->bind_any);
+	ck_assert(!inany_is_unspecified(&r->to_addr));
+
 	/* Podman's form: ADDR/HP-HP:CP-CP, both families */
 	OK("127.0.0.1/8080-8081:80-81", "::1/9090-9091:90-91");
 	ck_assert_uint_eq(fwd_port_target(&spec, 8080), 80);
