@@ -920,13 +920,31 @@ static int fwd_split(struct fwd_spec *spec, char *errbuf, size_t errlen)
  * @spec:	specification
  * @ipv4:	IPv4 is enabled
  * @ipv6:	IPv6 is enabled
+ * @errbuf:	error message buffer
+ * @errlen:	its size
+ *
+ * Return: 0 on success, -1 with a message if a rule without a bind address
+ *	   forwards to an address of a disabled family (nothing could listen)
  */
-static void fwd_drop_disabled(struct fwd_spec *spec, bool ipv4, bool ipv6)
+static int fwd_drop_disabled(struct fwd_spec *spec, bool ipv4, bool ipv6,
+			     char *errbuf, size_t errlen)
 {
 	unsigned int i, n = 0;
 
 	for (i = 0; i < spec->n_rules; i++) {
 		const struct fwd_rule *r = &spec->rules[i];
+		bool to_v4 = inany_v4(&r->to_addr) != NULL;
+
+		if (r->bind_any && !inany_is_unspecified(&r->to_addr) &&
+		    (to_v4 ? !ipv4 : !ipv6)) {
+			char buf[INANY_STRLEN];
+
+			return fwd_err(errbuf, errlen,
+				       "ports %u-%u go to %s, but %s is disabled",
+				       r->first, r->last,
+				       inany_ntop(&r->to_addr, buf),
+				       to_v4 ? "IPv4" : "IPv6");
+		}
 
 		if (!r->bind_any && ((r->bind_v4 && !ipv4) ||
 				     (!r->bind_v4 && !ipv6))) {
@@ -940,6 +958,7 @@ static void fwd_drop_disabled(struct fwd_spec *spec, bool ipv4, bool ipv6)
 		spec->rules[n++] = *r;
 	}
 	spec->n_rules = n;
+	return 0;
 }
 
 /**
@@ -951,7 +970,8 @@ static void fwd_drop_disabled(struct fwd_spec *spec, bool ipv4, bool ipv6)
  * @errlen:	size of @errbuf
  *
  * Rules bound to an address of a disabled family are dropped, with a
- * warning. Finalising again changes nothing.
+ * warning; a rule listening on any address but forwarding to an address
+ * of a disabled family is an error. Finalising again changes nothing.
  *
  * Return: 0 on success, -1 with a message on error
  */
@@ -993,7 +1013,9 @@ int fwd_finalise(struct fwd_spec *spec, bool ipv4, bool ipv6, char *errbuf,
 
 	if (spec->n_rules) {
 		ret = fwd_split(spec, errbuf, errlen);
-		fwd_drop_disabled(spec, ipv4, ipv6);
+		if (!ret)
+			ret = fwd_drop_disabled(spec, ipv4, ipv6, errbuf,
+						errlen);
 	}
 	fwd_index(spec);
 	return ret;

@@ -704,10 +704,6 @@ START_TEST(test_conflicts)
 {
 	fails(MODE_PASST, "mutually exclusive",
 	      ARGV("passt", "-4", "-6"));
-	fails(MODE_PASST, "--address gives an IPv6 setting",
-	      ARGV("passt", "-a", "2001:db8::1", "-4"));
-	fails(MODE_PASST, "--gateway gives an IPv4 setting",
-	      ARGV("passt", "-6", "-g", "192.0.2.1"));
 	fails(MODE_PASST, "mutually exclusive",
 	      ARGV("passt", "-s", "/tmp/s", "-F", "3"));
 	fails(MODE_PASTA, "mutually exclusive",
@@ -727,6 +723,75 @@ START_TEST(test_conflicts)
 	fails(MODE_PASTA, "passt option", ARGV("pasta", "--no-dhcp-dns"));
 	fails(MODE_PASTA, "-t/--tcp-ports",
 	      ARGV("pasta", "-t", "none", "-t", "22"));
+}
+END_TEST
+
+START_TEST(test_disabled_family)
+{
+	/* Podman's --net=pasta:-6: its IPv4 settings, accepted and ignored,
+	 * without a word (as upstream)
+	 */
+	run(MODE_PASTA, false,
+	    ARGV("pasta", "--config-net", "--dns-forward", "169.254.1.1",
+		 "--map-guest-addr", "169.254.1.2", "-6", "--netns", "x"));
+	ck_assert_msg(res.status == 42, "status %d: %s", res.status,
+		      res.err);
+	ck_assert_msg(!res.err[0], "stderr: %s", res.err);
+
+	parse(MODE_PASTA,
+	      ARGV("pasta", "--dns-forward", "169.254.1.1", "-a", "192.0.2.9",
+		   "-n", "24", "-g", "192.0.2.1", "-D", "192.0.2.53",
+		   "--dns-host", "192.0.2.54", "--map-host-loopback",
+		   "169.254.1.3", "--map-guest-addr", "169.254.1.2", "-o",
+		   "192.0.2.9", "--outbound-if4", "eth0", "-6",
+		   "--dns-forward", "2001:db8::53", "-g", "2001:db8::1"));
+	ck_assert(!c.ip4.enabled && c.ip6.enabled);
+	ck_assert_str_eq(ip4(c.ip4.dns_match), "0.0.0.0");
+	ck_assert_str_eq(ip4(c.ip4.map_guest_addr), "0.0.0.0");
+	ck_assert_str_eq(ip4(c.ip4.map_host_lo), "0.0.0.0");
+	ck_assert_str_eq(ip4(c.ip4.gw), "0.0.0.0");
+	ck_assert_str_eq(ip4(c.ip4.addr), "0.0.0.0");
+	ck_assert_str_eq(ip4(c.ip4.outbound), "0.0.0.0");
+	ck_assert_str_eq(c.ip4.outbound_if, "");
+	ck_assert_int_eq(c.ip4.dns_count, 0);
+	ck_assert_str_eq(ip6(&c.ip6.dns_match), "2001:db8::53");
+	ck_assert_str_eq(ip6(&c.ip6.gw), "2001:db8::1");
+
+	parse(MODE_PASST,
+	      ARGV("passt", "-4", "--dns-forward", "2001:db8::53", "-a",
+		   "2001:db8::9/64", "-D", "2001:db8::54", "--map-guest-addr",
+		   "2001:db8::2", "--dns-host", "::1", "-a", "192.0.2.9",
+		   "--map-host-loopback", "2001:db8::1", "-t", "8080"));
+	ck_assert(c.ip4.enabled && !c.ip6.enabled);
+	ck_assert(IN6_IS_ADDR_UNSPECIFIED(&c.ip6.dns_match));
+	ck_assert(IN6_IS_ADDR_UNSPECIFIED(&c.ip6.addr));
+	ck_assert(IN6_IS_ADDR_UNSPECIFIED(&c.ip6.map_guest_addr));
+	ck_assert(IN6_IS_ADDR_UNSPECIFIED(&c.ip6.dns_host));
+	ck_assert_int_eq(c.ip6.dns_count, 0);
+	ck_assert_str_eq(ip4(c.ip4.addr), "192.0.2.9");
+}
+END_TEST
+
+START_TEST(test_disabled_family_fwd)
+{
+	/* Rules that only the disabled family could serve: refused */
+	fails(MODE_PASTA, "-t: ports 8080-8080 listen on 192.0.2.2, but -6",
+	      ARGV("pasta", "-t", "192.0.2.2/8080", "-6"));
+	fails(MODE_PASTA, "listen on 0.0.0.0, but -6/--ipv6-only",
+	      ARGV("pasta", "-6", "-t", "0.0.0.0/8080"));
+	fails(MODE_PASTA, "-u: 'all' listen on ::1, but -4/--ipv4-only",
+	      ARGV("pasta", "-4", "-u", "::1/all"));
+	fails(MODE_PASTA, "-t: ports 80-80 go to 192.0.2.9, but -6",
+	      ARGV("pasta", "-6", "-t", "80:192.0.2.9"));
+	fails(MODE_PASST, "go to 2001:db8::9, but -4/--ipv4-only disables",
+	      ARGV("passt", "-4", "-t", "80:[2001:db8::9]/90"));
+	fails(MODE_PASST, "-t: 'all' go to 192.0.2.9",
+	      ARGV("passt", "-6", "-t", "all:192.0.2.9"));
+
+	/* Rules of the family left, or of both: fine */
+	parse(MODE_PASTA, ARGV("pasta", "-6", "-t", "::1/80,81", "-u",
+			       "[2001:db8::1]%eth0/all", "-T", "8080"));
+	ck_assert_uint_eq(c.tcp_in.n_rules, 2);
 }
 END_TEST
 
@@ -942,6 +1007,8 @@ static Suite *conf_suite(void)
 	tcase_add_test(tc, test_bad_numbers);
 	tcase_add_test(tc, test_bad_addresses);
 	tcase_add_test(tc, test_conflicts);
+	tcase_add_test(tc, test_disabled_family);
+	tcase_add_test(tc, test_disabled_family_fwd);
 	tcase_add_test(tc, test_unimplemented_exit);
 	tcase_add_test(tc, test_print);
 	tcase_add_test(tc, test_values);

@@ -678,6 +678,20 @@ START_TEST(test_disabled_family)
 	ck_assert_int_eq(parse("443,::1/8080,192.0.2.1/22"), 0);
 	fwd_finalise(&spec, false, true, NULL, 0);
 	ck_assert(forwarded(8080) && !forwarded(22) && forwarded(443));
+
+	/* Any address, but a target only a disabled family reaches */
+	reset();
+	ck_assert_int_eq(parse("80:192.0.2.9"), 0);
+	ck_assert_int_eq(fwd_finalise(&spec, false, true, errbuf,
+				      sizeof(errbuf)), -1);
+	ck_assert_msg(strstr(errbuf, "go to 192.0.2.9, but IPv4 is disabled"),
+		      "%s", errbuf);
+
+	reset();
+	ck_assert_int_eq(parse("all:[2001:db8::9]"), 0);
+	ck_assert_int_eq(fwd_finalise(&spec, true, false, errbuf,
+				      sizeof(errbuf)), -1);
+	ck_assert(strstr(errbuf, "IPv6 is disabled"));
 }
 END_TEST
 
