@@ -718,6 +718,14 @@ START_TEST(test_conflicts)
 	fails(MODE_PASST, "pasta option", ARGV("passt", "--netns", "x"));
 	fails(MODE_PASST, "pasta option", ARGV("passt", "-T", "22"));
 	fails(MODE_PASST, "pasta option", ARGV("passt", "--dhcp-dns"));
+	fails(MODE_PASST, "pasta option", ARGV("passt", "--splice-only"));
+
+	/* passt takes --no-splice, and ignores it (as upstream's passt) */
+	run(MODE_PASST, false, ARGV("passt", "--no-splice"));
+	ck_assert_msg(res.status == 42, "passt --no-splice: %d: %s",
+		      res.status, res.err);
+	parse(MODE_PASST, ARGV("passt", "--no-splice"));
+	ck_assert(!c.no_splice);
 	fails(MODE_PASTA, "passt option", ARGV("pasta", "-s", "/tmp/s"));
 	fails(MODE_PASTA, "passt option", ARGV("pasta", "-1"));
 	fails(MODE_PASTA, "passt option", ARGV("pasta", "--no-dhcp-dns"));
