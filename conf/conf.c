@@ -17,7 +17,8 @@
  *      search domains from /etc/resolv.conf, pasta's tap name;
  *   7. forwarding: mode defaults, then the per-port tables.
  *
- * conf_print() logs the outcome for the user.
+ * conf_print() logs the outcome for the user (not for a pasta that runs a
+ * command of its own, unless -d: that command has the terminal).
  */
 
 #include <errno.h>
@@ -807,10 +808,18 @@ static void conf_print_fwd(const struct ctx *c)
 /**
  * conf_print() - log the resulting configuration
  * @c:		configuration, complete
+ *
+ * As upstream: at the default level, passt and a pasta joining a namespace
+ * (--netns, PID) show it; a pasta running a command of its own keeps the
+ * terminal for that command, and shows it with -d only.
  */
 void conf_print(const struct ctx *c)
 {
 	int i;
+
+	if (c->mode == MODE_PASTA && !*c->pasta_netns &&
+	    !c->pasta_target_pid && !c->debug)
+		return;
 
 	conf_print_link(c);
 	conf_print_ip4(c);

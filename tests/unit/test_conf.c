@@ -819,11 +819,30 @@ START_TEST(test_unimplemented_exit)
 }
 END_TEST
 
-START_TEST(test_print)
+/**
+ * print_to() - run conf_print() on the configuration, capture stderr
+ * @buf:	output
+ * @size:	size of @buf
+ */
+static void print_to(char *buf, size_t size)
 {
 	FILE *f = tmpfile();
-	char buf[4096];
 	int saved;
+
+	ck_assert_ptr_nonnull(f);
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	dup2(fileno(f), STDERR_FILENO);
+	conf_print(&c);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	slurp(f, buf, size);
+	fclose(f);
+}
+
+START_TEST(test_print)
+{
+	char buf[4096];
 
 	parse(MODE_PASTA,
 	      ARGV("pasta", "-a", "192.0.2.2/24", "-g", "192.0.2.1",
@@ -834,16 +853,7 @@ START_TEST(test_print)
 	fwd_finalise(&c.tcp_in, true, true, NULL, 0);
 	fwd_finalise(&c.tcp_out, true, true, NULL, 0);
 	c.ip6.enabled = false;
-
-	ck_assert_ptr_nonnull(f);
-	fflush(stderr);
-	saved = dup(STDERR_FILENO);
-	dup2(fileno(f), STDERR_FILENO);
-	conf_print(&c);
-	dup2(saved, STDERR_FILENO);
-	close(saved);
-	slurp(f, buf, sizeof(buf));
-	fclose(f);
+	print_to(buf, sizeof(buf));
 
 	ck_assert_msg(strstr(buf, "Namespace: /run/netns/ns1"), "%s", buf);
 	ck_assert(strstr(buf, "tap9"));
@@ -856,6 +866,20 @@ START_TEST(test_print)
 			     "2006-2010\n"), "%s", buf);
 	ck_assert(strstr(buf, "namespace: none"));
 	ck_assert(strstr(buf, "UDP ports forwarded from the host: auto"));
+
+	/* pasta running a command: nothing without -d, as upstream */
+	parse(MODE_PASTA, ARGV("pasta", "-t", "none", "--", "sh"));
+	print_to(buf, sizeof(buf));
+	ck_assert_msg(!buf[0], "printed: %s", buf);
+	parse(MODE_PASTA, ARGV("pasta", "-d", "-t", "none"));
+	print_to(buf, sizeof(buf));
+	ck_assert(strstr(buf, "Namespace: new, running a shell"));
+	parse(MODE_PASTA, ARGV("pasta", "-t", "none", "1234"));
+	print_to(buf, sizeof(buf));
+	ck_assert(strstr(buf, "Namespace: of PID 1234"));
+	parse(MODE_PASST, ARGV("passt", "-t", "none"));
+	print_to(buf, sizeof(buf));
+	ck_assert(strstr(buf, "MTU: 65520"));
 }
 END_TEST
 
