@@ -597,35 +597,11 @@ static void conf_fwd_str_rule(char *buf, size_t size, size_t *n,
 		conf_append_range(buf, size, n, r->to_first,
 				  r->to_first + r->last - r->first);
 	}
-	if (r->weak)
-		conf_append(buf, size, n, " (best effort)");
-}
-
-/**
- * conf_fwd_str_excl() - append the excluded ports of a specification
- * @buf:	buffer
- * @size:	size of @buf
- * @n:		length used so far, updated
- * @spec:	specification
- */
-static void conf_fwd_str_excl(char *buf, size_t size, size_t *n,
-			      const struct fwd_spec *spec)
-{
-	unsigned int p;
-
-	for (p = 1; p < FWD_PORTS; p++) {
-		unsigned int last = p;
-
-		if (!(spec->excluded[p / 8] & (1U << (p % 8))))
-			continue;
-		while (last + 1 < FWD_PORTS &&
-		       (spec->excluded[(last + 1) / 8] &
-			(1U << ((last + 1) % 8))))
-			last++;
-		conf_append(buf, size, n, ", ~");
-		conf_append_range(buf, size, n, p, last);
-		p = last;
-	}
+	if (r->weak || r->scan)
+		conf_append(buf, size, n, " (%s%s%s)",
+			    r->weak ? "best effort" : "",
+			    r->weak && r->scan ? ", " : "",
+			    r->scan ? "auto" : "");
 }
 
 /**
@@ -643,12 +619,8 @@ static const char *conf_fwd_str(const struct fwd_spec *spec, char *buf,
 	size_t n = 0;
 
 	*buf = '\0';
-	if (spec->mode == FWD_AUTO) {
-		conf_append(buf, size, &n, "auto (follow listening ports)");
-		conf_fwd_str_excl(buf, size, &n, spec);
-	} else if (!spec->n_rules) {
+	if (!spec->n_rules)
 		return "none";
-	}
 
 	for (i = 0; i < spec->n_rules; i++) {
 		if (i)

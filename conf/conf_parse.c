@@ -253,7 +253,7 @@ static void conf_opt_fwd(const struct ctx *c, int opt, struct fwd_spec *spec,
 	if (fwd_parse(spec, arg, errbuf, sizeof(errbuf)))
 		die("%s: %s", conf_optname(opt), errbuf);
 
-	if (spec->mode == FWD_AUTO && c->mode == MODE_PASST)
+	if (fwd_spec_scans(spec) && c->mode == MODE_PASST)
 		die("%s: 'auto' is only valid for pasta", conf_optname(opt));
 }
 

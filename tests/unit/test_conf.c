@@ -190,6 +190,9 @@ START_TEST(test_defaults)
 	ck_assert_int_eq(c.pasta_target_pid, 0);
 	ck_assert_ptr_null(conf_unimplemented(&c));
 	conf_ports_default(&c);
+	ck_assert(fwd_spec_scans(&c.tcp_in) && fwd_spec_scans(&c.tcp_out));
+	ck_assert(fwd_spec_scans(&c.udp_in) && fwd_spec_scans(&c.udp_out));
+	conf_ports_finalise(&c);
 	ck_assert_int_eq(c.tcp_in.mode, FWD_AUTO);
 	ck_assert_int_eq(c.tcp_out.mode, FWD_AUTO);
 	ck_assert_int_eq(c.udp_in.mode, FWD_AUTO);
@@ -262,8 +265,7 @@ START_TEST(test_rootlesskit_pid)
 	ck_assert_str_eq(ip4(c.ip4.dns_match), "10.0.2.3");
 	ck_assert(c.no_map_gw);
 	ck_assert(c.ip4.enabled && !c.ip6.enabled);
-	ck_assert_int_eq(c.tcp_in.mode, FWD_AUTO);
-	ck_assert_int_eq(c.udp_in.mode, FWD_AUTO);
+	ck_assert(fwd_spec_scans(&c.tcp_in) && fwd_spec_scans(&c.udp_in));
 	ck_assert(c.host_lo_to_ns_lo);
 	ck_assert_int_eq(c.pasta_target_pid, 4321);
 	ck_assert_ptr_null(c.pasta_cmd);
@@ -731,6 +733,10 @@ START_TEST(test_conflicts)
 	fails(MODE_PASTA, "passt option", ARGV("pasta", "--no-dhcp-dns"));
 	fails(MODE_PASTA, "-t/--tcp-ports",
 	      ARGV("pasta", "-t", "none", "-t", "22"));
+	fails(MODE_PASST, "'auto' is only valid for pasta",
+	      ARGV("passt", "-t", "auto"));
+	fails(MODE_PASST, "'auto' is only valid for pasta",
+	      ARGV("passt", "-u", "::1/80-82,auto"));
 }
 END_TEST
 
@@ -850,8 +856,7 @@ START_TEST(test_print)
 		   "-D", "192.0.2.53", "-S", "example.org", "--dhcp-dns",
 		   "--netns", "ns1", "-I", "tap9"));
 	conf_ports_default(&c);
-	fwd_finalise(&c.tcp_in, true, true, NULL, 0);
-	fwd_finalise(&c.tcp_out, true, true, NULL, 0);
+	conf_ports_finalise(&c);
 	c.ip6.enabled = false;
 	print_to(buf, sizeof(buf));
 
@@ -865,7 +870,9 @@ START_TEST(test_print)
 	ck_assert_msg(strstr(buf, "host: 22, [::1]/8080 -> 80, 2000-2004, "
 			     "2006-2010\n"), "%s", buf);
 	ck_assert(strstr(buf, "namespace: none"));
-	ck_assert(strstr(buf, "UDP ports forwarded from the host: auto"));
+	ck_assert_msg(strstr(buf, "UDP ports forwarded from the host: "
+			     "1-"), "%s", buf);
+	ck_assert(strstr(buf, "(best effort, auto)"));
 
 	/* pasta running a command: nothing without -d, as upstream */
 	parse(MODE_PASTA, ARGV("pasta", "-t", "none", "--", "sh"));
