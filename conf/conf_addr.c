@@ -384,7 +384,8 @@ static void conf_af_fwd_check(const struct ctx *c, bool v4_off, bool v6_off)
  * @g:		explicit settings
  *
  * Addresses, DNS servers and mappings of the disabled family are dropped
- * silently, as upstream does; forwarding rules bound to it are refused.
+ * silently, as upstream does; forwarding rules bound to it, and an outbound
+ * interface for it, are refused, as upstream refuses them.
  */
 void conf_check_af(struct ctx *c, const struct conf_given *g)
 {
@@ -395,6 +396,14 @@ void conf_check_af(struct ctx *c, const struct conf_given *g)
 		return;
 
 	conf_af_fwd_check(c, g->v6_only, g->v4_only);
+
+	/* As upstream: an outbound interface the relay can't use is an error */
+	if (g->v6_only && *c->ip4.outbound_if)
+		die("--outbound-if4 %s: -6/--ipv6-only disables IPv4",
+		    c->ip4.outbound_if);
+	if (g->v4_only && *c->ip6.outbound_if)
+		die("--outbound-if6 %s: -4/--ipv4-only disables IPv6",
+		    c->ip6.outbound_if);
 
 	if (g->v4_only)
 		memset(&c->ip6, 0, sizeof(c->ip6));

@@ -757,7 +757,7 @@ START_TEST(test_disabled_family)
 		   "-n", "24", "-g", "192.0.2.1", "-D", "192.0.2.53",
 		   "--dns-host", "192.0.2.54", "--map-host-loopback",
 		   "169.254.1.3", "--map-guest-addr", "169.254.1.2", "-o",
-		   "192.0.2.9", "--outbound-if4", "eth0", "-6",
+		   "192.0.2.9", "-6",
 		   "--dns-forward", "2001:db8::53", "-g", "2001:db8::1"));
 	ck_assert(!c.ip4.enabled && c.ip6.enabled);
 	ck_assert_str_eq(ip4(c.ip4.dns_match), "0.0.0.0");
@@ -766,7 +766,6 @@ START_TEST(test_disabled_family)
 	ck_assert_str_eq(ip4(c.ip4.gw), "0.0.0.0");
 	ck_assert_str_eq(ip4(c.ip4.addr), "0.0.0.0");
 	ck_assert_str_eq(ip4(c.ip4.outbound), "0.0.0.0");
-	ck_assert_str_eq(c.ip4.outbound_if, "");
 	ck_assert_int_eq(c.ip4.dns_count, 0);
 	ck_assert_str_eq(ip6(&c.ip6.dns_match), "2001:db8::53");
 	ck_assert_str_eq(ip6(&c.ip6.gw), "2001:db8::1");
@@ -801,6 +800,12 @@ START_TEST(test_disabled_family_fwd)
 	      ARGV("passt", "-4", "-t", "80:[2001:db8::9]/90"));
 	fails(MODE_PASST, "-t: 'all' go to 192.0.2.9",
 	      ARGV("passt", "-6", "-t", "all:192.0.2.9"));
+
+	/* An outbound interface of the disabled family (as upstream) */
+	fails(MODE_PASTA, "--outbound-if4 eth0: -6/--ipv6-only disables",
+	      ARGV("pasta", "--outbound-if4", "eth0", "-6"));
+	fails(MODE_PASST, "--outbound-if6 eth0: -4/--ipv4-only disables",
+	      ARGV("passt", "-4", "--outbound-if6", "eth0"));
 
 	/* Rules of the family left, or of both: fine */
 	parse(MODE_PASTA, ARGV("pasta", "-6", "-t", "::1/80,81", "-u",
