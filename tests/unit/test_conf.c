@@ -381,9 +381,10 @@ START_TEST(test_qemu_10_1)
 	parse(MODE_PASST,
 	      ARGV("passt", "--vhost-user", "--quiet", "--ipv4-only",
 		   "--no-tcp", "--no-udp", "--no-dhcp", "--dns-host",
-		   "127.0.0.53", "--outbound-if6", "eth1", "--pid", "/tmp/p",
+		   "127.0.0.53", "--outbound-if4", "eth1", "--pid", "/tmp/p",
 		   "--fd", "3"));
 	ck_assert(c.vhost_user && c.fd_tap_preopened == 3);
+	ck_assert_str_eq(c.ip4.outbound_if, "eth1");
 	ck_assert(c.no_tcp && c.no_udp && c.no_dhcp);
 	ck_assert(!c.ip6.enabled);
 	ck_assert_str_eq(ip4(c.ip4.dns_host), "127.0.0.53");
