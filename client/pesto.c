@@ -88,11 +88,11 @@ static void __attribute__((noreturn)) pesto_usage(const char *name, FILE *f,
 		"  -h, --help            show this help and exit\n"
 		"      --version         show the version and exit\n"
 		"\n"
-		"SPEC is as for passt and pasta: none, auto, or a list of\n"
+		"SPEC is as for passt and pasta: none, or a list of\n"
 		"[ADDR[%%IFACE]/]FIRST[-LAST][:[TOADDR/]TOFIRST[-TOLAST]],\n"
-		"all[:TOADDR] and ~FIRST[-LAST]. Without -A, -D or -C before\n"
-		"it, a SPEC replaces its table. Without any of these options,\n"
-		"the tables are shown.\n", name);
+		"all[:TOADDR], auto and ~FIRST[-LAST]. Without -A, -D or -C\n"
+		"before it, a SPEC replaces its table. Without any of these\n"
+		"options, the tables are shown.\n", name);
 	exit(status);
 }
 
@@ -349,7 +349,7 @@ static unsigned int pesto_spec_rules(int opt, const char *arg,
 	memset(&spec, 0, sizeof(spec));
 	if (fwd_parse(&spec, arg, errbuf, sizeof(errbuf)))
 		die("-%c: %s", opt, errbuf);
-	if (spec.mode == FWD_AUTO && !(pt->t.caps & PESTO_CAP_SCAN))
+	if (fwd_spec_scans(&spec) && !(pt->t.caps & PESTO_CAP_SCAN))
 		die("-%c: 'auto' is only valid for pasta", opt);
 	if (fwd_finalise(&spec, env.ipv4, env.ipv6, errbuf, sizeof(errbuf)))
 		die("-%c: %s", opt, errbuf);

@@ -18,7 +18,8 @@
  *      search domains from /etc/resolv.conf, pasta's tap name;
  *   7. forwarding: mode defaults, then the per-port tables.
  *
- * conf_print() logs the outcome for the user.
+ * conf_print() logs the outcome for the user (not for a pasta that runs a
+ * command of its own, unless -d: that command has the terminal).
  */
 
 #include <errno.h>
@@ -715,35 +716,11 @@ static void conf_fwd_str_rule(char *buf, size_t size, size_t *n,
 		conf_append_range(buf, size, n, r->to_first,
 				  r->to_first + r->last - r->first);
 	}
-	if (r->weak)
-		conf_append(buf, size, n, " (best effort)");
-}
-
-/**
- * conf_fwd_str_excl() - append the excluded ports of a specification
- * @buf:	buffer
- * @size:	size of @buf
- * @n:		length used so far, updated
- * @spec:	specification
- */
-static void conf_fwd_str_excl(char *buf, size_t size, size_t *n,
-			      const struct fwd_spec *spec)
-{
-	unsigned int p;
-
-	for (p = 1; p < FWD_PORTS; p++) {
-		unsigned int last = p;
-
-		if (!(spec->excluded[p / 8] & (1U << (p % 8))))
-			continue;
-		while (last + 1 < FWD_PORTS &&
-		       (spec->excluded[(last + 1) / 8] &
-			(1U << ((last + 1) % 8))))
-			last++;
-		conf_append(buf, size, n, ", ~");
-		conf_append_range(buf, size, n, p, last);
-		p = last;
-	}
+	if (r->weak || r->scan)
+		conf_append(buf, size, n, " (%s%s%s)",
+			    r->weak ? "best effort" : "",
+			    r->weak && r->scan ? ", " : "",
+			    r->scan ? "auto" : "");
 }
 
 /**
@@ -761,12 +738,8 @@ static const char *conf_fwd_str(const struct fwd_spec *spec, char *buf,
 	size_t n = 0;
 
 	*buf = '\0';
-	if (spec->mode == FWD_AUTO) {
-		conf_append(buf, size, &n, "auto (follow listening ports)");
-		conf_fwd_str_excl(buf, size, &n, spec);
-	} else if (!spec->n_rules) {
+	if (!spec->n_rules)
 		return "none";
-	}
 
 	for (i = 0; i < spec->n_rules; i++) {
 		if (i)
@@ -939,10 +912,18 @@ static void conf_print_fwd(const struct ctx *c)
 /**
  * conf_print() - log the resulting configuration
  * @c:		configuration, complete
+ *
+ * As upstream: at the default level, passt and a pasta joining a namespace
+ * (--netns, PID) show it; a pasta running a command of its own keeps the
+ * terminal for that command, and shows it with -d only.
  */
 void conf_print(const struct ctx *c)
 {
 	int i;
+
+	if (c->mode == MODE_PASTA && !*c->pasta_netns &&
+	    !c->pasta_target_pid && !c->debug)
+		return;
 
 	conf_print_link(c);
 	conf_print_ip4(c);

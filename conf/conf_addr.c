@@ -19,20 +19,7 @@
 
 #include "conf_internal.h"
 #include "../util/log.h"
-
-/**
- * conf_note_af() - remember the first option giving an address of a family
- * @g:		explicit settings
- * @af:		AF_INET or AF_INET6
- * @opt:	option value
- */
-void conf_note_af(struct conf_given *g, int af, int opt)
-{
-	if (af == AF_INET && !g->v4_opt)
-		g->v4_opt = conf_optlong(opt);
-	else if (af == AF_INET6 && !g->v6_opt)
-		g->v6_opt = conf_optlong(opt);
-}
+#include "../util/util.h"
 
 /**
  * conf_addr_ok() - check an address is usable as a unicast host address
@@ -61,7 +48,6 @@ static bool conf_addr_ok(int af, const void *addr, bool loopback)
 
 /**
  * conf_addr_opt() - parse an address option given at most once per family
- * @g:		explicit settings
  * @opt:	option value, for messages
  * @arg:	option argument
  * @a4:		IPv4 destination
@@ -70,7 +56,7 @@ static bool conf_addr_ok(int af, const void *addr, bool loopback)
  *
  * Return: AF_INET or AF_INET6, whichever was set
  */
-static int conf_addr_opt(struct conf_given *g, int opt, const char *arg,
+static int conf_addr_opt(int opt, const char *arg,
 			 struct in_addr *a4, struct in6_addr *a6,
 			 bool loopback)
 {
@@ -92,7 +78,6 @@ static int conf_addr_opt(struct conf_given *g, int opt, const char *arg,
 		*a6 = a;
 	}
 
-	conf_note_af(g, af, opt);
 	return af;
 }
 
@@ -134,8 +119,6 @@ static void conf_opt_address(struct ctx *c, struct conf_given *g,
 			g->prefix6 = true;
 		}
 	}
-
-	conf_note_af(g, af, 'a');
 }
 
 /**
@@ -230,7 +213,6 @@ static void conf_opt_search(struct ctx *c, struct conf_given *g,
 
 /**
  * conf_opt_map() - --map-host-loopback / --map-guest-addr ADDR|none
- * @g:		explicit settings
  * @opt:	option value
  * @arg:	option argument
  * @a4:		IPv4 mapping
@@ -238,7 +220,7 @@ static void conf_opt_search(struct ctx *c, struct conf_given *g,
  *
  * Return: AF_INET or AF_INET6 for an address, AF_UNSPEC for "none"
  */
-static int conf_opt_map(struct conf_given *g, int opt, const char *arg,
+static int conf_opt_map(int opt, const char *arg,
 			struct in_addr *a4, struct in6_addr *a6)
 {
 	struct in6_addr a;
@@ -258,7 +240,6 @@ static int conf_opt_map(struct conf_given *g, int opt, const char *arg,
 	else
 		*a6 = a;
 
-	conf_note_af(g, af, opt);
 	return af;
 }
 
@@ -289,17 +270,16 @@ bool conf_opt_net(struct ctx *c, struct conf_given *g, int opt,
 			    arg);
 		c->ip4.prefix_len = len;
 		g->prefix4 = true;
-		conf_note_af(g, AF_INET, opt);
 		break;
 	case 'g':
-		if (conf_addr_opt(g, opt, arg, &c->ip4.gw, &c->ip6.gw,
+		if (conf_addr_opt(opt, arg, &c->ip4.gw, &c->ip6.gw,
 				  false) == AF_INET)
 			g->gw4 = true;
 		else
 			g->gw6 = true;
 		break;
 	case 'o':
-		conf_addr_opt(g, opt, arg, &c->ip4.outbound,
+		conf_addr_opt(opt, arg, &c->ip4.outbound,
 			      &c->ip6.outbound, true);
 		break;
 	case 'D':
@@ -309,18 +289,18 @@ bool conf_opt_net(struct ctx *c, struct conf_given *g, int opt,
 		conf_opt_search(c, g, arg);
 		break;
 	case OPT_DNS_FORWARD:
-		conf_addr_opt(g, opt, arg, &c->ip4.dns_match,
+		conf_addr_opt(opt, arg, &c->ip4.dns_match,
 			      &c->ip6.dns_match, false);
 		break;
 	case OPT_DNS_HOST:
-		if (conf_addr_opt(g, opt, arg, &c->ip4.dns_host,
+		if (conf_addr_opt(opt, arg, &c->ip4.dns_host,
 				  &c->ip6.dns_host, true) == AF_INET)
 			g->dns_host4 = true;
 		else
 			g->dns_host6 = true;
 		break;
 	case OPT_MAP_HOST_LO:
-		switch (conf_opt_map(g, opt, arg, &c->ip4.map_host_lo,
+		switch (conf_opt_map(opt, arg, &c->ip4.map_host_lo,
 				     &c->ip6.map_host_lo)) {
 		case AF_INET:
 			g->map_host_lo4 = true;
@@ -333,7 +313,7 @@ bool conf_opt_net(struct ctx *c, struct conf_given *g, int opt,
 		}
 		break;
 	case OPT_MAP_GUEST_ADDR:
-		conf_opt_map(g, opt, arg, &c->ip4.map_guest_addr,
+		conf_opt_map(opt, arg, &c->ip4.map_guest_addr,
 			     &c->ip6.map_guest_addr);
 		break;
 	default:
@@ -344,23 +324,57 @@ bool conf_opt_net(struct ctx *c, struct conf_given *g, int opt,
 }
 
 /**
- * conf_af_filter_dns() - drop -D servers of a disabled family
- * @c:		configuration
- * @v4:		IPv4 servers are dropped (-6 given)
- * @v6:		IPv6 servers are dropped (-4 given)
+ * conf_af_rule_check() - refuse a rule that only a disabled family could serve
+ * @opt:	option of the specification, for messages ("-t", ...)
+ * @r:		rule, or the template of "all" (ports 0)
+ * @v4_off:	-6 was given
+ * @v6_off:	-4 was given
  */
-static void conf_af_filter_dns(struct ctx *c, bool v4, bool v6)
+static void conf_af_rule_check(const char *opt, const struct fwd_rule *r,
+			       bool v4_off, bool v6_off)
 {
-	if (v4 && c->ip4.dns_count) {
-		warn("-6/--ipv6-only: ignoring IPv4 servers given with -D/--dns");
-		c->ip4.dns_count = 0;
-		memset(c->ip4.dns, 0, sizeof(c->ip4.dns));
-	}
+	const char *why = v4_off ? "-6/--ipv6-only disables IPv4" :
+				   "-4/--ipv4-only disables IPv6";
+	char a[INANY_STRLEN], what[32];
 
-	if (v6 && c->ip6.dns_count) {
-		warn("-4/--ipv4-only: ignoring IPv6 servers given with -D/--dns");
-		c->ip6.dns_count = 0;
-		memset(c->ip6.dns, 0, sizeof(c->ip6.dns));
+	if (r->first)
+		snprintf(what, sizeof(what), "ports %u-%u", r->first, r->last);
+	else
+		snprintf(what, sizeof(what), "'all'");
+
+	if (!r->bind_any && (r->bind_v4 ? v4_off : v6_off))
+		die("%s: %s listen on %s, but %s", opt, what,
+		    inany_ntop(&r->bind_addr, a), why);
+
+	if (!inany_is_unspecified(&r->to_addr) &&
+	    (inany_v4(&r->to_addr) ? v4_off : v6_off))
+		die("%s: %s go to %s, but %s", opt, what,
+		    inany_ntop(&r->to_addr, a), why);
+}
+
+/**
+ * conf_af_fwd_check() - check forwarding rules against -4 or -6
+ * @c:		configuration, specifications parsed
+ * @v4_off:	-6 was given
+ * @v6_off:	-4 was given
+ */
+static void conf_af_fwd_check(const struct ctx *c, bool v4_off, bool v6_off)
+{
+	const struct fwd_spec *specs[] = {
+		&c->tcp_in, &c->udp_in, &c->tcp_out, &c->udp_out,
+	};
+	static const char *const opts[] = { "-t", "-u", "-T", "-U" };
+	unsigned int i, j;
+
+	for (i = 0; i < ARRAY_SIZE(specs); i++) {
+		const struct fwd_spec *spec = specs[i];
+
+		for (j = 0; j < spec->n_rules; j++)
+			conf_af_rule_check(opts[i], &spec->rules[j], v4_off,
+					   v6_off);
+		if (spec->all_given)
+			conf_af_rule_check(opts[i], &spec->all, v4_off,
+					   v6_off);
 	}
 }
 
@@ -368,25 +382,31 @@ static void conf_af_filter_dns(struct ctx *c, bool v4, bool v6)
  * conf_check_af() - apply -4/-6 once the whole command line is known
  * @c:		configuration
  * @g:		explicit settings
+ *
+ * Addresses, DNS servers and mappings of the disabled family are dropped
+ * silently, as upstream does; forwarding rules bound to it, and an outbound
+ * interface for it, are refused, as upstream refuses them.
  */
 void conf_check_af(struct ctx *c, const struct conf_given *g)
 {
 	if (g->v4_only && g->v6_only)
 		die("-4/--ipv4-only and -6/--ipv6-only are mutually exclusive");
 
-	if (g->v4_only) {
-		if (g->v6_opt)
-			die("--%s gives an IPv6 setting, but -4/--ipv4-only disables IPv6",
-			    g->v6_opt);
-		c->ip6.enabled = false;
-	}
+	if (!g->v4_only && !g->v6_only)
+		return;
 
-	if (g->v6_only) {
-		if (g->v4_opt)
-			die("--%s gives an IPv4 setting, but -6/--ipv6-only disables IPv4",
-			    g->v4_opt);
-		c->ip4.enabled = false;
-	}
+	conf_af_fwd_check(c, g->v6_only, g->v4_only);
 
-	conf_af_filter_dns(c, g->v6_only, g->v4_only);
+	/* As upstream: an outbound interface the relay can't use is an error */
+	if (g->v6_only && *c->ip4.outbound_if)
+		die("--outbound-if4 %s: -6/--ipv6-only disables IPv4",
+		    c->ip4.outbound_if);
+	if (g->v4_only && *c->ip6.outbound_if)
+		die("--outbound-if6 %s: -4/--ipv4-only disables IPv6",
+		    c->ip6.outbound_if);
+
+	if (g->v4_only)
+		memset(&c->ip6, 0, sizeof(c->ip6));
+	else
+		memset(&c->ip4, 0, sizeof(c->ip4));
 }

@@ -102,8 +102,6 @@ enum conf_opt_id {
  * @pasta_ifname:	-I given
  * @v4_only:		-4 given
  * @v6_only:		-6 given
- * @v4_opt:		first option that gave an IPv4 address, NULL if none
- * @v6_opt:		first option that gave an IPv6 address, NULL if none
  */
 struct conf_given {
 	char ifname[IFNAMSIZ];
@@ -123,8 +121,6 @@ struct conf_given {
 	bool pasta_ifname;
 	bool v4_only;
 	bool v6_only;
-	const char *v4_opt;
-	const char *v6_opt;
 };
 
 /* conf_parse.c */
@@ -135,7 +131,6 @@ const char *conf_optlong(int opt);
 /* conf_addr.c */
 bool conf_opt_net(struct ctx *c, struct conf_given *g, int opt,
 		  const char *arg);
-void conf_note_af(struct conf_given *g, int af, int opt);
 void conf_check_af(struct ctx *c, const struct conf_given *g);
 
 /* conf_unimpl.c */

@@ -165,7 +165,6 @@ static const struct conf_mode_only {
 	{ OPT_NS_MAC_ADDR,	MODE_PASTA },
 	{ OPT_NO_COPY_ROUTES,	MODE_PASTA },
 	{ OPT_NO_COPY_ADDRS,	MODE_PASTA },
-	{ OPT_NO_SPLICE,	MODE_PASTA },
 	{ OPT_SPLICE_ONLY,	MODE_PASTA },
 	{ OPT_HOST_LO_TO_NS_LO,	MODE_PASTA },
 	{ OPT_DHCP_DNS,		MODE_PASTA },
@@ -254,7 +253,7 @@ static void conf_opt_fwd(const struct ctx *c, int opt, struct fwd_spec *spec,
 	if (fwd_parse(spec, arg, errbuf, sizeof(errbuf)))
 		die("%s: %s", conf_optname(opt), errbuf);
 
-	if (spec->mode == FWD_AUTO && c->mode == MODE_PASST)
+	if (fwd_spec_scans(spec) && c->mode == MODE_PASST)
 		die("%s: 'auto' is only valid for pasta", conf_optname(opt));
 }
 
@@ -531,7 +530,8 @@ static bool conf_opt_pasta(struct ctx *c, struct conf_given *g, int opt,
 		c->no_copy_addrs = true;
 		break;
 	case OPT_NO_SPLICE:
-		c->no_splice = true;
+		/* passt takes it and ignores it, as upstream's does */
+		c->no_splice = c->mode == MODE_PASTA;
 		break;
 	case OPT_SPLICE_ONLY:
 		c->splice_only = true;

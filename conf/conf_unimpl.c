@@ -71,6 +71,8 @@ void conf_ports_default(struct ctx *c)
 	for (i = 0; i < ARRAY_SIZE(specs); i++) {
 		if (specs[i]->mode != FWD_UNSET)
 			continue;
-		specs[i]->mode = c->mode == MODE_PASTA ? FWD_AUTO : FWD_NONE;
+		if (c->mode != MODE_PASTA ||
+		    fwd_parse(specs[i], "auto", NULL, 0))
+			specs[i]->mode = FWD_NONE;
 	}
 }

@@ -144,9 +144,10 @@ static const char *const usage_map[] = {
 	"      --no-dhcpv6          no DHCPv6 server",
 	"      --no-ra              no router advertisements",
 	"",
-	"Forwarding (SPEC: none, auto (pasta), or [ADDR[%IFACE]/] then a list of",
+	"Forwarding (SPEC: none, or [ADDR[%IFACE]/] then a list of",
 	"  FIRST[-LAST][:[TOADDR/]TOFIRST[-TOLAST]], FIRST[-LAST]:TOADDR,",
-	"  all[:TOADDR] and ~FIRST[-LAST]):",
+	"  all[:TOADDR], ~FIRST[-LAST], and auto (pasta: only while bound on",
+	"  the other side; alone, every non-ephemeral port)):",
 	NULL,
 };
 

@@ -5,9 +5,8 @@
  * and exclusions and appends them to a struct fwd_spec; repeated options
  * for the same specification call it again and accumulate. A call either
  * succeeds completely or leaves the specification untouched, and explains
- * a failure in the caller's error buffer. The keywords none and auto stand
- * alone: they may be repeated but never mixed with each other or with port
- * lists.
+ * a failure in the caller's error buffer. The keyword none stands alone:
+ * it may be repeated but never mixed with port lists.
  *
  * An argument may start with a bind part ending at a slash (IPv4, IPv6
  * bare or in brackets, optionally followed by %IFACE, or %IFACE alone, or
@@ -21,15 +20,25 @@
  * not a valid IPv6 address; brackets always resolve the ambiguity.
  *
  * "all", and a list made of exclusions only, forward what the ephemeral
- * range leaves (best effort: a port that can't be bound is skipped). Both
- * keep the bind and target addresses of their argument as a template in
- * the specification until the ports are known.
+ * range leaves, below and above it, as upstream does (best effort: a port
+ * that can't be bound is skipped). Both keep the bind and target addresses
+ * of their argument as a template in the specification until the ports
+ * are known.
+ *
+ * "auto" is an item too, as in upstream's grammar: it marks every rule of
+ * its argument "scan" (followed: forwarded only while the target port is
+ * bound on the other side, fwd/fwd_auto.c). Without ranges in the same
+ * argument, it applies to "all": "auto" alone, "auto,~80" and "::1/auto"
+ * follow every non-ephemeral port (but 80; on ::1 only), "80-90,auto"
+ * these eleven ports only.
  *
  * fwd_finalise() runs once the address families are known: it expands
  * that template to the non-ephemeral ports, splits every rule around the
  * excluded ports (so that each rule is one contiguous range), drops rules
  * bound to a disabled family, and fills the per-port rule index that the
- * data path uses (fwd_index(), also used for tables set at run time).
+ * data path uses (fwd_index(), also used for tables set at run time). A
+ * finalised specification with "scan" rules has mode FWD_AUTO, whether or
+ * not other rules are fixed.
  */
 
 #include <ctype.h>
@@ -300,8 +309,10 @@ bad:
  */
 static bool fwd_is_port_part(const char *s)
 {
+	char addr[INET6_ADDRSTRLEN];
 	struct in6_addr a6;
 	const char *p = s;
+	size_t len;
 
 	if (!strncmp(s, "all:", strlen("all:")))
 		return true;
@@ -312,10 +323,16 @@ static bool fwd_is_port_part(const char *s)
 	if (p == s || *p != ':')
 		return false;
 
-	/* Looks like "PORT:...", but "1::2" is also an IPv6 address: prefer
-	 * the address, as in upstream's grammar. Brackets disambiguate.
+	/* Looks like "PORT:...", but "1::2" (or "2001:db8::1%eth0", with an
+	 * interface) is also an IPv6 address: prefer the address, as in
+	 * upstream's grammar. Brackets disambiguate.
 	 */
-	return inet_pton(AF_INET6, s, &a6) != 1;
+	len = strcspn(s, "%");
+	if (len >= sizeof(addr))
+		return true;
+	memcpy(addr, s, len);
+	addr[len] = '\0';
+	return inet_pton(AF_INET6, addr, &a6) != 1;
 }
 
 /**
@@ -550,14 +567,12 @@ static int fwd_parse_all(char *s, struct fwd_rule *rule, char *errbuf,
  * fwd_keyword() - recognise a whole-specification keyword
  * @s:		text
  *
- * Return: FWD_NONE, FWD_AUTO, or FWD_UNSET if not a keyword
+ * Return: FWD_NONE, or FWD_UNSET if not a keyword
  */
 static enum fwd_mode fwd_keyword(const char *s)
 {
 	if (!strcmp(s, "none"))
 		return FWD_NONE;
-	if (!strcmp(s, "auto"))
-		return FWD_AUTO;
 	return FWD_UNSET;
 }
 
@@ -568,6 +583,7 @@ static enum fwd_mode fwd_keyword(const char *s)
  * @excluded:	ports it excludes
  * @any_excl:	it has exclusions
  * @all:	an "all" item was given
+ * @scan:	an "auto" item was given
  * @bind:	bind part of the argument, and target address of "all"
  */
 struct fwd_list {
@@ -576,6 +592,7 @@ struct fwd_list {
 	uint8_t excluded[FWD_PORTS / 8];
 	bool any_excl;
 	bool all;
+	bool scan;
 	struct fwd_rule bind;
 };
 
@@ -596,9 +613,10 @@ static int fwd_list_item(const struct fwd_spec *spec, struct fwd_list *l,
 	struct fwd_rule *rule;
 	int o;
 
-	if (!strcmp(item, "auto"))
-		return fwd_err(errbuf, errlen,
-			       "'auto' with an address or with port ranges is not supported in this version: give 'auto' alone");
+	if (!strcmp(item, "auto")) {
+		l->scan = true;
+		return 0;
+	}
 	if (fwd_keyword(item) != FWD_UNSET)
 		return fwd_err(errbuf, errlen,
 			       "'%s' must be given alone, not in a list", item);
@@ -704,6 +722,7 @@ static int fwd_list_parse(const struct fwd_spec *spec, const char *arg,
 			  struct fwd_list *l, char *errbuf, size_t errlen)
 {
 	const char *p, *comma;
+	unsigned int i;
 
 	memset(l, 0, sizeof(*l));
 	if (fwd_list_prefix(arg, l, &p, errbuf, errlen))
@@ -733,6 +752,11 @@ static int fwd_list_parse(const struct fwd_spec *spec, const char *arg,
 		return fwd_err(errbuf, errlen,
 			       "'all' cannot be combined with port ranges in '%s'",
 			       arg);
+
+	/* "auto" applies to every rule of the argument, and to "all" */
+	l->bind.scan = l->scan;
+	for (i = 0; i < l->n; i++)
+		l->rules[i].scan = l->scan;
 	return 0;
 }
 
@@ -741,12 +765,13 @@ static int fwd_list_parse(const struct fwd_spec *spec, const char *arg,
  * @a:		first
  * @b:		second
  *
- * Return: true if they bind and forward to the same addresses
+ * Return: true if they bind and forward to the same addresses, and are
+ *	   both "auto" or both not
  */
 static bool fwd_same_all(const struct fwd_rule *a, const struct fwd_rule *b)
 {
-	return fwd_rule_same_bind(a, b) && inany_equals(&a->to_addr,
-							&b->to_addr);
+	return fwd_rule_same_bind(a, b) && a->scan == b->scan &&
+	       inany_equals(&a->to_addr, &b->to_addr);
 }
 
 /**
@@ -761,19 +786,28 @@ static bool fwd_same_all(const struct fwd_rule *a, const struct fwd_rule *b)
 static int fwd_list_keep(struct fwd_spec *spec, const struct fwd_list *l,
 			 char *errbuf, size_t errlen)
 {
+	/* "auto" without ranges is "all", followed */
+	bool all = l->all || (l->scan && !l->n);
 	size_t i;
 
-	if (l->all && spec->mode == FWD_SPEC)
+	if (all && spec->mode == FWD_SPEC)
 		return fwd_err(errbuf, errlen,
-			       "'all' cannot be combined with a port list given before");
-	if (!l->all && spec->mode == FWD_ALL)
+			       "'%s' cannot be combined with a port list given before",
+			       l->all ? "all" : "auto");
+	if (!all && spec->mode == FWD_ALL)
 		return fwd_err(errbuf, errlen,
-			       "a port list cannot be combined with 'all' given before");
+			       "a port list cannot be combined with '%s' given before",
+			       spec->all.scan ? "auto" : "all");
 
-	if (!l->n) {		/* "all", or exclusions only */
+	if (!l->n) {		/* "all", "auto", or exclusions only */
+		if (spec->all_given && spec->all.scan != l->bind.scan)
+			return fwd_err(errbuf, errlen,
+				       "'%s' cannot be combined with '%s' given before",
+				       l->bind.scan ? "auto" : "all",
+				       spec->all.scan ? "auto" : "all");
 		if (spec->all_given && !fwd_same_all(&spec->all, &l->bind))
 			return fwd_err(errbuf, errlen,
-				       "'all' (or a list of exclusions only) given twice, with different addresses");
+				       "'all' or 'auto' (or a list of exclusions only) given twice, with different addresses");
 		spec->all = l->bind;
 		spec->all_given = true;
 	}
@@ -784,7 +818,7 @@ static int fwd_list_keep(struct fwd_spec *spec, const struct fwd_list *l,
 		for (i = 0; i < sizeof(l->excluded); i++)
 			spec->excluded[i] |= l->excluded[i];
 	}
-	spec->mode = l->all ? FWD_ALL : FWD_SPEC;
+	spec->mode = all ? FWD_ALL : FWD_SPEC;
 	return 0;
 }
 
@@ -800,9 +834,6 @@ static int fwd_list_keep(struct fwd_spec *spec, const struct fwd_list *l,
 int fwd_parse(struct fwd_spec *spec, const char *optarg, char *errbuf,
 	      size_t errlen)
 {
-	static const char *const names[] = {
-		[FWD_NONE] = "none", [FWD_ALL] = "all", [FWD_AUTO] = "auto",
-	};
 	static struct fwd_list list;
 	enum fwd_mode kw;
 	char dummy[1];
@@ -822,16 +853,15 @@ int fwd_parse(struct fwd_spec *spec, const char *optarg, char *errbuf,
 				       "'%s' cannot be combined with %s given before",
 				       optarg,
 				       spec->mode == FWD_SPEC ? "a port list" :
-				       names[spec->mode]);
+				       spec->all.scan ? "'auto'" : "'all'");
 		}
 		spec->mode = kw;
 		return 0;
 	}
 
-	if (spec->mode == FWD_NONE || spec->mode == FWD_AUTO)
+	if (spec->mode == FWD_NONE)
 		return fwd_err(errbuf, errlen,
-			       "a port list cannot be combined with '%s' given before",
-			       names[spec->mode]);
+			       "a port list cannot be combined with 'none' given before");
 
 	if (fwd_list_parse(spec, optarg, &list, errbuf, errlen))
 		return -1;
@@ -840,27 +870,76 @@ int fwd_parse(struct fwd_spec *spec, const char *optarg, char *errbuf,
 }
 
 /**
- * fwd_ephemeral_start() - first port of the kernel's ephemeral range
+ * fwd_ephemeral_range() - the kernel's ephemeral port range
+ * @first:	set to its first port
+ * @last:	set to its last port
  *
- * Return: first ephemeral port, FWD_EPHEMERAL_FALLBACK if unknown
+ * If it can't be read, or makes no sense, FWD_EPHEMERAL_FALLBACK and the
+ * ports above it.
  */
-unsigned int fwd_ephemeral_start(void)
+void fwd_ephemeral_range(unsigned int *first, unsigned int *last)
 {
-	unsigned int first = 0, last = 0;
 	FILE *f = fopen(FWD_EPHEMERAL_PATH, "r");
 
+	*first = FWD_EPHEMERAL_FALLBACK;
+	*last = FWD_PORT_MAX;
 	if (!f) {
 		debug("Can't open %s, ephemeral ports start at %u",
 		      FWD_EPHEMERAL_PATH, FWD_EPHEMERAL_FALLBACK);
-		return FWD_EPHEMERAL_FALLBACK;
+		return;
 	}
 
-	if (fscanf(f, "%u %u", &first, &last) != 2 || first < 2 ||
-	    first > FWD_PORT_MAX)
-		first = FWD_EPHEMERAL_FALLBACK;
+	if (fscanf(f, "%u %u", first, last) != 2 || *first < 2 ||
+	    *first > FWD_PORT_MAX || *last < *first || *last > FWD_PORT_MAX) {
+		*first = FWD_EPHEMERAL_FALLBACK;
+		*last = FWD_PORT_MAX;
+	}
 
 	fclose(f);
-	return first;
+}
+
+/**
+ * fwd_spec_scans() - tell if a specification has "auto" ports
+ * @spec:	specification, finalised or not
+ *
+ * Return: true if a rule, or the "all" template, is "auto"
+ */
+bool fwd_spec_scans(const struct fwd_spec *spec)
+{
+	unsigned int i;
+
+	if (spec->all_given && spec->all.scan)
+		return true;
+	for (i = 0; i < spec->n_rules; i++) {
+		if (spec->rules[i].scan)
+			return true;
+	}
+	return false;
+}
+
+/**
+ * fwd_expand_all() - the rules of "all": every non-ephemeral port
+ * @spec:	specification with its template in @spec->all, no rules
+ */
+static void fwd_expand_all(struct fwd_spec *spec)
+{
+	unsigned int first, last;
+	struct fwd_rule *r = &spec->rules[0];
+
+	fwd_ephemeral_range(&first, &last);
+
+	*r = spec->all;
+	r->first = r->to_first = FWD_PORT_MIN;
+	r->last = (uint16_t)(first - 1);
+	r->weak = true;
+	spec->n_rules = 1;
+
+	if (last < FWD_PORT_MAX) {
+		spec->rules[1] = *r;
+		r[1].first = r[1].to_first = (uint16_t)(last + 1);
+		r[1].last = FWD_PORT_MAX;
+		spec->n_rules = 2;
+	}
 }
 
 /**
@@ -912,13 +991,31 @@ static int fwd_split(struct fwd_spec *spec, char *errbuf, size_t errlen)
  * @spec:	specification
  * @ipv4:	IPv4 is enabled
  * @ipv6:	IPv6 is enabled
+ * @errbuf:	error message buffer
+ * @errlen:	its size
+ *
+ * Return: 0 on success, -1 with a message if a rule without a bind address
+ *	   forwards to an address of a disabled family (nothing could listen)
  */
-static void fwd_drop_disabled(struct fwd_spec *spec, bool ipv4, bool ipv6)
+static int fwd_drop_disabled(struct fwd_spec *spec, bool ipv4, bool ipv6,
+			     char *errbuf, size_t errlen)
 {
 	unsigned int i, n = 0;
 
 	for (i = 0; i < spec->n_rules; i++) {
 		const struct fwd_rule *r = &spec->rules[i];
+		bool to_v4 = inany_v4(&r->to_addr) != NULL;
+
+		if (r->bind_any && !inany_is_unspecified(&r->to_addr) &&
+		    (to_v4 ? !ipv4 : !ipv6)) {
+			char buf[INANY_STRLEN];
+
+			return fwd_err(errbuf, errlen,
+				       "ports %u-%u go to %s, but %s is disabled",
+				       r->first, r->last,
+				       inany_ntop(&r->to_addr, buf),
+				       to_v4 ? "IPv4" : "IPv6");
+		}
 
 		if (!r->bind_any && ((r->bind_v4 && !ipv4) ||
 				     (!r->bind_v4 && !ipv6))) {
@@ -932,6 +1029,7 @@ static void fwd_drop_disabled(struct fwd_spec *spec, bool ipv4, bool ipv6)
 		spec->rules[n++] = *r;
 	}
 	spec->n_rules = n;
+	return 0;
 }
 
 /**
@@ -943,13 +1041,15 @@ static void fwd_drop_disabled(struct fwd_spec *spec, bool ipv4, bool ipv6)
  * @errlen:	size of @errbuf
  *
  * Rules bound to an address of a disabled family are dropped, with a
- * warning. Finalising again changes nothing.
+ * warning; a rule listening on any address but forwarding to an address
+ * of a disabled family is an error. Finalising again changes nothing.
  *
  * Return: 0 on success, -1 with a message on error
  */
 int fwd_finalise(struct fwd_spec *spec, bool ipv4, bool ipv6, char *errbuf,
 		 size_t errlen)
 {
+	unsigned int i;
 	char dummy[1];
 	int ret = 0;
 
@@ -961,7 +1061,6 @@ int fwd_finalise(struct fwd_spec *spec, bool ipv4, bool ipv6, char *errbuf,
 	switch (spec->mode) {
 	case FWD_UNSET:
 	case FWD_NONE:
-	case FWD_AUTO:
 		spec->n_rules = 0;
 		break;
 	case FWD_SPEC:
@@ -971,21 +1070,22 @@ int fwd_finalise(struct fwd_spec *spec, bool ipv4, bool ipv6, char *errbuf,
 		spec->mode = FWD_ALL;
 		/* fall through */
 	case FWD_ALL:
-		if (!spec->n_rules) {
-			struct fwd_rule *r = &spec->rules[0];
-
-			*r = spec->all;
-			r->first = r->to_first = FWD_PORT_MIN;
-			r->last = (uint16_t)(fwd_ephemeral_start() - 1);
-			r->weak = true;
-			spec->n_rules = 1;
-		}
+		if (!spec->n_rules)
+			fwd_expand_all(spec);
+		break;
+	case FWD_AUTO:		/* finalised before */
 		break;
 	}
 
 	if (spec->n_rules) {
 		ret = fwd_split(spec, errbuf, errlen);
-		fwd_drop_disabled(spec, ipv4, ipv6);
+		if (!ret)
+			ret = fwd_drop_disabled(spec, ipv4, ipv6, errbuf,
+						errlen);
+	}
+	for (i = 0; !ret && i < spec->n_rules; i++) {
+		if (spec->rules[i].scan)
+			spec->mode = FWD_AUTO;
 	}
 	fwd_index(spec);
 	return ret;

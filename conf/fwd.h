@@ -11,13 +11,19 @@
  * socket exchanges, see fwd/). Lookups by port use a per-port table built
  * from the rules, so the data path never walks the list.
  *
- * Grammar: none | auto | [BIND/]LIST, where BIND is ADDR[%IFACE], %IFACE
+ * Grammar: none | [BIND/]LIST, where BIND is ADDR[%IFACE], %IFACE
  * or *[%IFACE] and applies to every item of LIST, and LIST is a
  * comma-separated list of
  *   all[:TOADDR]
+ *   auto
  *   [BIND/]FIRST[-LAST][:[TOADDR/]TOFIRST[-TOLAST]]
  *   [BIND/]FIRST[-LAST]:TOADDR
  *   ~FIRST[-LAST]
+ * A list without ranges stands for every non-ephemeral port ("all"); with
+ * "auto" (pasta), the ports of the list are forwarded only while their
+ * target port is bound on the other side: "auto" alone follows every
+ * non-ephemeral port, "80-90,auto" those ten, "::1/auto" every port, on
+ * ::1 only.
  */
 #ifndef CONF_FWD_H
 #define CONF_FWD_H
@@ -44,7 +50,8 @@
  * @FWD_SPEC:	forward the ports listed in the rules
  * @FWD_ALL:	forward every non-ephemeral port, minus exclusions (after
  *		fwd_finalise(), "best effort" rules: see @weak)
- * @FWD_AUTO:	pasta: follow the ports listening on the other side
+ * @FWD_AUTO:	after fwd_finalise(): at least one rule follows the ports
+ *		bound on the other side ("auto", see @scan of struct fwd_rule)
  */
 enum fwd_mode {
 	FWD_UNSET = 0,
@@ -67,6 +74,8 @@ enum fwd_mode {
  * @to_addr:	target address, unspecified if none given
  * @weak:	best effort ("all"): ports that can't be bound are skipped,
  *		as long as one port of the rule is
+ * @scan:	"auto" (pasta): a port is forwarded only while its target
+ *		port is bound on the other side (fwd/fwd_auto.c listens)
  */
 struct fwd_rule {
 	union inany_addr bind_addr;
@@ -78,6 +87,7 @@ struct fwd_rule {
 	uint16_t to_first;
 	union inany_addr to_addr;
 	bool weak;
+	bool scan;
 };
 
 /**
@@ -86,7 +96,8 @@ struct fwd_rule {
  * @rules:	rules, in command-line order
  * @n_rules:	number of rules in use
  * @all:	bind and target addresses of "all" (or of a list of
- *		exclusions only), ports unused
+ *		exclusions only, or "auto" without ranges), and whether it is
+ *		"auto"; ports unused
  * @all_given:	@all is set
  * @rule_of:	for each port, index of the rule forwarding it, FWD_NO_RULE
  *		if not forwarded (built by fwd_finalise())
@@ -107,7 +118,8 @@ int fwd_parse(struct fwd_spec *spec, const char *optarg, char *errbuf,
 int fwd_finalise(struct fwd_spec *spec, bool ipv4, bool ipv6, char *errbuf,
 		 size_t errlen);
 void fwd_index(struct fwd_spec *spec);
-unsigned int fwd_ephemeral_start(void);
+void fwd_ephemeral_range(unsigned int *first, unsigned int *last);
+bool fwd_spec_scans(const struct fwd_spec *spec);
 bool fwd_rule_same_bind(const struct fwd_rule *a, const struct fwd_rule *b);
 unsigned int fwd_rule_families(const struct fwd_rule *r);
 bool fwd_port_is_forwarded(const struct fwd_spec *spec, uint16_t port);

@@ -17,7 +17,15 @@
  * The protocols open and close those sockets with the functions they
  * registered (fwd_sock_register(), fwd/fwd_listen.c).
  *
- * A forwarded port maps to the same port on the other side.
+ * Which ports are followed, where the sockets listen and where they
+ * forward to, is said by the "auto" (scan) rules of the direction's table
+ * in force (conf/fwd.c, fwd/fwd_listen.c): "auto" alone is every
+ * non-ephemeral port, on any address, to the same port; "80-90,auto" only
+ * those ports, "::1/auto" on ::1 only, "8080:80,auto" port 8080 while 80
+ * is bound on the other side. A port whose rule is plain (any address, no
+ * interface, no target address) gets the sockets of "auto" of its
+ * protocol (auto_open), any other the sockets of its rule (rule_open).
+ * Fixed rules of the same table are fwd/fwd_listen.c's.
  *
  * Finding the listening sockets: the kernel lists them in /proc/net/tcp,
  * tcp6, udp and udp6 of each network namespace. These files show the
@@ -39,8 +47,13 @@
  * from side to side forever: on the side a direction scans, the relay
  * listens for the reverse direction (-T sockets in the namespace are seen
  * by the -t scan). Ports forwarded by the reverse direction, fixed (a port
- * list) or followed ("auto", as of the scan), are therefore left out, as
- * well as the ports excluded in the specification itself (~PORT).
+ * list) or followed ("auto", as of the scan), are therefore left out;
+ * ports excluded in the specification itself (~PORT) have no rule.
+ *
+ * With -c, a client may turn "auto" on at run time: every direction that
+ * can forward at all is made ready at start-up (table of sockets, procfs
+ * tables opened: the sandbox leaves no file system later), and merely
+ * switched on and off by fwd/fwd_listen.c when the table changes.
  */
 
 #include <errno.h>
@@ -96,12 +109,14 @@ enum fwd_auto_id {
  * @udp:	UDP (else TCP)
  * @in_ns:	our sockets go in the namespace (we scan the host)
  * @on:		"auto" is in use for this direction
+ * @ready:	@h allocated and @scan opened: "auto" can be switched on
  * @scan:	procfs tables of the scanned side: [0] IPv4, [1] IPv6, -1 if
  *		not available
  * @rev:	the reverse direction (same protocol)
- * @excl:	ports never followed: excluded in the specification, or
- *		forwarded by a fixed reverse specification
- * @want:	ports found in the last scan, minus exclusions
+ * @excl:	ports never followed: forwarded by fixed rules of the
+ *		reverse direction
+ * @want:	ports to forward after the last scan: "auto" rules whose
+ *		target port was found bound
  * @have:	ports forwarded now
  * @failed:	ports wanted that could not be opened
  * @h:		per port, the sockets (TCP) or listening slots (UDP) opened,
@@ -112,6 +127,7 @@ struct fwd_auto_dir {
 	bool udp;
 	bool in_ns;
 	bool on;
+	bool ready;
 	int scan[2];
 	enum fwd_auto_id rev;
 	uint64_t excl[FWD_AUTO_WORDS];
@@ -135,6 +151,7 @@ static struct fwd_auto_dir fwd_auto_dirs[FWD_AUTO_DIRS] = {
 static struct wheel_timer fwd_auto_timer;
 static unsigned long fwd_auto_scans;		/* scans done so far */
 static char fwd_auto_buf[FWD_AUTO_BUF_SIZE];
+static uint64_t fwd_auto_bound[FWD_AUTO_WORDS];	/* ports found, one scan */
 
 /**
  * struct fwd_auto_call - what a call into the namespace works on
@@ -319,6 +336,98 @@ static int fwd_auto_read(int fd, bool udp, uint64_t *map)
 }
 
 /**
+ * fwd_auto_fdir() - the forwarding table of a direction
+ * @d:		direction
+ *
+ * Return: its enum fwd_dir, for fwd_dir_spec()
+ */
+static enum fwd_dir fwd_auto_fdir(const struct fwd_auto_dir *d)
+{
+	if (d->udp)
+		return d->in_ns ? FWD_DIR_UDP_OUT : FWD_DIR_UDP_IN;
+	return d->in_ns ? FWD_DIR_TCP_OUT : FWD_DIR_TCP_IN;
+}
+
+/**
+ * fwd_auto_rule() - the "auto" rule of a port, in a table
+ * @spec:	table
+ * @port:	port
+ *
+ * Return: the rule, NULL if the port has none, or a fixed one
+ */
+static const struct fwd_rule *fwd_auto_rule(const struct fwd_spec *spec,
+					    unsigned int port)
+{
+	const struct fwd_rule *r = fwd_port_rule(spec, (uint16_t)port);
+
+	return r && r->scan ? r : NULL;
+}
+
+/**
+ * fwd_auto_rule_plain() - tell if a rule takes the sockets of "auto"
+ * @r:		rule
+ *
+ * Return: true for any address, no interface and no target address
+ */
+static bool fwd_auto_rule_plain(const struct fwd_rule *r)
+{
+	return r->bind_any && !*r->ifname && inany_is_unspecified(&r->to_addr);
+}
+
+/**
+ * fwd_auto_want_rules() - from the ports found bound, the ports to forward
+ * @d:		direction: @d->want holds the ports found, on entry
+ *
+ * A port is forwarded if its "auto" rule maps it to a port found bound.
+ */
+static void fwd_auto_want_rules(struct fwd_auto_dir *d)
+{
+	const struct fwd_spec *spec = fwd_dir_spec(fwd_auto_fdir(d));
+	unsigned int i, p;
+
+	memcpy(fwd_auto_bound, d->want, sizeof(fwd_auto_bound));
+	memset(d->want, 0, sizeof(d->want));
+
+	for (i = 0; i < spec->n_rules; i++) {
+		const struct fwd_rule *r = &spec->rules[i];
+
+		if (!r->scan)
+			continue;
+		for (p = r->first; p <= r->last; p++) {
+			unsigned int to = r->to_first + (p - r->first);
+
+			if (to < FWD_PORTS && fwd_auto_bit(fwd_auto_bound, to))
+				fwd_auto_set(d->want, p, true);
+		}
+	}
+}
+
+/**
+ * fwd_auto_sock_open() - open the sockets of a followed port
+ * @c:		execution context
+ * @d:		direction
+ * @port:	port, with an "auto" rule in the table in force
+ * @h:		handles opened, -1 for none: [0] IPv4, [1] IPv6
+ *
+ * Return: 0 on success, negative errno on failure
+ */
+static int fwd_auto_sock_open(const struct ctx *c,
+			      const struct fwd_auto_dir *d, unsigned int port,
+			      int h[2])
+{
+	const struct fwd_sock_ops *ops = fwd_sock_ops(d->udp ? FWD_UDP
+							     : FWD_TCP);
+	const struct fwd_rule *r;
+
+	r = fwd_auto_rule(fwd_dir_spec(fwd_auto_fdir(d)), port);
+	if (!r)
+		return -ENOENT;
+	if (fwd_auto_rule_plain(r))
+		return ops->auto_open(c, (uint16_t)port, d->in_ns, h);
+	return ops->rule_open(c, r, (uint16_t)port, d->in_ns, h);
+}
+
+/**
  * fwd_auto_close_port() - close the sockets forwarding one port
  * @c:		execution context
  * @d:		direction
@@ -353,9 +462,7 @@ static void fwd_auto_open_port(const struct ctx *c, struct fwd_auto_dir *d,
 {
 	int h[2], ret;
 
-	ret = fwd_sock_ops(d->udp ? FWD_UDP : FWD_TCP)->auto_open(c,
-			(uint16_t)port, d->in_ns, h);
-
+	ret = fwd_auto_sock_open(c, d, port, h);
 	if (ret < 0) {
 		if (!fwd_auto_bit(d->failed, port))
 			debug("%s auto: can't forward port %u: %s", d->opt,
@@ -427,11 +534,15 @@ static void fwd_auto_scan_dir(const struct ctx *c, struct fwd_auto_dir *d,
 	}
 
 	for (w = 0; w < FWD_AUTO_WORDS; w++) {
-		uint64_t gone;
-
 		d->want[w] &= ~d->excl[w];
 		if (rev->on)
 			d->want[w] &= ~rev->have[w];
+	}
+	fwd_auto_want_rules(d);
+
+	for (w = 0; w < FWD_AUTO_WORDS; w++) {
+		uint64_t gone;
+
 		d->failed[w] &= d->want[w];
 
 		gone = d->have[w] & ~d->want[w];
@@ -509,7 +620,7 @@ static int fwd_auto_open_tables(void *arg)
 		struct fwd_auto_dir *d = &fwd_auto_dirs[i];
 
 		/* We scan the side opposite to the one we open sockets on */
-		if (!d->on || d->in_ns == *in_ns)
+		if (!d->ready || d->in_ns == *in_ns)
 			continue;
 
 		for (f = 0; f < 2; f++) {
@@ -528,11 +639,9 @@ static int fwd_auto_open_tables(void *arg)
 /**
  * fwd_auto_excl_init() - ports a direction never follows
  * @d:		direction
- * @spec:	its own specification (exclusions)
- * @rev:	specification of the reverse direction
+ * @rev:	table of the reverse direction
  */
 static void fwd_auto_excl_init(struct fwd_auto_dir *d,
-			       const struct fwd_spec *spec,
 			       const struct fwd_spec *rev)
 {
 	unsigned int port;
@@ -540,11 +649,11 @@ static void fwd_auto_excl_init(struct fwd_auto_dir *d,
 	memset(d->excl, 0, sizeof(d->excl));
 	fwd_auto_set(d->excl, 0, true);
 
+	/* The reverse direction's fixed sockets are ours */
 	for (port = 1; port < FWD_PORTS; port++) {
-		if (spec->excluded[port / 8] & (1U << (port % 8)))
-			fwd_auto_set(d->excl, port, true);
-		if ((rev->mode == FWD_SPEC || rev->mode == FWD_ALL) &&
-		    fwd_port_is_forwarded(rev, (uint16_t)port))
+		const struct fwd_rule *r = fwd_port_rule(rev, (uint16_t)port);
+
+		if (r && !r->scan)
 			fwd_auto_set(d->excl, port, true);
 	}
 }
@@ -619,17 +728,85 @@ void fwd_auto_stop(const struct ctx *c, bool udp, bool in_ns)
  */
 void fwd_auto_excl_update(void)
 {
-	const struct fwd_spec *spec[FWD_AUTO_DIRS] = {
-		fwd_dir_spec(FWD_DIR_TCP_IN), fwd_dir_spec(FWD_DIR_TCP_OUT),
-		fwd_dir_spec(FWD_DIR_UDP_IN), fwd_dir_spec(FWD_DIR_UDP_OUT),
-	};
 	unsigned int i;
 
 	for (i = 0; i < FWD_AUTO_DIRS; i++) {
 		struct fwd_auto_dir *d = &fwd_auto_dirs[i];
+		const struct fwd_auto_dir *rev = &fwd_auto_dirs[d->rev];
 
 		if (d->on)
-			fwd_auto_excl_init(d, spec[i], spec[d->rev]);
+			fwd_auto_excl_init(d, fwd_dir_spec(fwd_auto_fdir(rev)));
+	}
+}
+
+/**
+ * fwd_auto_ready() - tell if a direction can follow ports
+ * @udp:	UDP (else TCP)
+ * @in_ns:	sockets in the namespace (-T, -U)
+ *
+ * Return: true if fwd_auto_start() can switch it on
+ */
+bool fwd_auto_ready(bool udp, bool in_ns)
+{
+	return fwd_auto_dir_of(udp, in_ns)->ready;
+}
+
+/**
+ * fwd_auto_start() - follow ports in a direction, as its new table says
+ * @udp:	UDP (else TCP)
+ * @in_ns:	sockets in the namespace (-T, -U)
+ *
+ * The next scan (fwd_auto_scan()) opens what the table in force wants.
+ *
+ * Return: 0 on success, -ENOTSUP if the direction was not made ready
+ */
+int fwd_auto_start(bool udp, bool in_ns)
+{
+	struct fwd_auto_dir *d = fwd_auto_dir_of(udp, in_ns);
+
+	if (!d->ready)
+		return -ENOTSUP;
+	if (!d->on)
+		debug("%s auto: started", d->opt);
+	d->on = true;
+	return 0;
+}
+
+/**
+ * fwd_auto_release_changed() - close followed ports a new table changes
+ * @c:		execution context
+ * @udp:	UDP (else TCP)
+ * @in_ns:	sockets in the namespace (-T, -U)
+ * @next:	table about to be put in force
+ *
+ * Before a switch of tables (fwd/fwd_listen.c): a port keeps its sockets
+ * only if the new table follows it too, with sockets of the same address,
+ * interface and families; otherwise they are closed, so that a new fixed
+ * rule, or other sockets, can take the port. If the switch fails, the next
+ * scan opens them again.
+ */
+void fwd_auto_release_changed(const struct ctx *c, bool udp, bool in_ns,
+			      const struct fwd_spec *next)
+{
+	struct fwd_auto_dir *d = fwd_auto_dir_of(udp, in_ns);
+	const struct fwd_spec *cur = fwd_dir_spec(fwd_auto_fdir(d));
+	unsigned int port;
+
+	if (!d->on)
+		return;
+
+	for (port = 1; port < FWD_PORTS; port++) {
+		const struct fwd_rule *o, *n;
+
+		if (!fwd_auto_bit(d->have, port))
+			continue;
+		o = fwd_auto_rule(cur, port);
+		n = fwd_auto_rule(next, port);
+		if (o && n && fwd_rule_same_bind(o, n) &&
+		    fwd_auto_rule_plain(o) == fwd_auto_rule_plain(n) &&
+		    fwd_rule_families(o) == fwd_rule_families(n))
+			continue;
+		fwd_auto_close_port(c, d, port);
 	}
 }
 
@@ -646,9 +823,6 @@ void fwd_auto_excl_update(void)
  */
 int fwd_auto_init(const struct ctx *c)
 {
-	const struct fwd_spec *spec[FWD_AUTO_DIRS] = {
-		&c->tcp_in, &c->tcp_out, &c->udp_in, &c->udp_out,
-	};
 	bool any = false, in_ns;
 	unsigned int i;
 
@@ -657,10 +831,13 @@ int fwd_auto_init(const struct ctx *c)
 
 	for (i = 0; i < FWD_AUTO_DIRS; i++) {
 		struct fwd_auto_dir *d = &fwd_auto_dirs[i];
+		enum fwd_dir fd = fwd_auto_fdir(d);
 
-		d->on = spec[i]->mode == FWD_AUTO &&
-			!(d->udp ? c->no_udp : c->no_tcp);
-		if (!d->on)
+		/* With -c, "auto" may be switched on at run time */
+		d->on = fwd_dir_on(c, fd) &&
+			fwd_dir_spec(fd)->mode == FWD_AUTO;
+		d->ready = d->on || (*c->conf_path && fwd_dir_on(c, fd));
+		if (!d->ready)
 			continue;
 
 		d->h = calloc(FWD_PORTS, sizeof(*d->h));
@@ -668,9 +845,9 @@ int fwd_auto_init(const struct ctx *c)
 			err("%s auto: can't allocate port table", d->opt);
 			return -ENOMEM;
 		}
-		fwd_auto_excl_init(d, spec[i], spec[d->rev]);
 		any = true;
 	}
+	fwd_auto_excl_update();
 
 	if (!any)
 		return 0;

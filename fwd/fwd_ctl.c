@@ -370,7 +370,6 @@ static int fwd_ctl_apply(const struct ctx *c, const struct pesto_update *u,
 			}
 
 			if (fwd_rules_from_wire(&env, t, proto,
-						fwd_dir_spec(d),
 						&fwd_ctl_next[d], msg, len))
 				return EINVAL;
 			next[d] = &fwd_ctl_next[d];

@@ -41,11 +41,13 @@
  * listener doesn't end them. UDP flows reply through the listening
  * socket, so the flows of a closed UDP socket end with it.
  *
- * "auto" directions (conf/fwd_auto.c) have no rules and follow listening
- * ports with sockets of their own; switching such a direction to a table
- * of rules closes them first (a failed switch leaves them to the next
- * scan, within FWD_AUTO_SCAN_MS) and stops following, and the exclusions
- * of the other "auto" directions are recomputed from the new tables.
+ * "auto" rules (scan) are fwd/fwd_auto.c's: it follows the ports they
+ * cover with sockets of its own, and they are never staged here. Before a
+ * switch, the followed ports whose rule changes have their sockets closed
+ * (a failed switch leaves them to the next scan, within
+ * FWD_AUTO_SCAN_MS); once a table is in force, a direction with "auto"
+ * rules is followed, one without isn't any more, and the exclusions of
+ * every "auto" direction are recomputed from the new tables.
  */
 
 #include <errno.h>
@@ -364,6 +366,18 @@ struct fwd_listen_skips {
 };
 
 /**
+ * struct fwd_listen_weak - what a table being staged bound, for its
+ *			    best-effort rules
+ * @bound:	ports its rules bound (or kept) so far
+ * @err:	negative errno of the first best-effort rule that bound none,
+ *		0 if none
+ */
+struct fwd_listen_weak {
+	unsigned int bound;
+	int err;
+};
+
+/**
  * fwd_listen_port() - stage the sockets of one port of a new rule
  * @call:	the switch
  * @r:		rule of @call->next
@@ -419,11 +433,20 @@ static int fwd_listen_port(const struct fwd_listen_call *call,
  * fwd_listen_stage_rule() - stage the sockets of one rule of a new table
  * @call:	the switch
  * @r:		rule of @call->next
+ * @weak:	what the table bound so far, updated
+ *
+ * A best-effort rule of which no port could be bound is an error only if
+ * no rule of the table binds any (upstream: "unless no ports could be
+ * forwarded at all"): "all" is two rules, below and above the
+ * ephemeral range, and the first may use up the descriptor budget. Its
+ * message is kept in @call->errbuf, and the error in @weak, for
+ * fwd_listen_stage() to decide.
  *
  * Return: 0 on success, negative errno with a message in @call->errbuf
  */
 static int fwd_listen_stage_rule(const struct fwd_listen_call *call,
-				 const struct fwd_rule *r)
+				 const struct fwd_rule *r,
+				 struct fwd_listen_weak *weak)
 {
 	const char *proto = fwd_dir_udp(call->d) ? "UDP" : "TCP";
 	const char *opt = fwd_dir_opt(call->d);
@@ -446,15 +469,20 @@ static int fwd_listen_stage_rule(const struct fwd_listen_call *call,
 		}
 	}
 
+	weak->bound += sk.bound;
 	if (!sk.skipped)
 		return 0;
 
 	if (!sk.bound) {
-		snprintf(call->errbuf, call->errlen,
-			 "%s: none of %s ports %u-%u%s could be bound%s (port %u: %s%s)",
-			 opt, proto, r->first, r->last, where, ns, sk.first,
-			 strerror(sk.err), fwd_listen_hint(sk.err, in_ns));
-		return -sk.err;
+		if (!weak->err)
+			snprintf(call->errbuf, call->errlen,
+				 "%s: none of %s ports %u-%u%s could be bound%s (port %u: %s%s)",
+				 opt, proto, r->first, r->last, where, ns,
+				 sk.first, strerror(sk.err),
+				 fwd_listen_hint(sk.err, in_ns));
+		if (!weak->err)
+			weak->err = -sk.err;
+		return 0;
 	}
 
 	if (sk.budget)
@@ -480,6 +508,7 @@ static int fwd_listen_stage(void *arg)
 {
 	const struct fwd_listen_call *call = arg;
 	struct fwd_listen_dir *ld = &fwd_listen_dirs[call->d];
+	struct fwd_listen_weak weak = { 0 };
 	unsigned int i;
 	int ret;
 
@@ -488,11 +517,17 @@ static int fwd_listen_stage(void *arg)
 	ld->staged = true;
 
 	for (i = 0; i < call->next->n_rules; i++) {
-		ret = fwd_listen_stage_rule(call, &call->next->rules[i]);
+		if (call->next->rules[i].scan)	/* fwd/fwd_auto.c's */
+			continue;
+		ret = fwd_listen_stage_rule(call, &call->next->rules[i],
+					    &weak);
 		if (ret)
 			return ret;
 	}
 
+	if (weak.err && !weak.bound)
+		return weak.err;
+	*call->errbuf = '\0';		/* a message of weak.err, if any */
 	return 0;
 }
 
@@ -520,7 +555,7 @@ static int fwd_listen_rollback(void *arg)
 		if (!(ld->rebound[p / 8] & (1U << (p % 8))) || !call->cur)
 			continue;
 		o = fwd_port_rule(call->cur, (uint16_t)p);
-		if (!o)
+		if (!o || o->scan)
 			continue;
 		ret = fwd_listen_open(call->c, call->d, o, (uint16_t)p,
 				      ld->h[p]);
@@ -673,17 +708,27 @@ int fwd_listen_switch(const struct ctx *c,
 		      size_t errlen)
 {
 	const struct fwd_spec *cur[FWD_DIRS], *nx[FWD_DIRS];
+	bool follow = false;
 	unsigned int d;
 	int ret;
 
 	for (d = 0; d < FWD_DIRS; d++) {
 		cur[d] = &fwd_tables[d];
 		nx[d] = next[d];
+		if (next[d] && next[d]->mode == FWD_AUTO &&
+		    !fwd_auto_ready(fwd_dir_udp(d), fwd_dir_out(d))) {
+			snprintf(errbuf, errlen,
+				 "%s: 'auto' (auto-scan) rules need pasta",
+				 fwd_dir_opt(d));
+			return -ENOTSUP;
+		}
+	}
 
-		/* Ports followed now could be in the way of new rules */
-		if (next[d] && cur[d]->mode == FWD_AUTO &&
-		    next[d]->mode != FWD_AUTO)
-			fwd_auto_release(c, fwd_dir_udp(d), fwd_dir_out(d));
+	/* Ports followed now could be in the way of new rules */
+	for (d = 0; d < FWD_DIRS; d++) {
+		if (next[d] && cur[d]->mode == FWD_AUTO)
+			fwd_auto_release_changed(c, fwd_dir_udp(d),
+						 fwd_dir_out(d), next[d]);
 	}
 
 	ret = fwd_listen_apply(c, cur, nx, errbuf, errlen);
@@ -698,7 +743,12 @@ int fwd_listen_switch(const struct ctx *c,
 		if (spec->mode == FWD_AUTO && next[d]->mode != FWD_AUTO)
 			fwd_auto_stop(c, fwd_dir_udp(d), fwd_dir_out(d));
 		memcpy(spec, next[d], sizeof(*spec));
+		if (spec->mode == FWD_AUTO &&
+		    !fwd_auto_start(fwd_dir_udp(d), fwd_dir_out(d)))
+			follow = true;
 	}
 	fwd_auto_excl_update();
+	if (follow)		/* At once, not at the next scan */
+		fwd_auto_scan(c);
 	return 0;
 }

@@ -19,16 +19,17 @@
  *     the namespace's loopback addresses, which upstream writes as any
  *     address on interface "lo";
  *   - "all" (and a list of exclusions only) is best effort (weak flag);
- *   - "auto" is a set of best-effort "auto-scan" rules covering every port
- *     but the excluded ones.
+ *   - "auto" rules carry the "auto-scan" flag: "auto" alone is two
+ *     best-effort rules, for the ports below and above the ephemeral
+ *     range, as upstream shows it.
  *
  * The other way, rules from a client are checked against what this relay
  * can do: enabled families for the bind and target addresses, no
  * multicast target, no two rules on the same port of a direction (this
  * implementation keeps one rule per port and direction, whatever the
- * address), at most FWD_RULES_MAX per direction. "auto" can only be kept
- * exactly as it is, or removed, at run time: its rules must then be the
- * ones shown.
+ * address), at most FWD_RULES_MAX per direction. "auto-scan" rules become
+ * "auto" rules of ours, alone or beside fixed ones (whether the relay can
+ * follow ports at all is fwd/fwd_ctl.c's to check: pasta only).
  */
 
 #include <stdio.h>
@@ -95,44 +96,8 @@ static void fwd_rule_to_wire(const struct fwd_rules_env *env,
 	w->proto = proto;
 	if (r->weak)
 		w->flags |= PESTO_RULE_WEAK;
-}
-
-/**
- * fwd_rules_auto() - the protocol rules standing for "auto"
- * @env:	pif and families
- * @spec:	"auto" specification (exclusions)
- * @proto:	IPPROTO_TCP or IPPROTO_UDP
- * @out:	rules, set
- * @max:	room in @out
- *
- * Return: number of rules, -1 if they don't fit
- */
-static int fwd_rules_auto(const struct fwd_rules_env *env,
-			  const struct fwd_spec *spec, uint8_t proto,
-			  struct pesto_rule *out, unsigned int max)
-{
-	struct fwd_rule r = { .bind_any = true, .weak = true };
-	unsigned int p, n = 0;
-
-	for (p = 1; p < FWD_PORTS; p++) {
-		unsigned int end = p;
-
-		if (spec->excluded[p / 8] & (1U << (p % 8)))
-			continue;
-		while (end + 1 < FWD_PORTS &&
-		       !(spec->excluded[(end + 1) / 8] & (1U << ((end + 1) % 8))))
-			end++;
-
-		if (n == max)
-			return -1;
-		r.first = r.to_first = (uint16_t)p;
-		r.last = (uint16_t)end;
-		fwd_rule_to_wire(env, &r, proto, &out[n]);
-		out[n++].flags |= PESTO_RULE_SCAN;
-		p = end;
-	}
-
-	return (int)n;
+	if (r->scan)
+		w->flags |= PESTO_RULE_SCAN;
 }
 
 /**
@@ -150,9 +115,6 @@ int fwd_rules_to_wire(const struct fwd_rules_env *env,
 		      struct pesto_rule *out, unsigned int max)
 {
 	unsigned int i;
-
-	if (spec->mode == FWD_AUTO)
-		return fwd_rules_auto(env, spec, proto, out, max);
 
 	if (spec->n_rules > max)
 		return -1;
@@ -268,48 +230,7 @@ static int fwd_rule_from_wire(const struct fwd_rules_env *env,
 	r->last = w->last;
 	r->to_first = w->to;
 	r->weak = w->flags & PESTO_RULE_WEAK;
-	return 0;
-}
-
-/**
- * fwd_rules_keep_auto() - check that "auto" rules are the ones in force
- * @env:	pif and families
- * @t:		client's table
- * @proto:	protocol
- * @cur:	table in force
- * @errbuf:	message on failure
- * @errlen:	its size
- *
- * Return: 0 if the table keeps "auto" as it is, -1 with a message
- */
-static int fwd_rules_keep_auto(const struct fwd_rules_env *env,
-			       const struct pesto_pif *t, uint8_t proto,
-			       const struct fwd_spec *cur, char *errbuf,
-			       size_t errlen)
-{
-	static struct pesto_rule shown[PESTO_PIF_RULES_MAX];
-	unsigned int i, j = 0;
-	int n;
-
-	if (cur->mode != FWD_AUTO)
-		return fwd_rules_err(errbuf, errlen,
-				     "'auto' (auto-scan) rules can't be added at run time in this version");
-
-	n = fwd_rules_to_wire(env, cur, proto, shown, PESTO_PIF_RULES_MAX);
-	for (i = 0; i < t->count; i++) {
-		const struct pesto_rule *w = &t->rules[i];
-
-		if (w->proto != proto)
-			continue;
-		if (n < 0 || j >= (unsigned int)n ||
-		    !pesto_rule_same(w, &shown[j]))
-			break;
-		j++;
-	}
-
-	if (i < t->count || n < 0 || j != (unsigned int)n)
-		return fwd_rules_err(errbuf, errlen,
-				     "'auto' (auto-scan) rules can only be kept as they are, or removed, at run time in this version");
+	r->scan = w->flags & PESTO_RULE_SCAN;
 	return 0;
 }
 
@@ -318,7 +239,6 @@ static int fwd_rules_keep_auto(const struct fwd_rules_env *env,
  * @env:	pif and families
  * @t:		client's table of the pif (both protocols)
  * @proto:	IPPROTO_TCP or IPPROTO_UDP: the rules taken from @t
- * @cur:	table in force for that direction
  * @next:	new table, set (finalised)
  * @errbuf:	message on failure
  * @errlen:	its size
@@ -327,10 +247,9 @@ static int fwd_rules_keep_auto(const struct fwd_rules_env *env,
  */
 int fwd_rules_from_wire(const struct fwd_rules_env *env,
 			const struct pesto_pif *t, uint8_t proto,
-			const struct fwd_spec *cur, struct fwd_spec *next,
-			char *errbuf, size_t errlen)
+			struct fwd_spec *next, char *errbuf, size_t errlen)
 {
-	unsigned int i, scan = 0;
+	unsigned int i;
 	char why[160];
 
 	memset(next, 0, sizeof(*next));
@@ -341,10 +260,6 @@ int fwd_rules_from_wire(const struct fwd_rules_env *env,
 
 		if (w->proto != proto)
 			continue;
-		if (w->flags & PESTO_RULE_SCAN) {
-			scan++;
-			continue;
-		}
 
 		pesto_rule_fmt(w, rs, sizeof(rs));
 		if (next->n_rules == FWD_RULES_MAX)
@@ -368,17 +283,11 @@ int fwd_rules_from_wire(const struct fwd_rules_env *env,
 		next->n_rules++;
 	}
 
-	if (scan) {
-		if (next->n_rules)
-			return fwd_rules_err(errbuf, errlen,
-					     "'auto' (auto-scan) rules can't be mixed with other rules of the same protocol in this version");
-		if (fwd_rules_keep_auto(env, t, proto, cur, errbuf, errlen))
-			return -1;
-		memcpy(next, cur, sizeof(*next));
-		return 0;
-	}
-
 	next->mode = next->n_rules ? FWD_SPEC : FWD_NONE;
+	for (i = 0; i < next->n_rules; i++) {
+		if (next->rules[i].scan)
+			next->mode = FWD_AUTO;
+	}
 	fwd_index(next);
 	return 0;
 }

@@ -32,8 +32,7 @@ int fwd_rules_to_wire(const struct fwd_rules_env *env,
 		      struct pesto_rule *out, unsigned int max);
 int fwd_rules_from_wire(const struct fwd_rules_env *env,
 			const struct pesto_pif *t, uint8_t proto,
-			const struct fwd_spec *cur, struct fwd_spec *next,
-			char *errbuf, size_t errlen);
+			struct fwd_spec *next, char *errbuf, size_t errlen);
 bool fwd_rules_conflict(const struct pesto_rule *a,
 			const struct pesto_rule *b);
 

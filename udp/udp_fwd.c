@@ -275,20 +275,19 @@ int udp_fwd_rule_open(const struct ctx *c, const struct fwd_rule *r,
 }
 
 /**
- * udp_fwd_ports() - number of ports a specification forwards
+ * udp_fwd_ports() - number of ports a specification forwards by fixed rules
  * @spec:	specification
  *
- * Return: port count, 0 for "none" and "auto"
+ * Return: port count, 0 for "none"; "auto" ports have slots of their own
  */
 static unsigned int udp_fwd_ports(const struct fwd_spec *spec)
 {
 	unsigned int port, n = 0;
 
-	if (spec->mode != FWD_SPEC && spec->mode != FWD_ALL)
-		return 0;
-
 	for (port = 1; port < FWD_PORTS; port++) {
-		if (fwd_port_rule(spec, (uint16_t)port))
+		const struct fwd_rule *r = fwd_port_rule(spec, (uint16_t)port);
+
+		if (r && !r->scan)
 			n++;
 	}
 	return n;

@@ -5,7 +5,8 @@
  *
  * - stderr, on from the start until log_to_stderr(false): the bare message,
  *   prefixed by the time since log_init() ("12.345678: ") when the level
- *   is debug or trace.
+ *   is debug or trace and there is no log file (the file has the times; as
+ *   upstream, stderr then gets the bare messages).
  * - a log file (log_open_file(), -l), emptied when opened. Its first line
  *   is a header naming the program, its version, the binary and the PID
  *   ("pasta 0.1: /usr/bin/passt (1234)", as upstream's), so that a reader
@@ -537,7 +538,7 @@ static void log_out_stderr(const char *msg, size_t len)
 	char line[LOG_LINE_MAX];
 	size_t n = 0;
 
-	if (log_level >= LOG_DEBUG) {
+	if (log_level >= LOG_DEBUG && log_fd < 0) {
 		struct timespec now = { 0 };
 		long long sec;
 		long usec;

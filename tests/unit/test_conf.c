@@ -190,6 +190,9 @@ START_TEST(test_defaults)
 	ck_assert_int_eq(c.pasta_target_pid, 0);
 	ck_assert_ptr_null(conf_unimplemented(&c));
 	conf_ports_default(&c);
+	ck_assert(fwd_spec_scans(&c.tcp_in) && fwd_spec_scans(&c.tcp_out));
+	ck_assert(fwd_spec_scans(&c.udp_in) && fwd_spec_scans(&c.udp_out));
+	conf_ports_finalise(&c);
 	ck_assert_int_eq(c.tcp_in.mode, FWD_AUTO);
 	ck_assert_int_eq(c.tcp_out.mode, FWD_AUTO);
 	ck_assert_int_eq(c.udp_in.mode, FWD_AUTO);
@@ -262,8 +265,7 @@ START_TEST(test_rootlesskit_pid)
 	ck_assert_str_eq(ip4(c.ip4.dns_match), "10.0.2.3");
 	ck_assert(c.no_map_gw);
 	ck_assert(c.ip4.enabled && !c.ip6.enabled);
-	ck_assert_int_eq(c.tcp_in.mode, FWD_AUTO);
-	ck_assert_int_eq(c.udp_in.mode, FWD_AUTO);
+	ck_assert(fwd_spec_scans(&c.tcp_in) && fwd_spec_scans(&c.udp_in));
 	ck_assert(c.host_lo_to_ns_lo);
 	ck_assert_int_eq(c.pasta_target_pid, 4321);
 	ck_assert_ptr_null(c.pasta_cmd);
@@ -379,9 +381,10 @@ START_TEST(test_qemu_10_1)
 	parse(MODE_PASST,
 	      ARGV("passt", "--vhost-user", "--quiet", "--ipv4-only",
 		   "--no-tcp", "--no-udp", "--no-dhcp", "--dns-host",
-		   "127.0.0.53", "--outbound-if6", "eth1", "--pid", "/tmp/p",
+		   "127.0.0.53", "--outbound-if4", "eth1", "--pid", "/tmp/p",
 		   "--fd", "3"));
 	ck_assert(c.vhost_user && c.fd_tap_preopened == 3);
+	ck_assert_str_eq(c.ip4.outbound_if, "eth1");
 	ck_assert(c.no_tcp && c.no_udp && c.no_dhcp);
 	ck_assert(!c.ip6.enabled);
 	ck_assert_str_eq(ip4(c.ip4.dns_host), "127.0.0.53");
@@ -704,10 +707,6 @@ START_TEST(test_conflicts)
 {
 	fails(MODE_PASST, "mutually exclusive",
 	      ARGV("passt", "-4", "-6"));
-	fails(MODE_PASST, "--address gives an IPv6 setting",
-	      ARGV("passt", "-a", "2001:db8::1", "-4"));
-	fails(MODE_PASST, "--gateway gives an IPv4 setting",
-	      ARGV("passt", "-6", "-g", "192.0.2.1"));
 	fails(MODE_PASST, "mutually exclusive",
 	      ARGV("passt", "-s", "/tmp/s", "-F", "3"));
 	fails(MODE_PASTA, "mutually exclusive",
@@ -722,11 +721,97 @@ START_TEST(test_conflicts)
 	fails(MODE_PASST, "pasta option", ARGV("passt", "--netns", "x"));
 	fails(MODE_PASST, "pasta option", ARGV("passt", "-T", "22"));
 	fails(MODE_PASST, "pasta option", ARGV("passt", "--dhcp-dns"));
+	fails(MODE_PASST, "pasta option", ARGV("passt", "--splice-only"));
+
+	/* passt takes --no-splice, and ignores it (as upstream's passt) */
+	run(MODE_PASST, false, ARGV("passt", "--no-splice"));
+	ck_assert_msg(res.status == 42, "passt --no-splice: %d: %s",
+		      res.status, res.err);
+	parse(MODE_PASST, ARGV("passt", "--no-splice"));
+	ck_assert(!c.no_splice);
 	fails(MODE_PASTA, "passt option", ARGV("pasta", "-s", "/tmp/s"));
 	fails(MODE_PASTA, "passt option", ARGV("pasta", "-1"));
 	fails(MODE_PASTA, "passt option", ARGV("pasta", "--no-dhcp-dns"));
 	fails(MODE_PASTA, "-t/--tcp-ports",
 	      ARGV("pasta", "-t", "none", "-t", "22"));
+	fails(MODE_PASST, "'auto' is only valid for pasta",
+	      ARGV("passt", "-t", "auto"));
+	fails(MODE_PASST, "'auto' is only valid for pasta",
+	      ARGV("passt", "-u", "::1/80-82,auto"));
+}
+END_TEST
+
+START_TEST(test_disabled_family)
+{
+	/* Podman's --net=pasta:-6: its IPv4 settings, accepted and ignored,
+	 * without a word (as upstream)
+	 */
+	run(MODE_PASTA, false,
+	    ARGV("pasta", "--config-net", "--dns-forward", "169.254.1.1",
+		 "--map-guest-addr", "169.254.1.2", "-6", "--netns", "x"));
+	ck_assert_msg(res.status == 42, "status %d: %s", res.status,
+		      res.err);
+	ck_assert_msg(!res.err[0], "stderr: %s", res.err);
+
+	parse(MODE_PASTA,
+	      ARGV("pasta", "--dns-forward", "169.254.1.1", "-a", "192.0.2.9",
+		   "-n", "24", "-g", "192.0.2.1", "-D", "192.0.2.53",
+		   "--dns-host", "192.0.2.54", "--map-host-loopback",
+		   "169.254.1.3", "--map-guest-addr", "169.254.1.2", "-o",
+		   "192.0.2.9", "-6",
+		   "--dns-forward", "2001:db8::53", "-g", "2001:db8::1"));
+	ck_assert(!c.ip4.enabled && c.ip6.enabled);
+	ck_assert_str_eq(ip4(c.ip4.dns_match), "0.0.0.0");
+	ck_assert_str_eq(ip4(c.ip4.map_guest_addr), "0.0.0.0");
+	ck_assert_str_eq(ip4(c.ip4.map_host_lo), "0.0.0.0");
+	ck_assert_str_eq(ip4(c.ip4.gw), "0.0.0.0");
+	ck_assert_str_eq(ip4(c.ip4.addr), "0.0.0.0");
+	ck_assert_str_eq(ip4(c.ip4.outbound), "0.0.0.0");
+	ck_assert_int_eq(c.ip4.dns_count, 0);
+	ck_assert_str_eq(ip6(&c.ip6.dns_match), "2001:db8::53");
+	ck_assert_str_eq(ip6(&c.ip6.gw), "2001:db8::1");
+
+	parse(MODE_PASST,
+	      ARGV("passt", "-4", "--dns-forward", "2001:db8::53", "-a",
+		   "2001:db8::9/64", "-D", "2001:db8::54", "--map-guest-addr",
+		   "2001:db8::2", "--dns-host", "::1", "-a", "192.0.2.9",
+		   "--map-host-loopback", "2001:db8::1", "-t", "8080"));
+	ck_assert(c.ip4.enabled && !c.ip6.enabled);
+	ck_assert(IN6_IS_ADDR_UNSPECIFIED(&c.ip6.dns_match));
+	ck_assert(IN6_IS_ADDR_UNSPECIFIED(&c.ip6.addr));
+	ck_assert(IN6_IS_ADDR_UNSPECIFIED(&c.ip6.map_guest_addr));
+	ck_assert(IN6_IS_ADDR_UNSPECIFIED(&c.ip6.dns_host));
+	ck_assert_int_eq(c.ip6.dns_count, 0);
+	ck_assert_str_eq(ip4(c.ip4.addr), "192.0.2.9");
+}
+END_TEST
+
+START_TEST(test_disabled_family_fwd)
+{
+	/* Rules that only the disabled family could serve: refused */
+	fails(MODE_PASTA, "-t: ports 8080-8080 listen on 192.0.2.2, but -6",
+	      ARGV("pasta", "-t", "192.0.2.2/8080", "-6"));
+	fails(MODE_PASTA, "listen on 0.0.0.0, but -6/--ipv6-only",
+	      ARGV("pasta", "-6", "-t", "0.0.0.0/8080"));
+	fails(MODE_PASTA, "-u: 'all' listen on ::1, but -4/--ipv4-only",
+	      ARGV("pasta", "-4", "-u", "::1/all"));
+	fails(MODE_PASTA, "-t: ports 80-80 go to 192.0.2.9, but -6",
+	      ARGV("pasta", "-6", "-t", "80:192.0.2.9"));
+	fails(MODE_PASST, "go to 2001:db8::9, but -4/--ipv4-only disables",
+	      ARGV("passt", "-4", "-t", "80:[2001:db8::9]/90"));
+	fails(MODE_PASST, "-t: 'all' go to 192.0.2.9",
+	      ARGV("passt", "-6", "-t", "all:192.0.2.9"));
+
+	/* An outbound interface of the disabled family (as upstream) */
+	fails(MODE_PASTA, "--outbound-if4 eth0: -6/--ipv6-only disables",
+	      ARGV("pasta", "--outbound-if4", "eth0", "-6"));
+	fails(MODE_PASST, "--outbound-if6 eth0: -4/--ipv4-only disables",
+	      ARGV("passt", "-4", "--outbound-if6", "eth0"));
+
+	/* Rules of the family left, or of both: fine */
+	parse(MODE_PASTA, ARGV("pasta", "-6", "-t", "::1/80,81", "-u",
+			       "[2001:db8::1]%eth0/all", "-T", "8080"));
+	ck_assert_uint_eq(c.tcp_in.n_rules, 2);
 }
 END_TEST
 
@@ -746,21 +831,15 @@ START_TEST(test_unimplemented_exit)
 }
 END_TEST
 
-START_TEST(test_print)
+/**
+ * print_to() - run conf_print() on the configuration, capture stderr
+ * @buf:	output
+ * @size:	size of @buf
+ */
+static void print_to(char *buf, size_t size)
 {
 	FILE *f = tmpfile();
-	char buf[4096];
 	int saved;
-
-	parse(MODE_PASTA,
-	      ARGV("pasta", "-a", "192.0.2.2/24", "-g", "192.0.2.1",
-		   "-t", "22,[::1]/8080:80,2000-2010,~2005", "-T", "none",
-		   "-D", "192.0.2.53", "-S", "example.org", "--dhcp-dns",
-		   "--netns", "ns1", "-I", "tap9"));
-	conf_ports_default(&c);
-	fwd_finalise(&c.tcp_in, true, true, NULL, 0);
-	fwd_finalise(&c.tcp_out, true, true, NULL, 0);
-	c.ip6.enabled = false;
 
 	ck_assert_ptr_nonnull(f);
 	fflush(stderr);
@@ -769,8 +848,23 @@ START_TEST(test_print)
 	conf_print(&c);
 	dup2(saved, STDERR_FILENO);
 	close(saved);
-	slurp(f, buf, sizeof(buf));
+	slurp(f, buf, size);
 	fclose(f);
+}
+
+START_TEST(test_print)
+{
+	char buf[4096];
+
+	parse(MODE_PASTA,
+	      ARGV("pasta", "-a", "192.0.2.2/24", "-g", "192.0.2.1",
+		   "-t", "22,[::1]/8080:80,2000-2010,~2005", "-T", "none",
+		   "-D", "192.0.2.53", "-S", "example.org", "--dhcp-dns",
+		   "--netns", "ns1", "-I", "tap9"));
+	conf_ports_default(&c);
+	conf_ports_finalise(&c);
+	c.ip6.enabled = false;
+	print_to(buf, sizeof(buf));
 
 	ck_assert_msg(strstr(buf, "Namespace: /run/netns/ns1"), "%s", buf);
 	ck_assert(strstr(buf, "tap9"));
@@ -782,7 +876,23 @@ START_TEST(test_print)
 	ck_assert_msg(strstr(buf, "host: 22, [::1]/8080 -> 80, 2000-2004, "
 			     "2006-2010\n"), "%s", buf);
 	ck_assert(strstr(buf, "namespace: none"));
-	ck_assert(strstr(buf, "UDP ports forwarded from the host: auto"));
+	ck_assert_msg(strstr(buf, "UDP ports forwarded from the host: "
+			     "1-"), "%s", buf);
+	ck_assert(strstr(buf, "(best effort, auto)"));
+
+	/* pasta running a command: nothing without -d, as upstream */
+	parse(MODE_PASTA, ARGV("pasta", "-t", "none", "--", "sh"));
+	print_to(buf, sizeof(buf));
+	ck_assert_msg(!buf[0], "printed: %s", buf);
+	parse(MODE_PASTA, ARGV("pasta", "-d", "-t", "none"));
+	print_to(buf, sizeof(buf));
+	ck_assert(strstr(buf, "Namespace: new, running a shell"));
+	parse(MODE_PASTA, ARGV("pasta", "-t", "none", "1234"));
+	print_to(buf, sizeof(buf));
+	ck_assert(strstr(buf, "Namespace: of PID 1234"));
+	parse(MODE_PASST, ARGV("passt", "-t", "none"));
+	print_to(buf, sizeof(buf));
+	ck_assert(strstr(buf, "MTU: 65520"));
 }
 END_TEST
 
@@ -1039,6 +1149,8 @@ static Suite *conf_suite(void)
 	tcase_add_test(tc, test_bad_numbers);
 	tcase_add_test(tc, test_bad_addresses);
 	tcase_add_test(tc, test_conflicts);
+	tcase_add_test(tc, test_disabled_family);
+	tcase_add_test(tc, test_disabled_family_fwd);
 	tcase_add_test(tc, test_unimplemented_exit);
 	tcase_add_test(tc, test_print);
 	tcase_add_test(tc, test_values);

@@ -88,6 +88,24 @@ static unsigned int ephemeral_start(void)
 }
 
 /**
+ * ephemeral_end() - last ephemeral port
+ *
+ * Return: port
+ */
+static unsigned int ephemeral_end(void)
+{
+	FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "r");
+	unsigned int a, b = 65535;
+
+	if (f) {
+		if (fscanf(f, "%u %u", &a, &b) != 2)
+			b = 65535;
+		fclose(f);
+	}
+	return b;
+}
+
+/**
  * forwarded() - shorthand for fwd_port_is_forwarded()
  * @port:	port
  *
@@ -97,56 +115,6 @@ static bool forwarded(unsigned int port)
 {
 	return fwd_port_is_forwarded(&spec, (uint16_t)port);
 }
-
-START_TEST(test_keywords)
-{
-	OK("none");
-	ck_assert_int_eq(spec.mode, FWD_NONE);
-	ck_assert_uint_eq(spec.n_rules, 0);
-	ck_assert(!forwarded(22));
-
-	OK("auto");
-	ck_assert_int_eq(spec.mode, FWD_AUTO);
-	ck_assert_uint_eq(spec.n_rules, 0);
-	ck_assert(!forwarded(80));
-
-	OK("none", "none");
-	ck_assert_int_eq(spec.mode, FWD_NONE);
-
-	OK("auto", "auto");
-	ck_assert_int_eq(spec.mode, FWD_AUTO);
-}
-END_TEST
-
-START_TEST(test_all)
-{
-	unsigned int eph = ephemeral_start();
-
-	OK("all");
-	ck_assert_int_eq(spec.mode, FWD_ALL);
-	ck_assert_uint_eq(spec.n_rules, 1);
-	ck_assert(spec.rules[0].bind_any);
-	ck_assert(forwarded(1));
-	ck_assert(forwarded(eph - 1));
-	ck_assert(!forwarded(eph));
-	ck_assert(!forwarded(65535));
-	ck_assert(!forwarded(0));
-	ck_assert_uint_eq(fwd_port_target(&spec, 443), 443);
-	ck_assert(spec.rules[0].weak);
-
-	/* all with exclusions: split around them, each piece best effort */
-	OK("all,~80-81");
-	ck_assert_uint_eq(spec.n_rules, 2);
-	ck_assert(forwarded(79) && !forwarded(80) && !forwarded(81));
-	ck_assert(forwarded(82) && forwarded(eph - 1) && !forwarded(eph));
-	ck_assert(spec.rules[0].weak && spec.rules[1].weak);
-	ck_assert_uint_eq(spec.rules[1].first, 82);
-	ck_assert_uint_eq(fwd_port_target(&spec, 82), 82);
-
-	OK("all", "all");
-	ck_assert_uint_eq(spec.n_rules, 1);
-}
-END_TEST
 
 /**
  * v4_is() - check an IPv4-mapped address
@@ -175,6 +143,144 @@ static void v6_is(const union inany_addr *a, const char *want)
 	inet_ntop(AF_INET6, &a->a6, buf, sizeof(buf));
 	ck_assert_str_eq(buf, want);
 }
+
+START_TEST(test_keywords)
+{
+	OK("none");
+	ck_assert_int_eq(spec.mode, FWD_NONE);
+	ck_assert_uint_eq(spec.n_rules, 0);
+	ck_assert(!forwarded(22));
+
+	/* "auto" alone: every non-ephemeral port, followed (as "all") */
+	OK("auto");
+	ck_assert_int_eq(spec.mode, FWD_AUTO);
+	ck_assert(forwarded(80) && fwd_port_rule(&spec, 80)->scan);
+	ck_assert(fwd_port_rule(&spec, 80)->weak);
+	ck_assert(fwd_port_rule(&spec, 80)->bind_any);
+	ck_assert_uint_eq(spec.rules[0].first, 1);
+
+	OK("none", "none");
+	ck_assert_int_eq(spec.mode, FWD_NONE);
+
+	OK("auto", "auto");
+	ck_assert_int_eq(spec.mode, FWD_AUTO);
+}
+END_TEST
+
+START_TEST(test_auto_lists)
+{
+	unsigned int eph = ephemeral_start(), eph_end = ephemeral_end();
+	const struct fwd_rule *r;
+
+	/* Ranges: those ports only, not best effort (upstream's
+	 * "8000-8010,auto")
+	 */
+	OK("80-82,auto");
+	ck_assert_int_eq(spec.mode, FWD_AUTO);
+	ck_assert_uint_eq(spec.n_rules, 1);
+	ck_assert(!forwarded(79) && forwarded(80) && forwarded(82));
+	ck_assert(!forwarded(83));
+	r = fwd_port_rule(&spec, 81);
+	ck_assert(r->scan && !r->weak && r->bind_any);
+
+	OK("auto,80-82");
+	ck_assert(forwarded(81) && fwd_port_rule(&spec, 81)->scan);
+	OK("80,auto,90");
+	ck_assert(fwd_port_rule(&spec, 80)->scan);
+	ck_assert(fwd_port_rule(&spec, 90)->scan && !forwarded(85));
+
+	/* Exclusions, with ranges and without */
+	OK("80-90,~85,auto");
+	ck_assert(forwarded(84) && !forwarded(85) && forwarded(86));
+	ck_assert_uint_eq(spec.n_rules, 2);
+	OK("auto,~80");
+	ck_assert(forwarded(79) && !forwarded(80) && forwarded(81));
+	ck_assert(!forwarded(eph) && forwarded(eph - 1));
+	ck_assert(fwd_port_rule(&spec, 81)->scan);
+	if (eph_end < 65535)
+		ck_assert(forwarded(eph_end + 1) && forwarded(65535));
+	OK("~80,auto");
+	ck_assert(!forwarded(80) && fwd_port_rule(&spec, 81)->scan);
+
+	/* An address and an interface */
+	OK("::1/auto");
+	r = fwd_port_rule(&spec, 8080);
+	ck_assert(r && r->scan && r->weak && !r->bind_any);
+	v6_is(&r->bind_addr, "::1");
+	OK("%eth0/auto");
+	ck_assert_str_eq(fwd_port_rule(&spec, 22)->ifname, "eth0");
+	OK("192.0.2.1/8000-8001,auto");
+	r = fwd_port_rule(&spec, 8001);
+	ck_assert(r->scan && !r->bind_any && r->bind_v4);
+	OK("2001:db8::1%eth0/80,auto");
+	ck_assert_str_eq(fwd_port_rule(&spec, 80)->ifname, "eth0");
+
+	/* Targets: mapped ports, target address; "all" with auto */
+	OK("8080:80,auto");
+	ck_assert_uint_eq(fwd_port_target(&spec, 8080), 80);
+	ck_assert(fwd_port_rule(&spec, 8080)->scan);
+	OK("all,auto");
+	ck_assert(fwd_port_rule(&spec, 1)->scan);
+	OK("127.0.0.1/all:127.0.0.2,auto");
+	r = fwd_port_rule(&spec, 22);
+	ck_assert(r->scan && r->weak);
+	v4_is(&r->to_addr, "127.0.0.2");
+
+	/* Fixed and followed rules in one table, from two options */
+	OK("80-82,auto", "90");
+	ck_assert(fwd_port_rule(&spec, 80)->scan);
+	ck_assert(!fwd_port_rule(&spec, 90)->scan);
+	ck_assert_int_eq(spec.mode, FWD_AUTO);
+
+	/* Without "auto", nothing is followed */
+	OK("80-82");
+	ck_assert(!fwd_port_rule(&spec, 80)->scan);
+	ck_assert_int_eq(spec.mode, FWD_SPEC);
+	ck_assert(!fwd_spec_scans(&spec));
+	reset();
+	ck_assert_int_eq(parse("22,auto"), 0);
+	ck_assert(fwd_spec_scans(&spec));
+	reset();
+	ck_assert_int_eq(parse("auto"), 0);
+	ck_assert(fwd_spec_scans(&spec));
+
+	bad("80,auto,none", "alone");
+	bad("auto:80", NULL);
+}
+END_TEST
+
+START_TEST(test_all)
+{
+	unsigned int eph = ephemeral_start(), eph_end = ephemeral_end();
+
+	/* Non-ephemeral ports: below the range, and above it (upstream) */
+	OK("all");
+	ck_assert_int_eq(spec.mode, FWD_ALL);
+	ck_assert_uint_eq(spec.n_rules, eph_end < 65535 ? 2 : 1);
+	ck_assert(spec.rules[0].bind_any);
+	ck_assert(forwarded(1));
+	ck_assert(forwarded(eph - 1));
+	ck_assert(!forwarded(eph));
+	ck_assert(!forwarded(eph_end));
+	ck_assert(forwarded(65535) == (eph_end < 65535));
+	ck_assert(!forwarded(0));
+	ck_assert(!spec.rules[0].scan);
+	ck_assert_uint_eq(fwd_port_target(&spec, 443), 443);
+	ck_assert(spec.rules[0].weak);
+
+	/* all with exclusions: split around them, each piece best effort */
+	OK("all,~80-81");
+	ck_assert_uint_eq(spec.n_rules, eph_end < 65535 ? 3 : 2);
+	ck_assert(forwarded(79) && !forwarded(80) && !forwarded(81));
+	ck_assert(forwarded(82) && forwarded(eph - 1) && !forwarded(eph));
+	ck_assert(spec.rules[0].weak && spec.rules[1].weak);
+	ck_assert_uint_eq(spec.rules[1].first, 82);
+	ck_assert_uint_eq(fwd_port_target(&spec, 82), 82);
+
+	OK("all", "all");
+	ck_assert_uint_eq(spec.n_rules, eph_end < 65535 ? 2 : 1);
+}
+END_TEST
 
 START_TEST(test_all_addresses)
 {
@@ -227,7 +333,7 @@ START_TEST(test_all_addresses)
 	v4_is(&r->bind_addr, "127.0.0.6");
 	v4_is(&r->to_addr, "192.0.2.6");
 	ck_assert(!forwarded(22) && forwarded(21) && forwarded(23));
-	ck_assert_uint_eq(spec.n_rules, 2);
+	ck_assert_uint_eq(spec.n_rules, ephemeral_end() < 65535 ? 3 : 2);
 
 	/* Exclusions only, with an address: all of that address */
 	OK("192.0.2.1/~25");
@@ -381,9 +487,7 @@ START_TEST(test_keyword_mixing)
 		ck_assert_int_eq(spec.mode, before);
 	}
 
-	bad("22,auto", "alone");
 	bad("none,22", "alone");
-	bad("::1/auto", "alone");
 	bad("all,22", "combined");
 	bad("22,all", "combined");
 	bad("all,all", "twice");
@@ -577,6 +681,63 @@ START_TEST(test_bind_address6)
 }
 END_TEST
 
+START_TEST(test_bind_ifname6)
+{
+	const struct fwd_rule *r;
+	struct in6_addr a6;
+
+	/* ADDR%IFACE with an all-digit first group (podman's interface-bound
+	 * forwarding), with ranges, mappings, exclusions and "all"
+	 */
+	inet_pton(AF_INET6, "2001:db8:113::10", &a6);
+	OK("2001:db8:113::10%d0/5421:5421");
+	r = fwd_port_rule(&spec, 5421);
+	ck_assert_ptr_nonnull(r);
+	ck_assert(!r->bind_any && !r->bind_v4);
+	ck_assert(!memcmp(&r->bind_addr.a6, &a6, sizeof(a6)));
+	ck_assert_str_eq(r->ifname, "d0");
+	ck_assert_uint_eq(fwd_port_target(&spec, 5421), 5421);
+
+	OK("2001:db8:113::10%d0/5421");
+	ck_assert_str_eq(fwd_port_rule(&spec, 5421)->ifname, "d0");
+
+	OK("2001:db8:113::10%d0/5000-5002:6000-6002");
+	ck_assert_uint_eq(fwd_port_target(&spec, 5002), 6002);
+	ck_assert_str_eq(fwd_port_rule(&spec, 5001)->ifname, "d0");
+
+	OK("2001:db8:113::10%d0/5000-5010,~5005");
+	ck_assert(forwarded(5004) && !forwarded(5005) && forwarded(5006));
+	ck_assert_str_eq(fwd_port_rule(&spec, 5010)->ifname, "d0");
+
+	OK("2001:db8:113::10%d0/5000:[2001:db8::9]/6000");
+	r = fwd_port_rule(&spec, 5000);
+	ck_assert_str_eq(r->ifname, "d0");
+	ck_assert(!memcmp(&r->bind_addr.a6, &a6, sizeof(a6)));
+	ck_assert_uint_eq(fwd_port_target(&spec, 5000), 6000);
+
+	OK("2400:db8::1%eth0/all");
+	r = fwd_port_rule(&spec, 1000);
+	ck_assert(r && r->weak && !r->bind_any);
+	ck_assert_str_eq(r->ifname, "eth0");
+
+	OK("2001:db8::1/80", "2001:db8::2%eth0/81");
+	ck_assert_str_eq(fwd_port_rule(&spec, 80)->ifname, "");
+	ck_assert_str_eq(fwd_port_rule(&spec, 81)->ifname, "eth0");
+
+	/* An item of its own may carry one too (this relay's extension) */
+	OK("22,2001:db8::1%eth0/80:8080");
+	ck_assert(fwd_port_rule(&spec, 22)->bind_any);
+	ck_assert_str_eq(fwd_port_rule(&spec, 80)->ifname, "eth0");
+	ck_assert_uint_eq(fwd_port_target(&spec, 80), 8080);
+
+	/* Without an address before it, still PORT:TARGET */
+	OK("22:2001:db8::7");
+	r = fwd_port_rule(&spec, 22);
+	ck_assert(r->bind_any);
+	ck_assert(!inany_is_unspecified(&r->to_addr));
+}
+END_TEST
+
 START_TEST(test_target_address)
 {
 	char buf[INET6_ADDRSTRLEN];
@@ -628,6 +789,20 @@ START_TEST(test_disabled_family)
 	ck_assert_int_eq(parse("443,::1/8080,192.0.2.1/22"), 0);
 	fwd_finalise(&spec, false, true, NULL, 0);
 	ck_assert(forwarded(8080) && !forwarded(22) && forwarded(443));
+
+	/* Any address, but a target only a disabled family reaches */
+	reset();
+	ck_assert_int_eq(parse("80:192.0.2.9"), 0);
+	ck_assert_int_eq(fwd_finalise(&spec, false, true, errbuf,
+				      sizeof(errbuf)), -1);
+	ck_assert_msg(strstr(errbuf, "go to 192.0.2.9, but IPv4 is disabled"),
+		      "%s", errbuf);
+
+	reset();
+	ck_assert_int_eq(parse("all:[2001:db8::9]"), 0);
+	ck_assert_int_eq(fwd_finalise(&spec, true, false, errbuf,
+				      sizeof(errbuf)), -1);
+	ck_assert(strstr(errbuf, "IPv6 is disabled"));
 }
 END_TEST
 
@@ -763,6 +938,7 @@ static Suite *fwd_suite(void)
 	TCase *tc = tcase_create("grammar");
 
 	tcase_add_test(tc, test_keywords);
+	tcase_add_test(tc, test_auto_lists);
 	tcase_add_test(tc, test_all);
 	tcase_add_test(tc, test_all_addresses);
 	tcase_add_test(tc, test_prefix_for_list);
@@ -776,6 +952,7 @@ static Suite *fwd_suite(void)
 	tcase_add_test(tc, test_exclusions_only);
 	tcase_add_test(tc, test_bind_address);
 	tcase_add_test(tc, test_bind_address6);
+	tcase_add_test(tc, test_bind_ifname6);
 	tcase_add_test(tc, test_target_address);
 	tcase_add_test(tc, test_disabled_family);
 	tcase_add_test(tc, test_bad_ports);

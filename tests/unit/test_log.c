@@ -233,6 +233,15 @@ START_TEST(test_file_format)
 	ck_assert_ptr_null(strstr(buf, "third\n"));
 	ck_assert_msg(matches(buf, "^passt 9\\.9: [^\n]*\n[-0-9T:.Z]+ "
 			      "info: fourth\n$"), "bad log file: %s", buf);
+
+	/* With a log file, debug lines on stderr are bare (as upstream) */
+	fd = capture_stderr();
+	log_to_stderr(true);
+	debug("fifth");
+	log_to_stderr(false);
+	read_all(fd, buf, sizeof(buf));
+	close(fd);
+	ck_assert_str_eq(buf, "fifth\n");
 }
 END_TEST
 

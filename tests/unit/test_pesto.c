@@ -75,6 +75,7 @@ START_TEST(test_encode_forms)
 {
 	struct fwd_rules_env v4only = { PESTO_PIF_HOST, true, false };
 	char buf[192];
+	int n;
 
 	/* One family: its unspecified address, no dual-stack flag */
 	ck_assert_int_eq(to_wire(&v4only, "80", IPPROTO_UDP), 1);
@@ -90,17 +91,27 @@ START_TEST(test_encode_forms)
 	ck_assert_ptr_nonnull(inany_v4(&w[0].addr));
 	ck_assert_ptr_nonnull(inany_v4(&w[0].taddr));
 
-	/* auto: best-effort auto-scan rules around the exclusions */
-	memset(&spec, 0, sizeof(spec));
-	spec.mode = FWD_AUTO;
-	spec.excluded[0] = 0x10;				/* ~4 */
-	ck_assert_int_eq(fwd_rules_to_wire(&env_host, &spec, IPPROTO_TCP, w,
-					   PESTO_PIF_RULES_MAX), 2);
+	/* auto: best-effort auto-scan rules around the exclusions and the
+	 * ephemeral range, as upstream shows them
+	 */
+	n = to_wire(&env_host, "auto,~4", IPPROTO_TCP);
+	ck_assert_int_ge(n, 2);
+	ck_assert_uint_eq(w[0].first, 1);
 	ck_assert_uint_eq(w[0].last, 3);
 	ck_assert_uint_eq(w[1].first, 5);
-	ck_assert_uint_eq(w[1].last, 65535);
 	ck_assert_uint_eq(w[1].flags, PESTO_RULE_DUAL | PESTO_RULE_WEAK |
 				      PESTO_RULE_SCAN);
+	ck_assert_uint_eq(w[n - 1].last, 65535);
+
+	/* auto with ranges: those ports, not best effort; with an address */
+	ck_assert_int_eq(to_wire(&env_host, "80-82,auto", IPPROTO_TCP), 1);
+	ck_assert_uint_eq(w[0].flags, PESTO_RULE_DUAL | PESTO_RULE_SCAN);
+	ck_assert_str_eq(pesto_rule_fmt(&w[0], buf, sizeof(buf)),
+			 "TCP [*]:80-82  =>  80-82  (auto-scan)");
+	ck_assert_int_ge(to_wire(&env_host, "::1/auto", IPPROTO_TCP), 1);
+	ck_assert_str_eq(pesto_rule_fmt(&w[0], buf, sizeof(buf)),
+			 "TCP [::1]:1-32767  =>  1-32767  (best effort) "
+			 "(auto-scan)");
 
 	ck_assert_int_eq(to_wire(&env_host, "192.0.2.1%eth0/22:23", IPPROTO_TCP),
 			 1);
@@ -120,7 +131,8 @@ END_TEST
 static int from_wire(const struct fwd_rules_env *env, uint8_t proto,
 		     const struct fwd_spec *cur)
 {
-	return fwd_rules_from_wire(env, &t, proto, cur, &next, errbuf,
+	(void)cur;
+	return fwd_rules_from_wire(env, &t, proto, &next, errbuf,
 				   sizeof(errbuf));
 }
 
@@ -191,26 +203,39 @@ END_TEST
 
 START_TEST(test_auto)
 {
-	static struct fwd_spec cur = { .mode = FWD_AUTO };
 	static struct fwd_spec none = { .mode = FWD_NONE };
+	unsigned int i;
 
-	/* Kept as shown: stays "auto" */
-	table_of(PESTO_PIF_HOST, fwd_rules_to_wire(&env_host, &cur,
-						   IPPROTO_TCP, w,
-						   PESTO_PIF_RULES_MAX));
-	ck_assert_int_eq(from_wire(&env_host, IPPROTO_TCP, &cur), 0);
+	/* "auto" alone read back: the same rules, followed */
+	table_of(PESTO_PIF_HOST, to_wire(&env_host, "auto", IPPROTO_TCP));
+	ck_assert_int_eq(from_wire(&env_host, IPPROTO_TCP, &none), 0);
 	ck_assert_int_eq(next.mode, FWD_AUTO);
+	ck_assert_uint_eq(next.n_rules, spec.n_rules);
+	for (i = 0; i < next.n_rules; i++)
+		ck_assert(next.rules[i].scan && next.rules[i].weak);
 
-	/* Not in force, or changed: refused */
-	ck_assert_int_eq(from_wire(&env_host, IPPROTO_TCP, &none), -1);
-	ck_assert(strstr(errbuf, "added"));
-	t.rules[0].last = 100;
-	ck_assert_int_eq(from_wire(&env_host, IPPROTO_TCP, &cur), -1);
-	ck_assert(strstr(errbuf, "kept"));
+	/* Started at run time, changed, mixed with fixed rules */
+	table_of(PESTO_PIF_HOST, to_wire(&env_host, "8000-8010,auto",
+					 IPPROTO_TCP));
+	t.rules[1] = t.rules[0];
+	t.rules[1].first = t.rules[1].last = t.rules[1].to = 22;
+	t.rules[1].flags &= (uint8_t)~PESTO_RULE_SCAN;
+	t.count = 2;
+	ck_assert_int_eq(from_wire(&env_host, IPPROTO_TCP, &none), 0);
+	ck_assert_int_eq(next.mode, FWD_AUTO);
+	ck_assert(fwd_port_rule(&next, 8005)->scan);
+	ck_assert(!fwd_port_rule(&next, 22)->scan);
+	ck_assert(!fwd_port_rule(&next, 8011));
+
+	/* An address */
+	table_of(PESTO_PIF_HOST, to_wire(&env_host, "::1/80,auto",
+					 IPPROTO_TCP));
+	ck_assert_int_eq(from_wire(&env_host, IPPROTO_TCP, &none), 0);
+	ck_assert(!fwd_port_rule(&next, 80)->bind_any);
 
 	/* Removed: none */
 	t.count = 0;
-	ck_assert_int_eq(from_wire(&env_host, IPPROTO_TCP, &cur), 0);
+	ck_assert_int_eq(from_wire(&env_host, IPPROTO_TCP, &none), 0);
 	ck_assert_int_eq(next.mode, FWD_NONE);
 }
 END_TEST
