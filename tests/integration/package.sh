@@ -74,6 +74,7 @@ build() {
 		>"$RIG_TMP/deb.log" 2>&1 ||
 		rig_fail "make deb failed: $(tail -n 3 "$RIG_TMP/deb.log" |
 					    tr '\n' ' ')" || return 1
+	grep '^make deb: ' "$RIG_TMP/deb.log" | rig_indent
 	DEB=$(deb_built)
 	[ -n "$DEB" ] || rig_fail "make deb made no package"
 }
