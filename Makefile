@@ -75,7 +75,7 @@ PROBE_SRCS := $(sort $(wildcard tests/probes/*.c))
 PROBE_BINS := $(PROBE_SRCS:tests/probes/%.c=$(BUILD)/probes/%)
 
 .PHONY: all unit check stress sanitize cppcheck clang-tidy shellcheck install \
-	clean tools hook fuzz fuzz-build deb
+	clean tools hook fuzz fuzz-build deb deb-deps
 
 all: $(BUILD)/passt $(BUILD)/pasta $(BUILD)/pesto $(BUILD)/passt-repair tools
 
@@ -152,8 +152,22 @@ $(PROBE_BINS): $(BUILD)/probes/%: tests/probes/%.c $$(SRCS_probe_$$*) \
 unit: $(UNIT_BINS)
 	@tests/unit/run $(UNIT_BINS)
 
+# The test runner's count, "N passed, N failed", is the last line of
+# "make check" also when a test failed: rather than failing the recipe, and
+# having make print its "*** [Makefile:...] Error 1" line after the count,
+# the recipe then ends make with SIGPIPE, which make does not handle (it
+# just ends, printing nothing) and shells do not report either. make's
+# exit status is then 141 (any failure: non-zero). The signal is sent
+# before the recipe's shell exits, so make can't see that exit first. If
+# make was started with SIGPIPE ignored, it reports the error as usual.
+# Only for a recipe's last command: it ends the whole make run, as an
+# error would. (SIGINT is no good: make handles it, and when it reaps the
+# recipe's shell before its handler runs, it prints "wait: No child
+# processes".)
+STOP_MAKE_QUIETLY = || { kill -PIPE $$PPID; exit 1; }
+
 check: all hook $(UNIT_BINS)
-	@tests/run
+	@tests/run $(STOP_MAKE_QUIETLY)
 
 stress: all
 	@tests/stress
@@ -263,10 +277,34 @@ install: $(BUILD)/passt $(BUILD)/pesto $(BUILD)/passt-repair
 	install -m 644 doc/passt-repair.1 \
 		$(DESTDIR)$(MANDIR)/man1/passt-repair.1
 
+# The package's build dependencies (Build-Depends of DEB_CONTROL) missing
+# on this machine, as dpkg-checkbuilddeps names them: as root, with apt-get
+# and without NO_APT, they are installed; otherwise the target fails with
+# their list and the command that installs them
+DEB_CONTROL ?= contrib/debian/control
+deb-deps:
+	@command -v dpkg-checkbuilddeps >/dev/null || { \
+		echo "make deb: no dpkg-checkbuilddeps: apt-get install" \
+		     "build-essential dpkg-dev"; exit 1; }
+	@missing=$$(dpkg-checkbuilddeps $(DEB_CONTROL) 2>&1 | \
+		sed -n 's/.*Unmet build dependencies: //p' | \
+		sed 's/ *([^)]*)//g; s/ *| *[^ ]*//g'); \
+	[ -z "$$missing" ] && exit 0; \
+	if [ -z "$(NO_APT)" ] && [ "$$(id -u)" = 0 ] && \
+	   command -v apt-get >/dev/null; then \
+		echo "make deb: installing build dependencies: $$missing"; \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+			-o DPkg::Lock::Timeout=600 $$missing && exit 0; \
+		echo "make deb: apt-get failed (try apt-get update first)"; \
+	fi; \
+	echo "make deb: missing build dependencies: $$missing"; \
+	echo "make deb: install them with: apt-get install $$missing"; \
+	exit 1
+
 # The package is built from a copy of the tree (no build output, no .git)
 # with contrib/debian/ as its debian/ directory
 DEB_SRC := build-deb/passt-relay
-deb:
+deb: deb-deps
 	rm -rf build-deb
 	mkdir -p $(DEB_SRC)
 	tar -c --exclude=./build --exclude='./build-*' --exclude=./.git \

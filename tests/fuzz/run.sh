@@ -87,10 +87,26 @@ fuzz_one() {
 	echo "PASS: $t ($(( $(date +%s) - start )) s, $runs runs)"
 }
 
+# stop() - INT or TERM (tests/run's timeout): end the running targets,
+# remove the work directory, exit
+stop() {
+	local p
+
+	trap - INT TERM
+	for p in "${pids[@]}"; do
+		pkill -TERM -P "$p"	# the fuzzer, exec'd by unshare and sh
+		kill -TERM "$p"
+	done 2>/dev/null
+	wait
+	rm -rf "$WORK"
+	exit 143
+}
+
 failed=0
 pids=()
 names=()
 outs=()
+trap stop INT TERM
 for t in "$@"; do
 	out=$WORK/$t.result
 	fuzz_one "$t" >"$out" 2>&1 &

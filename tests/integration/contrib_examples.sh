@@ -21,7 +21,8 @@
 #   libvirt-interface.xml, libvirt-interface-vhost-user.xml (libvirt's
 #     passt support is patched out of Debian 12's): passt with libvirt's
 #     command line for the element (MAC, --tcp-ports from portForward), as
-#     an unprivileged user with no capabilities: it goes to the background
+#     an unprivileged user with no capabilities (from a copy that user can
+#     reach, as libvirt's /usr/bin/passt is): it goes to the background
 #     with its PID file, runs as that user with no capabilities, listens
 #     on its socket and on port 2222;
 #   containers.conf (Podman 4.3 has no pasta): pasta with Podman's command
@@ -49,6 +50,8 @@ RUNAS=65534		# stands for libvirt's qemu user
 
 rig_init
 passt_find
+# setpriv: libvirt's user; fd_pair is Python
+rig_need setpriv systemd-analyze python3 || exit 1
 rig_host_ns || exit 1
 H="ip netns exec $RIG_HOSTNS"
 
@@ -178,8 +181,11 @@ libvirt_cmd() {
 # libvirt() - test: passt as libvirt runs it for an interface element
 # $1: example file
 libvirt() {
-	local dir=$RIG_TMP/libvirt.$RANDOM sock pidfile cmd rc pid st
+	local dir=$RIG_TMP/libvirt.$RANDOM sock pidfile cmd rc pid st exe
 
+	# The user can't reach a build in root's home: a copy it can run
+	exe=$(rig_user_copy "$PASST" "$RUNAS" 2>&1) ||
+		rig_fail "can't copy passt for user $RUNAS: $exe" || return 1
 	mkdir -p "$dir" && chown "$RUNAS:$RUNAS" "$dir" && chmod o+x "$RIG_TMP"
 	sock=$dir/dom-net0.socket
 	pidfile=$dir/dom-net0-passt.pid
@@ -187,7 +193,7 @@ libvirt() {
 	rig_log "passt $cmd"
 	# shellcheck disable=SC2086 # the command line, split into words
 	$H setpriv --reuid=$RUNAS --regid=$RUNAS --clear-groups \
-		--inh-caps=-all --bounding-set=-all timeout 30 "$PASST" $cmd \
+		--inh-caps=-all --bounding-set=-all timeout 30 "$exe" $cmd \
 		>"$dir/out" 2>&1
 	rc=$?
 	[ "$rc" -eq 0 ] || rig_fail "passt exited with status $rc:" \
@@ -275,6 +281,9 @@ if [ -n "$VM_KERNEL" ]; then
 		qemu_vhost_user
 	rig_run "contrib/qemu-netdev-passt.sh: passt as QEMU 10.1 runs it (--fd 3), guest gets 1 MiB, sha256" \
 		netdev_passt
+else
+	rig_log "skipped: qemu-stream.sh, qemu-vhost-user.sh and" \
+		"qemu-netdev-passt.sh (no guest image, see its failure above)"
 fi
 rig_run "contrib/libvirt-interface.xml: passt as libvirt runs it, unprivileged, no capabilities" \
 	libvirt "$CONTRIB/libvirt-interface.xml"

@@ -57,9 +57,16 @@ fi
 echo "# fuzz targets built in $(( $(date +%s) - start )) s"
 
 out=$(mktemp) || exit 1
+# In the background, so that a TERM (tests/run's timeout) is handled at
+# once: run.sh then stops its targets and removes its work directory
 # shellcheck disable=SC2086 # the target list is split into words
-tests/fuzz/run.sh -t "$FUZZ_SECS" -j 2 $TARGETS >"$out" 2>&1
+tests/fuzz/run.sh -t "$FUZZ_SECS" -j 2 $TARGETS >"$out" 2>&1 &
+runner=$!
+trap 'kill -TERM "$runner"; wait "$runner"; cat "$out"; rm -f "$out"
+      echo "FAIL: fuzz: stopped by a signal"; exit 143' INT TERM
+wait "$runner"
 rc=$?
+trap - INT TERM
 cat "$out"
 
 if [ "$rc" -ne 0 ]; then

@@ -29,9 +29,10 @@
 #     table that replaces them stops following, and "auto" started again
 #     at run time (as upstream allows) follows the port once pesto
 #     returns, the fixed rule it replaced gone;
-#   - upstream's pesto (PESTO_UPSTREAM, default /work/upstream/passt/pesto)
-#     shows the same table as ours, and adds, deletes and clears rules.
-#     Without that binary, this step is logged as not run.
+#   - upstream's pesto (PESTO_UPSTREAM; else pesto next to --upstream's
+#     passt; else /work/upstream/passt/pesto) shows the same table as
+#     ours, and adds, deletes and clears rules. Without that binary, a
+#     "# skipped:" line says so.
 
 # shellcheck source=tests/lib/rig.sh disable=SC2317 # tests run via rig_run
 . "$(dirname "$0")/../lib/rig.sh"
@@ -41,6 +42,8 @@
 BASE=10001
 LIMIT=60
 UPSTREAM=${PESTO_UPSTREAM:-/work/upstream/passt/pesto}
+[ -z "$PESTO_UPSTREAM" ] && [ -n "$UPSTREAM_PASST" ] &&
+	UPSTREAM=$(dirname "$UPSTREAM_PASST")/pesto
 
 rig_init
 passt_init
@@ -414,7 +417,9 @@ run_all() {
 		rig_run "$1 -c: upstream pesto shows, adds, deletes, clears" \
 			upstream
 	else
-		rig_log "upstream pesto ($UPSTREAM) not found: not run"
+		rig_log "skipped: $1 -c with upstream's pesto (shows, adds," \
+			"deletes, clears): no $UPSTREAM (set PESTO_UPSTREAM," \
+			"or tests/run --upstream PATH with pesto next to it)"
 	fi
 	rig_run "$1 -c: relay exits on SIGTERM" rig_relay_stop_check
 }

@@ -17,8 +17,10 @@
 #   - pasta still forwards a TCP transfer in both directions;
 #   - SIGTERM still ends them cleanly (the exit path is allowed too).
 #
-# Then the test build (make hook, build-hook/): on SIGUSR2 it makes a
-# system call no module lists, and the filter must kill it with SIGSYS.
+# Then the test build (make hook, build-hook/; made here unless HOOK_DIR
+# is given, so that the script runs by itself after a plain make): on
+# SIGUSR2 it makes a system call no module lists, and the filter must kill
+# it with SIGSYS.
 
 # shellcheck source=tests/lib/rig.sh disable=SC2317 # tests run via rig_run
 . "$(dirname "$0")/../lib/rig.sh"
@@ -28,12 +30,21 @@
 NOBODY=65534
 CAP_NBS_MASK=0000000000000400	# 1 << CAP_NET_BIND_SERVICE
 SIGSYS_STATUS=$((128 + 31))
-HOOK_DIR=${HOOK_DIR:-$RIG_ROOT/build-hook}
 FWD=10401
 LIMIT=30
 
 rig_init
 passt_init
+if [ -z "$HOOK_DIR" ]; then
+	HOOK_DIR=$RIG_ROOT/build-hook
+	rig_log "make hook (the test build, in $HOOK_DIR)"
+	if ! make -s --no-print-directory -C "$RIG_ROOT" hook \
+	     >"$RIG_TMP/hook.log" 2>&1; then
+		echo "FAIL: prerequisites: make hook failed"
+		rig_tail "$RIG_TMP/hook.log" 10
+		exit 1
+	fi
+fi
 rig_host_ns || exit 1
 rig_target_ns || exit 1
 

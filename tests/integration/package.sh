@@ -3,12 +3,19 @@
 #
 # tests/integration/package.sh - the Debian package (make deb)
 #
-# Rig: no network namespace. The Debian packages needed to build and check
-# the package (debhelper, dh-apparmor, dpkg-dev, apparmor) are installed
-# with apt-get first; one that can't be is a failure that names it.
+# Rig: no network namespace. apparmor (apparmor_parser, to check the
+# profile) is installed with apt-get first if missing; the package's build
+# dependencies are make deb's to install (make deb-deps).
 #
 #   build: "make deb" builds build-deb/passt-relay_VERSION_ARCH.deb from the
-#     tree (reused if no file of the tree is newer);
+#     tree (reused if no file of the tree is newer), installing the build
+#     dependencies it lacks (on a fresh machine: debhelper, dh-apparmor);
+#   build dependencies named: with one that apt-get can't install (a
+#     control file naming a package that doesn't exist, NO_APT set), make
+#     deb-deps fails, naming it and the apt-get command;
+#   build dependencies installed: in a throw-away root (below) without
+#     dh-apparmor, make deb-deps installs it, and dpkg-checkbuilddeps is
+#     satisfied afterwards;
 #   contents (dpkg-deb -c): /usr/bin/passt, /usr/bin/pasta -> passt,
 #     /usr/bin/pesto, the manual pages passt.1, pasta.1 and pesto.1, the
 #     AppArmor profile /etc/apparmor.d/usr.bin.passt and its abstractions
@@ -26,11 +33,8 @@
 # shellcheck source=tests/lib/rig.sh disable=SC2317 # tests run via rig_run
 . "$(dirname "$0")/../lib/rig.sh"
 
-# Debian packages this test needs: package:command or package:path
-NEEDS="debhelper:dh dh-apparmor:/usr/bin/dh_apparmor dpkg-dev:dpkg-buildpackage
-       apparmor:apparmor_parser libseccomp-dev:/usr/include/seccomp.h
-       libcap-ng-dev:/usr/include/cap-ng.h pkg-config:pkg-config"
 DEBIAN_PASST=passt	# Debian's package ours replaces
+NO_SUCH_PKG=passt-relay-test-no-such-package	# in no archive
 LIMIT=600
 
 rig_init
@@ -39,36 +43,10 @@ DEB=
 ROOT=$RIG_TMP/root
 INSTALL_OUT=
 
-# have() - is a command or a file there?
-# $1: command name or absolute path
-have() {
-	case $1 in
-	/*) [ -e "$1" ] ;;
-	*)  command -v "$1" >/dev/null 2>&1 ;;
-	esac
-}
-
-# prerequisites() - test: install what building and checking need
+# prerequisites() - test: install what checking the package needs
 prerequisites() {
-	local pair missing='' still='' log=$RIG_TMP/apt.log
-
-	for pair in $NEEDS; do
-		have "${pair#*:}" || missing="$missing ${pair%%:*}"
-	done
-	[ -z "$missing" ] && return 0
-	rig_log "installing:$missing"
-	# shellcheck disable=SC2086 # a list of packages
-	{ DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-		-o DPkg::Lock::Timeout=300 $missing ||
-	  { apt-get update -q -o DPkg::Lock::Timeout=300 &&
-	    DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-		-o DPkg::Lock::Timeout=300 $missing; }; } >"$log" 2>&1
-	for pair in $NEEDS; do
-		have "${pair#*:}" || still="$still ${pair%%:*}"
-	done
-	[ -z "$still" ] ||
-		rig_fail "can't install Debian packages:$still ($(tail -n 1 \
-			  "$log"))"
+	apt_need_cmds "$RIG_TMP/apt.log" apparmor_parser ||
+		rig_fail "can't install apparmor: $(tail -n 1 "$RIG_TMP/apt.log")"
 }
 
 # deb_built() - print the path of the first package in build-deb/, if any
@@ -96,6 +74,7 @@ build() {
 		>"$RIG_TMP/deb.log" 2>&1 ||
 		rig_fail "make deb failed: $(tail -n 3 "$RIG_TMP/deb.log" |
 					    tr '\n' ' ')" || return 1
+	grep '^make deb: ' "$RIG_TMP/deb.log" | rig_indent
 	DEB=$(deb_built)
 	[ -n "$DEB" ] || rig_fail "make deb made no package"
 }
@@ -158,11 +137,63 @@ in_root() {
 		mount --rbind /dev "$R/dev"
 		mount -t proc proc "$R/proc"
 		mount -t tmpfs tmpfs "$R/tmp"
-		cp "$1" "$R/tmp/pkg.deb"
-		[ -z "$2" ] || cp "$2" "$R/tmp/debian-passt.deb"
+		[ -z "$1" ] || cp "$1" "$R/tmp/pkg.deb"
+		[ ! -s "$2" ] || cp "$2" "$R/tmp/debian-passt.deb"
 		# No manual page index update in there: it takes long
 		rm -f "$R/var/lib/man-db/auto-update"
 		eval "$3"' "$ROOT" "$DEB" "$RIG_TMP/debian-passt.deb" "$1"
+}
+
+# deps_named() - test: a build dependency apt-get can't install is named
+deps_named() {
+	local ctl=$RIG_TMP/control out
+
+	sed "s/^Build-Depends: /&$NO_SUCH_PKG (>= 1), /" \
+		"$RIG_ROOT/contrib/debian/control" >"$ctl" || return 1
+	grep -q "$NO_SUCH_PKG" "$ctl" ||
+		rig_fail "no Build-Depends in contrib/debian/control" ||
+		return 1
+	out=$(make -s -C "$RIG_ROOT" deb-deps DEB_CONTROL="$ctl" NO_APT=1 \
+	      2>&1) && rig_fail "make deb-deps succeeded: $out" && return 1
+	rig_log "$(tr '\n' ';' <<<"$out")"
+	grep -q "missing build dependencies: .*$NO_SUCH_PKG" <<<"$out" ||
+		rig_fail "the package is not named: $out" || return 1
+	grep -q "apt-get install .*$NO_SUCH_PKG" <<<"$out" ||
+		rig_fail "no apt-get command given: $out"
+}
+
+# deps_installed() - test: make deb-deps installs a missing build
+# dependency (dh-apparmor, removed from the throw-away root)
+deps_installed() {
+	local out
+
+	mkdir -p "$RIG_TMP/tree/contrib/debian" &&
+		cp "$RIG_ROOT/Makefile" "$RIG_TMP/tree/" &&
+		cp "$RIG_ROOT/contrib/debian/control" \
+		   "$RIG_TMP/tree/contrib/debian/" || return 1
+	# shellcheck disable=SC2016 # expanded in the root's shell
+	out=$(TREE=$RIG_TMP/tree in_root '
+		cp -r "$TREE" "$R/tmp/tree"
+		ctl=/tmp/tree/contrib/debian/control
+		chroot "$R" dpkg -r dh-apparmor >/dev/null 2>&1 || true
+		echo "removed: $(chroot "$R" dpkg-checkbuilddeps $ctl 2>&1)"
+		rc=0
+		chroot "$R" make -s -C /tmp/tree deb-deps \
+			>"$R/tmp/make.out" 2>&1 || rc=$?
+		grep "^make deb\|^E:" "$R/tmp/make.out" || true
+		echo "make: $rc"
+		chroot "$R" dpkg-checkbuilddeps $ctl 2>&1 && echo satisfied
+	' 2>&1)
+	rig_log "$(tr '\n' ';' <<<"$out")"
+	grep -q "^removed: .*Unmet build dependencies: dh-apparmor" \
+		<<<"$out" || rig_fail "dh-apparmor not removed:" \
+			"$(tr '\n' ' ' <<<"$out")" || return 1
+	grep -q "^make deb: installing build dependencies: dh-apparmor$" \
+		<<<"$out" || rig_fail "make deb-deps did not install it:" \
+			"$(tr '\n' ' ' <<<"$out")" || return 1
+	{ grep -qx "make: 0" <<<"$out" && grep -qx satisfied <<<"$out"; } ||
+		rig_fail "not satisfied after make deb-deps:" \
+			 "$(tr '\n' ' ' <<<"$out")"
 }
 
 # install() - test: dpkg -i in a throw-away root replaces Debian's passt
@@ -241,9 +272,13 @@ says() {
 	return 1
 }
 
-rig_run "package: Debian packages to build and check it installed" \
-	prerequisites
-rig_run "package: make deb builds passt-relay" build
+rig_run "package: apparmor (to check the profile) installed" prerequisites
+rig_run "package: make deb installs its build dependencies, builds passt-relay" \
+	build
+rig_run "package: make deb names a build dependency it can't install, and the apt-get command" \
+	deps_named
+rig_run "package: make deb installs a missing build dependency (dh-apparmor, in a throw-away root)" \
+	deps_installed
 rig_run "package: dpkg-deb -c lists passt, pasta, manual pages, AppArmor profile; replaces passt" \
 	contents
 rig_run "package: AppArmor profile for /usr/bin/passt parses (apparmor_parser -Q)" \

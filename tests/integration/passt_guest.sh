@@ -26,6 +26,7 @@ SIZE=5M
 
 rig_init
 passt_init
+rig_need busybox || exit 1		# udhcpc
 rig_host_ns || exit 1
 rig_target_ns || exit 1
 

@@ -73,6 +73,7 @@ PORT_TSO_UP6=7008
 
 rig_init
 vmc_init
+rig_need python3 || exit 1		# tests/vm/fd_pair
 cat >>"$CONF" <<EOF
 VT_TSO_MTU=$TSO_MTU
 VT_PORT_TSO_DOWN4=$PORT_TSO_DOWN4

@@ -26,6 +26,7 @@ UDP_PORT=10192
 LIMIT=30
 
 rig_init
+rig_need ping || exit 1
 rig_host_ns || exit 1
 rig_target_ns || exit 1
 

@@ -33,6 +33,7 @@
 BUSY_PORT=10181		# taken by a server of ours in the host namespace
 
 rig_init
+rig_need ping nsenter || exit 1
 rig_host_ns || exit 1
 
 H="ip netns exec $RIG_HOSTNS"

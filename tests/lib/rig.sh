@@ -122,18 +122,22 @@ rig_exit_trap() {
 	exit $rc
 }
 
-# rig_need() - check that commands exist
+# rig_need() - install missing commands (tests/lib/apt.sh), check for them
 # $@: command names
-# Return: 0 if all exist, 1 (with a message) otherwise
+# Return: 0 if all exist, 1 (with a FAIL line naming them, and their Debian
+# packages) otherwise
 rig_need() {
-	local c missing=
+	local c p log missing=''
 
+	log=$RIG_ROOT/tests/out/apt.$(basename "$0" .sh).log
+	apt_need_cmds "$log" "$@" && return 0
 	for c in "$@"; do
-		command -v "$c" >/dev/null 2>&1 || missing="$missing $c"
+		command -v "$c" >/dev/null 2>&1 && continue
+		missing="$missing $c"
+		p=$(apt_cmd_pkg "$c") && missing="$missing (package $p)"
 	done
-	[ -z "$missing" ] && return 0
-	echo "FAIL: prerequisites: missing commands:$missing" \
-	     "(tests/run installs them with apt-get)"
+	echo "FAIL: prerequisites: missing commands:$missing, not" \
+	     "installed (NO_APT set, not root, or apt-get failed: $log)"
 	return 1
 }
 
@@ -744,6 +748,32 @@ rig_dns_query_both() {
 	[ "$out" = 198.51.100.7 ] || rig_fail "UDP query: $out" || return 1
 	out=$("$@" query -s "$srv" -p 53 -n test.example -t 2>&1)
 	[ "$out" = 198.51.100.7 ] || rig_fail "TCP query: $out"
+}
+
+# rig_user_copy() - copy a program where another user can run it
+# $1: program (a link is followed; the copy keeps the link's name, which
+#     selects passt or pasta)
+# $2: user ID (also the group ID) that will run it
+# Prints the copy's path. A test running the relay as another user (as
+# libvirt does) can't use the build itself: a clone in root's home (0700)
+# is out of that user's reach. The copy goes to a directory of the rig's
+# temporary one, opened for traversal; that the user can reach it is
+# checked, so that a TMPDIR of the wrong mode is named, not a mystery.
+# Return: 0, or 1 with the reason on stderr
+rig_user_copy() {
+	local dir=$RIG_TMP/user-$2 copy
+
+	copy=$dir/$(basename "$1")
+	mkdir -p "$dir" && chmod 755 "$dir" && chmod o+x "$RIG_TMP" &&
+		cp "$(readlink -f "$1")" "$copy" && chmod 755 "$copy" ||
+		return 1
+	if ! setpriv --reuid="$2" --regid="$2" --clear-groups \
+	     test -x "$copy"; then
+		echo "user $2 can't run $copy: is a directory above it" \
+		     "closed (TMPDIR=${TMPDIR:-/tmp})?" >&2
+		return 1
+	fi
+	echo "$copy"
 }
 
 # rig_random_file() - create a file of random bytes

@@ -5,8 +5,10 @@
 # layer order of doc/design.md, no function over 80 lines, no file over
 # 1,200 lines
 #
-# Usage: tests/tools/layers.sh [ROOT]
+# Usage: tests/tools/layers.sh [--list] [ROOT]
 #   ROOT: the tree to check (default: this repository)
+#   --list: print the files the size check reads (C sources and headers,
+#     shell scripts), and doc/design.md, instead of checking
 #
 # Theory of operation
 #
@@ -23,8 +25,8 @@
 # against the including file's folder, so "../net/net.h" from tcp/ is an
 # edge tcp/ -> net/.
 #
-# Sizes apply to every tracked C source and header and shell script, tests
-# included: a function (from the line of its signature to its closing
+# Sizes apply to every C source and header and shell script of the tree
+# (build output excluded), tests included: a function (from the line of its signature to its closing
 # brace in column 0; a Check START_TEST counts as a function) over
 # FUNC_MAX lines, or a file over FILE_MAX lines, is a violation.
 #
@@ -34,20 +36,27 @@
 FUNC_MAX=80
 FILE_MAX=1200
 
+LIST=
+if [ "$1" = --list ]; then
+	LIST=1
+	shift
+fi
 ROOT=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
 cd "$ROOT" || exit 1
 
-# Tracked files when ROOT is a git checkout, else every file found
+# Files of the tree by name patterns, paths relative to ROOT, sorted. Not
+# git: a clone or an exported tree without git must give the same list.
+# Never under build output (build/, build-*/, with build-deb/'s copy of
+# the tree), .git/ or tests/out/, as in the Makefile's shellcheck rule.
 list_files() {
-	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-		git ls-files -- "$@"
-	else
-		local pats=() p
-		for p in "$@"; do
-			pats+=(-o -name "$p")
-		done
-		find . -type f \( -false "${pats[@]}" \) -printf '%P\n' | sort
-	fi
+	local pats=() p
+
+	for p in "$@"; do
+		pats+=(-o -name "$p")
+	done
+	find . \( -path ./.git -o -path ./build -o -path './build-*' \
+		-o -path ./tests/out \) -prune -o \
+		-type f \( -false "${pats[@]}" \) -printf '%P\n' | LC_ALL=C sort
 }
 
 # layer_table: "folder rank" lines from doc/design.md's "Layers" list
@@ -143,6 +152,12 @@ check_files() {
 
 	return $bad
 }
+
+if [ -n "$LIST" ]; then
+	list_files '*.c' '*.h' '*.sh'
+	echo doc/design.md
+	exit 0
+fi
 
 rc=0
 if check_includes; then

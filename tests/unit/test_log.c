@@ -30,12 +30,34 @@
 static char tmpdir[64];
 
 /**
- * setup() - create a temporary directory
+ * remove_tmpdir() - remove the temporary directory and its files, once
+ *
+ * Called by teardown() and at exit: a test ending in die() exits the
+ * test's process without Check's teardown.
+ */
+static void remove_tmpdir(void)
+{
+	char cmd[128];
+
+	if (!tmpdir[0])
+		return;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+	if (system(cmd))
+		fprintf(stderr, "can't remove %s\n", tmpdir);
+	tmpdir[0] = '\0';
+}
+
+/**
+ * setup() - create a temporary directory, removed at teardown or exit
  */
 static void setup(void)
 {
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_log.XXXXXX");
+	const char *base = getenv("TMPDIR");
+
+	snprintf(tmpdir, sizeof(tmpdir), "%s/test_log.XXXXXX",
+		 base && *base ? base : "/tmp");
 	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+	ck_assert_int_eq(atexit(remove_tmpdir), 0);
 }
 
 /**
@@ -43,11 +65,7 @@ static void setup(void)
  */
 static void teardown(void)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
-	if (system(cmd))
-		fprintf(stderr, "can't remove %s\n", tmpdir);
+	remove_tmpdir();
 }
 
 /**

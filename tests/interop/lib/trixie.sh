@@ -66,7 +66,8 @@ trixie_mirror() {
 
 # trixie_stamp() - print what the stamp file of a complete root holds
 trixie_stamp() {
-	echo "trixie minbase: $(echo $TRIXIE_PKGS)"
+	# shellcheck disable=SC2086 # one line, words joined by one space
+	echo "trixie minbase:" $TRIXIE_PKGS
 }
 
 # trixie_ensure() - build the root if it is missing or out of date
@@ -129,6 +130,7 @@ trixie_exec() {
 	for b in "${TRIXIE_BINDS[@]}"; do
 		binds="$binds${b}"$'\n'
 	done
+	# shellcheck disable=SC2016 # expanded by the inner shell
 	TRIXIE_R=$TRIXIE_ROOT TRIXIE_B=$binds \
 	unshare -m --propagation private -- bash -c '
 		set -e
