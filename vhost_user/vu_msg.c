@@ -621,7 +621,7 @@ static enum vu_res vu_msg_send_rarp(const struct ctx *c, struct vu_dev *dev,
 		     mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
 		return VU_FAIL;
 	}
-	if (memcmp(mac, guest_mac(), ETH_ALEN)) {
+	if (memcmp(mac, guest_mac(), ETH_ALEN) != 0) {
 		info("vhost-user: the front-end announces the guest at "
 		     "%02x:%02x:%02x:%02x:%02x:%02x: frames to it go there",
 		     mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
