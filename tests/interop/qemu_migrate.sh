@@ -83,6 +83,7 @@ QM_NS=
 QM_SRC_PID=
 QM_DST_PID=
 QM_START_MS=
+QM_OUT=		# prefix of a run's QEMU output files (consoles, errors)
 DATA=
 
 rig_init
@@ -117,7 +118,7 @@ qm_qemu() {
 		"$RIG_ROOT/tests/interop/lib/trixie.sh" "$VM_IMG:/img" \
 		"$RIG_TMP:/rig" qemu-system-x86_64 "${args[@]}" \
 		-qmp "tcp:127.0.0.1:$qmp,server=on,wait=off" "$@" \
-		</dev/null >"$RIG_TMP/$name.con" 2>"$RIG_TMP/$name.err" &
+		</dev/null >"$QM_OUT.$name.con" 2>"$QM_OUT.$name.err" &
 	printf -v "$var" '%s' "$!"
 	rig_defer "rig_kill '$!'"
 }
@@ -308,7 +309,7 @@ qm_wait() {
 	local pid=$QM_SRC_PID
 
 	[ "$1" = dst ] && pid=$QM_DST_PID
-	VM_CONSOLE=$RIG_TMP/$1.con VM_PID=$pid vm_wait_line "RESULT $2 " "$3"
+	VM_CONSOLE=$QM_OUT.$1.con VM_PID=$pid vm_wait_line "RESULT $2 " "$3"
 }
 
 # qm_migrate() - QMP migrate, wait until it ends; move the network for
@@ -329,7 +330,7 @@ qm_migrate() {
 	[ "$status" = completed ] ||
 		rig_fail "migration $status:" \
 			 "$(qm_qmp "$QMP_SRC" '{"execute": "query-migrate"}')" \
-			 "$(tr '\n' ' ' <"$RIG_TMP/dst.err")" || return 1
+			 "$(tr '\n' ' ' <"$QM_OUT.dst.err")" || return 1
 	[ "$1" = same ] || eval "$MIG_HOOK" ||
 		rig_fail "can't move the network to the target" || return 1
 	touch "$RIG_TMP/gate"
@@ -362,7 +363,7 @@ qm_relay_fds() {
 # qm_results() - the guest's results on the target
 # $1: case
 qm_results() {
-	local con=$RIG_TMP/dst.con r line want
+	local con=$QM_OUT.dst.con r line want
 
 	for r in up4 up6 down4 down6 back4 back6 rst; do
 		if ! line=$(qm_wait dst "$r" "$LIMIT"); then
@@ -393,6 +394,18 @@ qm_results() {
 	rig_sha_eq "$DATA.up6" "$RIG_TMP/up6.got" &&
 	rig_sha_eq "$DATA.down4" "$RIG_TMP/back4.got" &&
 	rig_sha_eq "$DATA.down6" "$RIG_TMP/back6.got"
+}
+
+# qm_timeline() - log when the guest reached each stage (its uptime)
+qm_timeline() {
+	local at
+
+	at=$(cat "$QM_OUT.src.con" "$QM_OUT.dst.con" | tr -d '\r' | sed -n \
+	     -e 's/^RESULT \(net\|streams\) ok .* at \([0-9]*\) ms.*/\1 \2/p' \
+	     -e 's/^# streams \(done\) at \([0-9]*\) ms.*/\1 \2/p' \
+	     -e 's/^RESULT back6 ok .* at \([0-9]*\) ms.*/sent-back \1/p' |
+	     awk '{ printf "%s%s %.1f s", sep, $1, $2 / 1000; sep = ", " }')
+	rig_log "guest's uptime: ${at:-?}"
 }
 
 # qm_counters() - no connection reset: the peer took no reset in an
@@ -443,8 +456,8 @@ qm_logs() {
 			rig_fail "the target did not say which connection" \
 				 "it reset" || return 1
 	fi
-	! grep -qi 'vhost\|error' "$RIG_TMP/src.err" "$RIG_TMP/dst.err" ||
-		rig_fail "QEMU: $(cat "$RIG_TMP/src.err" "$RIG_TMP/dst.err" |
+	! grep -qi 'vhost\|error' "$QM_OUT.src.err" "$QM_OUT.dst.err" ||
+		rig_fail "QEMU: $(cat "$QM_OUT.src.err" "$QM_OUT.dst.err" |
 				 tr '\n' ' ')"
 }
 
@@ -454,6 +467,7 @@ qm_logs() {
 qm_run() {
 	local case=$1 run=$2
 
+	QM_OUT=$RIG_TMP/$case.$run
 	qm_setup "$case" || return 1
 	QM_START_MS=$(rig_now_ms)
 	qm_qemu QM_SRC_PID src "$MIG_SRC_SOCK" "$QMP_SRC" "$run"
@@ -462,9 +476,9 @@ qm_run() {
 	qm_wait src net "$LIMIT" >/dev/null &&
 		qm_wait src streams "$LIMIT" >/dev/null ||
 		rig_fail "the guest did not start its streams:" \
-			 "$(tr -d '\r' <"$RIG_TMP/src.con" | grep RESULT |
+			 "$(tr -d '\r' <"$QM_OUT.src.con" | grep RESULT |
 			    tail -n 2 | tr '\n' ' ') $(head -c 300 \
-			    "$RIG_TMP/src.err")" || return 1
+			    "$QM_OUT.src.err")" || return 1
 	if ! rig_poll "$LIMIT" qm_moving; then
 		ip netns exec "$MIG_PEER" ss -tni >"$RIG_TMP/ss.peer.txt"
 		rig_fail "the streams did not move $MOVED_MIN bytes each" \
@@ -481,9 +495,10 @@ qm_run() {
 
 	qm_migrate "$case" || return 1
 	qm_results "$case" || return 1
+	qm_timeline
 	qm_counters || [ "$case" = partial ] || return 1
 	qm_logs "$case" || return 1
-	VM_CONSOLE=$RIG_TMP/dst.con
+	VM_CONSOLE=$QM_OUT.dst.con
 	VM_PID=$QM_DST_PID
 	VM_START_MS=$QM_START_MS
 	vm_end 30

@@ -130,6 +130,8 @@ done_all() {
 
 IF=$(vt_iface)
 ip link set lo up
+# The relay is the only other node on the link: no duplicate to detect
+[ -n "$IF" ] && echo 0 >"/proc/sys/net/ipv6/conf/$IF/accept_dad"
 if [ -z "$IF" ] || ! ip link set "$IF" up; then
 	vt_result net fail "no network interface"
 	exit 1
