@@ -19,9 +19,11 @@
 # then waits for the migration to be over. Once each has moved some data
 # both ways, QMP's "migrate" moves the guest to the target.
 #
-# Cases, each run QM_RUNS times in a row (even runs with MSI-X, odd runs
-# with legacy interrupts, vectors=0: QEMU orders its vhost-user messages
-# differently):
+# Cases, each run QM_RUNS times in a row (even runs with MSI-X, what QEMU
+# gives by default, odd runs with legacy interrupts, vectors=0, as the
+# suite's other vhost-user guests: both orders of messages on the target
+# were logged alike, kick before call, but the guest's interrupts take
+# other paths):
 #   same	both passt instances in the source host, as upstream's own
 #		test: the source with --migrate-exit --migrate-no-linger,
 #		so that the target can take the connections' addresses;
