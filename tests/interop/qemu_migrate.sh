@@ -404,7 +404,7 @@ qm_timeline() {
 
 	at=$(cat "$QM_OUT.src.con" "$QM_OUT.dst.con" | tr -d '\r' | sed -n \
 	     -e 's/^RESULT \(net\|streams\) ok .* at \([0-9]*\) ms.*/\1 \2/p' \
-	     -e 's/^# streams \(done\) at \([0-9]*\) ms.*/\1 \2/p' \
+	     -e 's/^RESULT \(up.\|down.\) ok .*ended at \([0-9]*\) ms.*/\1 \2/p' \
 	     -e 's/^RESULT back6 ok .* at \([0-9]*\) ms.*/sent-back \1/p' |
 	     awk '{ printf "%s%s %.1f s", sep, $1, $2 / 1000; sep = ", " }')
 	rig_log "guest's uptime: ${at:-?}"

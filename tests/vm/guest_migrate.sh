@@ -24,8 +24,9 @@
 #		no connection ends before the migration, however the links
 #		share
 #   up4, up6, down4, down6	each connection's end: nc's exit status
-#		(0: the peer read everything, or sent everything and closed),
-#		and what the downloads received (size)
+#		(0: the peer read everything, or sent everything and closed;
+#		busybox nc says 0 after a reset too), what the downloads
+#		received (size), and when it ended (uptime)
 #   back4, back6	the downloaded files sent back on new connections,
 #		for the host to compare with what it sent (sha256 there)
 #   rst		the guest's count of connections reset while established
@@ -78,7 +79,7 @@ upload() {
 		vt_poll "$VT_LIMIT" gate_open
 		tail -c +$((half + 1)) "$1"
 	} | timeout "$((VT_LIMIT * 2))" nc "$2" "$3" >/dev/null 2>"$4.err"
-	echo $? >"$4"
+	echo "$? $(vt_ms)" >"$4"
 }
 
 # download() - receive a file
@@ -88,7 +89,7 @@ upload() {
 # $4: status file
 download() {
 	timeout "$((VT_LIMIT * 2))" nc "$2" "$3" </dev/null >"$1" 2>"$4.err"
-	echo $? >"$4"
+	echo "$? $(vt_ms)" >"$4"
 }
 
 # report() - one result for a finished connection
@@ -96,11 +97,11 @@ download() {
 # $2: status file
 # $3: received file, if any
 report() {
-	local rc
+	local rc at
 
-	rc=$(cat "$2" 2>/dev/null)
+	read -r rc at <"$2" 2>/dev/null
 	if [ "$rc" = 0 ]; then
-		vt_result "$1" ok "${3:+$(vt_size "$3")}"
+		vt_result "$1" ok "${3:+$(vt_size "$3") bytes,} ended at $at ms"
 	else
 		vt_result "$1" fail "nc exited with status ${rc:-?}:" \
 			  "$(tr '\n' ' ' <"$2.err" 2>/dev/null)" \
