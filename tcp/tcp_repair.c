@@ -80,6 +80,12 @@
 #include <linux/sockios.h>
 
 #include "tcp_repair.h"
+#include "../util/syscalls.h"
+
+/* System calls after start-up: the listening sockets of
+ * tcp_repair_absorb()
+ */
+SYSCALLS(SYSCALLS_PASST, "socket", "setsockopt", "bind", "listen", "close");
 
 #define SEQ_AFTER(a, b)		((int32_t)((a) - (b)) > 0)
 
@@ -153,6 +159,61 @@ int tcp_repair_thaw(int s)
 	if (rc && rc != -ENOENT && rc != -ENOTCONN)
 		return rc;
 	return 0;
+}
+
+/**
+ * tcp_repair_absorb() - a listening socket that silently drops every
+ *			 segment to a local address and port
+ * @local:	local address and port of a connection whose socket is gone
+ * @len:	length of @local
+ * @peer:	the connection's peer, keyed if no key for every address
+ *
+ * A socket closed in repair mode sends nothing, but its peer may still
+ * send: a segment in flight, a retransmission, a probe. With no socket
+ * there, the kernel answers with a reset, and the peer drops the
+ * connection, which lives on elsewhere (a target on the same host, about
+ * to take the addresses: the kernel won't let it while the old socket is
+ * there). A segment for a local address and port with no connection goes
+ * to a listening socket there, if any; one with a TCP-MD5 key for the
+ * sender's address drops every unsigned segment, SYNs included, silently
+ * (a key for every address where the kernel has TCP_MD5SIG_EXT). The
+ * connection's own socket, once there, takes its segments first: the
+ * kernel looks for a connection before a listener.
+ *
+ * Return: the socket, or -errno (then segments get resets)
+ */
+int tcp_repair_absorb(const struct sockaddr *local, socklen_t len,
+		      const struct sockaddr *peer)
+{
+	struct tcp_md5sig md5;
+	int s, one = 1, rc;
+
+	s = socket(local->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		   IPPROTO_TCP);
+	if (s < 0)
+		return -errno;
+
+	memset(&md5, 0, sizeof(md5));
+	md5.tcpm_keylen = sizeof(tcp_repair_md5_key) - 1;
+	memcpy(md5.tcpm_key, tcp_repair_md5_key, md5.tcpm_keylen);
+	md5.tcpm_addr.ss_family = local->sa_family;
+	md5.tcpm_flags = TCP_MD5SIG_FLAG_PREFIX;	/* /0: any address */
+	if (setsockopt(s, IPPROTO_TCP, TCP_MD5SIG_EXT, &md5, sizeof(md5))) {
+		memset(&md5.tcpm_addr, 0, sizeof(md5.tcpm_addr));
+		memcpy(&md5.tcpm_addr, peer, len);
+		md5.tcpm_flags = 0;
+		if (setsockopt(s, IPPROTO_TCP, TCP_MD5SIG, &md5, sizeof(md5)))
+			goto fail;
+	}
+	if (setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(s, local, len) || listen(s, 1))
+		goto fail;
+	return s;
+
+fail:
+	rc = -errno;
+	close(s);
+	return rc;
 }
 
 /**

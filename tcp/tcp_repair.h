@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 /* SO_BUF_LOCK (Linux 5.14) and its bits, for older headers */
 #ifndef SO_BUF_LOCK
@@ -105,6 +106,8 @@ struct tcp_repair_state {
 
 int tcp_repair_freeze(int s);
 int tcp_repair_thaw(int s);
+int tcp_repair_absorb(const struct sockaddr *local, socklen_t len,
+		      const struct sockaddr *peer);
 int tcp_repair_queued(int s, uint32_t *sndq, uint32_t *rcvq);
 int tcp_repair_dump(int s, struct tcp_repair_state *st, uint8_t *sbuf,
 		    uint8_t *rbuf, uint32_t cap);

@@ -265,6 +265,32 @@ static void vu_call(struct vu_queue *q)
 }
 
 /**
+ * vu_queue_call_new() - a queue has a new call eventfd: signal it once
+ * @dev:	device
+ * @qi:		queue index
+ *
+ * What was signalled on the old one may never reach the guest: QEMU gives
+ * a queue its guest notifier only after the kick eventfd (which starts
+ * the queue, and after a migration puts the state loaded in force), and
+ * while the guest masks a vector, and meanwhile signals go to an eventfd
+ * nobody forwards. With event indices, such a lost signal stops the
+ * queue for good: the guest waits for it, and our next one only comes
+ * when the guest asks again. So a running queue's new call eventfd is
+ * signalled at once, whether the guest asked or not: a spurious interrupt
+ * costs it a look at its rings.
+ */
+void vu_queue_call_new(struct vu_dev *dev, unsigned int qi)
+{
+	struct vu_queue *q = &dev->q[qi];
+
+	if (!q->vq.started || q->call_fd < 0)
+		return;
+	q->unsignalled = false;
+	vu_virtq_notified(&q->vq);
+	vu_eventfd_write(q->call_fd);
+}
+
+/**
  * vu_queue_stop() - stop a queue and its kick wake-up, remember where it was
  * @c:		execution context
  * @dev:	device
@@ -646,11 +672,14 @@ static void vu_notify(void)
 {
 	unsigned int qi;
 
-	/* Receive queue first: the frames taken come with their answers */
+	/* Receive queue first: the frames taken come with their answers.
+	 * Without a call eventfd, nothing counts as signalled: the first one
+	 * to come gets the signal (vu_queue_call_new())
+	 */
 	for (qi = 0; qi < VU_QUEUES; qi++) {
 		struct vu_queue *q = &vu_dev.q[qi];
 
-		if (q->unsignalled) {
+		if (q->unsignalled && q->call_fd >= 0) {
 			q->unsignalled = false;
 			vu_call(q);
 		}
@@ -875,6 +904,12 @@ static void vu_ring_check(const struct ctx *c, struct wheel_timer *t,
 	if (vu_dev.fd < 0)
 		return;		/* armed again by the next attach */
 
+	if (vu_dev.exit_at && now_ms >= vu_dev.exit_at) {
+		info("Migration complete, the front-end is still there: "
+		     "exiting (--migrate-exit)");
+		exit(EXIT_SUCCESS);
+	}
+
 	if (vu_ring_stalled(VU_TX_Q)) {
 		vu_off_stats.kicks_lost++;
 		vu_eventfd_write(vu_dev.q[VU_TX_Q].kick_fd);
@@ -975,6 +1010,12 @@ static void vu_guest_close(const struct ctx *c, const char *why)
 	vu_dev.gen++;
 	vu_dev_clear(&vu_dev);
 	vu_out_armed = false;
+
+	if (away && c->migrate_exit) {
+		info("Guest connection closed (%s), the guest migrated away: "
+		     "exiting (--migrate-exit)", why);
+		exit(EXIT_SUCCESS);
+	}
 
 	/* After a migration away, exiting would close sockets the guest's
 	 * peers may still send to, and they would get resets: stay

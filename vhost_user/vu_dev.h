@@ -42,6 +42,7 @@ struct ctx;
 
 /* Protocol feature bits */
 #define VU_PF_LOG_SHMFD		1	/* VHOST_USER_PROTOCOL_F_LOG_SHMFD */
+#define VU_PF_RARP		2	/* VHOST_USER_PROTOCOL_F_RARP */
 #define VU_PF_REPLY_ACK		3	/* VHOST_USER_PROTOCOL_F_REPLY_ACK */
 #define VU_PF_DEVICE_STATE	19	/* VHOST_USER_PROTOCOL_F_DEVICE_STATE */
 
@@ -65,11 +66,17 @@ struct ctx;
 				 VU_GUEST_OFFLOADS | VU_HOST_OFFLOADS)
 #define VU_PROTOCOL_FEATURES	(VU_BIT(VU_PF_REPLY_ACK) |		\
 				 VU_BIT(VU_PF_LOG_SHMFD) |		\
+				 VU_BIT(VU_PF_RARP) |			\
 				 VU_BIT(VU_PF_DEVICE_STATE))
 
 /* Length of the virtio-net header before each frame */
 #define VU_HDR_LEN		12	/* struct virtio_net_hdr_mrg_rxbuf */
 #define VU_HDR_LEN_LEGACY	10	/* no VERSION_1, no MRG_RXBUF */
+
+/* --migrate-exit: a source exits this long after CHECK_DEVICE_STATE at
+ * most, if the front-end doesn't leave first (vu_mig_check_state())
+ */
+#define VU_MIG_EXIT_LINGER_MS	2000
 
 /**
  * struct vu_queue - one virtqueue as the front-end configured it
@@ -136,6 +143,8 @@ struct vu_queue {
  *		resumes here; the front-end leaving means it runs elsewhere
  * @loaded:	a state was loaded (we are a migration target): the first
  *		queue running means the guest runs here now
+ * @exit_at:	--migrate-exit: exit at this time (timer_now_ms()), or when
+ *		the front-end leaves; 0 if not due
  */
 struct vu_dev {
 	int fd;
@@ -153,6 +162,7 @@ struct vu_dev {
 	int state_result;
 	bool saved;
 	bool loaded;
+	uint64_t exit_at;
 };
 
 /* vu_msg.c */
@@ -171,5 +181,6 @@ bool vu_mig_closed(const struct ctx *c, struct vu_dev *dev);
 void vu_queue_update(const struct ctx *c, struct vu_dev *dev, unsigned int qi);
 void vu_queue_stop(const struct ctx *c, struct vu_dev *dev, unsigned int qi);
 void vu_queue_reset(const struct ctx *c, struct vu_dev *dev, unsigned int qi);
+void vu_queue_call_new(struct vu_dev *dev, unsigned int qi);
 
 #endif /* VHOST_USER_VU_DEV_H */

@@ -47,6 +47,7 @@
 #include "vu_msg.h"
 #include "../conf/ctx.h"
 #include "../util/log.h"
+#include "../util/timer.h"
 
 /* Largest dirty page log: one bit per 4 KiB page covers 2 TiB of guest
  * memory
@@ -165,6 +166,7 @@ void vu_mig_clear(struct vu_dev *dev)
 	dev->log_fd = -1;
 	dev->state_result = -ENODATA;
 	dev->saved = dev->loaded = false;
+	dev->exit_at = 0;
 }
 
 /**
@@ -323,7 +325,14 @@ enum vu_res vu_mig_set_state_fd(const struct ctx *c, struct vu_dev *dev,
  * @dev:	device
  * @m:		request
  *
- * With --migrate-exit, a source whose state was saved exits now.
+ * With --migrate-exit, a source whose state was saved exits once the
+ * front-end leaves (QEMU quits the source once the migration completed),
+ * or VU_MIG_EXIT_LINGER_MS from now, whichever comes first, not at once
+ * as upstream passt does: a target on this host may not have taken the
+ * connections' addresses yet, and until it has, the source keeps them
+ * silent (tcp_mig_let_go()); without us, a segment from a peer would
+ * get a reset from the kernel. The guest's state is with the front-end
+ * already: nothing else waits for us.
  *
  * Return: VU_REPLIED, VU_BAD on socket failure
  */
@@ -333,8 +342,10 @@ enum vu_res vu_mig_check_state(const struct ctx *c, struct vu_dev *dev,
 	enum vu_res res = vu_msg_reply_u64(dev, m, dev->state_result ? 1 : 0);
 
 	if (res == VU_REPLIED && dev->saved && c->migrate_exit) {
-		info("Migration complete, exiting (--migrate-exit)");
-		exit(EXIT_SUCCESS);
+		dev->exit_at = timer_now_ms() + VU_MIG_EXIT_LINGER_MS;
+		info("Migration complete: exiting once the front-end leaves, "
+		     "%u ms from now at most (--migrate-exit)",
+		     VU_MIG_EXIT_LINGER_MS);
 	}
 	return res;
 }
@@ -349,6 +360,7 @@ void vu_mig_running(const struct ctx *c, struct vu_dev *dev)
 {
 	if (dev->saved) {
 		dev->saved = false;
+		dev->exit_at = 0;
 		warn("vhost-user: the device runs again after its state was "
 		     "saved: the migration failed, the guest goes on here");
 		vu_state_ops->resume(c);

@@ -41,9 +41,11 @@
 #include <unistd.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <linux/if_ether.h>
 
 #include "vu_dev.h"
 #include "vu_msg.h"
+#include "../guest/guest.h"
 #include "../util/log.h"
 #include "../util/util.h"
 
@@ -542,6 +544,8 @@ static enum vu_res vu_msg_set_vring_fd(const struct ctx *c, struct vu_dev *dev,
 		close(*slot);
 	*slot = fd;
 
+	if (slot == &q->call_fd)
+		vu_queue_call_new(dev, (unsigned int)qi);
 	vu_queue_update(c, dev, (unsigned int)qi);
 	return VU_OK;
 }
@@ -585,7 +589,49 @@ static enum vu_res vu_msg_set_vring_enable(const struct ctx *c,
 }
 
 /**
- * vu_msg_ignore() - SEND_RARP, NET_SET_MTU: nothing to do for us
+ * vu_msg_send_rarp() - SEND_RARP: the guest's MAC address, once it runs
+ *			after a migration
+ * @c:		execution context (unused)
+ * @dev:	device (unused)
+ * @m:		request: the MAC address in the first 6 bytes of a u64
+ *
+ * QEMU asks a back-end to announce the guest (for a guest without
+ * VIRTIO_NET_F_GUEST_ANNOUNCE) once it runs on the target, so that the
+ * switches of the network learn where its MAC address is now. The
+ * relay is the guest's only link, and nothing beyond it ever sees that
+ * address: the host's network sees the host's sockets. What is left to
+ * learn is ours, where frames to the guest go: taken here, before the
+ * guest sends anything (without a device state, frames would go to the
+ * broadcast address until then). See doc/vhost-user.md.
+ *
+ * Return: VU_OK, VU_FAIL for a multicast or all-zero address (logged)
+ */
+static enum vu_res vu_msg_send_rarp(const struct ctx *c, struct vu_dev *dev,
+				    struct vu_msg *m)
+{
+	static const uint8_t zero[ETH_ALEN];
+	const uint8_t *mac = m->p.raw;
+
+	(void)c;
+	(void)dev;
+
+	if ((mac[0] & 1) || !memcmp(mac, zero, ETH_ALEN)) {
+		warn("vhost-user: SEND_RARP for MAC address "
+		     "%02x:%02x:%02x:%02x:%02x:%02x, not a guest's: ignored",
+		     mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
+		return VU_FAIL;
+	}
+	if (memcmp(mac, guest_mac(), ETH_ALEN) != 0) {
+		info("vhost-user: the front-end announces the guest at "
+		     "%02x:%02x:%02x:%02x:%02x:%02x: frames to it go there",
+		     mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
+		guest_mac_set(mac);
+	}
+	return VU_OK;
+}
+
+/**
+ * vu_msg_ignore() - NET_SET_MTU: nothing to do for us
  * @c:		execution context (unused)
  * @dev:	device (unused)
  * @m:		request
@@ -636,7 +682,8 @@ static const struct vu_msg_type vu_msg_types[VU_REQUEST_MAX] = {
 	[VU_SET_VRING_ENABLE] = { "SET_VRING_ENABLE",
 				  sizeof(struct vu_vring_state), 0,
 				  vu_msg_set_vring_enable },
-	[VU_SEND_RARP] = { "SEND_RARP", 0, 0, vu_msg_ignore },
+	[VU_SEND_RARP] = { "SEND_RARP", sizeof(uint64_t), 0,
+			   vu_msg_send_rarp },
 	[VU_NET_SET_MTU] = { "NET_SET_MTU", sizeof(uint64_t), 0,
 			     vu_msg_ignore },
 	[VU_RESET_DEVICE] = { "RESET_DEVICE", 0, 0, vu_msg_reset },

@@ -961,6 +961,19 @@ bool vu_virtq_need_notify(struct vu_virtq *vq)
 }
 
 /**
+ * vu_virtq_notified() - the guest was signalled regardless of what it asked
+ * @vq:		queue
+ *
+ * It looks at every used entry so far: event index bookkeeping restarts
+ * from here.
+ */
+void vu_virtq_notified(struct vu_virtq *vq)
+{
+	vq->signalled_used = vq->used_idx;
+	vq->signalled_valid = true;
+}
+
+/**
  * vu_virtq_kick_enable() - ask the guest for kicks, or to stop sending them
  * @vq:		queue
  * @on:		true to ask for kicks, false to suppress them

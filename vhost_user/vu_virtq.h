@@ -219,6 +219,7 @@ int vu_virtq_lend_commit(struct vu_virtq *vq, struct vu_rx_lend *r,
 			 unsigned int f, size_t len,
 			 const struct virtio_net_hdr *vh);
 bool vu_virtq_need_notify(struct vu_virtq *vq);
+void vu_virtq_notified(struct vu_virtq *vq);
 bool vu_virtq_kick_enable(struct vu_virtq *vq, bool on);
 
 #endif /* VHOST_USER_VU_VIRTQ_H */

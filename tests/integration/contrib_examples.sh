@@ -20,9 +20,10 @@
 #     the guest downloads the file;
 #   libvirt-interface.xml, libvirt-interface-vhost-user.xml (libvirt's
 #     passt support is patched out of Debian 12's): passt with libvirt's
-#     command line for the element (MAC, --tcp-ports from portForward), as
-#     an unprivileged user with no capabilities (from a copy that user can
-#     reach, as libvirt's /usr/bin/passt is): it goes to the background
+#     command line for the element (libvirt 11.3's: no --mac-addr;
+#     --tcp-ports from portForward), as an unprivileged user with no
+#     capabilities (from a copy that user can reach, as libvirt's
+#     /usr/bin/passt is): it goes to the background
 #     with its PID file, runs as that user with no capabilities, listens
 #     on its socket and on port 2222;
 #   containers.conf (Podman 4.3 has no pasta): pasta with Podman's command
@@ -168,13 +169,12 @@ netdev_passt() {
 # $2: socket
 # $3: PID file
 libvirt_cmd() {
-	local mac from to vu=
+	local from to vu=
 
-	mac=$(sed -n "s/.*<mac address='\([^']*\)'.*/\1/p" "$1")
 	from=$(sed -n "s/.*<range start='\([0-9]*\)'.*/\1/p" "$1")
 	to=$(sed -n "s/.*<range start='[0-9]*' to='\([0-9]*\)'.*/\1/p" "$1")
 	grep -q "type='vhostuser'" "$1" && vu=--vhost-user
-	echo ${vu:+"$vu"} --one-off --socket "$2" --pid "$3" --mac-addr "$mac" \
+	echo ${vu:+"$vu"} --one-off --socket "$2" --pid "$3" \
 		--tcp-ports "$from:$to"
 }
 

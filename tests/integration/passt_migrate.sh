@@ -32,12 +32,22 @@
 #     its epoll sets); our passt also says that no old socket took data
 #     after its dump, caps its send buffers while the log runs, and
 #     counts no active flow;
+#   - vu_bridge plays QEMU 10 (tests/lib/migrate.sh, MIG_BRIDGE_OPTS):
+#     the target's requests in QEMU's order, the call eventfd it reads
+#     coming only after the kick that puts the state in force, event
+#     indices, its receive queue looked at on interrupts only: a signal
+#     lost by the target hangs the guest, as it hung QEMU 10 guests;
 #   - a state damaged on the way (a byte flipped, or cut in half) is
 #     refused by the target with a message naming what is wrong, the
 #     guest's 2 connections go on on the source (sha256 both ways), and the
 #     target then serves a new guest (1 MiB each way, sha256), each in a
 #     rig of its own (our passt as the target only: another state format
-#     may take the damage unnoticed).
+#     may take the damage unnoticed);
+#   - a target that can restore all connections but one (its addresses
+#     and ports taken in the target host beforehand, mig_hold()) resets
+#     that one toward the guest (the guest's socat gets "Connection
+#     reset", or "Broken pipe" if it was writing; its TcpEstabResets grows
+#     by one) and takes the other 2 intact (sha256 both ways).
 #
 # Environment: PASST_REPAIR, MIG_SRC_PASST, MIG_DST_PASST (interop runs
 # with upstream's binaries, see doc/migration.md), MIG_SIZE, MIG_RATE.
@@ -352,6 +362,62 @@ refused() {
 	CONNS=1 streams_check "new$1"
 }
 
+# partial() - test: one connection's addresses are taken in the target
+# host beforehand (mig_hold()): the target resets that one toward the
+# guest and takes the others, and the guest goes on there
+partial() {
+	local i rc before
+
+	setup || return 1
+	CONNS=3 SIZE=8M streams_start part || return 1
+	CONNS=3 rig_poll 60 streams_moving part ||
+		rig_fail "the connections did not move data" || return 1
+	mig_hold "$PORT0" "$LIMIT" || return 1
+	before=$(rig_nstat "$MIG_GUEST" TcpEstabResets)
+
+	kill -USR2 "$PASST_BRIDGE_PID" || return 1
+	rig_poll 30 grep -q "migrated to\|refused the state" \
+		"$PASST_BRIDGE_LOG" ||
+		rig_fail "no migration after 30 s" || return 1
+	grep -q "migrated to" "$PASST_BRIDGE_LOG" ||
+		rig_fail "the target refused the state:" \
+			 "$(grep -m 1 'refusing' "$MIG_DST_LOG")" || return 1
+	streams_open part
+	RIG_RELAY_PID=$MIG_DST_PID
+	RIG_RELAY_LOG=$MIG_DST_LOG
+
+	# The connection whose addresses were taken: reset in the guest
+	rig_wait_pid "${CLIENTS[part.0]}" "$LIMIT"
+	rc=$?
+	[ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] ||
+		rig_fail "the connection whose addresses were taken: client" \
+			 "status $rc" || return 1
+	grep -q "Connection reset\|Broken pipe" "$RIG_TMP/part.cli.0.log" ||
+		rig_fail "client 0: $(tr '\n' ' ' <"$RIG_TMP/part.cli.0.log")" ||
+		return 1
+	[ "$(rig_nstat "$MIG_GUEST" TcpEstabResets)" = $((before + 1)) ] ||
+		rig_fail "the guest took $(( $(rig_nstat "$MIG_GUEST" \
+			 TcpEstabResets) - before )) resets, not 1" || return 1
+
+	# The others moved intact
+	for i in 1 2; do
+		rig_wait_pid "${CLIENTS[part.$i]}" "$LIMIT" &&
+		rig_wait_pid "${SERVERS[part.$i]}" "$LIMIT" ||
+			rig_fail "connection $i did not complete" || return 1
+		rig_sha_eq "$RIG_TMP/part.up.$i" "$RIG_TMP/part.up.$i.got" &&
+		rig_sha_eq "$RIG_TMP/part.down.$i" \
+			   "$RIG_TMP/part.down.$i.got" || return 1
+	done
+	if ! grep -q "TCP connection [0-9]* .*:$PORT0): can't restore it here" \
+		  "$MIG_DST_LOG" ||
+	   ! grep -q "Migration: 2 TCP connections restored, 1 reset" \
+		  "$MIG_DST_LOG"; then
+		rig_fail "the target's log: $(grep 'Migration' "$MIG_DST_LOG" |
+					      tr '\n' ' ')"
+		return 1
+	fi
+}
+
 rig_run "passt migration: rig, source and target passt, passt-repair for both" \
 	setup
 if [ -z "$PASST_BRIDGE_PID" ]; then
@@ -369,4 +435,6 @@ for mode in flip truncate; do
 	rig_run "passt migration: a state damaged on the way ($mode) is refused with a message, the guest goes on on the source, the target serves a new guest" \
 		refused "$mode"
 done
+rig_run "passt migration: one connection's addresses taken in the target host: the target resets that one toward the guest, the other 2 move intact (sha256 both ways), the guest goes on" \
+	partial
 rig_summary

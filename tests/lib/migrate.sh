@@ -23,6 +23,9 @@
 # source's bridge port goes down, the target's up), the peer's neighbour
 # entries stay right as the MAC address is the same.
 #
+# mig_hold() takes a connection's addresses and ports in the target host
+# beforehand, for a target that can restore all connections but that one.
+#
 # Environment:
 #   PASST_REPAIR	the passt-repair helper (default: next to $PASST)
 #   MIG_DST_PASST	passt binary of the target (default: $PASST)
@@ -43,7 +46,11 @@ MIG_SRC_PID=
 MIG_DST_PID=
 MIG_SRC_LOG=
 MIG_DST_LOG=
+MIG_HELD=		# the local port mig_hold() took
 MIG_PASST_OPTS=()	# options for both passt instances (e.g. -t PORTS)
+# vu_bridge as QEMU 10 is: its order of messages on the target, event
+# indices, the receive queue looked at on interrupts (see vu_bridge.c)
+MIG_BRIDGE_OPTS=(--qemu-order --event-idx)
 
 # mig_init() - resolve the binaries, after rig_init and passt_init
 mig_init() {
@@ -155,8 +162,8 @@ mig_relays() {
 	# shellcheck disable=SC2034 # read by passt_guest_start
 	PASST_SOCK=$MIG_SRC_SOCK
 	BRIDGE=$VU_BRIDGE passt_guest_start "$MIG_GUEST" \
-		--migrate-to "$MIG_DST_SOCK" --migrate-hook "$MIG_HOOK" "$@" ||
-		return 1
+		--migrate-to "$MIG_DST_SOCK" --migrate-hook "$MIG_HOOK" \
+		"${MIG_BRIDGE_OPTS[@]}" "$@" || return 1
 	passt_guest_static "$MIG_GUEST" || return 1
 	ip -n "$MIG_GUEST" route add "$MIG_PEER4/32" via "$RIG_GW4" &&
 	ip -n "$MIG_GUEST" -6 route add "$MIG_PEER6/128" via "$RIG_GW6" ||
@@ -312,4 +319,46 @@ mig_no_rst() {
 			rig_log "$ns answered $n segments of connections that" \
 				"were over with a reset (TcpOutRsts)"
 	done
+}
+
+# mig_hold() - take, in the target host, the addresses and ports of a
+# connection of the source to the peer (IPv4): the peer's address on the
+# target's loopback for a moment, a connection from the source socket's
+# address and port to it, kept open, the address removed again. The
+# target's socket for that connection can't be connected then
+# (EADDRNOTAVAIL), as with the source's own socket on the same host
+# $1: the peer's port of the connection
+# $2: seconds to keep it
+# Sets MIG_HELD to the local port taken
+mig_hold() {
+	local local_addr lport
+
+	local_addr=$(ip netns exec "$MIG_SRC" ss -Htn state established \
+		     "( dport = :$1 )" | awk '{ print $3; exit }')
+	lport=${local_addr##*:}
+	[ -n "$lport" ] ||
+		rig_fail "no socket to port $1 in the source" || return 1
+	ip -n "$MIG_DST" addr add "$MIG_PEER4/32" dev lo || return 1
+	ip netns exec "$MIG_DST" timeout -k 5 "$2" socat -u \
+		"TCP4-LISTEN:$1,bind=$MIG_PEER4,reuseaddr" \
+		SYSTEM:"sleep $2" 2>/dev/null &
+	rig_defer "rig_kill '$!'"
+	rig_wait_listen "$MIG_DST" "$1" || return 1
+	ip netns exec "$MIG_DST" timeout -k 5 "$2" socat -u \
+		SYSTEM:"sleep $2" "TCP4:$MIG_PEER4:$1,bind=$RIG_ADDR4:$lport" \
+		2>/dev/null &
+	rig_defer "rig_kill '$!'"
+	rig_poll 5 mig_held "$lport" "$1" ||
+		rig_fail "can't take port $lport in the target" || return 1
+	ip -n "$MIG_DST" addr del "$MIG_PEER4/32" dev lo || return 1
+	# shellcheck disable=SC2034 # read by the scripts that source this
+	MIG_HELD=$lport
+}
+
+# mig_held() - is the connection of mig_hold() established?
+# $1: its local port
+# $2: the peer's port
+mig_held() {
+	ip netns exec "$MIG_DST" ss -Htn state established \
+		"( sport = :$1 and dport = :$2 )" | grep -q .
 }

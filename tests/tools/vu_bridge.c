@@ -73,6 +73,25 @@
  * printed. --migrate-corrupt truncate|flip damages the state on the way,
  * for that case.
  *
+ * --qemu-order sets the target up in the order of QEMU 10's messages
+ * (logged from a real migration): on connecting, before the state comes,
+ * features and protocol features are read, each queue gets a call eventfd
+ * of its own that nobody reads (QEMU's "masked notifier"), and both queues
+ * are enabled; after the state is loaded, SEND_RARP with the tap device's
+ * MAC address, then the queues are enabled again, features and memory
+ * table set, and each queue gets its size, base, ring addresses and kick
+ * eventfd, and only then, --qemu-call-ms later (QEMU sends it without
+ * waiting: the back-end may well run between the two), the call eventfd
+ * we read. A back-end that puts the state in force on the kick and
+ * signals the first call eventfd has lost that signal.
+ *
+ * --event-idx negotiates VIRTIO_RING_F_EVENT_IDX and makes the driver
+ * behave like a guest's: it looks at its receive queue only when its call
+ * eventfd fires (an interrupt), then asks for the next one by writing the
+ * used index it has seen as used_event, and looks once more; kicks follow
+ * avail_event. A lost signal then stops the receive queue for good, as
+ * it does a Linux guest's.
+ *
  * Once a connection is set up (both queues started, every request
  * acknowledged), "vu_bridge: device running on SOCKET" is printed.
  *
@@ -90,8 +109,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <net/if.h>
 #include <linux/if_tun.h>
 #include <linux/virtio_ring.h>
+#include <sys/ioctl.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -124,6 +145,8 @@
 #define VB_CYCLES	100		/* --cycles default */
 #define VB_CYCLE_MS	50		/* --cycle-ms default */
 #define VB_PRECOPY_MS	1000		/* --migrate-precopy-ms default */
+#define VB_QEMU_CALL_MS	100		/* --qemu-call-ms default */
+#define VB_PF_RARP	(1ULL << 2)	/* VHOST_USER_PROTOCOL_F_RARP */
 
 /**
  * struct vb_queue - the driver's side of one queue
@@ -133,6 +156,7 @@
  * @num:	size
  * @avail_idx:	our next available index
  * @used_seen:	used entries taken so far
+ * @kicked:	available index at our last kick decision (--event-idx)
  */
 struct vb_queue {
 	struct vring_desc *desc;
@@ -141,6 +165,7 @@ struct vb_queue {
 	unsigned int num;
 	uint16_t avail_idx;
 	uint16_t used_seen;
+	uint16_t kicked;
 };
 
 /**
@@ -151,6 +176,9 @@ struct vb_queue {
  * @tx_free:	free transmit descriptors, a stack
  * @tx_nfree:	entries in @tx_free
  * @inj_desc:	descriptor carrying the injected frame, -1 if none
+ * @first_call:	call eventfds of --qemu-order before the real ones, -1
+ * @err:	error eventfds of --qemu-order, -1 if none
+ * @rarp:	the back-end takes SEND_RARP (--qemu-order)
  */
 struct vb_conn {
 	struct vuc_dev dev;
@@ -159,6 +187,9 @@ struct vb_conn {
 	uint16_t tx_free[VB_TXQ];
 	unsigned int tx_nfree;
 	int inj_desc;
+	int first_call[2];
+	int err[2];
+	bool rarp;
 };
 
 /**
@@ -186,6 +217,11 @@ static long long mig_precopy_ms = VB_PRECOPY_MS; /* --migrate-precopy-ms */
 static volatile sig_atomic_t migrate_request;
 static int wait_s = 5;
 static bool offload;
+static bool event_idx;			/* --event-idx */
+static bool qemu_order;			/* --qemu-order */
+static long long qemu_call_ms = VB_QEMU_CALL_MS; /* --qemu-call-ms */
+static bool rx_irq;			/* the receive call eventfd fired */
+static uint8_t tap_mac[6];		/* the tap device's MAC address */
 static unsigned long long drop_kicks;	/* --drop-kicks: every Nth not sent */
 static unsigned long long kicks_made;	/* kicks due so far */
 static volatile sig_atomic_t cycle_request;
@@ -255,11 +291,23 @@ static void vb_kick(struct vb_conn *c, unsigned int qi)
 {
 	struct vb_queue *q = &c->q[qi];
 
+	uint16_t old = q->kicked;
+
 	__atomic_store_n(&q->avail->idx, q->avail_idx, __ATOMIC_RELEASE);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&q->used->flags, __ATOMIC_RELAXED) &
-	    VRING_USED_F_NO_NOTIFY)
+	q->kicked = q->avail_idx;
+	if (event_idx) {
+		/* avail_event, right after the used ring's entries */
+		uint16_t ev = __atomic_load_n((uint16_t *)&q->used->ring[q->num],
+					      __ATOMIC_RELAXED);
+
+		if ((uint16_t)(q->avail_idx - ev - 1) >=
+		    (uint16_t)(q->avail_idx - old))
+			return;
+	} else if (__atomic_load_n(&q->used->flags, __ATOMIC_RELAXED) &
+		   VRING_USED_F_NO_NOTIFY) {
 		return;
+	}
 	if (drop_kicks && ++kicks_made % drop_kicks == 0)
 		return;		/* a lost notification, on purpose */
 	vb_signal(c->dev.q[qi].kick);
@@ -305,13 +353,15 @@ static void vb_mem_new(struct vb_conn *c)
 	c->dev.gpa = VB_GPA;
 	c->dev.uva = VB_UVA;
 	c->dev.want = VUC_F_VERSION_1 | VUC_F_MRG_RXBUF |
-		      (offload ? VUC_F_OFFLOADS : 0);
+		      (offload ? VUC_F_OFFLOADS : 0) |
+		      (event_idx ? VUC_F_EVENT_IDX : 0);
 	c->dev.want_pf = mig_to ? VUC_PF_DEVICE_STATE | VUC_PF_LOG_SHMFD : 0;
 
 	for (qi = 0; qi < 2; qi++) {
 		struct vuc_queue *dq = &c->dev.q[qi];
 		struct vb_queue *q = &c->q[qi];
 
+		c->first_call[qi] = c->err[qi] = -1;
 		dq->num = qi ? VB_TXQ : VB_RXQ;
 		dq->desc = VB_RING(qi);
 		dq->avail = VB_RING(qi) + VB_AVAIL;
@@ -364,6 +414,10 @@ static void vb_conn_free(struct vb_conn *c)
 	for (qi = 0; qi < 2; qi++) {
 		close(c->dev.q[qi].kick);
 		close(c->dev.q[qi].call);
+		if (c->first_call[qi] >= 0)
+			close(c->first_call[qi]);
+		if (c->err[qi] >= 0)
+			close(c->err[qi]);
 	}
 	munmap(c->mem, VB_MEM_SIZE);
 	close(c->dev.memfd);
@@ -423,6 +477,9 @@ static void vb_tx_reclaim(struct vb_conn *c)
 			c->inj_desc = -1;
 		c->tx_free[c->tx_nfree++] = (uint16_t)id;
 	}
+	if (event_idx)	/* used_event: an interrupt for the next one */
+		__atomic_store_n(&q->avail->ring[q->num], q->used_seen,
+				 __ATOMIC_RELEASE);
 }
 
 /**
@@ -554,18 +611,33 @@ static unsigned int vb_rx_frame(struct vb_conn *c, int tap, uint16_t avail)
 static void vb_rx(struct vb_conn *c, int tap)
 {
 	struct vb_queue *q = &c->q[0];
-	uint16_t used = __atomic_load_n(&q->used->idx, __ATOMIC_ACQUIRE);
 	bool posted = false;
+	uint16_t used;
 
-	while (q->used_seen != used) {
-		unsigned int n = vb_rx_frame(c, tap,
-					     (uint16_t)(used - q->used_seen));
+	if (event_idx && !rx_irq)
+		return;		/* a guest looks when interrupted */
+	rx_irq = false;
 
-		if (!n)
+	do {
+		used = __atomic_load_n(&q->used->idx, __ATOMIC_ACQUIRE);
+		while (q->used_seen != used) {
+			unsigned int n;
+
+			n = vb_rx_frame(c, tap, (uint16_t)(used - q->used_seen));
+			if (!n)
+				break;
+			q->used_seen += (uint16_t)n;
+			posted = true;
+		}
+		if (!event_idx)
 			break;
-		q->used_seen += (uint16_t)n;
-		posted = true;
-	}
+		/* used_event: interrupt me for the next entry; then look
+		 * again, for one that came before the device saw it
+		 */
+		__atomic_store_n(&q->avail->ring[q->num], q->used_seen,
+				 __ATOMIC_RELEASE);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	} while (__atomic_load_n(&q->used->idx, __ATOMIC_ACQUIRE) != used);
 	if (posted)
 		vb_kick(c, 0);
 }
@@ -641,6 +713,100 @@ static void vb_restart(struct vb_conn *c, const uint32_t *base,
 }
 
 /**
+ * vb_qemu_connect() - a target's first requests, in QEMU 10's order: the
+ *		       device is there, the guest isn't yet
+ * @c:		connection, socket connected
+ */
+static void vb_qemu_connect(struct vb_conn *c)
+{
+	uint64_t f, pf;
+	unsigned int qi;
+	int fd = c->dev.fd;
+
+	vb_check(vuc_get_u64(fd, VUC_GET_FEATURES, &f), "GET_FEATURES");
+	vb_check(vuc_get_u64(fd, VUC_GET_PROTOCOL_FEATURES, &pf),
+		 "GET_PROTOCOL_FEATURES");
+	if (!(f & VUC_F_PROTOCOL_FEATURES) ||
+	    (pf & (VUC_PF_REPLY_ACK | c->dev.want_pf)) !=
+	    (VUC_PF_REPLY_ACK | c->dev.want_pf)) {
+		fprintf(stderr, "vu_bridge: the target lacks protocol "
+			"features we need\n");
+		exit(1);
+	}
+	if (!(pf & VB_PF_RARP))
+		fprintf(stderr, "vu_bridge: the target offers no "
+			"VHOST_USER_PROTOCOL_F_RARP (QEMU: \"fails to "
+			"broadcast fake RARP\")\n");
+	pf &= VUC_PF_REPLY_ACK | VB_PF_RARP | c->dev.want_pf;
+	vb_check(vuc_send(fd, VUC_SET_PROTOCOL_FEATURES, 0, &pf, sizeof(pf),
+			  NULL, 0), "SET_PROTOCOL_FEATURES");
+	vb_check(vuc_send(fd, VUC_SET_OWNER, 0, NULL, 0, NULL, 0),
+		 "SET_OWNER");
+	vb_check(vuc_get_u64(fd, VUC_GET_FEATURES, &f), "GET_FEATURES");
+	c->dev.features = (c->dev.want | VUC_F_PROTOCOL_FEATURES) & f;
+	c->rarp = pf & VB_PF_RARP;
+
+	for (qi = 0; qi < 2; qi++) {
+		c->first_call[qi] = vb_eventfd();
+		c->err[qi] = vb_eventfd();
+		vb_check(vuc_set_u64(fd, VUC_SET_VRING_CALL, qi,
+				     &c->first_call[qi], 1), "SET_VRING_CALL");
+		vb_check(vuc_set_u64(fd, VUC_SET_VRING_ERR, qi, &c->err[qi], 1),
+			 "SET_VRING_ERR");
+	}
+	for (qi = 0; qi < 2; qi++)
+		vb_check(vuc_set_state(fd, VUC_SET_VRING_ENABLE, qi, 1),
+			 "SET_VRING_ENABLE");
+}
+
+/**
+ * vb_qemu_start() - the guest runs on the target: the rest of QEMU 10's
+ *		     requests, the call eventfd we read last
+ * @c:		connection, the state loaded
+ * @base:	next available index of each queue
+ */
+static void vb_qemu_start(struct vb_conn *c, const uint32_t *base)
+{
+	uint64_t rarp = 0;
+	unsigned int qi;
+	int fd = c->dev.fd;
+
+	if (c->rarp) {
+		memcpy(&rarp, tap_mac, sizeof(tap_mac));
+		vb_check(vuc_set_u64(fd, VUC_SEND_RARP, rarp, NULL, 0),
+			 "SEND_RARP");
+	}
+	for (qi = 0; qi < 2; qi++)
+		vb_check(vuc_set_state(fd, VUC_SET_VRING_ENABLE, qi, 1),
+			 "SET_VRING_ENABLE");
+	vb_check(vuc_set_u64(fd, VUC_SET_FEATURES, c->dev.features, NULL, 0),
+		 "SET_FEATURES");
+	vb_check(vuc_mem_table(&c->dev), "SET_MEM_TABLE");
+
+	for (qi = 0; qi < 2; qi++) {
+		const struct vuc_queue *q = &c->dev.q[qi];
+		uint64_t a[5] = { qi, c->dev.uva + q->desc,
+				  c->dev.uva + q->used,
+				  c->dev.uva + q->avail, 0 };
+
+		vb_check(vuc_set_state(fd, VUC_SET_VRING_NUM, qi, q->num),
+			 "SET_VRING_NUM");
+		vb_check(vuc_set_state(fd, VUC_SET_VRING_BASE, qi, base[qi]),
+			 "SET_VRING_BASE");
+		vb_check(vuc_send(fd, VUC_SET_VRING_ADDR, 0, a, sizeof(a),
+				  NULL, 0), "SET_VRING_ADDR");
+		vb_check(vuc_set_u64(fd, VUC_SET_VRING_KICK, qi, &q->kick, 1),
+			 "SET_VRING_KICK");
+		/* QEMU doesn't wait: the back-end may run meanwhile */
+		usleep((useconds_t)qemu_call_ms * 1000);
+		vb_check(vuc_set_u64(fd, VUC_SET_VRING_CALL, qi, &q->call, 1),
+			 "SET_VRING_CALL");
+	}
+	vb_kick(c, 0);
+	vb_kick(c, 1);
+}
+
+/**
  * vb_migrate() - move the device to the --migrate-to back-end (see top)
  * @c:		connection to the source, replaced by one to the target
  */
@@ -671,8 +837,13 @@ static void vb_migrate(struct vb_conn *c)
 	c->dev.fd = bridge_connect(mig_to, wait_s);
 	if (setsockopt(c->dev.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)))
 		bridge_fail("set a receive timeout", NULL);
-	vb_check(vuc_dev_negotiate(&c->dev), "the target's negotiation");
-	vb_check(vuc_mem_table(&c->dev), "the target's memory table");
+	if (qemu_order) {
+		vb_qemu_connect(c);
+	} else {
+		vb_check(vuc_dev_negotiate(&c->dev),
+			 "the target's negotiation");
+		vb_check(vuc_mem_table(&c->dev), "the target's memory table");
+	}
 	rc = vuc_state_load(c->dev.fd, state, len);
 	free(state);
 
@@ -694,8 +865,28 @@ static void vb_migrate(struct vb_conn *c)
 		exit(1);
 	}
 	vb_conn_free(&old);
-	vb_restart(c, base, "starting the target's queues");
-	fprintf(stderr, "vu_bridge: migrated to %s\n", mig_to);
+	if (qemu_order)
+		vb_qemu_start(c, base);
+	else
+		vb_restart(c, base, "starting the target's queues");
+	fprintf(stderr, "vu_bridge: migrated to %s%s\n", mig_to,
+		qemu_order ? " (QEMU 10's order)" : "");
+}
+
+/**
+ * vb_tap_mac() - read the tap device's MAC address (SEND_RARP's payload)
+ * @tap:	tap device
+ * @name:	its name
+ */
+static void vb_tap_mac(int tap, const char *name)
+{
+	struct ifreq ifr;
+
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	if (ioctl(tap, SIOCGIFHWADDR, &ifr))
+		bridge_fail("read the tap device's MAC address", NULL);
+	memcpy(tap_mac, ifr.ifr_hwaddr.sa_data, sizeof(tap_mac));
 }
 
 /**
@@ -746,8 +937,14 @@ static void __attribute__((noreturn)) usage(const char *name, int status)
 		"way\n"
 		"  --migrate-precopy-ms MS  the guest runs MS milliseconds "
 		"with the log on first (default %d)\n"
+		"  --qemu-order      set the target up in QEMU 10's order\n"
+		"  --qemu-call-ms MS  with it, wait MS milliseconds between "
+		"a queue's kick and call\n"
+		"                    eventfds (default %d)\n"
+		"  --event-idx       event indices; the receive queue is "
+		"looked at on interrupts\n"
 		"  --help            this text\n",
-		name, VB_CYCLES, VB_CYCLE_MS, VB_PRECOPY_MS);
+		name, VB_CYCLES, VB_CYCLE_MS, VB_PRECOPY_MS, VB_QEMU_CALL_MS);
 	exit(status);
 }
 
@@ -785,8 +982,10 @@ static bool vb_poll(struct vb_conn *c, int tap, int inject, bool tap_more,
 	if (pfd[0].revents)
 		return false;	/* passt never sends unasked */
 
-	if (pfd[2].revents)
+	if (pfd[2].revents) {
 		vb_drain(c->dev.q[0].call);
+		rx_irq = true;
+	}
 	if (pfd[3].revents)
 		vb_drain(c->dev.q[1].call);
 	return true;
@@ -807,6 +1006,22 @@ struct vb_opts {
 };
 
 /**
+ * vb_parse_driver() - options of how the front-end and the driver behave
+ * @opt:	option: 'q' (--qemu-order), 'Q' (--qemu-call-ms), 'e'
+ *		(--event-idx)
+ * @arg:	its argument, if any
+ */
+static void vb_parse_driver(int opt, const char *arg)
+{
+	if (opt == 'q')
+		qemu_order = true;
+	else if (opt == 'Q')
+		qemu_call_ms = bridge_parse_num("qemu-call-ms", arg);
+	else
+		event_idx = true;
+}
+
+/**
  * vb_parse() - parse the command line, or exit
  * @argc:	argument count
  * @argv:	arguments
@@ -825,6 +1040,9 @@ static void vb_parse(int argc, char **argv, struct vb_opts *o)
 		{ "migrate-hook", required_argument, NULL, 'H' },
 		{ "migrate-corrupt", required_argument, NULL, 'C' },
 		{ "migrate-precopy-ms", required_argument, NULL, 'P' },
+		{ "qemu-order",	no_argument,	   NULL, 'q' },
+		{ "qemu-call-ms", required_argument, NULL, 'Q' },
+		{ "event-idx",	no_argument,	   NULL, 'e' },
 		{ "help",	no_argument,	   NULL, 'h' },
 		{ 0 },
 	};
@@ -870,6 +1088,11 @@ static void vb_parse(int argc, char **argv, struct vb_opts *o)
 			mig_precopy_ms = bridge_parse_num(
 				"migrate-precopy-ms", optarg);
 			break;
+		case 'q':
+		case 'Q':
+		case 'e':
+			vb_parse_driver(opt, optarg);
+			break;
 		case 'h':
 			usage(argv[0], 0);
 		default:
@@ -904,6 +1127,7 @@ int main(int argc, char **argv)
 	signal(SIGUSR2, vb_on_usr2);
 	tap = bridge_tap_open(o.tap, VB_HDR_LEN, offload ?
 			      TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 : 0);
+	vb_tap_mac(tap, o.tap);
 	conn.dev.fd = -1;
 	vb_up(&conn);
 

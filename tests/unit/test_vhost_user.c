@@ -18,7 +18,11 @@
  * reaching the relay, and the guest signalled for it at the end of the
  * loop iteration (tap_notify()), not by the kick's handler,
  * GET_VRING_BASE and a restart from there, a new memory table while
- * running, and a malformed message closing the connection. Offloads:
+ * running, and a malformed message closing the connection. Call
+ * eventfds: one that comes for a running queue (QEMU sends it after the
+ * kick eventfd, which starts the queue) is signalled at once, and a queue
+ * without one counts nothing as signalled. SEND_RARP: offered, and its
+ * MAC address becomes the guest's; a multicast one is refused. Offloads:
  * with all of GUEST_CSUM and GUEST_TSO4/6, tap_offload() is true and a
  * frame's struct virtio_net_hdr reaches the guest little-endian; with
  * none or some of them, frames are plain; from the guest, partial
@@ -45,6 +49,7 @@
 #include <sys/socket.h>
 
 #include "../../conf/ctx.h"
+#include "../../guest/guest.h"
 #include "../../tap/tap.h"
 #include "relay_sink.h"
 #include "../../util/epoll_ref.h"
@@ -71,6 +76,7 @@
 #define GET_PROTOCOL_FEATURES	15
 #define SET_PROTOCOL_FEATURES	16
 #define SET_VRING_ENABLE	18
+#define SEND_RARP		19
 #define FLAG_VERSION		0x1U
 #define FLAG_REPLY		(1U << 2)
 #define FLAG_NEED_REPLY		(1U << 3)
@@ -333,6 +339,32 @@ static bool called(int q)
 			 F_GUEST_TSO6 | F_HOST_TSO4 | F_HOST_TSO6)
 
 /**
+ * setup_queue() - size, base, rings and eventfds of a queue, as QEMU orders
+ *		   them (the call eventfd after the kick eventfd)
+ * @q:		queue
+ */
+static void setup_queue(int q)
+{
+	uint64_t a[4] = { 0 };
+	uint32_t hdr[2] = { (uint32_t)q, 0 };
+	uint8_t addr[40];
+	uint64_t idx = (uint64_t)q;
+
+	kick[q] = eventfd(0, EFD_NONBLOCK);
+	call[q] = eventfd(0, EFD_NONBLOCK);
+	state_req(SET_VRING_NUM, (uint32_t)q, QSIZE);
+	state_req(SET_VRING_BASE, (uint32_t)q, 0);
+	a[0] = UVA_BASE + Q_BASE(q);		/* descriptors */
+	a[1] = UVA_BASE + Q_BASE(q) + Q_USED;	/* used */
+	a[2] = UVA_BASE + Q_BASE(q) + Q_AVAIL;	/* available */
+	memcpy(addr, hdr, sizeof(hdr));
+	memcpy(addr + 8, a, sizeof(a));
+	send_msg(SET_VRING_ADDR, 0, addr, sizeof(addr), NULL, 0);
+	send_msg(SET_VRING_KICK, 0, &idx, sizeof(idx), &kick[q], 1);
+	send_msg(SET_VRING_CALL, 0, &idx, sizeof(idx), &call[q], 1);
+}
+
+/**
  * setup_features() - start the backend, negotiate, set up both queues
  * @event_idx:	also acknowledge VIRTIO_RING_F_EVENT_IDX
  * @extra:	more feature bits to acknowledge (offloads)
@@ -390,30 +422,18 @@ static void setup_features(bool event_idx, uint64_t extra)
 		ck_assert_uint_eq(ack(SET_MEM_TABLE), 0);
 	}
 
-	for (q = 0; q < 2; q++) {
-		uint64_t a[4] = { 0 };
-		uint32_t hdr[2] = { (uint32_t)q, 0 };
-		uint8_t addr[40];
-		uint64_t idx = (uint64_t)q;
-
-		kick[q] = eventfd(0, EFD_NONBLOCK);
-		call[q] = eventfd(0, EFD_NONBLOCK);
-		state_req(SET_VRING_NUM, (uint32_t)q, QSIZE);
-		state_req(SET_VRING_BASE, (uint32_t)q, 0);
-		a[0] = UVA_BASE + Q_BASE(q);		/* descriptors */
-		a[1] = UVA_BASE + Q_BASE(q) + Q_USED;	/* used */
-		a[2] = UVA_BASE + Q_BASE(q) + Q_AVAIL;	/* available */
-		memcpy(addr, hdr, sizeof(hdr));
-		memcpy(addr + 8, a, sizeof(a));
-		send_msg(SET_VRING_ADDR, 0, addr, sizeof(addr), NULL, 0);
-		send_msg(SET_VRING_KICK, 0, &idx, sizeof(idx), &kick[q], 1);
-		send_msg(SET_VRING_CALL, 0, &idx, sizeof(idx), &call[q], 1);
-	}
+	for (q = 0; q < 2; q++)
+		setup_queue(q);
 	ck_assert(!tap_connected(&c));	/* disabled until enabled */
 	state_req(SET_VRING_ENABLE, 0, 1);
 	state_req(SET_VRING_ENABLE, 1, 1);
 	ck_assert(tap_connected(&c));
 	no_reply();
+	/* Each call eventfd came after its queue started (at the kick, as
+	 * QEMU orders them): signalled once, whatever went before it
+	 */
+	ck_assert(called(0));
+	ck_assert(called(1));
 }
 
 /**
@@ -555,6 +575,88 @@ START_TEST(test_rx_event_idx)
 	ck_assert(!tap_output_armed(&c));
 	ck_assert_uint_eq(tap_send_frames(&c, &iov, 1, 1), 1);
 	ck_assert_uint_eq(used_of(0)->idx, 2);
+
+	teardown();
+}
+END_TEST
+
+/**
+ * call_fd_req() - SET_VRING_CALL, acknowledged
+ * @q:		queue
+ * @fd:		eventfd, -1 for none (VHOST_USER_VRING_NOFD_MASK)
+ */
+static void call_fd_req(int q, int fd)
+{
+	uint64_t idx = (uint64_t)q | (fd < 0 ? 1ULL << 8 : 0);
+
+	send_msg(SET_VRING_CALL, FLAG_NEED_REPLY, &idx, sizeof(idx),
+		 fd < 0 ? NULL : &fd, fd < 0 ? 0 : 1);
+	ck_assert_uint_eq(ack(SET_VRING_CALL), 0);
+}
+
+START_TEST(test_call_late)
+{
+	static uint8_t f[100];
+	struct iovec iov = { .iov_base = f, .iov_len = sizeof(f) };
+
+	setup_features(true, 0);
+
+	/* A signal to a call eventfd nobody forwards (QEMU's first one,
+	 * until the guest's notifier comes, after the kick): with event
+	 * index, the guest hears nothing more until it asks again, and it
+	 * asks only once it heard. The new eventfd gets the signal at once
+	 */
+	post(0, 0, BUF_SIZE);
+	ck_assert_uint_eq(tap_send_frames(&c, &iov, 1, 1), 1);
+	tap_notify(&c);
+	ck_assert(called(0));
+	close(call[0]);
+	call[0] = eventfd(0, EFD_NONBLOCK);
+	call_fd_req(0, call[0]);
+	ck_assert(called(0));
+
+	/* No call eventfd at all: nothing counts as signalled; the next
+	 * eventfd to come gets the signal
+	 */
+	call_fd_req(0, -1);
+	post(0, 1, BUF_SIZE);
+	*(uint16_t *)&avail_of(0)->ring[QSIZE] = used_of(0)->idx;
+	ck_assert_uint_eq(tap_send_frames(&c, &iov, 1, 1), 1);
+	tap_notify(&c);
+	ck_assert(!called(0));
+	call_fd_req(0, call[0]);
+	ck_assert(called(0));
+	tap_notify(&c);
+	ck_assert(!called(0));
+
+	teardown();
+}
+END_TEST
+
+START_TEST(test_send_rarp)
+{
+	static const uint8_t mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
+	static const uint8_t mcast[6] = { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x01 };
+	uint64_t pf, v = 0;
+
+	setup();
+	send_msg(GET_PROTOCOL_FEATURES, 0, NULL, 0, NULL, 0);
+	recv_reply(GET_PROTOCOL_FEATURES, &pf, sizeof(pf));
+	ck_assert(pf & (1ULL << 2));	/* VHOST_USER_PROTOCOL_F_RARP */
+
+	/* The guest's MAC address: frames to the guest go there */
+	memcpy(&v, mac, sizeof(mac));
+	u64_req(SEND_RARP, FLAG_NEED_REPLY, v);
+	ck_assert_uint_eq(ack(SEND_RARP), 0);
+	ck_assert_mem_eq(guest_mac(), mac, sizeof(mac));
+
+	/* Not a guest's: refused, the one known stays */
+	v = 0;
+	memcpy(&v, mcast, sizeof(mcast));
+	u64_req(SEND_RARP, FLAG_NEED_REPLY, v);
+	ck_assert_uint_ne(ack(SEND_RARP), 0);
+	ck_assert_mem_eq(guest_mac(), mac, sizeof(mac));
+	ck_assert(tap_connected(&c));
 
 	teardown();
 }
@@ -919,6 +1021,8 @@ static Suite *vhost_user_suite(void)
 	tcase_add_test(tc, test_rx);
 	tcase_add_test(tc, test_rx_event_idx);
 	tcase_add_test(tc, test_tx);
+	tcase_add_test(tc, test_call_late);
+	tcase_add_test(tc, test_send_rarp);
 	tcase_add_test(tc, test_offload_rx);
 	tcase_add_test(tc, test_offload_tx);
 	tcase_add_test(tc, test_tx_bad_lengths);
