@@ -31,7 +31,9 @@
  *   (and --splice-only drops them).
  *
  * The peer's port is kept if it can be bound on the other side (else the
- * kernel picks one), so that protocols answering to a fixed port work.
+ * kernel picks one), so that protocols answering to a fixed port work;
+ * unless it is the target port itself (upstream keeps that one too: its
+ * socket would then take what it sends to a server sharing the port).
  * The target port is the one the rule listening where the datagram came
  * maps to (rules at several addresses may share a port).
  *
@@ -76,8 +78,8 @@
 #include "../guest/guest.h"
 
 /* System calls after start-up: Loopback datagrams between host and namespace */
-SYSCALLS(SYSCALLS_PASTA, "recvmmsg", "sendmmsg", "sendto", "socket", "bind",
-	 "connect", "close");
+SYSCALLS(SYSCALLS_PASTA, "recvmmsg", "sendmmsg", "sendto", "socket",
+	 "setsockopt", "bind", "connect", "close");
 
 static uint8_t udp_splice_buf[UDP_SPLICE_BATCH][UDP_DGRAM_MAX];
 static struct iovec udp_splice_iov[UDP_SPLICE_BATCH];
@@ -267,11 +269,20 @@ struct udp_splice_conn {
  * @s:		socket
  * @conn:	source, set
  *
- * The port may be taken (by a server, or another flow from the same
- * port): then the address alone, with a port the kernel picks.
+ * As upstream's flow sockets: IPv6 only for IPv6, and SO_REUSEADDR, so
+ * that flows of one peer port to two addresses may both keep it. The port
+ * may still be taken (by a server without SO_REUSEADDR): then the address
+ * alone, with a port the kernel picks.
  */
 static void udp_splice_bind(int s, struct udp_splice_conn *conn)
 {
+	int one = 1;
+
+	if (conn->src.sa.sa_family == AF_INET6 &&
+	    setsockopt(s, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)))
+		debug("UDP splice: can't set IPV6_V6ONLY: %s", strerror(errno));
+	if (setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)))
+		debug("UDP splice: can't set SO_REUSEADDR: %s", strerror(errno));
 	if (!bind(s, &conn->src.sa, conn->src_len))
 		return;
 
@@ -376,7 +387,7 @@ static int udp_splice_sock(const struct ctx *c, const struct udp_lsn *l,
 	bool to_addr = r && !inany_is_unspecified(&r->to_addr);
 	struct udp_splice_conn conn = { .src_len = 0 };
 	union inany_addr to, from;
-	uint16_t peer_port;
+	uint16_t peer_port, port;
 
 	inany_from_sockaddr(&from, &peer_port, peer);
 	if (!l->in_ns) {
@@ -392,9 +403,15 @@ static int udp_splice_sock(const struct ctx *c, const struct udp_lsn *l,
 		inany_lo_or_any(&to, l->v4, true);
 	}
 
-	conn.sl = sockaddr_from_inany(&conn.sa, &to,
-				      r ? fwd_rule_target(r, l->port) :
-					  l->port, 0);
+	port = r ? fwd_rule_target(r, l->port) : l->port;
+	conn.sl = sockaddr_from_inany(&conn.sa, &to, port, 0);
+
+	/* The peer's port, but not the target's own: our socket, connected
+	 * to the server's address and port, would take the server's replies
+	 * and the datagrams we send it, if the server lets us share its port
+	 */
+	if (peer_port == port)
+		peer_port = 0;
 	if (!inany_v4(&from) == !inany_v4(&to))
 		conn.src_len = sockaddr_from_inany(&conn.src, &from,
 						   peer_port, 0);
