@@ -44,7 +44,7 @@
 /* Ports of all the rules of a specification, a port counted once per rule
  * (so per listening address): each may hold sockets (fwd/)
  */
-#define FWD_SLOTS_MAX		(4 * FWD_PORTS)
+#define FWD_SLOTS_MAX		(4U * FWD_PORTS)
 
 /* Address families a rule listens on, see fwd_rule_families() */
 #define FWD_V4			(1U << 0)

@@ -309,7 +309,7 @@ static int tcp_listen_target(const struct ctx *c, const struct fwd_rule *r,
 static const struct fwd_rule *tcp_listen_rule_of(int s, uint16_t port)
 {
 	const struct fwd_spec *spec = fwd_dir_spec(FWD_DIR_TCP_IN);
-	union sockaddr_inany local;
+	union sockaddr_inany local = { .sa.sa_family = AF_UNSPEC };
 	socklen_t sl = sizeof(local);
 	union inany_addr a;
 	uint16_t p;
@@ -317,7 +317,8 @@ static const struct fwd_rule *tcp_listen_rule_of(int s, uint16_t port)
 	if (!fwd_port_shared(spec, port))
 		return fwd_port_rule(spec, port);
 
-	if (getsockname(s, &local.sa, &sl))
+	if (getsockname(s, &local.sa, &sl) ||
+	    (local.sa.sa_family != AF_INET && local.sa.sa_family != AF_INET6))
 		return NULL;
 	inany_from_sockaddr(&a, &p, &local);
 	return fwd_rule_at(spec, port, &a);
