@@ -508,12 +508,15 @@ static bool udp_lsn_read(const struct ctx *c, const struct udp_lsn *l,
 			const struct flow_key *key;
 			uint32_t idx;
 
+			/* Spliced bytes count in the turn's budget too */
 			if (splice &&
 			    udp_splice_from_host(c, l, li, &names[i],
 						 l->pktinfo ? &ctls[i] : NULL,
 						 bufs[i] + off, lens[i],
-						 now_ms))
+						 now_ms)) {
+				*sent += lens[i] == SIZE_MAX ? 0 : lens[i];
 				continue;
+			}
 
 			idx = udp_in_flow(c, l, li, r, &names[i], now_ms);
 			key = flow_key_of(idx);
