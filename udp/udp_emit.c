@@ -108,8 +108,8 @@ int udp_recv_frames(int fd, size_t off, unsigned int n,
 			mm[i].msg_hdr.msg_namelen = sizeof(names[i]);
 		}
 		if (ctls) {
-			mm[i].msg_hdr.msg_control = ctls[i].u.buf;
-			mm[i].msg_hdr.msg_controllen = sizeof(ctls[i].u.buf);
+			mm[i].msg_hdr.msg_control = ctls[i].buf;
+			mm[i].msg_hdr.msg_controllen = sizeof(ctls[i].buf);
 		}
 	}
 

@@ -48,19 +48,19 @@ struct iovec;
 /* Epoll reference data word: listening socket, index in the low bits */
 #define UDP_REF_LSN		(1U << 31)
 
-/* Room for the one control message asked for: a datagram's destination */
-#define UDP_CTL_LEN		CMSG_SPACE(sizeof(struct in6_pktinfo))
+/* Room for the one control message asked for, a datagram's destination:
+ * CMSG_SPACE(sizeof(struct in6_pktinfo)) is 40 bytes on Linux; a constant,
+ * as C11 wants for an array in a structure
+ */
+#define UDP_CTL_LEN		64
 
 /**
  * struct udp_ctl - control messages received with a datagram
- * @u:		their buffer, aligned for struct cmsghdr
+ * @buf:	their buffer, aligned for struct cmsghdr
  * @len:	bytes of it the kernel used
  */
 struct udp_ctl {
-	union {
-		struct cmsghdr align;
-		uint8_t buf[UDP_CTL_LEN];
-	} u;
+	_Alignas(struct cmsghdr) uint8_t buf[UDP_CTL_LEN];
 	size_t len;
 };
 

@@ -112,8 +112,8 @@ static unsigned int udp_splice_recv(int fd, bool names)
 		if (names) {
 			mh->msg_name = &udp_splice_names[i];
 			mh->msg_namelen = sizeof(udp_splice_names[i]);
-			mh->msg_control = udp_splice_ctl[i].u.buf;
-			mh->msg_controllen = sizeof(udp_splice_ctl[i].u.buf);
+			mh->msg_control = udp_splice_ctl[i].buf;
+			mh->msg_controllen = sizeof(udp_splice_ctl[i].buf);
 		}
 	}
 
@@ -149,7 +149,7 @@ void udp_ctl_dst(const struct udp_lsn *l, const struct udp_ctl *ctl,
 	if (!l->pktinfo || !ctl)
 		return;
 
-	mh.msg_control = (void *)ctl->u.buf;
+	mh.msg_control = (void *)ctl->buf;
 	mh.msg_controllen = ctl->len;
 	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
 		if (cm->cmsg_level == IPPROTO_IP &&
