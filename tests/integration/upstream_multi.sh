@@ -41,7 +41,8 @@
 #     SP (spliced, as upstream); with --host-lo-to-ns-lo from 127.0.0.1 and
 #     ::1; to a rule with a target address, through the tap from the
 #     gateway address; 1000 echoes (10 Mbit/s, upstream's pasta loses some
-#     at 100) through the spliced flow, each family; -U keeps the namespace peer's loopback address and port (127.0.0.5);
+#     at 100) through the spliced flow, each family; -U keeps the
+#     namespace peer's loopback address and port (127.0.0.5);
 #   -t from loopback: to a rule with a target address, through the tap
 #     (the namespace sees the gateway address), else spliced (it sees its
 #     own address), 1 MiB sha256 each.
