@@ -99,8 +99,8 @@ pasta: passt
 
 # pesto: client of the -c configuration socket (client/), with the relay's
 # own port parser and protocol code
-PESTO_SRCS := client/pesto.c conf/fwd.c fwd/fwd_rules.c fwd/pesto_wire.c \
-	util/log.c
+PESTO_SRCS := client/pesto.c conf/fwd.c conf/fwd_table.c fwd/fwd_rules.c \
+	fwd/pesto_wire.c util/log.c
 $(BUILD)/pesto: $(PESTO_SRCS) $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(PESTO_SRCS)

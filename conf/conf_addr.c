@@ -326,7 +326,7 @@ bool conf_opt_net(struct ctx *c, struct conf_given *g, int opt,
 /**
  * conf_af_rule_check() - refuse a rule that only a disabled family could serve
  * @opt:	option of the specification, for messages ("-t", ...)
- * @r:		rule, or the template of "all" (ports 0)
+ * @r:		rule
  * @v4_off:	-6 was given
  * @v6_off:	-4 was given
  */
@@ -337,10 +337,7 @@ static void conf_af_rule_check(const char *opt, const struct fwd_rule *r,
 				   "-4/--ipv4-only disables IPv6";
 	char a[INANY_STRLEN], what[32];
 
-	if (r->first)
-		snprintf(what, sizeof(what), "ports %u-%u", r->first, r->last);
-	else
-		snprintf(what, sizeof(what), "'all'");
+	snprintf(what, sizeof(what), "ports %u-%u", r->first, r->last);
 
 	if (!r->bind_any && (r->bind_v4 ? v4_off : v6_off))
 		die("%s: %s listen on %s, but %s", opt, what,
@@ -371,9 +368,6 @@ static void conf_af_fwd_check(const struct ctx *c, bool v4_off, bool v6_off)
 
 		for (j = 0; j < spec->n_rules; j++)
 			conf_af_rule_check(opts[i], &spec->rules[j], v4_off,
-					   v6_off);
-		if (spec->all_given)
-			conf_af_rule_check(opts[i], &spec->all, v4_off,
 					   v6_off);
 	}
 }

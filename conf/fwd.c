@@ -2,11 +2,12 @@
 /* fwd.c - port forwarding specifications (-t, -u, -T, -U)
  *
  * Theory of operation: fwd_parse() turns one option argument into rules
- * and exclusions and appends them to a struct fwd_spec; repeated options
- * for the same specification call it again and accumulate. A call either
- * succeeds completely or leaves the specification untouched, and explains
- * a failure in the caller's error buffer. The keyword none stands alone:
- * it may be repeated but never mixed with port lists.
+ * and appends them to a struct fwd_spec; repeated options for the same
+ * specification call it again and accumulate. A call either succeeds
+ * completely or leaves the specification untouched, and explains a
+ * failure in the caller's error buffer. The keyword none stands alone: it
+ * may be repeated, and come before port lists (which then replace it, as
+ * upstream's "-t none -t 22"), never after them.
  *
  * An argument may start with a bind part ending at a slash (IPv4, IPv6
  * bare or in brackets, optionally followed by %IFACE, or %IFACE alone, or
@@ -19,26 +20,24 @@
  * slash is taken as a bind address unless it starts like "PORT:" and is
  * not a valid IPv6 address; brackets always resolve the ambiguity.
  *
- * "all", and a list made of exclusions only, forward what the ephemeral
- * range leaves, below and above it, as upstream does (best effort: a port
- * that can't be bound is skipped). Both keep the bind and target addresses
- * of their argument as a template in the specification until the ports
- * are known.
+ * Each argument stands by itself, as upstream's: "all", and a list without
+ * ranges (exclusions only, or "auto" alone), is every port below and above
+ * the ephemeral range (best effort: a port that can't be bound is
+ * skipped); the exclusions of an argument split its own rules, so that
+ * each rule is one contiguous range; "auto" marks every rule of its
+ * argument "scan" (followed: forwarded only while the target port is
+ * bound on the other side, fwd/fwd_auto.c). "auto" alone, "auto,~80" and
+ * "::1/auto" follow every non-ephemeral port (but 80; on ::1 only),
+ * "80-90,auto" these eleven ports only.
  *
- * "auto" is an item too, as in upstream's grammar: it marks every rule of
- * its argument "scan" (followed: forwarded only while the target port is
- * bound on the other side, fwd/fwd_auto.c). Without ranges in the same
- * argument, it applies to "all": "auto" alone, "auto,~80" and "::1/auto"
- * follow every non-ephemeral port (but 80; on ::1 only), "80-90,auto"
- * these eleven ports only.
+ * The rules of an argument must not conflict with each other or with the
+ * rules of the arguments before (fwd_rule_conflicts(), upstream's test):
+ * a port is forwarded again only at an address that doesn't overlap, say
+ * "-t 127.0.0.1/8080 -t ::1/8080" (what podman passes for two -p options
+ * with host addresses), or "-t 192.0.2.1/8080 -t 192.0.2.2/8080:80".
  *
- * fwd_finalise() runs once the address families are known: it expands
- * that template to the non-ephemeral ports, splits every rule around the
- * excluded ports (so that each rule is one contiguous range), drops rules
- * bound to a disabled family, and fills the per-port rule index that the
- * data path uses (fwd_index(), also used for tables set at run time). A
- * finalised specification with "scan" rules has mode FWD_AUTO, whether or
- * not other rules are fixed.
+ * conf/fwd_table.c finalises the specification once the address families
+ * are known, and builds the index the data path and fwd/ use.
  */
 
 #include <ctype.h>
@@ -458,27 +457,6 @@ static int fwd_parse_target(char *s, struct fwd_rule *rule,
 }
 
 /**
- * fwd_overlap() - find a rule in a list that covers ports of a range
- * @rules:	rules
- * @n:		number of rules
- * @r:		range
- *
- * Return: index of the first overlapping rule, -1 if none
- */
-static int fwd_overlap(const struct fwd_rule *rules, unsigned int n,
-		       const struct fwd_range *r)
-{
-	unsigned int i;
-
-	for (i = 0; i < n; i++) {
-		if (r->first <= rules[i].last && rules[i].first <= r->last)
-			return (int)i;
-	}
-
-	return -1;
-}
-
-/**
  * fwd_parse_item() - parse one rule item (not an exclusion, not "all")
  * @item:	text, modified in place
  * @rule:	rule to fill, holding the bind part of the argument
@@ -598,7 +576,6 @@ struct fwd_list {
 
 /**
  * fwd_list_item() - parse one item of a list into the list being built
- * @spec:	specification so far (for overlaps with earlier options)
  * @l:		list being built
  * @item:	item text, modified in place
  * @errbuf:	error message buffer
@@ -606,12 +583,11 @@ struct fwd_list {
  *
  * Return: 0 on success, -1 with a message on error
  */
-static int fwd_list_item(const struct fwd_spec *spec, struct fwd_list *l,
-			 char *item, char *errbuf, size_t errlen)
+static int fwd_list_item(struct fwd_list *l, char *item, char *errbuf,
+			 size_t errlen)
 {
 	struct fwd_range r = { 0 };
 	struct fwd_rule *rule;
-	int o;
 
 	if (!strcmp(item, "auto")) {
 		l->scan = true;
@@ -641,7 +617,7 @@ static int fwd_list_item(const struct fwd_spec *spec, struct fwd_list *l,
 		return 0;
 	}
 
-	if (spec->n_rules + l->n >= FWD_RULES_MAX)
+	if (l->n >= FWD_RULES_MAX)
 		return fwd_err(errbuf, errlen,
 			       "too many port ranges: at most %d",
 			       FWD_RULES_MAX);
@@ -651,20 +627,6 @@ static int fwd_list_item(const struct fwd_spec *spec, struct fwd_list *l,
 	memset(&rule->to_addr, 0, sizeof(rule->to_addr));
 	if (fwd_parse_item(item, rule, errbuf, errlen))
 		return -1;
-
-	r.first = rule->first;
-	r.last = rule->last;
-	o = fwd_overlap(spec->rules, spec->n_rules, &r);
-	if (o < 0)
-		o = fwd_overlap(l->rules, l->n, &r);
-	if (o >= 0) {
-		if (r.first == r.last)
-			return fwd_err(errbuf, errlen,
-				       "port %u is forwarded twice", r.first);
-		return fwd_err(errbuf, errlen,
-			       "port range %u-%u overlaps a range given before",
-			       r.first, r.last);
-	}
 	l->n++;
 	return 0;
 }
@@ -710,7 +672,6 @@ static int fwd_list_prefix(const char *arg, struct fwd_list *l,
 
 /**
  * fwd_list_parse() - parse a whole list argument
- * @spec:	specification so far
  * @arg:	argument
  * @l:		list to build
  * @errbuf:	error message buffer
@@ -718,8 +679,8 @@ static int fwd_list_prefix(const char *arg, struct fwd_list *l,
  *
  * Return: 0 on success, -1 with a message on error
  */
-static int fwd_list_parse(const struct fwd_spec *spec, const char *arg,
-			  struct fwd_list *l, char *errbuf, size_t errlen)
+static int fwd_list_parse(const char *arg, struct fwd_list *l, char *errbuf,
+			  size_t errlen)
 {
 	const char *p, *comma;
 	unsigned int i;
@@ -744,7 +705,7 @@ static int fwd_list_parse(const struct fwd_spec *spec, const char *arg,
 		item[len] = '\0';
 		p = comma ? comma + 1 : NULL;
 
-		if (fwd_list_item(spec, l, item, errbuf, errlen))
+		if (fwd_list_item(l, item, errbuf, errlen))
 			return -1;
 	} while (p);
 
@@ -761,64 +722,153 @@ static int fwd_list_parse(const struct fwd_spec *spec, const char *arg,
 }
 
 /**
- * fwd_same_all() - compare the "all" templates of two arguments
- * @a:		first
- * @b:		second
+ * fwd_expand_all() - the rules of "all": every non-ephemeral port
+ * @tmpl:	bind and target addresses, "auto" flag
+ * @out:	rules, two at most
  *
- * Return: true if they bind and forward to the same addresses, and are
- *	   both "auto" or both not
+ * Return: number of rules
  */
-static bool fwd_same_all(const struct fwd_rule *a, const struct fwd_rule *b)
+static unsigned int fwd_expand_all(const struct fwd_rule *tmpl,
+				   struct fwd_rule *out)
 {
-	return fwd_rule_same_bind(a, b) && a->scan == b->scan &&
-	       inany_equals(&a->to_addr, &b->to_addr);
+	unsigned int first, last, n = 1;
+
+	fwd_ephemeral_range(&first, &last);
+
+	out[0] = *tmpl;
+	out[0].first = out[0].to_first = FWD_PORT_MIN;
+	out[0].last = (uint16_t)(first - 1);
+	out[0].weak = true;
+
+	if (last < FWD_PORT_MAX) {
+		out[1] = out[0];
+		out[1].first = out[1].to_first = (uint16_t)(last + 1);
+		out[1].last = FWD_PORT_MAX;
+		n = 2;
+	}
+	return n;
 }
 
 /**
- * fwd_list_keep() - check a parsed list against the specification, add it
+ * fwd_split() - split rules around excluded ports
+ * @in:		rules
+ * @n_in:	number of @in
+ * @excl:	bitmap of excluded ports, NULL for none
+ * @out:	pieces, each one contiguous range
+ * @room:	most pieces @out may take
+ * @n:		set to the number of pieces
+ * @errbuf:	error message buffer
+ * @errlen:	its size
+ *
+ * Return: 0 on success, -1 with a message if the pieces don't fit
+ */
+static int fwd_split(const struct fwd_rule *in, unsigned int n_in,
+		     const uint8_t *excl, struct fwd_rule *out,
+		     unsigned int room, unsigned int *n, char *errbuf,
+		     size_t errlen)
+{
+	unsigned int i, p;
+
+	*n = 0;
+	for (i = 0; i < n_in; i++) {
+		const struct fwd_rule *r = &in[i];
+
+		for (p = r->first; p <= r->last; p++) {
+			unsigned int end = p;
+
+			if (excl && fwd_bit_get(excl, p))
+				continue;
+			while (end < r->last &&
+			       !(excl && fwd_bit_get(excl, end + 1)))
+				end++;
+
+			if (*n == room)
+				return fwd_err(errbuf, errlen,
+					       "too many port ranges (exclusions split them): at most %d for one option",
+					       FWD_RULES_MAX);
+			out[*n] = *r;
+			out[*n].first = (uint16_t)p;
+			out[*n].last = (uint16_t)end;
+			out[*n].to_first = (uint16_t)(r->to_first +
+						      (p - r->first));
+			(*n)++;
+			p = end;
+		}
+	}
+	return 0;
+}
+
+/**
+ * fwd_rule_ports() - number of ports of some rules
+ * @rules:	rules
+ * @n:		number of @rules
+ *
+ * Return: sum of their widths
+ */
+static unsigned long fwd_rule_ports(const struct fwd_rule *rules,
+				    unsigned int n)
+{
+	unsigned long ports = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		ports += (unsigned long)rules[i].last - rules[i].first + 1;
+	return ports;
+}
+
+/**
+ * fwd_list_keep() - expand a parsed argument, check it, add it to the
+ *		     specification
  * @spec:	specification
  * @l:		parsed list
  * @errbuf:	error message buffer
  * @errlen:	its size
+ *
+ * As upstream: an argument without ranges is "all" (every non-ephemeral
+ * port), its exclusions split its own rules, and its rules must not
+ * conflict with one another or with the rules given before.
  *
  * Return: 0 on success, -1 with a message (and @spec unchanged) on error
  */
 static int fwd_list_keep(struct fwd_spec *spec, const struct fwd_list *l,
 			 char *errbuf, size_t errlen)
 {
-	/* "auto" without ranges is "all", followed */
-	bool all = l->all || (l->scan && !l->n);
-	size_t i;
-
-	if (all && spec->mode == FWD_SPEC)
-		return fwd_err(errbuf, errlen,
-			       "'%s' cannot be combined with a port list given before",
-			       l->all ? "all" : "auto");
-	if (!all && spec->mode == FWD_ALL)
-		return fwd_err(errbuf, errlen,
-			       "a port list cannot be combined with '%s' given before",
-			       spec->all.scan ? "auto" : "all");
+	static struct fwd_rule out[FWD_RULES_MAX];
+	const struct fwd_rule *in = l->rules;
+	struct fwd_rule all[2];
+	unsigned int n_in = l->n, n, i, j;
 
 	if (!l->n) {		/* "all", "auto", or exclusions only */
-		if (spec->all_given && spec->all.scan != l->bind.scan)
-			return fwd_err(errbuf, errlen,
-				       "'%s' cannot be combined with '%s' given before",
-				       l->bind.scan ? "auto" : "all",
-				       spec->all.scan ? "auto" : "all");
-		if (spec->all_given && !fwd_same_all(&spec->all, &l->bind))
-			return fwd_err(errbuf, errlen,
-				       "'all' or 'auto' (or a list of exclusions only) given twice, with different addresses");
-		spec->all = l->bind;
-		spec->all_given = true;
+		n_in = fwd_expand_all(&l->bind, all);
+		in = all;
+	}
+	if (fwd_split(in, n_in, l->any_excl ? l->excluded : NULL, out,
+		      FWD_RULES_MAX - spec->n_rules, &n, errbuf, errlen))
+		return -1;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < spec->n_rules; j++) {
+			if (fwd_rule_conflicts(&out[i], &spec->rules[j]))
+				return fwd_conflict_msg(errbuf, errlen,
+							&out[i],
+							&spec->rules[j]);
+		}
+		for (j = 0; j < i; j++) {
+			if (fwd_rule_conflicts(&out[i], &out[j]))
+				return fwd_conflict_msg(errbuf, errlen,
+							&out[i], &out[j]);
+		}
 	}
 
-	memcpy(spec->rules + spec->n_rules, l->rules, l->n * sizeof(l->rules[0]));
-	spec->n_rules += l->n;
-	if (l->any_excl) {
-		for (i = 0; i < sizeof(l->excluded); i++)
-			spec->excluded[i] |= l->excluded[i];
-	}
-	spec->mode = all ? FWD_ALL : FWD_SPEC;
+	if (fwd_rule_ports(spec->rules, spec->n_rules) +
+	    fwd_rule_ports(out, n) > FWD_SLOTS_MAX)
+		return fwd_err(errbuf, errlen,
+			       "too many ports: the rules of one option may cover %u ports in all (a port counts once per listening address)",
+			       FWD_SLOTS_MAX);
+
+	memcpy(spec->rules + spec->n_rules, out, n * sizeof(out[0]));
+	spec->n_rules += n;
+	spec->mode = FWD_SPEC;
 	return 0;
 }
 
@@ -829,13 +879,15 @@ static int fwd_list_keep(struct fwd_spec *spec, const struct fwd_list *l,
  * @errbuf:	buffer for a message explaining a failure, may be NULL
  * @errlen:	size of @errbuf
  *
+ * "none" may only come before any rule (upstream: "-t none -t 22" is port
+ * 22, "-t 22 -t none" an error), and is repeated freely.
+ *
  * Return: 0 on success, -1 on error (with @spec unchanged)
  */
 int fwd_parse(struct fwd_spec *spec, const char *optarg, char *errbuf,
 	      size_t errlen)
 {
 	static struct fwd_list list;
-	enum fwd_mode kw;
 	char dummy[1];
 
 	if (!errbuf || !errlen) {
@@ -846,24 +898,16 @@ int fwd_parse(struct fwd_spec *spec, const char *optarg, char *errbuf,
 	if (!optarg || !*optarg)
 		return fwd_err(errbuf, errlen, "empty port specification");
 
-	kw = fwd_keyword(optarg);
-	if (kw != FWD_UNSET) {
-		if (spec->mode != FWD_UNSET && spec->mode != kw) {
+	if (fwd_keyword(optarg) == FWD_NONE) {
+		if (spec->n_rules)
 			return fwd_err(errbuf, errlen,
-				       "'%s' cannot be combined with %s given before",
-				       optarg,
-				       spec->mode == FWD_SPEC ? "a port list" :
-				       spec->all.scan ? "'auto'" : "'all'");
-		}
-		spec->mode = kw;
+				       "'none' cannot be combined with ports given before (it may only come first)");
+		if (spec->mode == FWD_UNSET)
+			spec->mode = FWD_NONE;
 		return 0;
 	}
 
-	if (spec->mode == FWD_NONE)
-		return fwd_err(errbuf, errlen,
-			       "a port list cannot be combined with 'none' given before");
-
-	if (fwd_list_parse(spec, optarg, &list, errbuf, errlen))
+	if (fwd_list_parse(optarg, &list, errbuf, errlen))
 		return -1;
 
 	return fwd_list_keep(spec, &list, errbuf, errlen);
@@ -898,295 +942,3 @@ void fwd_ephemeral_range(unsigned int *first, unsigned int *last)
 	fclose(f);
 }
 
-/**
- * fwd_spec_scans() - tell if a specification has "auto" ports
- * @spec:	specification, finalised or not
- *
- * Return: true if a rule, or the "all" template, is "auto"
- */
-bool fwd_spec_scans(const struct fwd_spec *spec)
-{
-	unsigned int i;
-
-	if (spec->all_given && spec->all.scan)
-		return true;
-	for (i = 0; i < spec->n_rules; i++) {
-		if (spec->rules[i].scan)
-			return true;
-	}
-	return false;
-}
-
-/**
- * fwd_expand_all() - the rules of "all": every non-ephemeral port
- * @spec:	specification with its template in @spec->all, no rules
- */
-static void fwd_expand_all(struct fwd_spec *spec)
-{
-	unsigned int first, last;
-	struct fwd_rule *r = &spec->rules[0];
-
-	fwd_ephemeral_range(&first, &last);
-
-	*r = spec->all;
-	r->first = r->to_first = FWD_PORT_MIN;
-	r->last = (uint16_t)(first - 1);
-	r->weak = true;
-	spec->n_rules = 1;
-
-	if (last < FWD_PORT_MAX) {
-		spec->rules[1] = *r;
-		r[1].first = r[1].to_first = (uint16_t)(last + 1);
-		r[1].last = FWD_PORT_MAX;
-		spec->n_rules = 2;
-	}
-}
-
-/**
- * fwd_split() - split the rules of a specification around excluded ports
- * @spec:	specification
- * @errbuf:	error message buffer
- * @errlen:	its size
- *
- * Return: 0 on success, -1 with a message if the pieces don't fit
- */
-static int fwd_split(struct fwd_spec *spec, char *errbuf, size_t errlen)
-{
-	static struct fwd_rule out[FWD_RULES_MAX];
-	unsigned int i, n = 0, p;
-
-	for (i = 0; i < spec->n_rules; i++) {
-		const struct fwd_rule *r = &spec->rules[i];
-
-		for (p = r->first; p <= r->last; p++) {
-			unsigned int end = p;
-
-			if (fwd_bit_get(spec->excluded, p))
-				continue;
-			while (end < r->last &&
-			       !fwd_bit_get(spec->excluded, end + 1))
-				end++;
-
-			if (n == FWD_RULES_MAX)
-				return fwd_err(errbuf, errlen,
-					       "exclusions split the port ranges into more than %d ranges",
-					       FWD_RULES_MAX);
-			out[n] = *r;
-			out[n].first = (uint16_t)p;
-			out[n].last = (uint16_t)end;
-			out[n].to_first = (uint16_t)(r->to_first +
-						     (p - r->first));
-			n++;
-			p = end;
-		}
-	}
-
-	memcpy(spec->rules, out, n * sizeof(out[0]));
-	spec->n_rules = n;
-	return 0;
-}
-
-/**
- * fwd_drop_disabled() - drop rules bound to an address of a disabled family
- * @spec:	specification
- * @ipv4:	IPv4 is enabled
- * @ipv6:	IPv6 is enabled
- * @errbuf:	error message buffer
- * @errlen:	its size
- *
- * Return: 0 on success, -1 with a message if a rule without a bind address
- *	   forwards to an address of a disabled family (nothing could listen)
- */
-static int fwd_drop_disabled(struct fwd_spec *spec, bool ipv4, bool ipv6,
-			     char *errbuf, size_t errlen)
-{
-	unsigned int i, n = 0;
-
-	for (i = 0; i < spec->n_rules; i++) {
-		const struct fwd_rule *r = &spec->rules[i];
-		bool to_v4 = inany_v4(&r->to_addr) != NULL;
-
-		if (r->bind_any && !inany_is_unspecified(&r->to_addr) &&
-		    (to_v4 ? !ipv4 : !ipv6)) {
-			char buf[INANY_STRLEN];
-
-			return fwd_err(errbuf, errlen,
-				       "ports %u-%u go to %s, but %s is disabled",
-				       r->first, r->last,
-				       inany_ntop(&r->to_addr, buf),
-				       to_v4 ? "IPv4" : "IPv6");
-		}
-
-		if (!r->bind_any && ((r->bind_v4 && !ipv4) ||
-				     (!r->bind_v4 && !ipv6))) {
-			char buf[INANY_STRLEN];
-
-			warn("Not forwarding ports %u-%u bound to %s: %s is disabled",
-			     r->first, r->last, inany_ntop(&r->bind_addr, buf),
-			     r->bind_v4 ? "IPv4" : "IPv6");
-			continue;
-		}
-		spec->rules[n++] = *r;
-	}
-	spec->n_rules = n;
-	return 0;
-}
-
-/**
- * fwd_finalise() - expand a specification and build its per-port table
- * @spec:	specification, after all fwd_parse() calls
- * @ipv4:	IPv4 is enabled
- * @ipv6:	IPv6 is enabled
- * @errbuf:	buffer for a message explaining a failure, may be NULL
- * @errlen:	size of @errbuf
- *
- * Rules bound to an address of a disabled family are dropped, with a
- * warning; a rule listening on any address but forwarding to an address
- * of a disabled family is an error. Finalising again changes nothing.
- *
- * Return: 0 on success, -1 with a message on error
- */
-int fwd_finalise(struct fwd_spec *spec, bool ipv4, bool ipv6, char *errbuf,
-		 size_t errlen)
-{
-	unsigned int i;
-	char dummy[1];
-	int ret = 0;
-
-	if (!errbuf || !errlen) {
-		errbuf = dummy;
-		errlen = sizeof(dummy);
-	}
-
-	switch (spec->mode) {
-	case FWD_UNSET:
-	case FWD_NONE:
-		spec->n_rules = 0;
-		break;
-	case FWD_SPEC:
-		if (spec->n_rules || !spec->all_given)
-			break;
-		/* Exclusions only: everything else, as for "all" */
-		spec->mode = FWD_ALL;
-		/* fall through */
-	case FWD_ALL:
-		if (!spec->n_rules)
-			fwd_expand_all(spec);
-		break;
-	case FWD_AUTO:		/* finalised before */
-		break;
-	}
-
-	if (spec->n_rules) {
-		ret = fwd_split(spec, errbuf, errlen);
-		if (!ret)
-			ret = fwd_drop_disabled(spec, ipv4, ipv6, errbuf,
-						errlen);
-	}
-	for (i = 0; !ret && i < spec->n_rules; i++) {
-		if (spec->rules[i].scan)
-			spec->mode = FWD_AUTO;
-	}
-	fwd_index(spec);
-	return ret;
-}
-
-/**
- * fwd_index() - build the per-port rule index of a specification
- * @spec:	specification whose rules don't overlap
- */
-void fwd_index(struct fwd_spec *spec)
-{
-	unsigned int i, port;
-
-	memset(spec->rule_of, 0xff, sizeof(spec->rule_of));
-	for (i = 0; i < spec->n_rules; i++) {
-		const struct fwd_rule *r = &spec->rules[i];
-
-		for (port = r->first; port <= r->last; port++)
-			spec->rule_of[port] = (uint16_t)i;
-	}
-}
-
-/**
- * fwd_rule_same_bind() - tell if two rules listen on the same sockets
- * @a:		first rule
- * @b:		second rule
- *
- * Return: true if address (or any address) and interface are the same
- */
-bool fwd_rule_same_bind(const struct fwd_rule *a, const struct fwd_rule *b)
-{
-	if (a->bind_any != b->bind_any || strcmp(a->ifname, b->ifname) != 0)
-		return false;
-	return a->bind_any || inany_equals(&a->bind_addr, &b->bind_addr);
-}
-
-/**
- * fwd_rule_families() - the address families a rule listens on
- * @r:		rule
- *
- * A bind address gives its family. Without one, a target address gives
- * its family (a connection can't change family on its way to the guest);
- * otherwise both, as far as they are enabled.
- *
- * Return: FWD_V4, FWD_V6, or both
- */
-unsigned int fwd_rule_families(const struct fwd_rule *r)
-{
-	const union inany_addr *a = &r->bind_addr;
-
-	if (r->bind_any) {
-		if (inany_is_unspecified(&r->to_addr))
-			return FWD_V4 | FWD_V6;
-		a = &r->to_addr;
-	}
-	return inany_v4(a) ? FWD_V4 : FWD_V6;
-}
-
-/**
- * fwd_port_is_forwarded() - tell if a port is forwarded
- * @spec:	finalised specification
- * @port:	port
- *
- * Return: true if a rule forwards @port
- */
-bool fwd_port_is_forwarded(const struct fwd_spec *spec, uint16_t port)
-{
-	return spec->rule_of[port] != FWD_NO_RULE;
-}
-
-/**
- * fwd_port_rule() - the rule forwarding a port
- * @spec:	finalised specification
- * @port:	port
- *
- * Return: the rule, NULL if @port is not forwarded
- */
-const struct fwd_rule *fwd_port_rule(const struct fwd_spec *spec,
-				     uint16_t port)
-{
-	uint16_t idx = spec->rule_of[port];
-
-	if (idx == FWD_NO_RULE || idx >= spec->n_rules)
-		return NULL;
-
-	return &spec->rules[idx];
-}
-
-/**
- * fwd_port_target() - the port a forwarded port maps to
- * @spec:	finalised specification
- * @port:	port
- *
- * Return: target port, or @port itself if not forwarded
- */
-uint16_t fwd_port_target(const struct fwd_spec *spec, uint16_t port)
-{
-	const struct fwd_rule *r = fwd_port_rule(spec, port);
-
-	if (!r)
-		return port;
-
-	return (uint16_t)(r->to_first + (port - r->first));
-}

@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fwd.h - port forwarding specifications (-t, -u, -T, -U)
  *
- * Theory of operation: a forwarding specification is parsed once at start
- * into a list of rules. Each rule binds a range of ports, optionally to an
- * address and an interface, and maps them to a range of target ports (and
- * optionally a target address). Exclusions (~FIRST[-LAST]) remove ports
- * from every rule of the same specification: once the specification is
- * complete, fwd_finalise() splits rules around them, so that a finalised
- * rule is one contiguous range (the form the run-time configuration
- * socket exchanges, see fwd/). Lookups by port use a per-port table built
- * from the rules, so the data path never walks the list.
+ * Theory of operation: each option argument is parsed, as upstream does,
+ * into rules of its own: ranges of ports, optionally bound to an address
+ * and an interface, mapped to a range of target ports (and optionally a
+ * target address). Exclusions (~FIRST[-LAST]) remove ports from the rules
+ * of the same argument, which are split around them at once, so that a
+ * rule is one contiguous range (the form the run-time configuration socket
+ * exchanges, see fwd/). Rules of a specification may share ports as long
+ * as their listening addresses don't overlap (fwd_rule_conflicts()): one
+ * port on 127.0.0.1 and on ::1, or on two addresses of one family, each
+ * with a target of its own. Lookups by port use a per-port table built
+ * from the rules, so the data path never walks the list unless a port is
+ * shared; then the local address of a connection picks its rule.
  *
  * Grammar: none | [BIND/]LIST, where BIND is ADDR[%IFACE], %IFACE
  * or *[%IFACE] and applies to every item of LIST, and LIST is a
@@ -22,7 +25,7 @@
  * A list without ranges stands for every non-ephemeral port ("all"); with
  * "auto" (pasta), the ports of the list are forwarded only while their
  * target port is bound on the other side: "auto" alone follows every
- * non-ephemeral port, "80-90,auto" those ten, "::1/auto" every port, on
+ * non-ephemeral port, "80-90,auto" those eleven, "::1/auto" every port, on
  * ::1 only.
  */
 #ifndef CONF_FWD_H
@@ -38,6 +41,10 @@
 #define FWD_RULES_MAX		256	/* rules of one specification */
 #define FWD_PORTS		65536
 #define FWD_NO_RULE		0xffff
+/* Ports of all the rules of a specification, a port counted once per rule
+ * (so per listening address): each may hold sockets (fwd/)
+ */
+#define FWD_SLOTS_MAX		(4U * FWD_PORTS)
 
 /* Address families a rule listens on, see fwd_rule_families() */
 #define FWD_V4			(1U << 0)
@@ -47,9 +54,7 @@
  * enum fwd_mode - what a specification asks for
  * @FWD_UNSET:	not given on the command line (mode default applies)
  * @FWD_NONE:	forward nothing
- * @FWD_SPEC:	forward the ports listed in the rules
- * @FWD_ALL:	forward every non-ephemeral port, minus exclusions (after
- *		fwd_finalise(), "best effort" rules: see @weak)
+ * @FWD_SPEC:	forward the ports of the rules
  * @FWD_AUTO:	after fwd_finalise(): at least one rule follows the ports
  *		bound on the other side ("auto", see @scan of struct fwd_rule)
  */
@@ -57,15 +62,15 @@ enum fwd_mode {
 	FWD_UNSET = 0,
 	FWD_NONE,
 	FWD_SPEC,
-	FWD_ALL,
 	FWD_AUTO,
 };
 
 /**
  * struct fwd_rule - one range of forwarded ports
- * @bind_addr:	address to listen on; unspecified (::) means any address
- *		of both families
- * @bind_any:	true if no address was given
+ * @bind_addr:	address to listen on, if not @bind_any: may be the
+ *		unspecified address of one family (0.0.0.0/PORT, ::/PORT)
+ * @bind_any:	true if no address was given: any address of both families
+ *		(of the target address's family, if one is given)
  * @bind_v4:	true if @bind_addr is IPv4 (IPv4-mapped in @bind_addr)
  * @ifname:	interface to bind to, empty if none
  * @first:	first port
@@ -95,22 +100,23 @@ struct fwd_rule {
  * @mode:	enum fwd_mode
  * @rules:	rules, in command-line order
  * @n_rules:	number of rules in use
- * @all:	bind and target addresses of "all" (or of a list of
- *		exclusions only, or "auto" without ranges), and whether it is
- *		"auto"; ports unused
- * @all_given:	@all is set
- * @rule_of:	for each port, index of the rule forwarding it, FWD_NO_RULE
- *		if not forwarded (built by fwd_finalise())
- * @excluded:	bitmap of excluded ports
+ * @slot:	for each rule, the slot of its first port: a rule's ports
+ *		have consecutive slots, and the rules of a specification
+ *		FWD_SLOTS_MAX in all (built by fwd_index())
+ * @n_slots:	slots in use
+ * @rule_of:	for each port, index of the first rule forwarding it,
+ *		FWD_NO_RULE if not forwarded (built by fwd_index())
+ * @shared:	bitmap of the ports more than one rule forwards (at
+ *		addresses that don't overlap)
  */
 struct fwd_spec {
 	enum fwd_mode mode;
 	struct fwd_rule rules[FWD_RULES_MAX];
 	unsigned int n_rules;
-	struct fwd_rule all;
-	bool all_given;
+	uint32_t slot[FWD_RULES_MAX];
+	uint32_t n_slots;
 	uint16_t rule_of[FWD_PORTS];
-	uint8_t excluded[FWD_PORTS / 8];
+	uint8_t shared[FWD_PORTS / 8];
 };
 
 int fwd_parse(struct fwd_spec *spec, const char *optarg, char *errbuf,
@@ -121,10 +127,23 @@ void fwd_index(struct fwd_spec *spec);
 void fwd_ephemeral_range(unsigned int *first, unsigned int *last);
 bool fwd_spec_scans(const struct fwd_spec *spec);
 bool fwd_rule_same_bind(const struct fwd_rule *a, const struct fwd_rule *b);
+bool fwd_rule_conflicts(const struct fwd_rule *a, const struct fwd_rule *b);
+int fwd_conflict_msg(char *errbuf, size_t errlen, const struct fwd_rule *a,
+		     const struct fwd_rule *b);
 unsigned int fwd_rule_families(const struct fwd_rule *r);
 bool fwd_port_is_forwarded(const struct fwd_spec *spec, uint16_t port);
+bool fwd_port_shared(const struct fwd_spec *spec, uint16_t port);
+int fwd_port_next(const struct fwd_spec *spec, uint16_t port, int after);
+int fwd_port_same(const struct fwd_spec *spec, uint16_t port,
+		  const struct fwd_rule *r);
 uint16_t fwd_port_target(const struct fwd_spec *spec, uint16_t port);
+uint16_t fwd_rule_target(const struct fwd_rule *r, uint16_t port);
+uint32_t fwd_rule_slot(const struct fwd_spec *spec, unsigned int i,
+		       uint16_t port);
 const struct fwd_rule *fwd_port_rule(const struct fwd_spec *spec,
 				     uint16_t port);
+const struct fwd_rule *fwd_rule_at(const struct fwd_spec *spec,
+				   uint16_t port,
+				   const union inany_addr *local);
 
 #endif /* CONF_FWD_H */

@@ -12,7 +12,12 @@
  *   -T: TCP ports listening on the host get one on the namespace's
  *       loopback;
  *   -u, -U: the same for UDP sockets bound and not connected (state
- *       TCP_CLOSE in procfs).
+ *       TCP_CLOSE in procfs), and, as upstream does, for the ports of TCP
+ *       listeners on the same side: a few protocols set up a transfer on
+ *       the UDP port of the same number as their TCP control port
+ *       (iperf3). TCP listeners that are the relay's own (the reverse
+ *       TCP direction's sockets) are left out, where upstream follows them
+ *       too, forwarding UDP ports where nothing listens.
  *
  * The protocols open and close those sockets with the functions they
  * registered (fwd_sock_register(), fwd/fwd_listen.c).
@@ -22,10 +27,12 @@
  * in force (conf/fwd.c, fwd/fwd_listen.c): "auto" alone is every
  * non-ephemeral port, on any address, to the same port; "80-90,auto" only
  * those ports, "::1/auto" on ::1 only, "8080:80,auto" port 8080 while 80
- * is bound on the other side. A port whose rule is plain (any address, no
- * interface, no target address) gets the sockets of "auto" of its
- * protocol (auto_open), any other the sockets of its rule (rule_open).
- * Fixed rules of the same table are fwd/fwd_listen.c's.
+ * is bound on the other side; "-t 127.0.0.1/auto -t ::1/auto" both, each
+ * port with sockets of each rule. State is kept per slot of the table
+ * (one port of one rule, fwd_rule_slot()). A port whose rule is plain
+ * (any address, no interface, no target address) gets the sockets of
+ * "auto" of its protocol (auto_open), any other the sockets of its rule
+ * (rule_open). Fixed rules of the same table are fwd/fwd_listen.c's.
  *
  * Finding the listening sockets: the kernel lists them in /proc/net/tcp,
  * tcp6, udp and udp6 of each network namespace. These files show the
@@ -53,7 +60,11 @@
  * With -c, a client may turn "auto" on at run time: every direction that
  * can forward at all is made ready at start-up (table of sockets, procfs
  * tables opened: the sandbox leaves no file system later), and merely
- * switched on and off by fwd/fwd_listen.c when the table changes.
+ * switched on and off by fwd/fwd_listen.c when the table changes. When
+ * the table of a followed direction changes, a port keeps its sockets if
+ * a rule of the new table follows it with the same address, interface and
+ * families; they move to that rule's slot once the new table is in force
+ * (fwd_auto_release_changed(), fwd_auto_commit()).
  */
 
 #include <errno.h>
@@ -83,6 +94,8 @@ SYSCALLS(SYSCALLS_PASTA, "lseek", "read", "close");
 #define FWD_AUTO_BUF_SIZE	65536
 /* 64-bit words in a bitmap of every port */
 #define FWD_AUTO_WORDS		(FWD_PORTS / 64)
+/* 64-bit words in a bitmap of every slot of a table */
+#define FWD_AUTO_SLOT_WORDS	(FWD_SLOTS_MAX / 64)
 /* Socket state, procfs "st" column: listening TCP, unconnected UDP */
 #define FWD_AUTO_TCP_LISTEN	0x0a
 #define FWD_AUTO_UDP_UNCONN	0x07
@@ -109,18 +122,25 @@ enum fwd_auto_id {
  * @udp:	UDP (else TCP)
  * @in_ns:	our sockets go in the namespace (we scan the host)
  * @on:		"auto" is in use for this direction
- * @ready:	@h allocated and @scan opened: "auto" can be switched on
+ * @ready:	state allocated and @scan opened: "auto" can be switched on
+ * @staged:	@nh and @nhave hold the state for a table being switched to
  * @scan:	procfs tables of the scanned side: [0] IPv4, [1] IPv6, -1 if
  *		not available
+ * @scan_tcp:	UDP: TCP tables of the scanned side, -1 if not available
  * @rev:	the reverse direction (same protocol)
+ * @rev_tcp:	UDP: the TCP direction whose sockets are on the scanned side
  * @excl:	ports never followed: forwarded by fixed rules of the
  *		reverse direction
- * @want:	ports to forward after the last scan: "auto" rules whose
- *		target port was found bound
- * @have:	ports forwarded now
- * @failed:	ports wanted that could not be opened
- * @h:		per port, the sockets (TCP) or listening slots (UDP) opened,
+ * @excl_tcp:	UDP: TCP ports never taken: fixed rules of @rev_tcp
+ * @have_port:	ports with sockets now, whatever the rule
+ * @want:	per slot of the table in force: its "auto" rule's target
+ *		port was found bound in the last scan
+ * @have:	per slot, sockets are open
+ * @failed:	per slot, wanted but could not be opened
+ * @h:		per slot, the sockets (TCP) or listening slots (UDP) opened,
  *		plus one: 0 means none ([0] IPv4, [1] IPv6)
+ * @nhave:	@have for the slots of the table being switched to
+ * @nh:		@h for the slots of the table being switched to
  */
 struct fwd_auto_dir {
 	const char *opt;
@@ -128,30 +148,42 @@ struct fwd_auto_dir {
 	bool in_ns;
 	bool on;
 	bool ready;
+	bool staged;
 	int scan[2];
+	int scan_tcp[2];
 	enum fwd_auto_id rev;
+	enum fwd_auto_id rev_tcp;
 	uint64_t excl[FWD_AUTO_WORDS];
-	uint64_t want[FWD_AUTO_WORDS];
-	uint64_t have[FWD_AUTO_WORDS];
-	uint64_t failed[FWD_AUTO_WORDS];
+	uint64_t excl_tcp[FWD_AUTO_WORDS];
+	uint64_t have_port[FWD_AUTO_WORDS];
+	uint64_t *want;
+	uint64_t *have;
+	uint64_t *failed;
 	int (*h)[2];
+	uint64_t *nhave;
+	int (*nh)[2];
 };
 
 static struct fwd_auto_dir fwd_auto_dirs[FWD_AUTO_DIRS] = {
 	[FWD_AUTO_T_IN]  = { .opt = "-t", .udp = false, .in_ns = false,
-			     .rev = FWD_AUTO_T_OUT, .scan = { -1, -1 } },
+			     .rev = FWD_AUTO_T_OUT, .scan = { -1, -1 },
+			     .scan_tcp = { -1, -1 } },
 	[FWD_AUTO_T_OUT] = { .opt = "-T", .udp = false, .in_ns = true,
-			     .rev = FWD_AUTO_T_IN, .scan = { -1, -1 } },
+			     .rev = FWD_AUTO_T_IN, .scan = { -1, -1 },
+			     .scan_tcp = { -1, -1 } },
 	[FWD_AUTO_U_IN]  = { .opt = "-u", .udp = true, .in_ns = false,
-			     .rev = FWD_AUTO_U_OUT, .scan = { -1, -1 } },
+			     .rev = FWD_AUTO_U_OUT, .rev_tcp = FWD_AUTO_T_OUT,
+			     .scan = { -1, -1 }, .scan_tcp = { -1, -1 } },
 	[FWD_AUTO_U_OUT] = { .opt = "-U", .udp = true, .in_ns = true,
-			     .rev = FWD_AUTO_U_IN, .scan = { -1, -1 } },
+			     .rev = FWD_AUTO_U_IN, .rev_tcp = FWD_AUTO_T_IN,
+			     .scan = { -1, -1 }, .scan_tcp = { -1, -1 } },
 };
 
 static struct wheel_timer fwd_auto_timer;
 static unsigned long fwd_auto_scans;		/* scans done so far */
 static char fwd_auto_buf[FWD_AUTO_BUF_SIZE];
 static uint64_t fwd_auto_bound[FWD_AUTO_WORDS];	/* ports found, one scan */
+static uint64_t fwd_auto_tcp[FWD_AUTO_WORDS];	/* UDP: TCP ports found */
 
 /**
  * struct fwd_auto_call - what a call into the namespace works on
@@ -349,21 +381,6 @@ static enum fwd_dir fwd_auto_fdir(const struct fwd_auto_dir *d)
 }
 
 /**
- * fwd_auto_rule() - the "auto" rule of a port, in a table
- * @spec:	table
- * @port:	port
- *
- * Return: the rule, NULL if the port has none, or a fixed one
- */
-static const struct fwd_rule *fwd_auto_rule(const struct fwd_spec *spec,
-					    unsigned int port)
-{
-	const struct fwd_rule *r = fwd_port_rule(spec, (uint16_t)port);
-
-	return r && r->scan ? r : NULL;
-}
-
-/**
  * fwd_auto_rule_plain() - tell if a rule takes the sockets of "auto"
  * @r:		rule
  *
@@ -375,29 +392,65 @@ static bool fwd_auto_rule_plain(const struct fwd_rule *r)
 }
 
 /**
- * fwd_auto_want_rules() - from the ports found bound, the ports to forward
- * @d:		direction: @d->want holds the ports found, on entry
+ * fwd_auto_slot_words() - 64-bit words of a bitmap of a table's slots
+ * @spec:	table
  *
- * A port is forwarded if its "auto" rule maps it to a port found bound.
+ * Return: number of words covering its slots
  */
-static void fwd_auto_want_rules(struct fwd_auto_dir *d)
+static unsigned int fwd_auto_slot_words(const struct fwd_spec *spec)
+{
+	return (spec->n_slots + 63) / 64;
+}
+
+/**
+ * fwd_auto_have_ports() - recompute the ports a direction has sockets for
+ * @d:		direction
+ */
+static void fwd_auto_have_ports(struct fwd_auto_dir *d)
 {
 	const struct fwd_spec *spec = fwd_dir_spec(fwd_auto_fdir(d));
 	unsigned int i, p;
 
-	memcpy(fwd_auto_bound, d->want, sizeof(fwd_auto_bound));
-	memset(d->want, 0, sizeof(d->want));
-
+	memset(d->have_port, 0, sizeof(d->have_port));
 	for (i = 0; i < spec->n_rules; i++) {
 		const struct fwd_rule *r = &spec->rules[i];
 
 		if (!r->scan)
 			continue;
 		for (p = r->first; p <= r->last; p++) {
-			unsigned int to = r->to_first + (p - r->first);
+			if (fwd_auto_bit(d->have,
+					 fwd_rule_slot(spec, i, (uint16_t)p)))
+				fwd_auto_set(d->have_port, p, true);
+		}
+	}
+}
 
-			if (to < FWD_PORTS && fwd_auto_bit(fwd_auto_bound, to))
-				fwd_auto_set(d->want, p, true);
+/**
+ * fwd_auto_want_rules() - from the ports found bound, the slots to open
+ * @d:		direction
+ * @bound:	ports found bound on the other side (target ports)
+ *
+ * A port of an "auto" rule is forwarded if the rule maps it to a port
+ * found bound.
+ */
+static void fwd_auto_want_rules(struct fwd_auto_dir *d, const uint64_t *bound)
+{
+	const struct fwd_spec *spec = fwd_dir_spec(fwd_auto_fdir(d));
+	unsigned int i, p;
+
+	memset(d->want, 0, fwd_auto_slot_words(spec) * sizeof(*d->want));
+	for (i = 0; i < spec->n_rules; i++) {
+		const struct fwd_rule *r = &spec->rules[i];
+
+		if (!r->scan)
+			continue;
+		for (p = r->first; p <= r->last; p++) {
+			unsigned int to = fwd_rule_target(r, (uint16_t)p);
+
+			if (fwd_auto_bit(bound, to))
+				fwd_auto_set(d->want,
+					     fwd_rule_slot(spec, i, (uint16_t)p),
+					     true);
 		}
 	}
 }
@@ -406,80 +459,80 @@ static void fwd_auto_want_rules(struct fwd_auto_dir *d)
  * fwd_auto_sock_open() - open the sockets of a followed port
  * @c:		execution context
  * @d:		direction
- * @port:	port, with an "auto" rule in the table in force
+ * @r:		"auto" rule of the table in force
+ * @port:	port of @r
  * @h:		handles opened, -1 for none: [0] IPv4, [1] IPv6
  *
  * Return: 0 on success, negative errno on failure
  */
 static int fwd_auto_sock_open(const struct ctx *c,
-			      const struct fwd_auto_dir *d, unsigned int port,
+			      const struct fwd_auto_dir *d,
+			      const struct fwd_rule *r, unsigned int port,
 			      int h[2])
 {
 	const struct fwd_sock_ops *ops = fwd_sock_ops(d->udp ? FWD_UDP
 							     : FWD_TCP);
-	const struct fwd_rule *r;
 
-	r = fwd_auto_rule(fwd_dir_spec(fwd_auto_fdir(d)), port);
-	if (!r)
-		return -ENOENT;
 	if (fwd_auto_rule_plain(r))
 		return ops->auto_open(c, (uint16_t)port, d->in_ns, h);
 	return ops->rule_open(c, r, (uint16_t)port, d->in_ns, h);
 }
 
 /**
- * fwd_auto_close_port() - close the sockets forwarding one port
+ * fwd_auto_close_slot() - close the sockets of one followed slot
  * @c:		execution context
  * @d:		direction
- * @port:	port
+ * @s:		slot
  */
-static void fwd_auto_close_port(const struct ctx *c, struct fwd_auto_dir *d,
-				unsigned int port)
+static void fwd_auto_close_slot(const struct ctx *c, struct fwd_auto_dir *d,
+				uint32_t s)
 {
 	unsigned int i;
 
 	for (i = 0; i < 2; i++) {
-		int h = d->h[port][i] - 1;
+		int h = d->h[s][i] - 1;
 
 		if (h < 0)
 			continue;
 		fwd_sock_ops(d->udp ? FWD_UDP : FWD_TCP)->close(c, h);
-		d->h[port][i] = 0;
+		d->h[s][i] = 0;
 	}
 
-	fwd_auto_set(d->have, port, false);
-	debug("%s auto: port %u no longer forwarded", d->opt, port);
+	fwd_auto_set(d->have, s, false);
 }
 
 /**
- * fwd_auto_open_port() - open the sockets forwarding one port
+ * fwd_auto_open_port() - open the sockets forwarding one port of a rule
  * @c:		execution context
  * @d:		direction
+ * @i:		index of the "auto" rule in the table in force
  * @port:	port
  */
 static void fwd_auto_open_port(const struct ctx *c, struct fwd_auto_dir *d,
-			       unsigned int port)
+			       unsigned int i, unsigned int port)
 {
+	const struct fwd_spec *spec = fwd_dir_spec(fwd_auto_fdir(d));
+	uint32_t s = fwd_rule_slot(spec, i, (uint16_t)port);
 	int h[2], ret;
 
-	ret = fwd_auto_sock_open(c, d, port, h);
+	ret = fwd_auto_sock_open(c, d, &spec->rules[i], port, h);
 	if (ret < 0) {
-		if (!fwd_auto_bit(d->failed, port))
+		if (!fwd_auto_bit(d->failed, s))
 			debug("%s auto: can't forward port %u: %s", d->opt,
 			      port, strerror(-ret));
-		fwd_auto_set(d->failed, port, true);
+		fwd_auto_set(d->failed, s, true);
 		return;
 	}
 
-	d->h[port][0] = h[0] + 1;
-	d->h[port][1] = h[1] + 1;
-	fwd_auto_set(d->have, port, true);
-	fwd_auto_set(d->failed, port, false);
+	d->h[s][0] = h[0] + 1;
+	d->h[s][1] = h[1] + 1;
+	fwd_auto_set(d->have, s, true);
+	fwd_auto_set(d->failed, s, false);
 	debug("%s auto: forwarding port %u", d->opt, port);
 }
 
 /**
- * fwd_auto_open_new() - open sockets for ports wanted and not forwarded
+ * fwd_auto_open_new() - open sockets for slots wanted and not open
  * @arg:	struct fwd_auto_call
  *
  * Runs inside the namespace for -T and -U (see ns_run()).
@@ -490,22 +543,69 @@ static int fwd_auto_open_new(void *arg)
 {
 	const struct fwd_auto_call *call = arg;
 	struct fwd_auto_dir *d = call->d;
-	unsigned int w;
+	const struct fwd_spec *spec = fwd_dir_spec(fwd_auto_fdir(d));
+	unsigned int i, p;
 
-	for (w = 0; w < FWD_AUTO_WORDS; w++) {
-		uint64_t todo = d->want[w] & ~d->have[w];
+	for (i = 0; i < spec->n_rules; i++) {
+		const struct fwd_rule *r = &spec->rules[i];
 
-		if (!call->retry)
-			todo &= ~d->failed[w];
-		while (todo) {
-			unsigned int bit = (unsigned int)__builtin_ctzll(todo);
+		if (!r->scan)
+			continue;
+		for (p = r->first; p <= r->last; p++) {
+			uint32_t s = fwd_rule_slot(spec, i, (uint16_t)p);
 
-			todo &= todo - 1;
-			fwd_auto_open_port(call->c, d, w * 64 + bit);
+			if (!fwd_auto_bit(d->want, s) ||
+			    fwd_auto_bit(d->have, s) ||
+			    (!call->retry && fwd_auto_bit(d->failed, s)))
+				continue;
+			fwd_auto_open_port(call->c, d, i, p);
 		}
 	}
 
 	return 0;
+}
+
+/**
+ * fwd_auto_find() - the target ports found bound on the scanned side
+ * @d:		direction
+ * @bound:	bitmap of ports, set
+ *
+ * Ports of the relay's own sockets there are left out: those of the
+ * reverse direction's fixed rules, and those it follows. UDP directions
+ * add the ports of TCP listeners, but for the relay's own.
+ */
+static void fwd_auto_find(const struct fwd_auto_dir *d, uint64_t *bound)
+{
+	const struct fwd_auto_dir *rev = &fwd_auto_dirs[d->rev];
+	const struct fwd_auto_dir *rtcp = &fwd_auto_dirs[d->rev_tcp];
+	unsigned int i, w;
+
+	memset(bound, 0, FWD_AUTO_WORDS * sizeof(*bound));
+	memset(fwd_auto_tcp, 0, sizeof(fwd_auto_tcp));
+	for (i = 0; i < 2; i++) {
+		int ret = 0;
+
+		if (d->scan[i] >= 0)
+			ret = fwd_auto_read(d->scan[i], d->udp, bound);
+		if (!ret && d->udp && d->scan_tcp[i] >= 0)
+			ret = fwd_auto_read(d->scan_tcp[i], false,
+					    fwd_auto_tcp);
+		if (ret)
+			debug("%s auto: can't read listening sockets: %s",
+			      d->opt, strerror(-ret));
+	}
+
+	for (w = 0; w < FWD_AUTO_WORDS; w++) {
+		bound[w] &= ~d->excl[w];
+		if (rev->on)
+			bound[w] &= ~rev->have_port[w];
+		if (!d->udp)
+			continue;
+		fwd_auto_tcp[w] &= ~d->excl_tcp[w];
+		if (rtcp->on)
+			fwd_auto_tcp[w] &= ~rtcp->have_port[w];
+		bound[w] |= fwd_auto_tcp[w];
+	}
 }
 
 /**
@@ -517,56 +617,44 @@ static int fwd_auto_open_new(void *arg)
 static void fwd_auto_scan_dir(const struct ctx *c, struct fwd_auto_dir *d,
 			      bool retry)
 {
-	const struct fwd_auto_dir *rev = &fwd_auto_dirs[d->rev];
-	bool open = false;
-	unsigned int i, w;
+	const struct fwd_spec *spec = fwd_dir_spec(fwd_auto_fdir(d));
+	unsigned int w, words = fwd_auto_slot_words(spec);
+	bool open = false, changed = false;
 
-	memset(d->want, 0, sizeof(d->want));
-	for (i = 0; i < 2; i++) {
-		int ret;
+	fwd_auto_find(d, fwd_auto_bound);
+	fwd_auto_want_rules(d, fwd_auto_bound);
 
-		if (d->scan[i] < 0)
-			continue;
-		ret = fwd_auto_read(d->scan[i], d->udp, d->want);
-		if (ret)
-			debug("%s auto: can't read listening sockets: %s",
-			      d->opt, strerror(-ret));
-	}
-
-	for (w = 0; w < FWD_AUTO_WORDS; w++) {
-		d->want[w] &= ~d->excl[w];
-		if (rev->on)
-			d->want[w] &= ~rev->have[w];
-	}
-	fwd_auto_want_rules(d);
-
-	for (w = 0; w < FWD_AUTO_WORDS; w++) {
+	for (w = 0; w < words; w++) {
 		uint64_t gone;
 
 		d->failed[w] &= d->want[w];
 
 		gone = d->have[w] & ~d->want[w];
+		changed |= gone != 0;
 		while (gone) {
 			unsigned int bit = (unsigned int)__builtin_ctzll(gone);
 
 			gone &= gone - 1;
-			fwd_auto_close_port(c, d, w * 64 + bit);
+			fwd_auto_close_slot(c, d, w * 64 + bit);
 		}
 
 		if (d->want[w] & ~d->have[w] & (retry ? ~0ULL : ~d->failed[w]))
 			open = true;
 	}
+	if (changed)
+		debug("%s auto: ports no longer bound released", d->opt);
 
-	if (!open)
-		return;
-
-	fwd_auto_call.c = c;
-	fwd_auto_call.d = d;
-	fwd_auto_call.retry = retry;
-	if (d->in_ns)
-		ns_run(fwd_auto_open_new, &fwd_auto_call);
-	else
-		fwd_auto_open_new(&fwd_auto_call);
+	if (open) {
+		fwd_auto_call.c = c;
+		fwd_auto_call.d = d;
+		fwd_auto_call.retry = retry;
+		if (d->in_ns)
+			ns_run(fwd_auto_open_new, &fwd_auto_call);
+		else
+			fwd_auto_open_new(&fwd_auto_call);
+	}
+	if (open || changed)
+		fwd_auto_have_ports(d);
 }
 
 /**
@@ -598,12 +686,32 @@ static void fwd_auto_timer_fn(const struct ctx *c, struct wheel_timer *t,
 }
 
 /**
+ * fwd_auto_open_one() - open a procfs socket table of our namespace
+ * @d:		direction, for messages
+ * @path:	table
+ * @in_ns:	we run in the namespace, for messages
+ *
+ * Return: descriptor, -1 if the table can't be opened
+ */
+static int fwd_auto_open_one(const struct fwd_auto_dir *d, const char *path,
+			     bool in_ns)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 && errno != ENOENT)
+		warn("%s auto: can't open %s%s: %s", d->opt, path,
+		     in_ns ? " in the namespace" : "", strerror(errno));
+	return fd;
+}
+
+/**
  * fwd_auto_open_tables() - open the procfs socket tables of our namespace
- * @arg:	unused
+ * @arg:	true (bool) if called in the target namespace
  *
  * Called directly for the host's tables, and by a thread inside the
  * target namespace for its tables: /proc/thread-self/net shows the
  * namespace of the calling thread, and an open table keeps showing it.
+ * UDP directions also open the TCP tables of the same side.
  *
  * Return: 0
  */
@@ -624,12 +732,12 @@ static int fwd_auto_open_tables(void *arg)
 			continue;
 
 		for (f = 0; f < 2; f++) {
-			d->scan[f] = open(path[d->udp][f], O_RDONLY | O_CLOEXEC);
-			if (d->scan[f] < 0 && errno != ENOENT)
-				warn("%s auto: can't open %s%s: %s", d->opt,
-				     path[d->udp][f],
-				     *in_ns ? " in the namespace" : "",
-				     strerror(errno));
+			d->scan[f] = fwd_auto_open_one(d, path[d->udp][f],
+						       *in_ns);
+			if (d->udp)
+				d->scan_tcp[f] = fwd_auto_open_one(d,
+								   path[0][f],
+								   *in_ns);
 		}
 	}
 
@@ -637,24 +745,24 @@ static int fwd_auto_open_tables(void *arg)
 }
 
 /**
- * fwd_auto_excl_init() - ports a direction never follows
- * @d:		direction
- * @rev:	table of the reverse direction
+ * fwd_auto_excl_fixed() - the ports of the fixed rules of a table
+ * @map:	bitmap of ports, set (port 0 always)
+ * @spec:	table
  */
-static void fwd_auto_excl_init(struct fwd_auto_dir *d,
-			       const struct fwd_spec *rev)
+static void fwd_auto_excl_fixed(uint64_t *map, const struct fwd_spec *spec)
 {
-	unsigned int port;
+	unsigned int i, port;
 
-	memset(d->excl, 0, sizeof(d->excl));
-	fwd_auto_set(d->excl, 0, true);
+	memset(map, 0, FWD_AUTO_WORDS * sizeof(*map));
+	fwd_auto_set(map, 0, true);
 
-	/* The reverse direction's fixed sockets are ours */
-	for (port = 1; port < FWD_PORTS; port++) {
-		const struct fwd_rule *r = fwd_port_rule(rev, (uint16_t)port);
+	for (i = 0; i < spec->n_rules; i++) {
+		const struct fwd_rule *r = &spec->rules[i];
 
-		if (r && !r->scan)
-			fwd_auto_set(d->excl, port, true);
+		if (r->scan)
+			continue;
+		for (port = r->first; port <= r->last; port++)
+			fwd_auto_set(map, port, true);
 	}
 }
 
@@ -690,15 +798,18 @@ static struct fwd_auto_dir *fwd_auto_dir_of(bool udp, bool in_ns)
 void fwd_auto_release(const struct ctx *c, bool udp, bool in_ns)
 {
 	struct fwd_auto_dir *d = fwd_auto_dir_of(udp, in_ns);
-	unsigned int port;
+	const struct fwd_spec *spec = fwd_dir_spec(fwd_auto_fdir(d));
+	uint32_t s;
 
 	if (!d->on)
 		return;
 
-	for (port = 1; port < FWD_PORTS; port++) {
-		if (fwd_auto_bit(d->have, port))
-			fwd_auto_close_port(c, d, port);
+	for (s = 0; s < spec->n_slots; s++) {
+		if (fwd_auto_bit(d->have, s))
+			fwd_auto_close_slot(c, d, s);
 	}
+	memset(d->have_port, 0, sizeof(d->have_port));
+	debug("%s auto: every followed port released", d->opt);
 }
 
 /**
@@ -707,7 +818,7 @@ void fwd_auto_release(const struct ctx *c, bool udp, bool in_ns)
  * @udp:	UDP (else TCP)
  * @in_ns:	sockets in the namespace (-T, -U)
  *
- * Its sockets are closed; its table of sockets stays allocated.
+ * Its sockets are closed; its state stays allocated.
  */
 void fwd_auto_stop(const struct ctx *c, bool udp, bool in_ns)
 {
@@ -717,6 +828,7 @@ void fwd_auto_stop(const struct ctx *c, bool udp, bool in_ns)
 	if (d->on)
 		debug("%s auto: stopped", d->opt);
 	d->on = false;
+	d->staged = false;
 }
 
 /**
@@ -724,7 +836,8 @@ void fwd_auto_stop(const struct ctx *c, bool udp, bool in_ns)
  *			    from the tables now in force
  *
  * For a change of the tables at run time (fwd/fwd_listen.c): ports
- * forwarded by fixed rules of the reverse direction are never followed.
+ * forwarded by fixed rules of the reverse direction are never followed;
+ * for UDP, neither are TCP ports of the reverse TCP direction's.
  */
 void fwd_auto_excl_update(void)
 {
@@ -733,9 +846,14 @@ void fwd_auto_excl_update(void)
 	for (i = 0; i < FWD_AUTO_DIRS; i++) {
 		struct fwd_auto_dir *d = &fwd_auto_dirs[i];
 		const struct fwd_auto_dir *rev = &fwd_auto_dirs[d->rev];
+		const struct fwd_auto_dir *rtcp = &fwd_auto_dirs[d->rev_tcp];
 
-		if (d->on)
-			fwd_auto_excl_init(d, fwd_dir_spec(fwd_auto_fdir(rev)));
+		if (!d->on)
+			continue;
+		fwd_auto_excl_fixed(d->excl, fwd_dir_spec(fwd_auto_fdir(rev)));
+		if (d->udp)
+			fwd_auto_excl_fixed(d->excl_tcp,
+					    fwd_dir_spec(fwd_auto_fdir(rtcp)));
 	}
 }
 
@@ -773,41 +891,105 @@ int fwd_auto_start(bool udp, bool in_ns)
 }
 
 /**
- * fwd_auto_release_changed() - close followed ports a new table changes
+ * fwd_auto_release_changed() - before a switch of tables, close the
+ *				followed ports the new table changes
  * @c:		execution context
  * @udp:	UDP (else TCP)
  * @in_ns:	sockets in the namespace (-T, -U)
- * @next:	table about to be put in force
+ * @next:	table about to be put in force, finalised
  *
- * Before a switch of tables (fwd/fwd_listen.c): a port keeps its sockets
- * only if the new table follows it too, with sockets of the same address,
- * interface and families; otherwise they are closed, so that a new fixed
- * rule, or other sockets, can take the port. If the switch fails, the next
- * scan opens them again.
+ * A port keeps its sockets only if a rule of the new table follows it too,
+ * with sockets of the same address, interface and families, both plain or
+ * both not; they are noted for that rule's slot, which fwd_auto_commit()
+ * puts in force with the table. Other sockets are closed, so that a new
+ * fixed rule, or other sockets, can take the port. If the switch fails,
+ * the next scan opens them again.
  */
 void fwd_auto_release_changed(const struct ctx *c, bool udp, bool in_ns,
 			      const struct fwd_spec *next)
 {
 	struct fwd_auto_dir *d = fwd_auto_dir_of(udp, in_ns);
 	const struct fwd_spec *cur = fwd_dir_spec(fwd_auto_fdir(d));
-	unsigned int port;
+	unsigned int o, p;
 
 	if (!d->on)
 		return;
 
-	for (port = 1; port < FWD_PORTS; port++) {
-		const struct fwd_rule *o, *n;
+	memset(d->nh, 0, next->n_slots * sizeof(*d->nh));
+	memset(d->nhave, 0, fwd_auto_slot_words(next) * sizeof(*d->nhave));
+	d->staged = true;
 
-		if (!fwd_auto_bit(d->have, port))
+	for (o = 0; o < cur->n_rules; o++) {
+		const struct fwd_rule *r = &cur->rules[o];
+
+		if (!r->scan)
 			continue;
-		o = fwd_auto_rule(cur, port);
-		n = fwd_auto_rule(next, port);
-		if (o && n && fwd_rule_same_bind(o, n) &&
-		    fwd_auto_rule_plain(o) == fwd_auto_rule_plain(n) &&
-		    fwd_rule_families(o) == fwd_rule_families(n))
-			continue;
-		fwd_auto_close_port(c, d, port);
+		for (p = r->first; p <= r->last; p++) {
+			uint32_t s = fwd_rule_slot(cur, o, (uint16_t)p), ns;
+			int n;
+
+			if (!fwd_auto_bit(d->have, s))
+				continue;
+			n = fwd_port_same(next, (uint16_t)p, r);
+			if (n >= 0 && fwd_auto_rule_plain(r) ==
+				      fwd_auto_rule_plain(&next->rules[n])) {
+				ns = fwd_rule_slot(next, (unsigned int)n,
+						   (uint16_t)p);
+				d->nh[ns][0] = d->h[s][0];
+				d->nh[ns][1] = d->h[s][1];
+				fwd_auto_set(d->nhave, ns, true);
+				continue;
+			}
+			fwd_auto_close_slot(c, d, s);
+		}
 	}
+	fwd_auto_have_ports(d);
+}
+
+/**
+ * fwd_auto_commit() - after a switch of tables, the followed ports kept
+ *		       by fwd_auto_release_changed() move to their new slots
+ * @udp:	UDP (else TCP)
+ * @in_ns:	sockets in the namespace (-T, -U)
+ */
+void fwd_auto_commit(bool udp, bool in_ns)
+{
+	struct fwd_auto_dir *d = fwd_auto_dir_of(udp, in_ns);
+	uint64_t *have = d->have;
+	int (*h)[2] = d->h;
+
+	if (!d->staged)
+		return;
+
+	d->have = d->nhave;
+	d->nhave = have;
+	d->h = d->nh;
+	d->nh = h;
+	memset(d->failed, 0, FWD_AUTO_SLOT_WORDS * sizeof(*d->failed));
+	d->staged = false;
+	fwd_auto_have_ports(d);
+}
+
+/**
+ * fwd_auto_alloc() - allocate the state of a direction
+ * @d:		direction
+ *
+ * Return: 0 on success, -ENOMEM (logged)
+ */
+static int fwd_auto_alloc(struct fwd_auto_dir *d)
+{
+	d->want = calloc(FWD_AUTO_SLOT_WORDS, sizeof(*d->want));
+	d->have = calloc(FWD_AUTO_SLOT_WORDS, sizeof(*d->have));
+	d->failed = calloc(FWD_AUTO_SLOT_WORDS, sizeof(*d->failed));
+	d->nhave = calloc(FWD_AUTO_SLOT_WORDS, sizeof(*d->nhave));
+	d->h = calloc(FWD_SLOTS_MAX, sizeof(*d->h));
+	d->nh = calloc(FWD_SLOTS_MAX, sizeof(*d->nh));
+	if (!d->want || !d->have || !d->failed || !d->nhave || !d->h ||
+	    !d->nh) {
+		err("%s auto: can't allocate port table", d->opt);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /**
@@ -840,11 +1022,8 @@ int fwd_auto_init(const struct ctx *c)
 		if (!d->ready)
 			continue;
 
-		d->h = calloc(FWD_PORTS, sizeof(*d->h));
-		if (!d->h) {
-			err("%s auto: can't allocate port table", d->opt);
+		if (fwd_auto_alloc(d))
 			return -ENOMEM;
-		}
 		any = true;
 	}
 	fwd_auto_excl_update();

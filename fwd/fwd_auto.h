@@ -26,5 +26,6 @@ bool fwd_auto_ready(bool udp, bool in_ns);
 int fwd_auto_start(bool udp, bool in_ns);
 void fwd_auto_release_changed(const struct ctx *c, bool udp, bool in_ns,
 			      const struct fwd_spec *next);
+void fwd_auto_commit(bool udp, bool in_ns);
 
 #endif /* FWD_FWD_AUTO_H */

@@ -6,9 +6,10 @@
  *
  * Each of the four directions (-t, -u, -T, -U) has a table of rules
  * (struct fwd_spec in struct ctx, contiguous ranges once finalised) and,
- * here, the sockets listening for them: per port, up to two sockets (one
- * per address family) for TCP, or two listening slots of udp/udp_fwd.c for
- * UDP. The protocol modules open and close them, through the functions
+ * here, the sockets listening for them: per port of a rule (a slot of the
+ * table, see fwd_rule_slot(): rules at different addresses may share a
+ * port), up to two sockets (one per address family) for TCP, or two
+ * listening slots of udp/udp_fwd.c for UDP. The protocol modules open and close them, through the functions
  * they register at start-up (fwd_sock_register(): fwd/ sits below tcp/
  * and udp/ and never calls them by name); -T and -U sockets are opened by
  * a thread inside the namespace (ns_run()).
@@ -17,15 +18,16 @@
  * the same operation: switching from the current table (none at start-up)
  * to a new one, all directions at once, atomically:
  *
- * 1. Stage: for every port of the new table, the sockets of the current
- *    one are kept if the current rule for that port listens on the same
- *    address and interface (its target may differ: targets are looked up
- *    when a connection or datagram arrives); otherwise new sockets are
- *    opened. A port whose address or interface changes has its old
- *    sockets closed first, since the new ones would conflict with them
- *    (the port is "rebound"). A port that can't be bound fails the whole
- *    switch, except in a best-effort rule ("all"), which only fails if
- *    none of its ports can be bound.
+ * 1. Stage: for every port of every rule of the new table, the sockets of
+ *    the current table are kept if a current rule listens for that port
+ *    on the same address, interface and families (its target may differ:
+ *    targets are looked up when a connection or datagram arrives);
+ *    otherwise new sockets are opened. Current sockets of that port whose
+ *    address overlaps the new rule's (fwd_rule_conflicts()) are closed
+ *    first, since the new ones would conflict with them (the port is
+ *    "rebound"). A port that can't be bound fails the whole switch, except
+ *    in a best-effort rule ("all"), which only fails if none of its ports
+ *    can be bound.
  * 2. On failure, roll back: close what was opened, reopen the rebound
  *    ports for their current rule, and leave the current table in force.
  *    Only a rebound port can be lost this way, if another program took it
@@ -45,9 +47,11 @@
  * cover with sockets of its own, and they are never staged here. Before a
  * switch, the followed ports whose rule changes have their sockets closed
  * (a failed switch leaves them to the next scan, within
- * FWD_AUTO_SCAN_MS); once a table is in force, a direction with "auto"
- * rules is followed, one without isn't any more, and the exclusions of
- * every "auto" direction are recomputed from the new tables.
+ * FWD_AUTO_SCAN_MS), the others are noted for the slots of the new table;
+ * once a table is in force, they take those slots (fwd_auto_commit()), a
+ * direction with "auto" rules is followed, one without isn't any more, and
+ * the exclusions of every "auto" direction are recomputed from the new
+ * tables.
  */
 
 #include <errno.h>
@@ -87,16 +91,20 @@ static unsigned long fwd_listen_budget;	/* most best-effort rules may fill */
 
 /**
  * struct fwd_listen_dir - sockets of one direction
- * @h:		per port, sockets (TCP) or listening slots (UDP) in force,
- *		plus one: 0 means none ([0] IPv4, [1] IPv6)
+ * @h:		per slot of the table in force, sockets (TCP) or listening
+ *		slots (UDP), plus one: 0 means none ([0] IPv4, [1] IPv6)
  * @nh:		the same for the table being switched to
- * @rebound:	ports whose sockets in @h were closed while staging
+ * @kept:	bitmap of the slots of @h whose sockets @nh takes over
+ * @rebound:	bitmap of the slots of @h closed while staging
+ * @fresh:	bitmap of the slots of @nh opened while staging
  * @staged:	@nh is filled, for this switch
  */
 struct fwd_listen_dir {
 	int (*h)[2];
 	int (*nh)[2];
-	uint8_t rebound[FWD_PORTS / 8];
+	uint8_t *kept;
+	uint8_t *rebound;
+	uint8_t *fresh;
 	bool staged;
 };
 
@@ -338,15 +346,36 @@ static void fwd_listen_close(const struct ctx *c, enum fwd_dir d, int h[2])
 }
 
 /**
- * fwd_listen_same() - tell if two handle pairs are the same sockets
- * @a:		first pair
- * @b:		second pair
+ * fwd_bit() - test a bit of a bitmap of slots
+ * @map:	bitmap
+ * @i:		slot
  *
- * Return: true if equal
+ * Return: true if set
  */
-static bool fwd_listen_same(const int a[2], const int b[2])
+static bool fwd_bit(const uint8_t *map, uint32_t i)
 {
-	return a[0] == b[0] && a[1] == b[1];
+	return map[i / 8] & (1U << (i % 8));
+}
+
+/**
+ * fwd_bit_on() - set a bit of a bitmap of slots
+ * @map:	bitmap
+ * @i:		slot
+ */
+static void fwd_bit_on(uint8_t *map, uint32_t i)
+{
+	map[i / 8] |= (uint8_t)(1U << (i % 8));
+}
+
+/**
+ * fwd_listen_any() - tell if a handle pair holds a socket
+ * @h:		handles, plus one
+ *
+ * Return: true if one of them is set
+ */
+static bool fwd_listen_any(const int h[2])
+{
+	return h[0] || h[1];
 }
 
 /**
@@ -378,34 +407,68 @@ struct fwd_listen_weak {
 };
 
 /**
- * fwd_listen_port() - stage the sockets of one port of a new rule
+ * fwd_listen_clear() - close the current sockets in the way of a new rule
  * @call:	the switch
  * @r:		rule of @call->next
+ * @p:		port
+ *
+ * Sockets of current rules for @p whose address overlaps @r's would make
+ * its bind() fail: they are closed, and reopened if the switch fails.
+ */
+static void fwd_listen_clear(const struct fwd_listen_call *call,
+			     const struct fwd_rule *r, unsigned int p)
+{
+	struct fwd_listen_dir *ld = &fwd_listen_dirs[call->d];
+	int o;
+
+	for (o = fwd_port_next(call->cur, (uint16_t)p, -1); o >= 0;
+	     o = fwd_port_next(call->cur, (uint16_t)p, o)) {
+		uint32_t os = fwd_rule_slot(call->cur, (unsigned int)o,
+					    (uint16_t)p);
+
+		if (call->cur->rules[o].scan || fwd_bit(ld->kept, os) ||
+		    !fwd_listen_any(ld->h[os]) ||
+		    !fwd_rule_conflicts(&call->cur->rules[o], r))
+			continue;
+		fwd_listen_close(call->c, call->d, ld->h[os]);
+		fwd_bit_on(ld->rebound, os);
+	}
+}
+
+/**
+ * fwd_listen_port() - stage the sockets of one port of a new rule
+ * @call:	the switch
+ * @i:		index of the rule in @call->next
  * @p:		port
  * @sk:		counts, updated
  *
  * Return: 0 if bound, kept or skipped (best effort), else negative errno
  */
 static int fwd_listen_port(const struct fwd_listen_call *call,
-			   const struct fwd_rule *r, unsigned int p,
+			   unsigned int i, unsigned int p,
 			   struct fwd_listen_skips *sk)
 {
+	const struct fwd_rule *r = &call->next->rules[i];
 	struct fwd_listen_dir *ld = &fwd_listen_dirs[call->d];
-	const struct fwd_rule *o = NULL;
-	int ret;
+	uint32_t ns = fwd_rule_slot(call->next, i, (uint16_t)p);
+	int o = -1, ret;
 
-	if (call->cur)
-		o = fwd_port_rule(call->cur, (uint16_t)p);
-	if (o && fwd_rule_same_bind(o, r) && (ld->h[p][0] || ld->h[p][1])) {
-		ld->nh[p][0] = ld->h[p][0];
-		ld->nh[p][1] = ld->h[p][1];
-		sk->bound++;
-		return 0;
-	}
+	if (call->cur) {
+		o = fwd_port_same(call->cur, (uint16_t)p, r);
+		if (o >= 0) {
+			uint32_t os = fwd_rule_slot(call->cur, (unsigned int)o,
+						    (uint16_t)p);
 
-	if (ld->h[p][0] || ld->h[p][1]) {
-		fwd_listen_close(call->c, call->d, ld->h[p]);
-		ld->rebound[p / 8] |= (uint8_t)(1U << (p % 8));
+			if (fwd_listen_any(ld->h[os]) &&
+			    !fwd_bit(ld->kept, os)) {
+				ld->nh[ns][0] = ld->h[os][0];
+				ld->nh[ns][1] = ld->h[os][1];
+				fwd_bit_on(ld->kept, os);
+				sk->bound++;
+				return 0;
+			}
+		}
+		fwd_listen_clear(call, r, p);
 	}
 
 	if (r->weak && fwd_listen_socks + 2 > fwd_listen_budget) {
@@ -413,9 +476,10 @@ static int fwd_listen_port(const struct fwd_listen_call *call,
 		ret = -EMFILE;
 	} else {
 		ret = fwd_listen_open(call->c, call->d, r, (uint16_t)p,
-				      ld->nh[p]);
+				      ld->nh[ns]);
 	}
 	if (!ret) {
+		fwd_bit_on(ld->fresh, ns);
 		sk->bound++;
 		return 0;
 	}
@@ -432,7 +496,7 @@ static int fwd_listen_port(const struct fwd_listen_call *call,
 /**
  * fwd_listen_stage_rule() - stage the sockets of one rule of a new table
  * @call:	the switch
- * @r:		rule of @call->next
+ * @i:		index of the rule in @call->next
  * @weak:	what the table bound so far, updated
  *
  * A best-effort rule of which no port could be bound is an error only if
@@ -445,9 +509,9 @@ static int fwd_listen_port(const struct fwd_listen_call *call,
  * Return: 0 on success, negative errno with a message in @call->errbuf
  */
 static int fwd_listen_stage_rule(const struct fwd_listen_call *call,
-				 const struct fwd_rule *r,
-				 struct fwd_listen_weak *weak)
+				 unsigned int i, struct fwd_listen_weak *weak)
 {
+	const struct fwd_rule *r = &call->next->rules[i];
 	const char *proto = fwd_dir_udp(call->d) ? "UDP" : "TCP";
 	const char *opt = fwd_dir_opt(call->d);
 	bool in_ns = fwd_dir_out(call->d);
@@ -459,7 +523,7 @@ static int fwd_listen_stage_rule(const struct fwd_listen_call *call,
 
 	fwd_listen_where(r, where, sizeof(where));
 	for (p = r->first; p <= r->last; p++) {
-		ret = fwd_listen_port(call, r, p, &sk);
+		ret = fwd_listen_port(call, i, p, &sk);
 		if (ret) {
 			snprintf(call->errbuf, call->errlen,
 				 "%s: can't listen on %s port %u%s%s: %s%s",
@@ -508,19 +572,21 @@ static int fwd_listen_stage(void *arg)
 {
 	const struct fwd_listen_call *call = arg;
 	struct fwd_listen_dir *ld = &fwd_listen_dirs[call->d];
+	uint32_t cur_slots = call->cur ? call->cur->n_slots : 0;
 	struct fwd_listen_weak weak = { 0 };
 	unsigned int i;
 	int ret;
 
-	memset(ld->nh, 0, FWD_PORTS * sizeof(*ld->nh));
-	memset(ld->rebound, 0, sizeof(ld->rebound));
+	memset(ld->nh, 0, call->next->n_slots * sizeof(*ld->nh));
+	memset(ld->fresh, 0, (call->next->n_slots + 7) / 8);
+	memset(ld->kept, 0, (cur_slots + 7) / 8);
+	memset(ld->rebound, 0, (cur_slots + 7) / 8);
 	ld->staged = true;
 
 	for (i = 0; i < call->next->n_rules; i++) {
 		if (call->next->rules[i].scan)	/* fwd/fwd_auto.c's */
 			continue;
-		ret = fwd_listen_stage_rule(call, &call->next->rules[i],
-					    &weak);
+		ret = fwd_listen_stage_rule(call, i, &weak);
 		if (ret)
 			return ret;
 	}
@@ -529,6 +595,32 @@ static int fwd_listen_stage(void *arg)
 		return weak.err;
 	*call->errbuf = '\0';		/* a message of weak.err, if any */
 	return 0;
+}
+
+/**
+ * fwd_listen_reopen() - open the rebound ports of a current rule again
+ * @call:	the switch being undone
+ * @o:		index of the rule in @call->cur
+ */
+static void fwd_listen_reopen(const struct fwd_listen_call *call,
+			      unsigned int o)
+{
+	const struct fwd_rule *r = &call->cur->rules[o];
+	struct fwd_listen_dir *ld = &fwd_listen_dirs[call->d];
+	unsigned int p;
+
+	for (p = r->first; p <= r->last; p++) {
+		uint32_t os = fwd_rule_slot(call->cur, o, (uint16_t)p);
+		int ret;
+
+		if (!fwd_bit(ld->rebound, os))
+			continue;
+		ret = fwd_listen_open(call->c, call->d, r, (uint16_t)p,
+				      ld->h[os]);
+		if (ret)
+			warn("%s: port %u lost its listening socket while undoing a change: %s",
+			     fwd_dir_opt(call->d), p, strerror(-ret));
+	}
 }
 
 /**
@@ -543,25 +635,17 @@ static int fwd_listen_rollback(void *arg)
 {
 	const struct fwd_listen_call *call = arg;
 	struct fwd_listen_dir *ld = &fwd_listen_dirs[call->d];
-	unsigned int p;
+	unsigned int o;
+	uint32_t ns;
 
-	for (p = 1; p < FWD_PORTS; p++) {
-		const struct fwd_rule *o;
-		int ret;
+	for (ns = 0; ns < call->next->n_slots; ns++) {
+		if (fwd_bit(ld->fresh, ns))
+			fwd_listen_close(call->c, call->d, ld->nh[ns]);
+	}
 
-		if (!fwd_listen_same(ld->nh[p], ld->h[p]))
-			fwd_listen_close(call->c, call->d, ld->nh[p]);
-
-		if (!(ld->rebound[p / 8] & (1U << (p % 8))) || !call->cur)
-			continue;
-		o = fwd_port_rule(call->cur, (uint16_t)p);
-		if (!o || o->scan)
-			continue;
-		ret = fwd_listen_open(call->c, call->d, o, (uint16_t)p,
-				      ld->h[p]);
-		if (ret)
-			warn("%s: port %u lost its listening socket while undoing a change: %s",
-			     fwd_dir_opt(call->d), p, strerror(-ret));
+	for (o = 0; call->cur && o < call->cur->n_rules; o++) {
+		if (!call->cur->rules[o].scan)
+			fwd_listen_reopen(call, o);
 	}
 	ld->staged = false;
 	return 0;
@@ -569,19 +653,20 @@ static int fwd_listen_rollback(void *arg)
 
 /**
  * fwd_listen_commit() - close what a staged direction drops, keep the rest
- * @c:		execution context
- * @d:		direction
+ * @call:	the switch
  */
-static void fwd_listen_commit(const struct ctx *c, enum fwd_dir d)
+static void fwd_listen_commit(const struct fwd_listen_call *call)
 {
-	struct fwd_listen_dir *ld = &fwd_listen_dirs[d];
-	unsigned int p;
+	struct fwd_listen_dir *ld = &fwd_listen_dirs[call->d];
+	uint32_t os, cur_slots = call->cur ? call->cur->n_slots : 0;
+	int (*h)[2] = ld->h;
 
-	for (p = 1; p < FWD_PORTS; p++) {
-		if (!fwd_listen_same(ld->nh[p], ld->h[p]))
-			fwd_listen_close(c, d, ld->h[p]);
+	for (os = 0; os < cur_slots; os++) {
+		if (!fwd_bit(ld->kept, os))
+			fwd_listen_close(call->c, call->d, ld->h[os]);
 	}
-	memcpy(ld->h, ld->nh, FWD_PORTS * sizeof(*ld->h));
+	ld->h = ld->nh;
+	ld->nh = h;
 	ld->staged = false;
 }
 
@@ -645,7 +730,7 @@ static int fwd_listen_apply(const struct ctx *c,
 
 	for (d = 0; d < FWD_DIRS; d++) {
 		if (fwd_listen_dirs[d].staged)
-			fwd_listen_commit(c, d);
+			fwd_listen_commit(&calls[d]);
 	}
 	return 0;
 }
@@ -675,9 +760,13 @@ int fwd_listen_init(const struct ctx *c)
 		if (!fwd_dir_on(c, d))
 			continue;
 
-		ld->h = calloc(FWD_PORTS, sizeof(*ld->h));
-		ld->nh = calloc(FWD_PORTS, sizeof(*ld->nh));
-		if (!ld->h || !ld->nh) {
+		ld->h = calloc(FWD_SLOTS_MAX, sizeof(*ld->h));
+		ld->nh = calloc(FWD_SLOTS_MAX, sizeof(*ld->nh));
+		ld->kept = calloc(FWD_SLOTS_MAX / 8, 1);
+		ld->rebound = calloc(FWD_SLOTS_MAX / 8, 1);
+		ld->fresh = calloc(FWD_SLOTS_MAX / 8, 1);
+		if (!ld->h || !ld->nh || !ld->kept || !ld->rebound ||
+		    !ld->fresh) {
 			err("%s: can't allocate the table of listening sockets",
 			    fwd_dir_opt(d));
 			return -1;
@@ -708,7 +797,7 @@ int fwd_listen_switch(const struct ctx *c,
 		      size_t errlen)
 {
 	const struct fwd_spec *cur[FWD_DIRS], *nx[FWD_DIRS];
-	bool follow = false;
+	bool follow = false, released[FWD_DIRS] = { false };
 	unsigned int d;
 	int ret;
 
@@ -726,9 +815,11 @@ int fwd_listen_switch(const struct ctx *c,
 
 	/* Ports followed now could be in the way of new rules */
 	for (d = 0; d < FWD_DIRS; d++) {
-		if (next[d] && cur[d]->mode == FWD_AUTO)
-			fwd_auto_release_changed(c, fwd_dir_udp(d),
-						 fwd_dir_out(d), next[d]);
+		if (!next[d] || cur[d]->mode != FWD_AUTO)
+			continue;
+		fwd_auto_release_changed(c, fwd_dir_udp(d), fwd_dir_out(d),
+					 next[d]);
+		released[d] = true;
 	}
 
 	ret = fwd_listen_apply(c, cur, nx, errbuf, errlen);
@@ -743,6 +834,8 @@ int fwd_listen_switch(const struct ctx *c,
 		if (spec->mode == FWD_AUTO && next[d]->mode != FWD_AUTO)
 			fwd_auto_stop(c, fwd_dir_udp(d), fwd_dir_out(d));
 		memcpy(spec, next[d], sizeof(*spec));
+		if (released[d])
+			fwd_auto_commit(fwd_dir_udp(d), fwd_dir_out(d));
 		if (spec->mode == FWD_AUTO &&
 		    !fwd_auto_start(fwd_dir_udp(d), fwd_dir_out(d)))
 			follow = true;

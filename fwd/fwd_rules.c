@@ -25,9 +25,10 @@
  *
  * The other way, rules from a client are checked against what this relay
  * can do: enabled families for the bind and target addresses, no
- * multicast target, no two rules on the same port of a direction (this
- * implementation keeps one rule per port and direction, whatever the
- * address), at most FWD_RULES_MAX per direction. "auto-scan" rules become
+ * multicast target, no two rules of a direction on the same port at
+ * overlapping addresses (fwd_rule_conflicts(), upstream's test: 8080 on
+ * 127.0.0.1 and on ::1 is fine, on any address and on 127.0.0.1 is not),
+ * at most FWD_RULES_MAX per direction, FWD_SLOTS_MAX ports in all. "auto-scan" rules become
  * "auto" rules of ours, alone or beside fixed ones (whether the relay can
  * follow ports at all is fwd/fwd_ctl.c's to check: pasta only).
  */
@@ -249,8 +250,9 @@ int fwd_rules_from_wire(const struct fwd_rules_env *env,
 			const struct pesto_pif *t, uint8_t proto,
 			struct fwd_spec *next, char *errbuf, size_t errlen)
 {
+	unsigned long ports = 0;
 	unsigned int i;
-	char why[160];
+	char why[320];
 
 	memset(next, 0, sizeof(*next));
 	for (i = 0; i < t->count; i++) {
@@ -275,11 +277,20 @@ int fwd_rules_from_wire(const struct fwd_rules_env *env,
 		for (j = 0; j < next->n_rules; j++) {
 			const struct fwd_rule *o = &next->rules[j];
 
-			if (w->first <= o->last && o->first <= w->last)
-				return fwd_rules_err(errbuf, errlen,
-						     "%s: overlaps another rule for ports %u-%u (this relay keeps one rule per port)",
-						     rs, o->first, o->last);
+			if (!fwd_rule_conflicts(&next->rules[next->n_rules],
+						o))
+				continue;
+			fwd_conflict_msg(why, sizeof(why),
+					 &next->rules[next->n_rules], o);
+			return fwd_rules_err(errbuf, errlen, "%s: %s", rs, why);
 		}
+		ports += (unsigned long)w->last - w->first + 1;
+		if (ports > FWD_SLOTS_MAX)
+			return fwd_rules_err(errbuf, errlen,
+					     "%s: the %s rules for %s cover more than %u ports (a port counts once per listening address)",
+					     rs, proto == IPPROTO_TCP ? "TCP" : "UDP",
+					     pesto_pif_name(env->pif),
+					     FWD_SLOTS_MAX);
 		next->n_rules++;
 	}
 

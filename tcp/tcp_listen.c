@@ -9,7 +9,10 @@
  * interface) if it names one, otherwise one socket for each enabled
  * family on the wildcard address. The epoll reference carries the port;
  * the rule, and so the target port in the guest, is looked up when a
- * connection is accepted, in the table in force then.
+ * connection is accepted, in the table in force then: the rule of the
+ * port, or, for a port that rules at several addresses share (127.0.0.1
+ * and ::1, say), the one listening at the address the connection came to
+ * (getsockname()).
  *
  * An accepted connection becomes a flow toward the guest's address (or the
  * rule's target address, if it names one): the relay sends the guest a
@@ -17,15 +20,17 @@
  * host's own address are shown as the mapped addresses of flow/nat.c),
  * and data starts to flow once the guest answers.
  *
- * pasta, connections from the host's loopback (127.0.0.0/8, ::1): unless
- * --no-splice, they never touch the tap device. tcp_splice.c connects a
- * socket created inside the namespace to the target port there, and
- * splices the two sockets together. The target address in the namespace
- * is the rule's target address if it names one; otherwise the guest's
- * own address of the peer's family (the connection then goes over the
+ * pasta, connections from the host's loopback (127.0.0.0/8, ::1) to a
+ * rule without a target address: unless --no-splice, they never touch the
+ * tap device, as upstream's. tcp_splice.c connects a socket created inside
+ * the namespace to the target port there, and splices the two sockets
+ * together. The target address in the namespace is the guest's own
+ * address of the peer's family (the connection then goes over the
  * namespace's loopback interface, but services bound to loopback only are
  * not exposed), or, with --host-lo-to-ns-lo, the namespace's loopback
- * address itself. --splice-only refuses (resets) every other connection.
+ * address itself. A rule with a target address goes through the tap
+ * device, as upstream's does. --splice-only refuses (resets) every
+ * connection that is not spliced.
  *
  * "auto" forwarding (conf/fwd_auto.c) opens and closes the listening
  * sockets of single ports at run time with tcp_listen_auto(); a rule-less
@@ -54,11 +59,12 @@
 #include "../util/syscalls.h"
 #include "../guest/guest.h"
 
-/* System calls after start-up: Accepting connections; listening sockets
- * opened by "auto" forwarding
+/* System calls after start-up: Accepting connections, and their local
+ * address on ports several rules share; listening sockets opened by "auto"
+ * forwarding
  */
-SYSCALLS(SYSCALLS_BOTH, "accept4", "socket", "bind", "listen", "setsockopt",
-	 "close", "epoll_ctl");
+SYSCALLS(SYSCALLS_BOTH, "accept4", "getsockname", "socket", "bind", "listen",
+	 "setsockopt", "close", "epoll_ctl");
 
 #define TCP_ACCEPT_BATCH	32
 
@@ -198,18 +204,11 @@ static bool tcp_listen_is_loopback(const union inany_addr *a)
  *			      connection from the host's loopback
  * @c:		execution context
  * @v4:		the peer is IPv4
- * @r:		rule forwarding the port, NULL for "auto"
  * @addr:	target address, set on return
  */
 static void tcp_listen_splice_addr(const struct ctx *c, bool v4,
-				   const struct fwd_rule *r,
 				   union inany_addr *addr)
 {
-	if (r && !inany_is_unspecified(&r->to_addr)) {
-		*addr = r->to_addr;
-		return;
-	}
-
 	if (v4) {
 		struct in_addr a = guest_addr4();
 
@@ -234,15 +233,19 @@ static void tcp_listen_splice_addr(const struct ctx *c, bool v4,
  * @c:		execution context
  * @s:		accepted socket; owned by this function if it returns true
  * @peer:	peer address
+ * @r:		rule the connection came to, NULL if none
  * @port:	forwarded (listening) port
+ *
+ * As upstream: a connection is spliced if it comes from the host's
+ * loopback, to a rule without a target address.
  *
  * Return: true if the connection was handled here (spliced, or refused
  *	   for --splice-only), false if it goes through the tap device
  */
 static bool tcp_listen_splice(const struct ctx *c, int s,
-			      const union sockaddr_inany *peer, uint16_t port)
+			      const union sockaddr_inany *peer,
+			      const struct fwd_rule *r, uint16_t port)
 {
-	const struct fwd_spec *spec = fwd_dir_spec(FWD_DIR_TCP_IN);
 	struct tcp_splice_target t = { .in_ns = true };
 	union inany_addr a;
 	uint16_t peer_port;
@@ -251,7 +254,8 @@ static bool tcp_listen_splice(const struct ctx *c, int s,
 		return false;
 
 	inany_from_sockaddr(&a, &peer_port, peer);
-	if (c->no_splice || !tcp_listen_is_loopback(&a)) {
+	if (c->no_splice || !tcp_listen_is_loopback(&a) ||
+	    (r && !inany_is_unspecified(&r->to_addr))) {
 		const struct linger lin = { .l_onoff = 1, .l_linger = 0 };
 
 		if (!c->splice_only)
@@ -263,9 +267,8 @@ static bool tcp_listen_splice(const struct ctx *c, int s,
 		return true;
 	}
 
-	tcp_listen_splice_addr(c, inany_v4(&a) != NULL, fwd_port_rule(spec, port),
-			       &t.addr);
-	t.port = fwd_port_target(spec, port);
+	tcp_listen_splice_addr(c, inany_v4(&a) != NULL, &t.addr);
+	t.port = r ? fwd_rule_target(r, port) : port;
 	tcp_splice_conn_new(c, s, &t);
 	return true;
 }
@@ -273,20 +276,18 @@ static bool tcp_listen_splice(const struct ctx *c, int s,
 /**
  * tcp_listen_target() - the guest's address for a connection to a -t port
  * @c:		execution context
- * @port:	forwarded (listening) port
+ * @r:		rule the connection came to, NULL if none
  * @src:	source of the connection as the guest sees it
  * @addr:	the rule's target address if it names one, else the guest's
  *		address of the same scope (nat_guest_addr())
  *
  * Return: 0 on success, -1 if the rule's target is of the other family
  */
-static int tcp_listen_target(const struct ctx *c, uint16_t port,
+static int tcp_listen_target(const struct ctx *c, const struct fwd_rule *r,
 			     const union inany_addr *src,
 			     union inany_addr *addr)
 {
 	bool v4 = inany_v4(src) != NULL;
-	const struct fwd_spec *spec = fwd_dir_spec(FWD_DIR_TCP_IN);
-	const struct fwd_rule *r = fwd_port_rule(spec, port);
 
 	if (!r || inany_is_unspecified(&r->to_addr)) {
 		nat_guest_addr(c, src, addr);
@@ -299,16 +300,43 @@ static int tcp_listen_target(const struct ctx *c, uint16_t port,
 }
 
 /**
+ * tcp_listen_rule_of() - the rule an accepted connection came to
+ * @s:		accepted socket
+ * @port:	forwarded (listening) port
+ *
+ * Return: the rule in the table in force, NULL if none
+ */
+static const struct fwd_rule *tcp_listen_rule_of(int s, uint16_t port)
+{
+	const struct fwd_spec *spec = fwd_dir_spec(FWD_DIR_TCP_IN);
+	union sockaddr_inany local = { .sa.sa_family = AF_UNSPEC };
+	socklen_t sl = sizeof(local);
+	union inany_addr a;
+	uint16_t p;
+
+	if (!fwd_port_shared(spec, port))
+		return fwd_port_rule(spec, port);
+
+	if (getsockname(s, &local.sa, &sl) ||
+	    (local.sa.sa_family != AF_INET && local.sa.sa_family != AF_INET6))
+		return NULL;
+	inany_from_sockaddr(&a, &p, &local);
+	return fwd_rule_at(spec, port, &a);
+}
+
+/**
  * tcp_conn_from_host() - a forwarded port accepted a connection
  * @c:		execution context
  * @s:		accepted socket
  * @peer:	peer address
+ * @r:		rule the connection came to, NULL if none
  * @port:	forwarded (listening) port
  * @now_ms:	current time
  */
 static void tcp_conn_from_host(const struct ctx *c, int s,
 			       const union sockaddr_inany *peer,
-			       uint16_t port, uint64_t now_ms)
+			       const struct fwd_rule *r, uint16_t port,
+			       uint64_t now_ms)
 {
 	struct tcp_conn *conn;
 	struct flow_key key;
@@ -325,13 +353,12 @@ static void tcp_conn_from_host(const struct ctx *c, int s,
 	}
 
 	nat_inbound(c, &key.remote_addr, &key.remote_addr);
-	if (tcp_listen_target(c, port, &key.remote_addr, &key.guest_addr)) {
+	if (tcp_listen_target(c, r, &key.remote_addr, &key.guest_addr)) {
 		close(s);
 		return;
 	}
 	key.remote_port = peer_port;
-	key.guest_port = fwd_port_target(fwd_dir_spec(FWD_DIR_TCP_IN),
-					 port);
+	key.guest_port = r ? fwd_rule_target(r, port) : port;
 	key.proto = IPPROTO_TCP;
 
 	if (flow_lookup(&key) != FLOW_IDX_NONE) {
@@ -388,6 +415,7 @@ void tcp_listen_handler(const struct ctx *c, union epoll_ref ref,
 
 	for (i = 0; i < TCP_ACCEPT_BATCH; i++) {
 		union sockaddr_inany peer = { 0 };
+		const struct fwd_rule *r;
 		socklen_t sl = sizeof(peer);
 		int s;
 
@@ -417,9 +445,10 @@ void tcp_listen_handler(const struct ctx *c, union epoll_ref ref,
 			return;
 		}
 
-		if (tcp_listen_splice(c, s, &peer, (uint16_t)ref.data))
+		r = tcp_listen_rule_of(s, (uint16_t)ref.data);
+		if (tcp_listen_splice(c, s, &peer, r, (uint16_t)ref.data))
 			continue;
-		tcp_conn_from_host(c, s, &peer, (uint16_t)ref.data, now_ms);
+		tcp_conn_from_host(c, s, &peer, r, (uint16_t)ref.data, now_ms);
 	}
 }
 

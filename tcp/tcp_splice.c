@@ -13,10 +13,11 @@
  * for life), on 127.0.0.1 and ::1 for the enabled families, or on the
  * address a rule names. An accepted connection is handed to
  * tcp_splice_conn_new() with a target: the same loopback family in the
- * host (or the rule's target address), at the port fwd_port_target() maps
- * to. The same entry point serves the other direction (host loopback to
- * the namespace) with @in_ns set in the target: its socket is then created
- * inside the namespace.
+ * host (or the rule's target address), at the port its rule maps to (the
+ * rule listening at the address the connection came to: rules at several
+ * addresses may share a port). The same entry point serves the other
+ * direction (host loopback to the namespace) with @in_ns set in the
+ * target: its socket is then created inside the namespace.
  *
  * Each connection is a flow (FLOW_TYPE_TCP_SPLICE) whose index selects our
  * own state. Side 0 is the accepted socket, side 1 the one we connected.
@@ -588,7 +589,8 @@ static int tcp_splice_pool_refill(void)
  * @c:		execution context
  *
  * Pools are used by -t connections from the host's loopback: pasta only,
- * unless --no-splice or no -t port can ever be forwarded.
+ * unless --no-splice or no -t port can ever be forwarded (none given, and
+ * no -c socket to add them at run time).
  *
  * Return: 0 on success, negative errno on failure (logged)
  */
@@ -596,8 +598,8 @@ static int tcp_splice_pool_init(const struct ctx *c)
 {
 	if (c->mode != MODE_PASTA || c->no_splice || ns_target_fd() < 0)
 		return 0;
-	if (c->tcp_in.mode != FWD_SPEC && c->tcp_in.mode != FWD_ALL &&
-	    c->tcp_in.mode != FWD_AUTO)
+	if (c->tcp_in.mode != FWD_SPEC && c->tcp_in.mode != FWD_AUTO &&
+	    !*c->conf_path)
 		return 0;
 
 	tcp_splice_pool_fam[0] = c->ip4.enabled;
@@ -837,38 +839,44 @@ fail:
 
 /**
  * tcp_splice_target_addr() - where a connection accepted on a -T port goes
- * @r:		rule of the port, NULL for "auto"
+ * @port:	forwarded (listening) port
  * @s:		accepted socket
- * @t:		target, address set
+ * @t:		target, address and port set
  *
- * The rule's target address, if it names one; else the loopback address
- * the connection was made to (127.0.0.53 stays 127.0.0.53 on the host);
- * else, for a socket the rule bound to another address, the host's
- * loopback of the family.
+ * The rule is the one listening at the address the connection was made
+ * to (rules at several addresses may share a port). The rule's target
+ * address, if it names one; else the loopback address the connection was
+ * made to (127.0.0.53 stays 127.0.0.53 on the host); else, for a socket
+ * the rule bound to another address, the host's loopback of the family.
  *
  * Return: 0 on success, -EADDRNOTAVAIL for a connection to a non-loopback
  *	   address on a socket listening on every loopback address (traffic
  *	   to the namespace's own addresses crosses its loopback interface
  *	   too: not ours), or another negative errno
  */
-static int tcp_splice_target_addr(const struct fwd_rule *r, int s,
+static int tcp_splice_target_addr(uint16_t port, int s,
 				  struct tcp_splice_target *t)
 {
 	union sockaddr_inany local = { .sa.sa_family = AF_UNSPEC };
+	const struct fwd_spec *spec = fwd_dir_spec(FWD_DIR_TCP_OUT);
 	socklen_t sl = sizeof(local);
+	const struct fwd_rule *r;
 	union inany_addr a;
 	uint16_t p;
-
-	if (r && !inany_is_unspecified(&r->to_addr)) {
-		t->addr = r->to_addr;
-		return 0;
-	}
 
 	if (getsockname(s, &local.sa, &sl))
 		return -errno;
 	if (local.sa.sa_family != AF_INET && local.sa.sa_family != AF_INET6)
 		return -EAFNOSUPPORT;
 	inany_from_sockaddr(&a, &p, &local);
+
+	r = fwd_rule_at(spec, port, &a);
+	t->port = r ? fwd_rule_target(r, port) : port;
+	if (r && !inany_is_unspecified(&r->to_addr)) {
+		t->addr = r->to_addr;
+		return 0;
+	}
+
 	if (inany_is_loopback(&a)) {
 		t->addr = a;
 		return 0;
@@ -891,8 +899,6 @@ void tcp_splice_listen_handler(const struct ctx *c, union epoll_ref ref,
 			       uint32_t events, uint64_t now_ms)
 {
 	uint16_t port = (uint16_t)ref.data;
-	const struct fwd_spec *spec = fwd_dir_spec(FWD_DIR_TCP_OUT);
-	const struct fwd_rule *r = fwd_port_rule(spec, port);
 	int i;
 
 	(void)events;
@@ -917,7 +923,7 @@ void tcp_splice_listen_handler(const struct ctx *c, union epoll_ref ref,
 			return;
 		}
 
-		ret = tcp_splice_target_addr(r, s, &t);
+		ret = tcp_splice_target_addr(port, s, &t);
 		if (ret) {
 			debug("TCP splice: port %u: %s, resetting", port,
 			      ret == -EADDRNOTAVAIL ?
@@ -925,7 +931,6 @@ void tcp_splice_listen_handler(const struct ctx *c, union epoll_ref ref,
 			tcp_splice_rst(s);
 			continue;
 		}
-		t.port = fwd_port_target(spec, port);
 
 		tcp_splice_conn_new(c, s, &t);
 	}

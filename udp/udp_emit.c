@@ -76,6 +76,7 @@ static void udp_put16(uint8_t *p, uint16_t v)
  * @n:		datagrams to read at most, up to UDP_RECV_BATCH and to
  *		qdisc_frames_avail()
  * @names:	source addresses of the datagrams (@n entries), or NULL
+ * @ctls:	their control messages (@n entries), or NULL
  * @bufs:	output: the frame buffers used, @n entries
  * @lens:	output: payload length of each datagram read, SIZE_MAX for
  *		a truncated one
@@ -84,8 +85,8 @@ static void udp_put16(uint8_t *p, uint16_t v)
  * Return: 0 on success, -errno on failure (then @got is 0)
  */
 int udp_recv_frames(int fd, size_t off, unsigned int n,
-		    union sockaddr_inany *names, uint8_t **bufs, size_t *lens,
-		    unsigned int *got)
+		    union sockaddr_inany *names, struct udp_ctl *ctls,
+		    uint8_t **bufs, size_t *lens, unsigned int *got)
 {
 	struct mmsghdr mm[UDP_RECV_BATCH];
 	struct iovec iov[UDP_RECV_BATCH];
@@ -106,6 +107,10 @@ int udp_recv_frames(int fd, size_t off, unsigned int n,
 			mm[i].msg_hdr.msg_name = &names[i];
 			mm[i].msg_hdr.msg_namelen = sizeof(names[i]);
 		}
+		if (ctls) {
+			mm[i].msg_hdr.msg_control = ctls[i].buf;
+			mm[i].msg_hdr.msg_controllen = sizeof(ctls[i].buf);
+		}
 	}
 
 	*got = 0;
@@ -118,6 +123,8 @@ int udp_recv_frames(int fd, size_t off, unsigned int n,
 		lens[i] = mm[i].msg_len;
 		if (mm[i].msg_hdr.msg_flags & MSG_TRUNC)
 			lens[i] = SIZE_MAX;
+		if (ctls)
+			ctls[i].len = mm[i].msg_hdr.msg_controllen;
 	}
 
 	return 0;
@@ -209,7 +216,8 @@ static enum qdisc_pull_result udp_pull_out(const struct ctx *c, uint32_t idx,
 		if (!n)
 			return QDISC_MORE;
 
-		ret = udp_recv_frames(uf->sock, off, n, NULL, bufs, lens, &got);
+		ret = udp_recv_frames(uf->sock, off, n, NULL, NULL, bufs, lens,
+				      &got);
 		if (ret == -EAGAIN || ret == -EWOULDBLOCK)
 			return QDISC_DONE;
 		if (ret < 0) {

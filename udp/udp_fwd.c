@@ -10,7 +10,9 @@
  * wildcard address (of the target address's family only, if the rule
  * names one). A datagram from a peer we have no flow for starts one
  * toward the guest's address (or the rule's target address), at the port
- * fwd_port_target() maps to, coming from the peer's address as
+ * its rule maps to (the rule listening where the socket is bound: rules
+ * at several addresses may share a port), coming from the peer's address
+ * as
  * flow/nat.c shows it to the guest (loopback as the gateway, and so on).
  * The guest's replies find that flow by their addresses and leave with
  * sendmsg() from the listening socket, toward the peer's real address.
@@ -39,9 +41,15 @@
  * slots of closed sockets are reused. Closing a socket closes the flows
  * that reply through it. A rule-less port maps to itself.
  *
- * --splice-only: there is no guest interface. -u sockets splice instead,
- * as -U ones do (udp_splice.c): datagrams from the host's loopback go to
- * the namespace's loopback, others are dropped.
+ * pasta, datagrams from the host's loopback (127.0.0.0/8, ::1) to a rule
+ * without a target address: unless --no-splice, they never touch the tap
+ * device, as upstream's. They are read with the others, in the proxy's
+ * turn, and handed to udp_splice.c, which sends them from a socket in the
+ * namespace to the guest's own address (or, with --host-lo-to-ns-lo, to
+ * the loopback address they were sent to: wildcard -u sockets of pasta
+ * learn it with IP_PKTINFO), from the peer's port. With --splice-only
+ * there is no guest interface: -u sockets splice the same way, straight
+ * from their events, and other datagrams are dropped.
  */
 
 #include <errno.h>
@@ -107,6 +115,22 @@ struct udp_lsn *udp_lsn_at(uint32_t i)
 }
 
 /**
+ * udp_lsn_pktinfo() - ask for the destination of each datagram
+ * @s:		socket
+ * @v4:		IPv4 (else IPv6)
+ *
+ * Return: 0 on success, -1 with errno set
+ */
+static int udp_lsn_pktinfo(int s, bool v4)
+{
+	int one = 1;
+
+	return setsockopt(s, v4 ? IPPROTO_IP : IPPROTO_IPV6,
+			  v4 ? IP_PKTINFO : IPV6_RECVPKTINFO, &one,
+			  sizeof(one));
+}
+
+/**
  * udp_lsn_open_lo() - a -U socket for every loopback address of a family
  * @v4:		IPv4 (else IPv6)
  * @addr:	set to the address to bind it to
@@ -117,13 +141,10 @@ struct udp_lsn *udp_lsn_at(uint32_t i)
  */
 static int udp_lsn_open_lo(bool v4, union inany_addr *addr, bool *lo_all)
 {
-	int s = sock_open_lo(SOCK_DGRAM, IPPROTO_UDP, v4, addr), one = 1;
+	int s = sock_open_lo(SOCK_DGRAM, IPPROTO_UDP, v4, addr);
 
 	*lo_all = s >= 0 && inany_is_unspecified(addr);
-	if (*lo_all &&
-	    setsockopt(s, v4 ? IPPROTO_IP : IPPROTO_IPV6,
-		       v4 ? IP_PKTINFO : IPV6_RECVPKTINFO, &one,
-		       sizeof(one))) {
+	if (*lo_all && udp_lsn_pktinfo(s, v4)) {
 		int ret = -errno;
 
 		close(s);
@@ -146,7 +167,7 @@ static int udp_lsn_open_lo(bool v4, union inany_addr *addr, bool *lo_all)
 static int udp_lsn_open(const struct ctx *c, const union inany_addr *addr,
 			bool v4, const char *ifname, uint16_t port, bool in_ns)
 {
-	bool lo_all = false;
+	bool lo_all = false, pktinfo;
 	union inany_addr lo;
 	struct udp_lsn *l;
 	uint32_t li;
@@ -174,6 +195,13 @@ static int udp_lsn_open(const struct ctx *c, const union inany_addr *addr,
 		return s;
 	udp_sock_rcvbuf(s);
 
+	pktinfo = lo_all || (!in_ns && c->mode == MODE_PASTA &&
+			     !c->no_splice && inany_is_unspecified(addr));
+	if (pktinfo && !lo_all && udp_lsn_pktinfo(s, v4)) {
+		ret = -errno;
+		goto fail;
+	}
+
 	ret = sock_bind(s, addr, port);
 	if (ret)
 		goto fail;
@@ -196,6 +224,7 @@ static int udp_lsn_open(const struct ctx *c, const union inany_addr *addr,
 	l->v4 = v4;
 	l->in_ns = in_ns;
 	l->lo_all = lo_all;
+	l->pktinfo = pktinfo;
 	return (int)li;
 
 fail:
@@ -278,17 +307,18 @@ int udp_fwd_rule_open(const struct ctx *c, const struct fwd_rule *r,
  * udp_fwd_ports() - number of ports a specification forwards by fixed rules
  * @spec:	specification
  *
- * Return: port count, 0 for "none"; "auto" ports have slots of their own
+ * Return: port count, a port counted once per rule (so per address), 0 for
+ *	   "none"; "auto" ports have slots of their own
  */
 static unsigned int udp_fwd_ports(const struct fwd_spec *spec)
 {
-	unsigned int port, n = 0;
+	unsigned int i, n = 0;
 
-	for (port = 1; port < FWD_PORTS; port++) {
-		const struct fwd_rule *r = fwd_port_rule(spec, (uint16_t)port);
+	for (i = 0; i < spec->n_rules; i++) {
+		const struct fwd_rule *r = &spec->rules[i];
 
-		if (r && !r->scan)
-			n++;
+		if (!r->scan)
+			n += (unsigned int)(r->last - r->first) + 1;
 	}
 	return n;
 }
@@ -346,6 +376,7 @@ int udp_fwd_init(const struct ctx *c)
  * @c:		execution context
  * @l:		listening socket
  * @li:		its index
+ * @r:		rule of the socket, NULL if none
  * @peer:	source of the datagram
  * @now_ms:	current time
  *
@@ -353,10 +384,9 @@ int udp_fwd_init(const struct ctx *c)
  *	   it is counted, as drop_no_flow)
  */
 static uint32_t udp_in_flow(const struct ctx *c, const struct udp_lsn *l,
-			    uint32_t li, const union sockaddr_inany *peer,
-			    uint64_t now_ms)
+			    uint32_t li, const struct fwd_rule *r,
+			    const union sockaddr_inany *peer, uint64_t now_ms)
 {
-	const struct fwd_rule *r;
 	union inany_addr src;
 	struct flow_key key;
 	struct udp_flow *uf;
@@ -366,7 +396,6 @@ static uint32_t udp_in_flow(const struct ctx *c, const struct udp_lsn *l,
 	if (peer->sa.sa_family != (l->v4 ? AF_INET : AF_INET6))
 		goto drop;
 
-	r = fwd_port_rule(fwd_dir_spec(FWD_DIR_UDP_IN), l->port);
 	if (r && !inany_is_unspecified(&r->to_addr) &&
 	    !inany_v4(&r->to_addr) != !l->v4)
 		goto drop;
@@ -379,7 +408,7 @@ static uint32_t udp_in_flow(const struct ctx *c, const struct udp_lsn *l,
 	else
 		nat_guest_addr(c, &key.remote_addr, &key.guest_addr);
 	key.remote_port = port;
-	key.guest_port = fwd_port_target(fwd_dir_spec(FWD_DIR_UDP_IN), l->port);
+	key.guest_port = r ? fwd_rule_target(r, l->port) : l->port;
 	key.proto = IPPROTO_UDP;
 
 	idx = flow_lookup(&key);
@@ -417,6 +446,20 @@ drop:
 }
 
 /**
+ * udp_lsn_splices() - may datagrams of a -u socket be spliced?
+ * @c:		execution context
+ * @r:		rule of the socket, NULL if none
+ *
+ * Return: true for pasta without --no-splice, and a rule without a target
+ *	   address (as upstream: those go through the tap device)
+ */
+static bool udp_lsn_splices(const struct ctx *c, const struct fwd_rule *r)
+{
+	return c->mode == MODE_PASTA && !c->no_splice &&
+	       (!r || inany_is_unspecified(&r->to_addr));
+}
+
+/**
  * udp_lsn_read() - read a -u socket into frames for the guest
  * @c:		execution context
  * @l:		listening socket
@@ -425,13 +468,20 @@ drop:
  * @sent:	bytes sent in this turn, updated
  * @now_ms:	current time
  *
+ * Datagrams from the host's loopback are spliced instead (pasta), see
+ * udp_splice_from_host().
+ *
  * Return: true if the socket is empty, false if it may still hold data
  */
 static bool udp_lsn_read(const struct ctx *c, const struct udp_lsn *l,
 			 uint32_t li, size_t budget, size_t *sent,
 			 uint64_t now_ms)
 {
+	const struct fwd_rule *r = fwd_rule_at(fwd_dir_spec(FWD_DIR_UDP_IN),
+					       l->port, &l->addr);
+	static struct udp_ctl ctls[UDP_RECV_BATCH];
 	size_t off = udp_payload_off(l->v4);
+	bool splice = udp_lsn_splices(c, r);
 
 	for (;;) {
 		union sockaddr_inany names[UDP_RECV_BATCH];
@@ -444,7 +494,9 @@ static bool udp_lsn_read(const struct ctx *c, const struct udp_lsn *l,
 		if (!n)
 			return false;
 
-		ret = udp_recv_frames(l->fd, off, n, names, bufs, lens, &got);
+		ret = udp_recv_frames(l->fd, off, n, names,
+				      l->pktinfo ? ctls : NULL, bufs, lens,
+				      &got);
 		if (ret < 0) {
 			if (ret != -EAGAIN && ret != -EWOULDBLOCK)
 				debug("UDP: receive on port %u failed: %s",
@@ -453,10 +505,21 @@ static bool udp_lsn_read(const struct ctx *c, const struct udp_lsn *l,
 		}
 
 		for (i = 0; i < got; i++) {
-			uint32_t idx = udp_in_flow(c, l, li, &names[i],
-						   now_ms);
-			const struct flow_key *key = flow_key_of(idx);
+			const struct flow_key *key;
+			uint32_t idx;
 
+			/* Spliced bytes count in the turn's budget too */
+			if (splice &&
+			    udp_splice_from_host(c, l, li, &names[i],
+						 l->pktinfo ? &ctls[i] : NULL,
+						 bufs[i] + off, lens[i],
+						 now_ms)) {
+				*sent += lens[i] == SIZE_MAX ? 0 : lens[i];
+				continue;
+			}
+
+			idx = udp_in_flow(c, l, li, r, &names[i], now_ms);
+			key = flow_key_of(idx);
 			if (idx == FLOW_IDX_NONE)
 				continue;
 			if (!key) {

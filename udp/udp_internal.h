@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include "../util/inany.h"
 #include "../qdisc/qdisc.h"
@@ -45,6 +47,22 @@ struct iovec;
 
 /* Epoll reference data word: listening socket, index in the low bits */
 #define UDP_REF_LSN		(1U << 31)
+
+/* Room for the one control message asked for, a datagram's destination:
+ * CMSG_SPACE(sizeof(struct in6_pktinfo)) is 40 bytes on Linux; a constant,
+ * as C11 wants for an array in a structure
+ */
+#define UDP_CTL_LEN		64
+
+/**
+ * struct udp_ctl - control messages received with a datagram
+ * @buf:	their buffer, aligned for struct cmsghdr
+ * @len:	bytes of it the kernel used
+ */
+struct udp_ctl {
+	_Alignas(struct cmsghdr) uint8_t buf[UDP_CTL_LEN];
+	size_t len;
+};
 
 /**
  * enum udp_kind - what a UDP flow is
@@ -94,8 +112,11 @@ struct udp_flow {
  * @v4:		IPv4 (else IPv6)
  * @in_ns:	-U: in the namespace, spliced to the host's loopback
  * @lo_all:	-U: bound to every loopback address (@addr is the
- *		wildcard): each datagram's destination comes with it
- *		(IP_PKTINFO), replies leave from that address
+ *		wildcard on the loopback interface)
+ * @pktinfo:	bound to a wildcard (-U: @lo_all; pasta's -u: datagrams
+ *		from the host's loopback are spliced): each datagram's
+ *		destination comes with it (IP_PKTINFO), spliced replies leave
+ *		from that address
  * @queued:	-u: on the proxy's list of sockets with datagrams to read
  */
 struct udp_lsn {
@@ -105,6 +126,7 @@ struct udp_lsn {
 	bool v4;
 	bool in_ns;
 	bool lo_all;
+	bool pktinfo;
 	bool queued;
 };
 
@@ -112,7 +134,8 @@ struct udp_lsn {
  * struct udp_counters - events of the UDP module, for debugging
  * @flows_out:		flows started by the guest
  * @flows_in:		flows started by host peers on -u ports
- * @flows_splice:	flows started by namespace peers on -U ports
+ * @flows_splice:	flows started by namespace peers on -U ports, and by
+ *			host loopback peers on -u ports (pasta)
  * @to_guest:		datagrams sent to the guest
  * @from_guest:		datagrams sent for the guest
  * @drop_mtu:		datagrams too large for the guest's MTU
@@ -186,8 +209,8 @@ bool udp_evict(const struct ctx *c, uint64_t now_ms);
 struct flow_key;
 size_t udp_payload_off(bool v4);
 int udp_recv_frames(int fd, size_t off, unsigned int n,
-		    union sockaddr_inany *names, uint8_t **bufs, size_t *lens,
-		    unsigned int *got);
+		    union sockaddr_inany *names, struct udp_ctl *ctls,
+		    uint8_t **bufs, size_t *lens, unsigned int *got);
 bool udp_emit(const struct ctx *c, uint8_t *const *bufs, unsigned int i,
 	      unsigned int *j, const struct flow_key *key, size_t plen);
 enum qdisc_pull_result udp_pull(const struct ctx *c, uint32_t idx,
@@ -208,6 +231,12 @@ enum qdisc_pull_result udp_proxy_pull(const struct ctx *c, size_t budget,
 				      uint64_t now_ms);
 
 /* udp_splice.c */
+void udp_ctl_dst(const struct udp_lsn *l, const struct udp_ctl *ctl,
+		 union inany_addr *dst);
+bool udp_splice_from_host(const struct ctx *c, const struct udp_lsn *l,
+			  uint32_t li, const union sockaddr_inany *peer,
+			  const struct udp_ctl *ctl, const uint8_t *data,
+			  size_t len, uint64_t now_ms);
 void udp_splice_from_ns(const struct ctx *c, struct udp_lsn *l, uint32_t li,
 			uint64_t now_ms);
 void udp_splice_to_ns(const struct ctx *c, uint32_t idx, uint64_t now_ms);

@@ -1,27 +1,51 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* udp_splice.c - loopback to loopback between host and namespace, socket to
- *		  socket: -U, and -u with --splice-only
+ *		  socket: -U, and -u from the host's loopback (pasta)
  *
  * Theory of operation
  *
  * A datagram arriving on a listening socket that splices (a -U socket,
  * bound inside the namespace, see udp_fwd.c; with --splice-only, also a -u
  * socket on the host) belongs to a flow keyed by the peer's address and
- * port and the address and port it was sent to. A -U socket bound to every
- * loopback address (@lo_all) learns that address from each datagram
- * (IP_PKTINFO, IPV6_PKTINFO), and sends the replies from it with the same
- * control message: a client's socket connected to 127.0.0.53 only takes
- * answers from 127.0.0.53. A new flow gets a socket on the other side,
- * connect()ed to the same loopback address (or to the rule's target
- * address, or else that side's loopback of the family) at the port
- * fwd_port_target() maps to: for -U, a socket in the relay's (host)
- * namespace; for -u, one opened inside the namespace by the worker thread
- * (ns_run()). Datagrams to the namespace's other addresses, which cross
- * its loopback interface too, are dropped; so are those of a -u peer that
- * is not on the host's loopback (--splice-only forwards loopback traffic
- * only). Datagrams then move between the two sockets with recvmmsg() and
- * sendmmsg(), through one static batch of buffers, with no guest
- * interface and no frames involved:
+ * port and the address and port it was sent to. A socket bound to a
+ * wildcard (@pktinfo: a -U socket on every loopback address, a -u socket
+ * of pasta) learns that address from each datagram (IP_PKTINFO,
+ * IPV6_PKTINFO), and sends the replies from it with the same control
+ * message: a client's socket connected to 127.0.0.53 only takes answers
+ * from 127.0.0.53. A new flow gets a socket on the other side, connect()ed
+ * to:
+ *
+ * - -U (namespace to host): the rule's target address, or else the same
+ *   loopback address on the host (or, for a socket bound to another
+ *   address, the host's loopback of the family), from the peer's own
+ *   loopback address and port, as upstream's (a socket in the relay's
+ *   namespace);
+ * - -u (host to namespace, pasta): the guest's own address of the
+ *   family, as for TCP (the datagram then crosses the namespace's loopback
+ *   interface, but services bound to its loopback only are not exposed),
+ *   or with --host-lo-to-ns-lo (implied by --splice-only) the loopback
+ *   address the datagram was sent to, from the peer's port (a socket the
+ *   worker thread opens in the namespace, ns_run()). Only peers on the
+ *   host's loopback, to rules without a target address, are spliced; with
+ *   a target address, datagrams go through the tap device, as upstream's
+ *   (and --splice-only drops them).
+ *
+ * The peer's port is kept if it can be bound on the other side (else the
+ * kernel picks one), so that protocols answering to a fixed port work;
+ * unless it is the target port itself (upstream keeps that one too: its
+ * socket would then take what it sends to a server sharing the port).
+ * The target port is the one the rule listening where the datagram came
+ * maps to (rules at several addresses may share a port).
+ *
+ * -U sockets and, with --splice-only, -u sockets are read here, with
+ * recvmmsg() through one static batch of buffers; datagrams to the
+ * namespace's other addresses, which cross its loopback interface too,
+ * are dropped; so are those of a -u peer that is not on the host's
+ * loopback (--splice-only forwards loopback traffic only). Otherwise, -u
+ * sockets are read into frames by udp_fwd.c, which hands the datagrams
+ * of loopback peers to udp_splice_from_host(), one send() each. Datagrams
+ * then move between the two sockets with no guest interface and no frames
+ * involved:
  *
  * - from the peer: read a batch from the listening socket; consecutive
  *   datagrams of the same flow leave in one sendmmsg() on its socket;
@@ -51,21 +75,17 @@
 #include "../util/syscalls.h"
 #include "../fwd/fwd_listen.h"
 #include "../util/ns_worker.h"
+#include "../guest/guest.h"
 
 /* System calls after start-up: Loopback datagrams between host and namespace */
-SYSCALLS(SYSCALLS_PASTA, "recvmmsg", "sendmmsg", "socket", "connect", "close");
-
-/* Room for the one control message we ask for: the destination */
-#define UDP_SPLICE_CTL_LEN	CMSG_SPACE(sizeof(struct in6_pktinfo))
+SYSCALLS(SYSCALLS_PASTA, "recvmmsg", "sendmmsg", "sendto", "socket",
+	 "setsockopt", "bind", "connect", "close");
 
 static uint8_t udp_splice_buf[UDP_SPLICE_BATCH][UDP_DGRAM_MAX];
 static struct iovec udp_splice_iov[UDP_SPLICE_BATCH];
 static struct mmsghdr udp_splice_mm[UDP_SPLICE_BATCH];
 static union sockaddr_inany udp_splice_names[UDP_SPLICE_BATCH];
-static union {
-	struct cmsghdr align;
-	uint8_t buf[UDP_SPLICE_CTL_LEN];
-} udp_splice_ctl[UDP_SPLICE_BATCH];
+static struct udp_ctl udp_splice_ctl[UDP_SPLICE_BATCH];
 
 /**
  * udp_splice_recv() - read a batch of datagrams into the splice buffers
@@ -102,28 +122,36 @@ static unsigned int udp_splice_recv(int fd, bool names)
 		return 0;
 
 	/* Send exactly what was received */
-	for (i = 0; i < (unsigned int)n; i++)
+	for (i = 0; i < (unsigned int)n; i++) {
 		udp_splice_iov[i].iov_len = udp_splice_mm[i].msg_len;
+		udp_splice_ctl[i].len = names ?
+			udp_splice_mm[i].msg_hdr.msg_controllen : 0;
+	}
 
 	return (unsigned int)n;
 }
 
 /**
- * udp_splice_dst() - destination address of a datagram read from a -U socket
- * @l:		-U socket
- * @mh:		its message header, from udp_splice_recv()
- * @dst:	set to the destination
+ * udp_ctl_dst() - destination address of a datagram on a listening socket
+ * @l:		listening socket
+ * @ctl:	control messages received with the datagram, NULL if none
+ * @dst:	set to the destination: the socket's address, or for a
+ *		socket bound to a wildcard (@pktinfo), the one the datagram
+ *		was sent to
  */
-static void udp_splice_dst(const struct udp_lsn *l, struct msghdr *mh,
-			   union inany_addr *dst)
+void udp_ctl_dst(const struct udp_lsn *l, const struct udp_ctl *ctl,
+		 union inany_addr *dst)
 {
+	struct msghdr mh = { 0 };
 	struct cmsghdr *cm;
 
 	*dst = l->addr;
-	if (!l->lo_all)
+	if (!l->pktinfo || !ctl)
 		return;
 
-	for (cm = CMSG_FIRSTHDR(mh); cm; cm = CMSG_NXTHDR(mh, cm)) {
+	mh.msg_control = (void *)ctl->buf;
+	mh.msg_controllen = ctl->len;
+	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
 		if (cm->cmsg_level == IPPROTO_IP &&
 		    cm->cmsg_type == IP_PKTINFO) {
 			struct in_pktinfo pi;
@@ -142,7 +170,7 @@ static void udp_splice_dst(const struct udp_lsn *l, struct msghdr *mh,
 
 /**
  * udp_splice_src_ctl() - control message setting the source of datagrams
- * @buf:	room for it, UDP_SPLICE_CTL_LEN bytes, aligned
+ * @buf:	room for it, UDP_CTL_LEN bytes, aligned
  * @src:	source address
  *
  * Return: length of the control message
@@ -152,7 +180,7 @@ static size_t udp_splice_src_ctl(uint8_t *buf, const union inany_addr *src)
 	struct cmsghdr *cm = (struct cmsghdr *)(void *)buf;
 	const struct in_addr *v4 = inany_v4(src);
 
-	memset(buf, 0, UDP_SPLICE_CTL_LEN);
+	memset(buf, 0, UDP_CTL_LEN);
 	if (v4) {
 		struct in_pktinfo pi = { .ipi_spec_dst = *v4 };
 
@@ -186,7 +214,7 @@ static void udp_splice_send(int fd, unsigned int first, unsigned int n,
 {
 	union {
 		struct cmsghdr align;
-		uint8_t buf[UDP_SPLICE_CTL_LEN];
+		uint8_t buf[UDP_CTL_LEN];
 	} ctl;
 	struct mmsghdr mm[UDP_SPLICE_BATCH];
 	size_t ctl_len = 0;
@@ -226,24 +254,59 @@ static void udp_splice_send(int fd, unsigned int first, unsigned int n,
  * struct udp_splice_conn - a socket to open and connect
  * @sa:		destination
  * @sl:		its length
+ * @src:	source to bind to: address, and the peer's port
+ * @src_len:	its length, 0 to leave the source to the kernel
  */
 struct udp_splice_conn {
 	union sockaddr_inany sa;
 	socklen_t sl;
+	union sockaddr_inany src;
+	socklen_t src_len;
 };
+
+/**
+ * udp_splice_bind() - bind a flow socket to the peer's address and port
+ * @s:		socket
+ * @conn:	source, set
+ *
+ * As upstream's flow sockets: IPv6 only for IPv6, and SO_REUSEADDR, so
+ * that flows of one peer port to two addresses may both keep it. The port
+ * may still be taken (by a server without SO_REUSEADDR): then the address
+ * alone, with a port the kernel picks.
+ */
+static void udp_splice_bind(int s, struct udp_splice_conn *conn)
+{
+	int one = 1;
+
+	if (conn->src.sa.sa_family == AF_INET6 &&
+	    setsockopt(s, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)))
+		debug("UDP splice: can't set IPV6_V6ONLY: %s", strerror(errno));
+	if (setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)))
+		debug("UDP splice: can't set SO_REUSEADDR: %s", strerror(errno));
+	if (!bind(s, &conn->src.sa, conn->src_len))
+		return;
+
+	if (conn->src.sa.sa_family == AF_INET)
+		conn->src.sa4.sin_port = 0;
+	else
+		conn->src.sa6.sin6_port = 0;
+	if (bind(s, &conn->src.sa, conn->src_len))
+		debug("UDP splice: can't bind the flow's source: %s",
+		      strerror(errno));
+}
 
 /**
  * udp_splice_connect() - open a UDP socket connected to a destination
  * @arg:	struct udp_splice_conn
  *
  * Runs in the relay's namespace (-U flows), or inside the target namespace
- * through ns_run() (-u flows with --splice-only).
+ * through ns_run() (-u flows).
  *
  * Return: connected socket, or -errno
  */
 static int udp_splice_connect(void *arg)
 {
-	const struct udp_splice_conn *conn = arg;
+	struct udp_splice_conn *conn = arg;
 	int s, ret;
 
 	s = socket(conn->sa.sa.sa_family,
@@ -251,6 +314,8 @@ static int udp_splice_connect(void *arg)
 	if (s < 0)
 		return -errno;
 	udp_sock_rcvbuf(s);
+	if (conn->src_len)
+		udp_splice_bind(s, conn);
 
 	if (connect(s, &conn->sa.sa, conn->sl)) {
 		ret = -errno;
@@ -262,35 +327,94 @@ static int udp_splice_connect(void *arg)
 }
 
 /**
- * udp_splice_sock() - open the other side's socket of a spliced flow
- * @l:		listening socket the flow arrived on: -U in the namespace,
- *		or -u on the host (--splice-only)
- * @ns_dst:	destination of the datagram on the listening side
- *
- * The destination is the rule's target address, if any, else the same
- * loopback address, else (a socket bound to another address) the other
- * side's loopback of the family.
- *
- * Return: connected socket, or -errno
+ * udp_splice_ns_dst() - destination in the namespace of a -u flow
+ * @c:		execution context
+ * @v4:		IPv4 (else IPv6)
+ * @lo_dst:	loopback address the datagram was sent to on the host
+ * @dst:	set to the guest's address of the family, or with
+ *		--host-lo-to-ns-lo @lo_dst (or the namespace's loopback
+ *		address, if @lo_dst isn't one)
  */
-static int udp_splice_sock(const struct udp_lsn *l,
-			   const union inany_addr *ns_dst)
+static void udp_splice_ns_dst(const struct ctx *c, bool v4,
+			      const union inany_addr *lo_dst,
+			      union inany_addr *dst)
+{
+	if (c->host_lo_to_ns_lo) {
+		if (inany_is_loopback(lo_dst))
+			*dst = *lo_dst;
+		else
+			inany_lo_or_any(dst, v4, true);
+		return;
+	}
+
+	if (v4) {
+		struct in_addr a = guest_addr4();
+
+		if (!a.s_addr)
+			a = c->ip4.addr;
+		if (!a.s_addr)
+			a.s_addr = htonl(INADDR_LOOPBACK);
+		inany_from_v4(dst, a);
+		return;
+	}
+
+	memset(dst, 0, sizeof(*dst));
+	dst->a6 = *guest_addr6();
+	if (IN6_IS_ADDR_UNSPECIFIED(&dst->a6))
+		dst->a6 = c->ip6.addr;
+	if (IN6_IS_ADDR_UNSPECIFIED(&dst->a6))
+		dst->a6 = in6addr_loopback;
+}
+
+/**
+ * udp_splice_sock() - open the other side's socket of a spliced flow
+ * @c:		execution context
+ * @l:		listening socket the flow arrived on: -U in the namespace,
+ *		or -u on the host
+ * @peer:	the peer
+ * @dst:	destination of the datagram on the listening side
+ *
+ * Return: connected socket, or -errno (-ENETUNREACH: a -u rule with a
+ *	   target address, not spliced)
+ */
+static int udp_splice_sock(const struct ctx *c, const struct udp_lsn *l,
+			   const union sockaddr_inany *peer,
+			   const union inany_addr *dst)
 {
 	const struct fwd_spec *spec = fwd_dir_spec(l->in_ns ? FWD_DIR_UDP_OUT :
 							      FWD_DIR_UDP_IN);
-	const struct fwd_rule *r = fwd_port_rule(spec, l->port);
-	struct udp_splice_conn conn;
-	union inany_addr dst;
+	const struct fwd_rule *r = fwd_rule_at(spec, l->port, &l->addr);
+	bool to_addr = r && !inany_is_unspecified(&r->to_addr);
+	struct udp_splice_conn conn = { .src_len = 0 };
+	union inany_addr to, from;
+	uint16_t peer_port, port;
 
-	if (r && !inany_is_unspecified(&r->to_addr))
-		dst = r->to_addr;
-	else if (inany_is_loopback(ns_dst))
-		dst = *ns_dst;
-	else
-		inany_lo_or_any(&dst, l->v4, true);
+	inany_from_sockaddr(&from, &peer_port, peer);
+	if (!l->in_ns) {
+		if (to_addr)
+			return -ENETUNREACH;
+		udp_splice_ns_dst(c, l->v4, dst, &to);
+		inany_lo_or_any(&from, l->v4, false);
+	} else if (to_addr) {
+		to = r->to_addr;
+	} else if (inany_is_loopback(dst)) {
+		to = *dst;
+	} else {
+		inany_lo_or_any(&to, l->v4, true);
+	}
 
-	conn.sl = sockaddr_from_inany(&conn.sa, &dst,
-				      fwd_port_target(spec, l->port), 0);
+	port = r ? fwd_rule_target(r, l->port) : l->port;
+	conn.sl = sockaddr_from_inany(&conn.sa, &to, port, 0);
+
+	/* The peer's port, but not the target's own: our socket, connected
+	 * to the server's address and port, would take the server's replies
+	 * and the datagrams we send it, if the server lets us share its port
+	 */
+	if (peer_port == port)
+		peer_port = 0;
+	if (!inany_v4(&from) == !inany_v4(&to))
+		conn.src_len = sockaddr_from_inany(&conn.src, &from,
+						   peer_port, 0);
 	if (l->in_ns)
 		return udp_splice_connect(&conn);
 	return ns_run(udp_splice_connect, &conn);
@@ -320,7 +444,7 @@ static bool udp_splice_peer_ok(const struct udp_lsn *l,
 /**
  * udp_splice_flow() - find or start the spliced flow of a peer
  * @c:		execution context
- * @l:		listening socket (-U, or -u with --splice-only)
+ * @l:		listening socket (-U, or -u)
  * @li:		its index
  * @peer:	the peer
  * @dst:	destination of the datagram on the listening side
@@ -366,7 +490,7 @@ static uint32_t udp_splice_flow(const struct ctx *c, const struct udp_lsn *l,
 		return idx;
 	}
 
-	s = udp_splice_sock(l, dst);
+	s = udp_splice_sock(c, l, peer, dst);
 	if (s < 0) {
 		udp_stats.drop_no_flow++;
 		debug("%s: can't open a socket toward the %s for port %u: %s",
@@ -398,6 +522,44 @@ static uint32_t udp_splice_flow(const struct ctx *c, const struct udp_lsn *l,
 }
 
 /**
+ * udp_splice_from_host() - splice one datagram of a -u socket, if it comes
+ *			    from the host's loopback
+ * @c:		execution context
+ * @l:		-u socket, whose rule has no target address
+ * @li:		its index
+ * @peer:	source of the datagram
+ * @ctl:	control messages received with it, NULL if none
+ * @data:	payload
+ * @len:	its length, SIZE_MAX if it was truncated
+ * @now_ms:	current time
+ *
+ * Return: true if the datagram was taken here (sent, or dropped), false if
+ *	   it goes to the guest through the tap device
+ */
+bool udp_splice_from_host(const struct ctx *c, const struct udp_lsn *l,
+			  uint32_t li, const union sockaddr_inany *peer,
+			  const struct udp_ctl *ctl, const uint8_t *data,
+			  size_t len, uint64_t now_ms)
+{
+	const struct udp_flow *uf;
+	union inany_addr dst;
+
+	if (!udp_splice_peer_ok(l, peer))
+		return false;
+
+	if (len == SIZE_MAX) {
+		udp_stats.drop_splice++;
+		return true;
+	}
+
+	udp_ctl_dst(l, ctl, &dst);
+	uf = udp_flow_at(udp_splice_flow(c, l, li, peer, &dst, now_ms));
+	if (uf && send(uf->sock, data, len, MSG_DONTWAIT) < 0)
+		udp_stats.drop_splice++;
+	return true;
+}
+
+/**
  * udp_splice_from_ns() - datagrams on a listening socket that splices: to
  *			  the other side's loopback
  * @c:		execution context
@@ -417,7 +579,7 @@ void udp_splice_from_ns(const struct ctx *c, struct udp_lsn *l, uint32_t li,
 		union inany_addr dst;
 		uint32_t idx;
 
-		udp_splice_dst(l, &udp_splice_mm[i].msg_hdr, &dst);
+		udp_ctl_dst(l, &udp_splice_ctl[i], &dst);
 		idx = udp_splice_flow(c, l, li, &udp_splice_names[i], &dst,
 				      now_ms);
 		uf = udp_flow_at(idx);
@@ -464,5 +626,5 @@ void udp_splice_to_ns(const struct ctx *c, uint32_t idx, uint64_t now_ms)
 	udp_flow_touch(uf, now_ms);
 	key = flow_key_of(idx);
 	udp_splice_send(l->fd, 0, n, &uf->peer,
-			l->lo_all && key ? &key->remote_addr : NULL);
+			l->pktinfo && key ? &key->remote_addr : NULL);
 }

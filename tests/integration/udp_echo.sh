@@ -20,8 +20,9 @@
 #
 #   ns->host: client in the namespace to the gateway address, server on
 #     the host namespace's loopback (the gateway maps to it);
-#   host->ns: client in the host namespace to a -u port on loopback and on
-#     the host's address, server in the namespace;
+#   host->ns: client in the host namespace to a -u port on loopback
+#     (spliced, socket to socket, as upstream's pasta) and on the host's
+#     address (through the tap device), server in the namespace;
 #   -U: client to the namespace's loopback, server on the host's;
 #   large datagrams: 60000 to 65000 bytes, both directions (one frame each
 #     at the default MTU of 65520);

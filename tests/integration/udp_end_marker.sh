@@ -13,11 +13,13 @@
 # datagrams reach it only at the address it now has as its own) and ends at
 # the first empty datagram; on the host, socat sends SIZE bytes in
 # BLOCK-byte datagrams followed by one empty datagram (shut-null), half of
-# the flows to the host's own address, half to loopback (both reach the
-# namespace over the tap, from a mapped source). A round passes if every
-# server ended by itself (it saw the end marker) with the sha256 of the
-# file, and the relay's to_guest counter grew by exactly the number of
-# datagrams sent: none lost, none counted as dropped. Then echoes: an
+# the flows to the host's own address (through the tap, from a mapped
+# source), half to loopback (spliced, socket to socket, as upstream's pasta
+# does). A round passes if every server ended by itself (it saw the end
+# marker) with the sha256 of the file; after the rounds, the relay's
+# to_guest counter grew by exactly the number of datagrams sent to the
+# host's address (none lost, none counted as dropped), and its count of
+# spliced flows grew. Then echoes: an
 # unconnected server in the namespace (tests/tools/udp_echo) answers with
 # sendto() from the address its kernel picks, and every answer must reach
 # the client on the host, from the host's address and from loopback.
@@ -211,7 +213,7 @@ round() {
 # $2: "tentative" if the namespace's link-local address must stay in
 #     DAD throughout, else it must be out of it first
 rounds() {
-	local count=$1 dad=$2 r before after sent
+	local count=$1 dad=$2 r before after sent spliced
 
 	if [ "$dad" = tentative ]; then
 		ll_tentative || rig_log "the namespace's link-local address" \
@@ -224,6 +226,7 @@ rounds() {
 	if [ -n "$count" ]; then
 		rig_relay_stats || return 1
 		before=${RIG_CNT[udp.to_guest]}
+		spliced=${RIG_CNT[udp.flows_splice]}
 	fi
 
 	for r in $(seq "$ROUNDS"); do
@@ -237,13 +240,17 @@ rounds() {
 	[ -n "$count" ] || return 0
 	rig_relay_stats || return 1
 	after=${RIG_CNT[udp.to_guest]}
-	sent=$((ROUNDS * 2 * FLOWS * PER_FLOW))
-	rig_log "datagrams sent $sent, to the guest $((after - before))," \
-		"udp drops: mtu ${RIG_CNT[udp.drop_mtu]}" \
-		"no_flow ${RIG_CNT[udp.drop_no_flow]}"
+	spliced=$(( ${RIG_CNT[udp.flows_splice]} - spliced ))
+	# Half the flows, to the host's own address, cross the tap device
+	sent=$((ROUNDS * FLOWS * PER_FLOW))
+	rig_log "datagrams sent to the host's address $sent, to the guest" \
+		"$((after - before)), udp drops: mtu ${RIG_CNT[udp.drop_mtu]}" \
+		"no_flow ${RIG_CNT[udp.drop_no_flow]}, flows spliced $spliced"
 	[ $((after - before)) -eq "$sent" ] ||
-		rig_fail "$sent datagrams sent, the relay sent" \
-			 "$((after - before)) to the guest"
+		rig_fail "$sent datagrams sent to the host's address, the" \
+			 "relay sent $((after - before)) to the guest" ||
+		return 1
+	[ "$spliced" -gt 0 ] || rig_fail "no flow from loopback was spliced"
 }
 
 # echoes() - test: echoes from an unconnected server in the namespace

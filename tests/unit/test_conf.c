@@ -732,8 +732,21 @@ START_TEST(test_conflicts)
 	fails(MODE_PASTA, "passt option", ARGV("pasta", "-s", "/tmp/s"));
 	fails(MODE_PASTA, "passt option", ARGV("pasta", "-1"));
 	fails(MODE_PASTA, "passt option", ARGV("pasta", "--no-dhcp-dns"));
-	fails(MODE_PASTA, "-t/--tcp-ports",
-	      ARGV("pasta", "-t", "none", "-t", "22"));
+	fails(MODE_PASTA, "-t/--tcp-ports: 'none' cannot be combined",
+	      ARGV("pasta", "-t", "22", "-t", "none"));
+	fails(MODE_PASTA, "-t/--tcp-ports: conflicting rules",
+	      ARGV("pasta", "-t", "8080", "-t", "127.0.0.1/8080"));
+
+	/* As upstream: "none" first, then ports (podman passes -t none from
+	 * --net=pasta:-t,none, then -t for each -p)
+	 */
+	parse(MODE_PASTA, ARGV("pasta", "-t", "none", "-t", "22",
+			       "-u", "none", "-u", "127.0.0.1/53",
+			       "-u", "::1/53"));
+	ck_assert_int_eq(c.tcp_in.mode, FWD_SPEC);
+	ck_assert(fwd_port_is_forwarded(&c.tcp_in, 22));
+	ck_assert_uint_eq(c.udp_in.n_rules, 2);
+	ck_assert_uint_eq(c.udp_in.rules[1].first, 53);
 	fails(MODE_PASST, "'auto' is only valid for pasta",
 	      ARGV("passt", "-t", "auto"));
 	fails(MODE_PASST, "'auto' is only valid for pasta",
@@ -793,13 +806,15 @@ START_TEST(test_disabled_family_fwd)
 	      ARGV("pasta", "-t", "192.0.2.2/8080", "-6"));
 	fails(MODE_PASTA, "listen on 0.0.0.0, but -6/--ipv6-only",
 	      ARGV("pasta", "-6", "-t", "0.0.0.0/8080"));
-	fails(MODE_PASTA, "-u: 'all' listen on ::1, but -4/--ipv4-only",
+	fails(MODE_PASTA, "-u: ports 1-",
+	      ARGV("pasta", "-4", "-u", "::1/all"));
+	fails(MODE_PASTA, "listen on ::1, but -4/--ipv4-only",
 	      ARGV("pasta", "-4", "-u", "::1/all"));
 	fails(MODE_PASTA, "-t: ports 80-80 go to 192.0.2.9, but -6",
 	      ARGV("pasta", "-6", "-t", "80:192.0.2.9"));
 	fails(MODE_PASST, "go to 2001:db8::9, but -4/--ipv4-only disables",
 	      ARGV("passt", "-4", "-t", "80:[2001:db8::9]/90"));
-	fails(MODE_PASST, "-t: 'all' go to 192.0.2.9",
+	fails(MODE_PASST, "-t: ports 1-",
 	      ARGV("passt", "-6", "-t", "all:192.0.2.9"));
 
 	/* An outbound interface of the disabled family (as upstream) */

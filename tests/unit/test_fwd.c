@@ -3,9 +3,12 @@
  *
  * Theory of operation: every form of the -t/-u/-T/-U grammar is parsed
  * into a fresh specification and finalised, then checked through the
- * public lookups (forwarded or not, target port, rule fields). Error
- * cases check that parsing fails, that the message says what is wrong,
- * and that a failed call leaves the specification as it was.
+ * public lookups (forwarded or not, target port, rule fields, the rule of
+ * a port at an address). Error cases check that parsing fails, that the
+ * message says what is wrong, and that a failed call leaves the
+ * specification as it was. Which arguments combine is upstream's rule:
+ * each argument stands alone, and rules conflict when their ports and
+ * addresses overlap.
  */
 
 #include <check.h>
@@ -162,8 +165,11 @@ START_TEST(test_keywords)
 	OK("none", "none");
 	ck_assert_int_eq(spec.mode, FWD_NONE);
 
-	OK("auto", "auto");
-	ck_assert_int_eq(spec.mode, FWD_AUTO);
+	/* As upstream: "auto" twice takes every port twice */
+	reset();
+	ck_assert_int_eq(parse("auto"), 0);
+	ck_assert_int_eq(parse("auto"), -1);
+	ck_assert_msg(strstr(errbuf, "conflicting"), "%s", errbuf);
 }
 END_TEST
 
@@ -255,7 +261,7 @@ START_TEST(test_all)
 
 	/* Non-ephemeral ports: below the range, and above it (upstream) */
 	OK("all");
-	ck_assert_int_eq(spec.mode, FWD_ALL);
+	ck_assert_int_eq(spec.mode, FWD_SPEC);
 	ck_assert_uint_eq(spec.n_rules, eph_end < 65535 ? 2 : 1);
 	ck_assert(spec.rules[0].bind_any);
 	ck_assert(forwarded(1));
@@ -277,8 +283,11 @@ START_TEST(test_all)
 	ck_assert_uint_eq(spec.rules[1].first, 82);
 	ck_assert_uint_eq(fwd_port_target(&spec, 82), 82);
 
-	OK("all", "all");
-	ck_assert_uint_eq(spec.n_rules, eph_end < 65535 ? 2 : 1);
+	/* Twice is a conflict, as upstream's */
+	reset();
+	ck_assert_int_eq(parse("all"), 0);
+	ck_assert_int_eq(parse("all"), -1);
+	ck_assert(strstr(errbuf, "conflicting"));
 }
 END_TEST
 
@@ -289,7 +298,7 @@ START_TEST(test_all_addresses)
 
 	/* all:TOADDR: every port, to the same port at TOADDR */
 	OK("all:192.0.2.5");
-	ck_assert_int_eq(spec.mode, FWD_ALL);
+	ck_assert_int_eq(spec.mode, FWD_SPEC);
 	r = fwd_port_rule(&spec, 8080);
 	ck_assert(r && r->bind_any && r->weak);
 	v4_is(&r->to_addr, "192.0.2.5");
@@ -337,7 +346,7 @@ START_TEST(test_all_addresses)
 
 	/* Exclusions only, with an address: all of that address */
 	OK("192.0.2.1/~25");
-	ck_assert_int_eq(spec.mode, FWD_ALL);
+	ck_assert_int_eq(spec.mode, FWD_SPEC);
 	v4_is(&fwd_port_rule(&spec, 24)->bind_addr, "192.0.2.1");
 	ck_assert(!forwarded(25));
 
@@ -348,12 +357,14 @@ START_TEST(test_all_addresses)
 	bad("all:192.0.2.1/80", NULL);
 	bad("allx", NULL);
 
-	/* The same "all" twice is fine, two different ones are not */
-	OK("~22", "~23");
+	/* "all" twice conflicts, unless at addresses that don't overlap */
 	reset();
 	ck_assert_int_eq(parse("~22"), 0);
 	ck_assert_int_eq(parse("192.0.2.1/~23"), -1);
-	ck_assert(strstr(errbuf, "different"));
+	ck_assert(strstr(errbuf, "conflicting"));
+	OK("127.0.0.1/all", "::1/all");
+	ck_assert(fwd_port_shared(&spec, 22));
+	ck_assert(!forwarded(eph));
 }
 END_TEST
 
@@ -457,40 +468,194 @@ START_TEST(test_split_limit)
 	for (i = 3; i < 3 + 2 * FWD_RULES_MAX; i += 2)
 		n += (size_t)snprintf(arg + n, sizeof(arg) - n, ",~%d", i);
 	reset();
-	ck_assert_int_eq(parse(arg), 0);
-	ck_assert_int_eq(fwd_finalise(&spec, true, true, errbuf,
-				      sizeof(errbuf)), -1);
-	ck_assert(strstr(errbuf, "more than"));
+	ck_assert_int_eq(parse(arg), -1);
+	ck_assert_msg(strstr(errbuf, "at most"), "%s", errbuf);
+	ck_assert_uint_eq(spec.n_rules, 0);
 }
 END_TEST
 
 START_TEST(test_keyword_mixing)
 {
-	static const char *const pairs[][2] = {
-		{ "none", "auto" }, { "none", "all" }, { "auto", "all" },
-		{ "all", "none" }, { "auto", "none" }, { "all", "auto" },
-		{ "none", "22" }, { "auto", "22" }, { "all", "22" },
-		{ "22", "none" }, { "22", "auto" }, { "22", "all" },
-		{ "~22", "all" },
+	/* Refused as upstream refuses them: "none" after ports, and every
+	 * pair that takes the same ports twice
+	 */
+	static const char *const pairs[][3] = {
+		{ "all", "none", "combined" }, { "auto", "none", "combined" },
+		{ "22", "none", "combined" }, { "auto", "all", "conflicting" },
+		{ "all", "auto", "conflicting" }, { "auto", "22", "conflicting" },
+		{ "all", "22", "conflicting" }, { "22", "auto", "conflicting" },
+		{ "22", "all", "conflicting" }, { "~22", "all", "conflicting" },
+		{ "80-90", "~85", "conflicting" },
 	};
 	size_t i;
 
 	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
 		enum fwd_mode before;
+		unsigned int n;
 
 		reset();
 		ck_assert_int_eq(parse(pairs[i][0]), 0);
 		before = spec.mode;
+		n = spec.n_rules;
 		ck_assert_msg(parse(pairs[i][1]) == -1, "'%s' then '%s'",
 			      pairs[i][0], pairs[i][1]);
-		ck_assert(strstr(errbuf, "combined"));
+		ck_assert_msg(strstr(errbuf, pairs[i][2]), "%s", errbuf);
 		ck_assert_int_eq(spec.mode, before);
+		ck_assert_uint_eq(spec.n_rules, n);
 	}
 
 	bad("none,22", "alone");
 	bad("all,22", "combined");
 	bad("22,all", "combined");
 	bad("all,all", "twice");
+
+	/* "none" first, then ports: the ports (upstream's "-t none -t 22",
+	 * which podman passes for --net=pasta:-t,none -p 22)
+	 */
+	OK("none", "22");
+	ck_assert_int_eq(spec.mode, FWD_SPEC);
+	ck_assert(forwarded(22) && !forwarded(23));
+	OK("none", "none", "22", "127.0.0.1/80");
+	ck_assert(forwarded(22) && forwarded(80));
+	OK("none", "auto");
+	ck_assert_int_eq(spec.mode, FWD_AUTO);
+	OK("none", "all");
+	ck_assert(forwarded(1));
+
+	/* An ephemeral port beside "auto", which leaves them (upstream) */
+	{
+		char eph[8];
+
+		snprintf(eph, sizeof(eph), "%u", ephemeral_start());
+		OK("auto", eph);
+		ck_assert(!fwd_port_rule(&spec,
+					 (uint16_t)ephemeral_start())->scan);
+		ck_assert(fwd_port_rule(&spec, 22)->scan);
+	}
+}
+END_TEST
+
+/**
+ * addr() - an address from text
+ * @s:		IPv4 or IPv6 address
+ *
+ * Return: the address
+ */
+static union inany_addr addr(const char *s)
+{
+	union inany_addr a = { 0 };
+	struct in_addr a4;
+
+	if (inet_pton(AF_INET, s, &a4) == 1)
+		inany_from_v4(&a, a4);
+	else
+		ck_assert_int_eq(inet_pton(AF_INET6, s, &a.a6), 1);
+	return a;
+}
+
+START_TEST(test_shared_ports)
+{
+	union inany_addr lo4 = addr("127.0.0.1"), lo6 = addr("::1");
+	union inany_addr a1 = addr("192.0.2.1"), a2 = addr("192.0.2.2");
+	union inany_addr other = addr("192.0.2.3");
+	const struct fwd_rule *r;
+
+	/* podman -p 127.0.0.1:8080:80 -p [::1]:8080:81 */
+	OK("127.0.0.1/8080-8080:80-80", "::1/8080-8080:81-81");
+	ck_assert_uint_eq(spec.n_rules, 2);
+	ck_assert(fwd_port_shared(&spec, 8080) && !fwd_port_shared(&spec, 80));
+	r = fwd_rule_at(&spec, 8080, &lo4);
+	ck_assert(r && r->bind_v4);
+	ck_assert_uint_eq(fwd_rule_target(r, 8080), 80);
+	r = fwd_rule_at(&spec, 8080, &lo6);
+	ck_assert(r && !r->bind_v4);
+	ck_assert_uint_eq(fwd_rule_target(r, 8080), 81);
+	ck_assert_ptr_null(fwd_rule_at(&spec, 8080, &a1));
+	ck_assert_uint_eq(spec.n_slots, 2);
+	ck_assert_uint_eq(fwd_rule_slot(&spec, 1, 8080), 1);
+	ck_assert_int_eq(fwd_port_next(&spec, 8080, -1), 0);
+	ck_assert_int_eq(fwd_port_next(&spec, 8080, 0), 1);
+	ck_assert_int_eq(fwd_port_next(&spec, 8080, 1), -1);
+
+	/* Two addresses of one family, a target each */
+	OK("192.0.2.1/8080", "192.0.2.2/8080:80");
+	ck_assert_uint_eq(fwd_rule_target(fwd_rule_at(&spec, 8080, &a1),
+					  8080), 8080);
+	ck_assert_uint_eq(fwd_rule_target(fwd_rule_at(&spec, 8080, &a2),
+					  8080), 80);
+	ck_assert_ptr_null(fwd_rule_at(&spec, 8080, &other));
+
+	/* Ranges that overlap in part, at different addresses */
+	OK("127.0.0.1/8080-8090", "::1/8085-8095:85-95");
+	ck_assert(!fwd_port_shared(&spec, 8084) && fwd_port_shared(&spec, 8085));
+	ck_assert(!fwd_port_shared(&spec, 8091));
+	ck_assert_uint_eq(fwd_rule_target(fwd_rule_at(&spec, 8090, &lo6),
+					  8090), 90);
+	ck_assert_uint_eq(spec.n_slots, 11 + 11);
+
+	/* The wildcard of each family, and any address of one family with
+	 * a specific one of the other
+	 */
+	OK("0.0.0.0/8080", "::/8080");
+	ck_assert(fwd_rule_at(&spec, 8080, &a1)->bind_v4);
+	ck_assert(!fwd_rule_at(&spec, 8080, &lo6)->bind_v4);
+	OK("0.0.0.0/8080", "::1/8080");
+	OK("8080:192.0.2.9", "::1/8080");
+	ck_assert(fwd_rule_at(&spec, 8080, &lo4)->bind_any);
+
+	/* "auto" and "all" per address, and a list with its own bind */
+	OK("127.0.0.1/auto", "::1/auto");
+	ck_assert(fwd_port_shared(&spec, 22));
+	ck_assert(fwd_rule_at(&spec, 22, &lo6)->scan);
+	OK("127.0.0.1/22,80", "::1/22,80");
+	ck_assert_uint_eq(spec.n_rules, 4);
+
+	/* fwd_port_same(): the rule of another table with the same sockets */
+	ck_assert_int_eq(fwd_port_same(&spec, 80, &spec.rules[3]), 3);
+	ck_assert_int_eq(fwd_port_same(&spec, 80, &spec.rules[2]), 3);
+	ck_assert_int_eq(fwd_port_same(&spec, 80, &spec.rules[1]), 1);
+	ck_assert_int_eq(fwd_port_same(&spec, 81, &spec.rules[1]), -1);
+}
+END_TEST
+
+START_TEST(test_conflicts)
+{
+	static const char *const pairs[][2] = {
+		{ "8080", "127.0.0.1/8080" },
+		{ "127.0.0.1/8080", "8080" },
+		{ "0.0.0.0/8080", "127.0.0.1/8080" },
+		{ "::/8080", "::1/8080" },
+		{ "127.0.0.1/8080", "127.0.0.1/8080:80" },
+		{ "%eth0/8080", "%eth1/8080" },
+		{ "192.0.2.1%eth0/80", "192.0.2.1%eth1/80" },
+		{ "8080-8090", "::1/8085" },
+		{ "8080:192.0.2.9", "0.0.0.0/8080" },
+		{ "127.0.0.1/all", "127.0.0.1/8080" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		reset();
+		ck_assert_msg(!parse(pairs[i][0]), "%s", errbuf);
+		ck_assert_msg(parse(pairs[i][1]) == -1, "'%s' then '%s'",
+			      pairs[i][0], pairs[i][1]);
+		ck_assert_msg(strstr(errbuf, "conflicting"), "%s", errbuf);
+		ck_assert_uint_eq(spec.n_rules,
+				  strstr(pairs[i][0], "all") ? spec.n_rules : 1);
+	}
+
+	/* The message names both rules */
+	reset();
+	ck_assert_int_eq(parse("8080"), 0);
+	ck_assert_int_eq(parse("127.0.0.1/8080"), -1);
+	ck_assert_msg(strstr(errbuf, "port 8080 at 127.0.0.1"), "%s", errbuf);
+	ck_assert_msg(strstr(errbuf, "port 8080 at any address given before"),
+		      "%s", errbuf);
+
+	/* In one list too */
+	bad("127.0.0.1/8080,8080", "conflicting");
+	bad("80-90,85", "conflicting");
+	bad("%eth0/80,*%eth1/80", "on eth1");
 }
 END_TEST
 
@@ -563,12 +728,18 @@ START_TEST(test_exclusions)
 	ck_assert(forwarded(20) && forwarded(24) && forwarded(26));
 	ck_assert(!forwarded(25));
 
-	/* Exclusion given first, and in a separate option */
+	/* Exclusion given first; exclusions of one option only apply to
+	 * its own ranges (an option of exclusions only is "all" minus them,
+	 * as upstream's)
+	 */
 	OK("~25,20-30");
 	ck_assert(!forwarded(25) && forwarded(24));
-	OK("20-30", "~21", "~29-30");
+	OK("20-30,~21,~29-30");
 	ck_assert(!forwarded(21) && !forwarded(29) && !forwarded(30));
 	ck_assert(forwarded(20) && forwarded(28));
+	OK("127.0.0.1/20-30,~25", "::1/20-30");
+	ck_assert_uint_eq(spec.n_rules, 3);
+	ck_assert(fwd_port_shared(&spec, 24) && !fwd_port_shared(&spec, 25));
 
 	/* Exclusions apply to every rule, also translated ones */
 	OK("100-110:200-210,300-310,~105,~305");
@@ -582,13 +753,14 @@ START_TEST(test_exclusions_only)
 	unsigned int eph = ephemeral_start();
 
 	OK("~20000-20010");
-	ck_assert_int_eq(spec.mode, FWD_ALL);
+	ck_assert_int_eq(spec.mode, FWD_SPEC);
 	ck_assert(forwarded(1) && forwarded(19999) && forwarded(20011));
 	ck_assert(!forwarded(20000) && !forwarded(20010));
 	ck_assert(forwarded(eph - 1) && !forwarded(eph));
 
-	OK("~22", "~80");
-	ck_assert(!forwarded(22) && !forwarded(80) && forwarded(23));
+	OK("127.0.0.1/~22", "::1/~80");
+	ck_assert(forwarded(22) && forwarded(80) && forwarded(23));
+	ck_assert(!fwd_port_shared(&spec, 22) && fwd_port_shared(&spec, 23));
 }
 END_TEST
 
@@ -838,10 +1010,11 @@ START_TEST(test_bad_ranges)
 	bad("22-80:32", "ports");
 	bad("22-80:32-100", "ports");
 	bad("22:32-33", NULL);
-	bad("80,80", "twice");
-	bad("80-90,85", "85");
-	bad("85,80-90", "overlaps");
-	bad("192.0.2.1/80,::1/80", NULL);
+	bad("80,80", "conflicting");
+	bad("80-90,85", "port 85");
+	bad("85,80-90", "ports 80-90");
+	OK("192.0.2.1/80,::1/80");
+	ck_assert(fwd_port_shared(&spec, 80));
 
 	/* Overlap with a previous option */
 	reset();
@@ -880,11 +1053,12 @@ START_TEST(test_failure_is_atomic)
 	ck_assert_int_eq(parse("22,~30"), 0);
 	ck_assert_int_eq(parse("40,~41,50-40"), -1);
 	ck_assert_int_eq(parse("60,60"), -1);
+	ck_assert_int_eq(parse("70,22"), -1);
+	ck_assert_int_eq(parse("none"), -1);
 	fwd_finalise(&spec, true, true, NULL, 0);
 	ck_assert_uint_eq(spec.n_rules, 1);
 	ck_assert(forwarded(22));
-	ck_assert(!forwarded(40) && !forwarded(60));
-	ck_assert(!(spec.excluded[41 / 8] & (1 << (41 % 8))));
+	ck_assert(!forwarded(40) && !forwarded(60) && !forwarded(70));
 }
 END_TEST
 
@@ -901,11 +1075,20 @@ START_TEST(test_too_many_rules)
 	ck_assert_int_eq(parse(arg), 0);
 	ck_assert_uint_eq(spec.n_rules, FWD_RULES_MAX);
 	ck_assert_int_eq(parse("5"), -1);
-	ck_assert(strstr(errbuf, "too many"));
+	ck_assert_msg(strstr(errbuf, "at most"), "%s", errbuf);
 	/* Exclusions don't take rule slots */
-	ck_assert_int_eq(parse("~1000"), 0);
-	fwd_finalise(&spec, true, true, NULL, 0);
-	ck_assert(!forwarded(1000) && forwarded(1002));
+	reset();
+	ck_assert_int_eq(parse("1000-1001,~1001"), 0);
+	ck_assert_uint_eq(spec.n_rules, 1);
+
+	/* Ports in all: FWD_SLOTS_MAX, a port counting once per address */
+	reset();
+	ck_assert_int_eq(parse("127.0.0.1/1-65535"), 0);
+	ck_assert_int_eq(parse("127.0.0.2/1-65535"), 0);
+	ck_assert_int_eq(parse("127.0.0.3/1-65535"), 0);
+	ck_assert_int_eq(parse("127.0.0.4/1-65535"), 0);
+	ck_assert_int_eq(parse("127.0.0.5/1-10"), -1);
+	ck_assert_msg(strstr(errbuf, "too many ports"), "%s", errbuf);
 }
 END_TEST
 
@@ -946,6 +1129,8 @@ static Suite *fwd_suite(void)
 	tcase_add_test(tc, test_ranges_with_exclusions);
 	tcase_add_test(tc, test_split_limit);
 	tcase_add_test(tc, test_keyword_mixing);
+	tcase_add_test(tc, test_shared_ports);
+	tcase_add_test(tc, test_conflicts);
 	tcase_add_test(tc, test_single_and_lists);
 	tcase_add_test(tc, test_translation);
 	tcase_add_test(tc, test_exclusions);

@@ -181,7 +181,21 @@ START_TEST(test_decode)
 	t.rules[1].first = t.rules[1].last = t.rules[1].to = 25;
 	t.count = 2;
 	ck_assert_int_eq(from_wire(&env_host, IPPROTO_TCP, &none), -1);
-	ck_assert(strstr(errbuf, "overlaps"));
+	ck_assert_msg(strstr(errbuf, "conflicting"), "%s", errbuf);
+
+	/* One port at two addresses that don't overlap: fine (upstream) */
+	table_of(PESTO_PIF_HOST, to_wire(&env_host, "127.0.0.1/8080:80",
+					 IPPROTO_TCP));
+	t.rules[1] = t.rules[0];
+	inany_from_v4(&t.rules[1].addr, (struct in_addr){ htonl(0x7f000002) });
+	t.rules[1].to = 81;
+	t.count = 2;
+	ck_assert_int_eq(from_wire(&env_host, IPPROTO_TCP, &none), 0);
+	ck_assert_uint_eq(next.n_rules, 2);
+	ck_assert(fwd_port_shared(&next, 8080));
+	inany_from_v4(&t.rules[1].addr, (struct in_addr){ 0 });
+	ck_assert_int_eq(from_wire(&env_host, IPPROTO_TCP, &none), -1);
+	ck_assert_msg(strstr(errbuf, "conflicting"), "%s", errbuf);
 
 	table_of(PESTO_PIF_HOST, to_wire(&env_host, "0.0.0.0/22:192.0.2.9",
 					 IPPROTO_TCP));
