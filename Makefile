@@ -4,6 +4,8 @@
 # make			build passt, pasta, pesto (the -c client) and
 #			passt-repair (the TCP_REPAIR helper for migration)
 # make check		unit tests (Check) and integration tests, as root
+# make interop		podman 5, QEMU 10 and libvirt 11 from a Debian 13 root
+#			with this build, as root (tests/interop/run)
 # make stress		the stall matrix and tcp_pressure.sh under the
 #			contention harness, 5 times, with a table (tests/stress)
 # make unit		unit tests only
@@ -74,7 +76,7 @@ TOOL_LIB_HDRS := $(wildcard tests/tools/lib/*.h)
 PROBE_SRCS := $(sort $(wildcard tests/probes/*.c))
 PROBE_BINS := $(PROBE_SRCS:tests/probes/%.c=$(BUILD)/probes/%)
 
-.PHONY: all unit check stress sanitize cppcheck clang-tidy shellcheck install \
+.PHONY: all unit check interop stress sanitize cppcheck clang-tidy shellcheck install \
 	clean tools hook fuzz fuzz-build deb
 
 all: $(BUILD)/passt $(BUILD)/pasta $(BUILD)/pesto $(BUILD)/passt-repair tools
@@ -154,6 +156,11 @@ unit: $(UNIT_BINS)
 
 check: all hook $(UNIT_BINS)
 	@tests/run
+
+# The clients users run (podman 5, QEMU 10, libvirt 11) from a Debian 13
+# root that tests/interop/run builds on the first run and keeps
+interop: all
+	@tests/interop/run
 
 stress: all
 	@tests/stress
