@@ -4,6 +4,8 @@
 # make			build passt, pasta, pesto (the -c client) and
 #			passt-repair (the TCP_REPAIR helper for migration)
 # make check		unit tests (Check) and integration tests, as root
+# make interop		podman 5, QEMU 10 and libvirt 11 from a Debian 13 root
+#			with this build, as root (tests/interop/run)
 # make stress		the stall matrix and tcp_pressure.sh under the
 #			contention harness, 5 times, with a table (tests/stress)
 # make unit		unit tests only
@@ -74,8 +76,8 @@ TOOL_LIB_HDRS := $(wildcard tests/tools/lib/*.h)
 PROBE_SRCS := $(sort $(wildcard tests/probes/*.c))
 PROBE_BINS := $(PROBE_SRCS:tests/probes/%.c=$(BUILD)/probes/%)
 
-.PHONY: all unit check stress sanitize cppcheck clang-tidy shellcheck install \
-	clean tools hook fuzz fuzz-build deb deb-deps
+.PHONY: all unit check interop stress sanitize cppcheck clang-tidy shellcheck \
+	install clean tools hook fuzz fuzz-build deb deb-deps
 
 all: $(BUILD)/passt $(BUILD)/pasta $(BUILD)/pesto $(BUILD)/passt-repair tools
 
@@ -168,6 +170,11 @@ STOP_MAKE_QUIETLY = || { kill -PIPE $$PPID; exit 1; }
 
 check: all hook $(UNIT_BINS)
 	@tests/run $(STOP_MAKE_QUIETLY)
+
+# The clients users run (podman 5, QEMU 10, libvirt 11) from a Debian 13
+# root that tests/interop/run builds on the first run and keeps
+interop: all
+	@tests/interop/run
 
 stress: all
 	@tests/stress
