@@ -116,13 +116,6 @@ reaches() {
 	[ ! -e "$other" ] || rig_fail "$1 reached the other target too"
 }
 
-# udp_bound() - a UDP port is bound in a namespace
-# $1: namespace
-# $2: port
-udp_bound() {
-	ip netns exec "$1" ss -Huan "sport = :$2" 2>/dev/null | grep -q .
-}
-
 # udp_listens() - a UDP socket is bound to a port, and not connected (a
 # listening socket, not a flow's)
 # $1: namespace
@@ -349,7 +342,7 @@ peer_of() {
 		"UDP$2-RECV:$3$([ "$2" = 6 ] && echo ,ipv6only=1)" \
 		/dev/null 2>"$log" &
 	pid=$!
-	rig_poll 5 udp_bound "$1" "$3" || { rig_kill "$pid"; return 1; }
+	rig_poll 5 rig_udp_bound "$1" "$3" || { rig_kill "$pid"; return 1; }
 	echo x | ip netns exec "$4" timeout 5 socat -u - "$5" 2>/dev/null
 	rig_poll 5 grep -q "received packet" "$log"
 	rig_kill "$pid"

@@ -125,9 +125,8 @@ upstream_udp_sha() {
 		"OPEN:$out,creat,trunc" 2>"$RIG_TMP/udp.err" &
 	pid=$!
 	rig_defer "rig_kill $pid"
-	rig_poll 5 eval "ip netns exec '$3' ss -Hlun 'sport = :$port' |
-			 grep -q ." || rig_fail "UDP server did not start" ||
-		return 1
+	rig_poll 5 rig_udp_bound "$3" "$port" ||
+		rig_fail "UDP server did not start" || return 1
 	ip netns exec "$1" timeout -k 5 "$6" socat -u "FILE:$5" \
 		"$2,shut-null" || rig_fail "UDP client to $2 failed" ||
 		return 1
