@@ -71,11 +71,38 @@ static int test_tap_open(const char *name)
 }
 
 /**
- * test_ns_setup() - enter a new network namespace with a tap device
+ * test_ctx() - a context as --config-net would have it
+ * @c:		context to fill
+ * @gw4:	IPv4 gateway
+ */
+static void test_ctx(struct ctx *c, const char *gw4)
+{
+	memset(c, 0, sizeof(*c));
+	c->mode = MODE_PASTA;
+	c->pasta_conf_ns = true;
+	c->mtu = TEST_MTU;
+	memcpy(c->ns_mac, test_mac, sizeof(test_mac));
+
+	c->ip4.enabled = true;
+	inet_pton(AF_INET, "192.0.2.2", &c->ip4.addr);
+	c->ip4.prefix_len = 24;
+	inet_pton(AF_INET, gw4, &c->ip4.gw);
+
+	c->ip6.enabled = true;
+	inet_pton(AF_INET6, "2001:db8::2", &c->ip6.addr);
+	c->ip6.prefix_len = 64;
+	inet_pton(AF_INET6, "2001:db8::1", &c->ip6.gw);
+}
+
+/**
+ * test_ns_setup() - enter a new network namespace with a tap device, and
+ *		     make a context for it (test_ctx())
+ * @c:		context to fill
+ * @gw4:	IPv4 gateway
  *
  * Return: tap descriptor, or -1 if the environment doesn't allow it
  */
-static int test_ns_setup(void)
+static int test_ns_setup(struct ctx *c, const char *gw4)
 {
 	int fd, nsfd;
 
@@ -99,31 +126,8 @@ static int test_ns_setup(void)
 	ck_assert_int_ge(nl_sock_init_host(), 0);
 	close(nsfd);
 
+	test_ctx(c, gw4);
 	return fd;
-}
-
-/**
- * test_ctx() - a context as --config-net would have it
- * @c:		context to fill
- * @gw4:	IPv4 gateway
- */
-static void test_ctx(struct ctx *c, const char *gw4)
-{
-	memset(c, 0, sizeof(*c));
-	c->mode = MODE_PASTA;
-	c->pasta_conf_ns = true;
-	c->mtu = TEST_MTU;
-	memcpy(c->ns_mac, test_mac, sizeof(test_mac));
-
-	c->ip4.enabled = true;
-	inet_pton(AF_INET, "192.0.2.2", &c->ip4.addr);
-	c->ip4.prefix_len = 24;
-	inet_pton(AF_INET, gw4, &c->ip4.gw);
-
-	c->ip6.enabled = true;
-	inet_pton(AF_INET6, "2001:db8::2", &c->ip6.addr);
-	c->ip6.prefix_len = 64;
-	inet_pton(AF_INET6, "2001:db8::1", &c->ip6.gw);
 }
 
 /**
@@ -196,11 +200,10 @@ START_TEST(test_configure)
 	struct ctx c;
 	int fd, plen;
 
-	fd = test_ns_setup();
+	fd = test_ns_setup(&c, "192.0.2.1");
 	if (fd < 0)
 		return;
 
-	test_ctx(&c, "192.0.2.1");
 	ck_assert_int_eq(nl_ns_configure(&c, TEST_TAP), 0);
 
 	test_ifaddrs(&seen);
@@ -247,12 +250,11 @@ START_TEST(test_gateway_off_link)
 	struct ctx c;
 	int fd;
 
-	fd = test_ns_setup();
+	fd = test_ns_setup(&c, "198.51.100.1");
 	if (fd < 0)
 		return;
 
 	/* Outside 192.0.2.0/24: needs the on-link host route first */
-	test_ctx(&c, "198.51.100.1");
 	ck_assert_int_eq(nl_ns_configure(&c, TEST_TAP), 0);
 
 	ck_assert_int_eq(nl_default_route(AF_INET, &ifindex, &gw4), 0);
@@ -269,11 +271,10 @@ START_TEST(test_configure_twice)
 	struct ctx c;
 	int fd;
 
-	fd = test_ns_setup();
+	fd = test_ns_setup(&c, "192.0.2.1");
 	if (fd < 0)
 		return;
 
-	test_ctx(&c, "192.0.2.1");
 	ck_assert_int_eq(nl_ns_configure(&c, TEST_TAP), 0);
 	ck_assert_int_eq(nl_ns_configure(&c, TEST_TAP), -EEXIST);
 
@@ -289,12 +290,11 @@ START_TEST(test_no_config_net)
 	struct ctx c;
 	int fd;
 
-	fd = test_ns_setup();
+	fd = test_ns_setup(&c, "192.0.2.1");
 	if (fd < 0)
 		return;
 
 	/* Without --config-net: link up, no addresses or routes */
-	test_ctx(&c, "192.0.2.1");
 	c.pasta_conf_ns = false;
 	memset(c.ns_mac, 0, sizeof(c.ns_mac));
 	ck_assert_int_eq(nl_ns_configure(&c, TEST_TAP), 0);
@@ -318,11 +318,10 @@ START_TEST(test_errors)
 	struct ctx c;
 	int fd;
 
-	fd = test_ns_setup();
+	fd = test_ns_setup(&c, "192.0.2.1");
 	if (fd < 0)
 		return;
 
-	test_ctx(&c, "192.0.2.1");
 	ck_assert_int_eq(nl_ns_configure(&c, "nosuchdev0"), -ENODEV);
 
 	/* Loopback has no global address, nor a link-local one */
@@ -348,11 +347,10 @@ START_TEST(test_metric)
 	struct ctx c;
 	int fd;
 
-	fd = test_ns_setup();
+	fd = test_ns_setup(&c, "192.0.2.1");
 	if (fd < 0)
 		return;
 
-	test_ctx(&c, "192.0.2.1");
 	ck_assert_int_eq(nl_ns_configure(&c, TEST_TAP), 0);
 
 	/* Three default routes, the best one neither first nor last:
@@ -418,7 +416,7 @@ static int test_copy_setup(struct ctx *c, const char *cmd, int *fd_host)
 {
 	int fd;
 
-	fd = test_ns_setup();
+	fd = test_ns_setup(c, "192.0.2.1");
 	if (fd < 0)
 		return -1;
 	*fd_host = test_tap_open(TEST_HOST);
@@ -430,7 +428,6 @@ static int test_copy_setup(struct ctx *c, const char *cmd, int *fd_host)
 		return -1;
 	}
 
-	test_ctx(c, "192.0.2.1");
 	c->ip4.ifindex = c->ip6.ifindex = if_nametoindex(TEST_HOST);
 	ck_assert_uint_ne(c->ip4.ifindex, 0);
 
@@ -442,7 +439,7 @@ START_TEST(test_ll_nodad)
 	struct ctx c;
 	int fd;
 
-	fd = test_ns_setup();
+	fd = test_ns_setup(&c, "192.0.2.1");
 	if (fd < 0)
 		return;
 	if (!test_sh("ip -V >/dev/null 2>&1")) {
@@ -452,7 +449,6 @@ START_TEST(test_ll_nodad)
 	}
 
 	/* One link-local address, made by us: never tentative, at once */
-	test_ctx(&c, "192.0.2.1");
 	ck_assert_int_eq(nl_ns_configure(&c, TEST_TAP), 0);
 	ck_assert(test_sh("[ $(ip -6 -o addr show dev " TEST_TAP
 			  " scope link | wc -l) -eq 1 ]"));
@@ -536,12 +532,11 @@ START_TEST(test_loopback_only)
 	struct ctx c;
 	int fd;
 
-	fd = test_ns_setup();
+	fd = test_ns_setup(&c, "192.0.2.1");
 	if (fd < 0)
 		return;
 
 	/* --splice-only: no tap device to configure, loopback up */
-	test_ctx(&c, "192.0.2.1");
 	ck_assert_int_eq(nl_ns_configure(&c, NULL), 0);
 	test_ifaddrs(&seen);
 	ck_assert(seen.lo_up);
