@@ -461,8 +461,10 @@ static int nl_copy_apply(int s, const struct nl_copy *cp, const char *ifname)
 }
 
 /**
- * nl_copy_addrs() - copy the addresses of a host interface to the tap
+ * nl_copy_all() - copy the addresses of a host interface, or the routes
+ *		   through it, to the tap
  * @s:		netlink socket in the namespace
+ * @type:	RTM_GETADDR (addresses) or RTM_GETROUTE (routes)
  * @af:		AF_INET or AF_INET6
  * @host_if:	template interface on the host
  * @ns_if:	tap device in the namespace
@@ -470,44 +472,20 @@ static int nl_copy_apply(int s, const struct nl_copy *cp, const char *ifname)
  *
  * Return: 0 on success, negative errno (logged)
  */
-int nl_copy_addrs(int s, int af, unsigned int host_if, unsigned int ns_if,
-		  const char *ifname)
+int nl_copy_all(int s, uint16_t type, int af, unsigned int host_if,
+		unsigned int ns_if, const char *ifname)
 {
 	struct nl_copy cp = { .af = af, .host_if = host_if, .ns_if = ns_if };
+	bool addr = type == RTM_GETADDR;
 	int ret;
 
-	ret = nl_copy_dump(&cp, RTM_GETADDR, ifname);
+	ret = nl_copy_dump(&cp, type, ifname);
 	if (ret)
 		return ret;
 
-	debug("copying %u %s address%s of the template interface to %s",
+	debug("copying %u %s %s%s of the template interface to %s",
 	      cp.count, af == AF_INET ? "IPv4" : "IPv6",
-	      cp.count == 1 ? "" : "es", ifname);
-	return nl_copy_apply(s, &cp, ifname);
-}
-
-/**
- * nl_copy_routes() - copy the routes through a host interface to the tap
- * @s:		netlink socket in the namespace
- * @af:		AF_INET or AF_INET6
- * @host_if:	template interface on the host
- * @ns_if:	tap device in the namespace
- * @ifname:	its name, for messages
- *
- * Return: 0 on success, negative errno (logged)
- */
-int nl_copy_routes(int s, int af, unsigned int host_if, unsigned int ns_if,
-		   const char *ifname)
-{
-	struct nl_copy cp = { .af = af, .host_if = host_if, .ns_if = ns_if };
-	int ret;
-
-	ret = nl_copy_dump(&cp, RTM_GETROUTE, ifname);
-	if (ret)
-		return ret;
-
-	debug("copying %u %s route%s of the template interface to %s",
-	      cp.count, af == AF_INET ? "IPv4" : "IPv6",
-	      cp.count == 1 ? "" : "s", ifname);
+	      addr ? "address" : "route",
+	      cp.count == 1 ? "" : (addr ? "es" : "s"), ifname);
 	return nl_copy_apply(s, &cp, ifname);
 }

@@ -92,9 +92,7 @@ int nl_link_get(int s, unsigned int ifindex, const char *name,
 int nl_addr_ll(int s, unsigned int ifindex, struct in6_addr *ll);
 
 /* netlink_copy.c */
-int nl_copy_addrs(int s, int af, unsigned int host_if, unsigned int ns_if,
-		  const char *ifname);
-int nl_copy_routes(int s, int af, unsigned int host_if, unsigned int ns_if,
-		   const char *ifname);
+int nl_copy_all(int s, uint16_t type, int af, unsigned int host_if,
+		unsigned int ns_if, const char *ifname);
 
 #endif /* CONF_NETLINK_INTERNAL_H */

@@ -409,14 +409,16 @@ static int nl_ns_conf_af(int s, struct nl_ns_af *f, unsigned int ifindex,
 		f->prefix_len = max_len;
 
 	if (f->copy_addrs && f->host_if)
-		ret = nl_copy_addrs(s, f->af, f->host_if, ifindex, ifname);
+		ret = nl_copy_all(s, RTM_GETADDR, f->af, f->host_if, ifindex,
+				  ifname);
 	else
 		ret = nl_ns_addr_one(s, f, ifindex, ifname);
 	if (ret)
 		return ret;
 
 	if (f->copy_routes && f->host_if)
-		return nl_copy_routes(s, f->af, f->host_if, ifindex, ifname);
+		return nl_copy_all(s, RTM_GETROUTE, f->af, f->host_if,
+				   ifindex, ifname);
 	return nl_ns_route_default(s, f, ifindex, ifname);
 }
 

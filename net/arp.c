@@ -7,12 +7,13 @@
  * its traffic to us. The MAC address in the answer is ours, or for a
  * neighbour of the host on its LAN that neighbour's real one (see
  * net/neigh.c, which also has arp_announce() send a gratuitous ARP when
- * a neighbour appears or moves); the frame always comes from ours. Requests are ignored when they
- * ask for the guest's configured or last seen address, when they are
- * gratuitous announcements (sender address equal to target address) or
- * address probes (sender address 0.0.0.0, RFC 5227): answering those
- * would make the guest believe its own address is taken. Replies from the
- * guest are ignored too. Only Ethernet/IPv4 ARP is understood.
+ * a neighbour appears or moves); the frame always comes from ours.
+ * Requests are ignored when they ask for the guest's configured or last
+ * seen address, when they are gratuitous announcements (sender address
+ * equal to target address) or address probes (sender address 0.0.0.0,
+ * RFC 5227): answering those would make the guest believe its own address
+ * is taken. Replies from the guest are ignored too. Only Ethernet/IPv4 ARP
+ * is understood.
  */
 
 #include <stdbool.h>
@@ -58,6 +59,30 @@ static bool arp_is_guest_addr(const struct ctx *c, struct in_addr a)
 {
 	return a.s_addr == c->ip4.addr.s_addr ||
 	       a.s_addr == guest_addr4().s_addr;
+}
+
+/**
+ * arp_headers() - the Ethernet header and the fixed ARP fields of a frame
+ *		   we send (Ethernet, IPv4, the operation)
+ * @frame:	frame of ETH_HDR_LEN + ARP_LEN bytes
+ * @dst:	destination MAC address
+ * @src:	source MAC address
+ * @op:		ARP_OP_REQUEST or ARP_OP_REPLY
+ */
+static void arp_headers(uint8_t *frame, const uint8_t *dst,
+			const uint8_t *src, uint16_t op)
+{
+	uint8_t *ap = frame + ETH_HDR_LEN;
+
+	memcpy(frame + ETH_OFF_DST, dst, ETH_ADDR_LEN);
+	memcpy(frame + ETH_OFF_SRC, src, ETH_ADDR_LEN);
+	net_put16(frame + ETH_OFF_TYPE, ETH_TYPE_ARP);
+
+	net_put16(ap + ARP_OFF_HTYPE, ARP_HTYPE_ETHER);
+	net_put16(ap + ARP_OFF_PTYPE, ETH_TYPE_IP4);
+	ap[ARP_OFF_HLEN] = ETH_ADDR_LEN;
+	ap[ARP_OFF_PLEN] = sizeof(struct in_addr);
+	net_put16(ap + ARP_OFF_OP, op);
 }
 
 /**
@@ -117,15 +142,7 @@ bool arp_input(const struct ctx *c, const uint8_t *frame, size_t len)
 	if (net_ip4_is_unicast(spa))
 		guest_addr4_set(spa);
 
-	memcpy(reply + ETH_OFF_DST, arp + ARP_OFF_SHA, ETH_ADDR_LEN);
-	memcpy(reply + ETH_OFF_SRC, c->our_mac, ETH_ADDR_LEN);
-	net_put16(reply + ETH_OFF_TYPE, ETH_TYPE_ARP);
-
-	net_put16(ra + ARP_OFF_HTYPE, ARP_HTYPE_ETHER);
-	net_put16(ra + ARP_OFF_PTYPE, ETH_TYPE_IP4);
-	ra[ARP_OFF_HLEN] = ETH_ADDR_LEN;
-	ra[ARP_OFF_PLEN] = sizeof(struct in_addr);
-	net_put16(ra + ARP_OFF_OP, ARP_OP_REPLY);
+	arp_headers(reply, arp + ARP_OFF_SHA, c->our_mac, ARP_OP_REPLY);
 	inany_from_v4(&target, tpa);
 	neigh_mac(c, &target, ra + ARP_OFF_SHA);
 	memcpy(ra + ARP_OFF_SPA, &tpa, sizeof(tpa));
@@ -149,22 +166,18 @@ bool arp_input(const struct ctx *c, const uint8_t *frame, size_t len)
  */
 void arp_announce(const struct ctx *c, struct in_addr a)
 {
-	uint8_t frame[ETH_HDR_LEN + ARP_LEN];
+	static const uint8_t bcast[ETH_ADDR_LEN] = {
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff
+	};
+	uint8_t frame[ETH_HDR_LEN + ARP_LEN], mac[ETH_ADDR_LEN];
 	uint8_t *ap = frame + ETH_HDR_LEN;
 	union inany_addr target;
 
 	inany_from_v4(&target, a);
+	neigh_mac(c, &target, mac);
 	memset(frame, 0, sizeof(frame));
-	memset(frame + ETH_OFF_DST, 0xff, ETH_ADDR_LEN);
-	neigh_mac(c, &target, frame + ETH_OFF_SRC);
-	net_put16(frame + ETH_OFF_TYPE, ETH_TYPE_ARP);
-
-	net_put16(ap + ARP_OFF_HTYPE, ARP_HTYPE_ETHER);
-	net_put16(ap + ARP_OFF_PTYPE, ETH_TYPE_IP4);
-	ap[ARP_OFF_HLEN] = ETH_ADDR_LEN;
-	ap[ARP_OFF_PLEN] = sizeof(struct in_addr);
-	net_put16(ap + ARP_OFF_OP, ARP_OP_REQUEST);
-	memcpy(ap + ARP_OFF_SHA, frame + ETH_OFF_SRC, ETH_ADDR_LEN);
+	arp_headers(frame, bcast, mac, ARP_OP_REQUEST);
+	memcpy(ap + ARP_OFF_SHA, mac, ETH_ADDR_LEN);
 	memcpy(ap + ARP_OFF_SPA, &a, sizeof(a));
 	memcpy(ap + ARP_OFF_TPA, &a, sizeof(a));
 

@@ -115,23 +115,6 @@ ll_flags() {
 		       join(" ")'
 }
 
-# udp_echo_once() - one datagram from the host to a port, echoed by the
-# namespace: sha256 of the echo
-# $1: host namespace, $2: target namespace, $3: socat address to send to,
-# $4: server listen address (socat, in the target namespace)
-udp_echo_once() {
-	local got=$RIG_TMP/echo.$RANDOM.bin
-
-	ip netns exec "$2" timeout -k 5 "$LIMIT" socat "$4,reuseaddr" \
-		EXEC:cat &
-	rig_defer "rig_kill $!"
-	rig_poll 5 eval "ip netns exec '$2' ss -Hlun \
-			 'sport = :$(rig_port_of "$4")' | grep -q ." ||
-		rig_fail "UDP server did not start" || return 1
-	ip netns exec "$1" timeout 10 socat -t 3 - "$3" <"$DGRAM" >"$got"
-	rig_sha_eq "$DGRAM" "$got"
-}
-
 # ll_at_once() - test: case 1
 ll_at_once() {
 	local flags up_flags
@@ -147,8 +130,7 @@ ll_at_once() {
 	grep -q nodad <<<"$flags" && ! grep -q tentative <<<"$flags" ||
 		rig_fail "link-local address not usable at once: $flags" ||
 		return 1
-	udp_echo_once "$HLL" "$NS" "UDP6:[$RIG_ADDR6]:$UPORT" \
-		"UDP6-RECVFROM:$UPORT" ||
+	udp_to "$NS" "UDP6-RECVFROM:$UPORT" "$HLL" "UDP6:[$RIG_ADDR6]:$UPORT" ||
 		rig_fail "datagram from the host's own address: $RIG_WHY" ||
 		return 1
 	rig_log "datagram from [$RIG_ADDR6] echoed"
@@ -380,7 +362,7 @@ g6 -g 2001:db8::1
 EOF
 }
 
-# udp_to() - a datagram to a spliced port, echoed back: sha256
+# udp_to() - a datagram to a port, echoed back: sha256
 # $1: namespace of the server, $2: its listen address (socat), $3:
 # namespace of the client, $4: client address (socat)
 udp_to() {
@@ -389,10 +371,9 @@ udp_to() {
 	ip netns exec "$1" timeout -k 5 "$LIMIT" socat "$2,reuseaddr" \
 		EXEC:cat &
 	rig_defer "rig_kill $!"
-	rig_poll 5 eval "ip netns exec '$1' ss -Hlun \
-			 'sport = :$(rig_port_of "$2")' | grep -q ." ||
+	rig_poll 5 rig_udp_bound "$1" "$(rig_port_of "$2")" ||
 		rig_fail "UDP server did not start" || return 1
-	ip netns exec "$3" timeout 10 socat -t 2 - "$4" <"$DGRAM" >"$got"
+	ip netns exec "$3" timeout 10 socat -t 3 - "$4" <"$DGRAM" >"$got"
 	rig_sha_eq "$DGRAM" "$got" || rig_fail "UDP $4: $RIG_WHY"
 }
 

@@ -55,42 +55,21 @@ fi
 
 # udp_relay_up() - test: start pasta in the foreground with UDP forwarding
 #
-# Like rig_relay_start fg, whose fixed "-u none -U none" can't be combined
-# with port lists: sets RIG_RELAY_PID, RIG_RELAY_LOG and RIG_RELAY_MODE the
-# same way, so that rig_run and rig_relay_stop_check work as usual, and
-# keeps it running after this test (rig_persist).
+# rig_relay_fg, not rig_relay_start fg, whose fixed "-u none -U none" can't
+# be combined with port lists; the relay keeps running after this test
+# (rig_persist).
 udp_relay_up() {
 	rig_persist
-	RIG_RELAY_SEQ=$((RIG_RELAY_SEQ + 1))
-	RIG_RELAY_LOG=$RIG_TMP/relay.$RIG_RELAY_SEQ.log
-	RIG_RELAY_MODE="fg"
-	set -- --runas 0 --config-net -T none \
+	rig_relay_fg "$RELAY" --runas 0 --config-net -T none \
 		-u "$FWD,$FWD_MAPPED:$FWD" -U "$SPLICE" --netns "$RIG_NS"
-
-	echo "# $RELAY -f $*" >"$RIG_RELAY_LOG"
-	ip netns exec "$RIG_HOSTNS" "$RELAY" -f "$@" >>"$RIG_RELAY_LOG" 2>&1 &
-	RIG_RELAY_PID=$!
-	rig_defer "rig_kill '$RIG_RELAY_PID'"
-	rig_poll 5 rig_has_addr "$RIG_NS" "$RIG_ADDR4" ||
-		rig_fail "$RIG_ADDR4 not configured in the namespace" ||
-		return 1
-	rig_poll 5 rig_has_addr "$RIG_NS" "$RIG_ADDR6" ||
-		rig_fail "$RIG_ADDR6 not configured in the namespace" ||
-		return 1
+	rig_wait_addrs || return 1
 	rig_relay_alive || rig_fail "relay exited during start-up" || return 1
-	rig_poll 5 udp_bound "$RIG_HOSTNS" "$FWD" ||
+	rig_poll 5 rig_udp_bound "$RIG_HOSTNS" "$FWD" ||
 		rig_fail "relay does not listen on UDP port $FWD" || return 1
-	rig_poll 5 udp_bound "$RIG_NS" "$SPLICE" ||
+	rig_poll 5 rig_udp_bound "$RIG_NS" "$SPLICE" ||
 		rig_fail "relay does not listen on UDP port $SPLICE in the" \
 			 "namespace" || return 1
 	rig_log "relay pid $RIG_RELAY_PID (fg), log $RIG_RELAY_LOG"
-}
-
-# udp_bound() - check whether a UDP port is bound in a namespace
-# $1: namespace
-# $2: port
-udp_bound() {
-	ip netns exec "$1" ss -Huan "sport = :$2" 2>/dev/null | grep -q .
 }
 
 # echo_server() - start an echo server in the background, wait until bound
@@ -104,7 +83,7 @@ echo_server() {
 		2>>"$RIG_TMP/server.err" &
 	rig_defer "rig_kill $!"
 	port=$(sed -n 's/.*-p \([0-9]*\).*/\1/p' <<<"$*")
-	rig_poll 5 udp_bound "$ns" "$port" ||
+	rig_poll 5 rig_udp_bound "$ns" "$port" ||
 		rig_fail "echo server on port $port did not start"
 }
 

@@ -69,13 +69,6 @@ rig_random_file "$DATA" "$SIZE" || exit 1
 PER_FLOW=$(( (SIZE + BLOCK - 1) / BLOCK + 1 ))
 PORTS="$((PORT0 + 1))-$((PORT0 + 2 * FLOWS)),$ECHO_PORT"
 
-# udp_bound() - check whether a UDP port is bound in a namespace
-# $1: namespace
-# $2: port
-udp_bound() {
-	ip netns exec "$1" ss -Huan "sport = :$2" 2>/dev/null | grep -q .
-}
-
 # ll_tentative() - does the namespace have a tentative link-local address?
 ll_tentative() {
 	ip -n "$RIG_NS" -6 addr show scope link tentative 2>/dev/null |
@@ -93,28 +86,13 @@ ll_usable() {
 # relay_up() - start a pasta in the foreground with -u PORTS
 # $1: binary
 #
-# Like rig_relay_start fg, whose fixed "-u none" can't take a port list:
-# sets RIG_RELAY_PID, RIG_RELAY_LOG and RIG_RELAY_MODE the same way.
+# rig_relay_fg, not rig_relay_start fg, whose fixed "-u none" can't take a
+# port list.
 relay_up() {
-	local bin=$1
-
-	RIG_RELAY_SEQ=$((RIG_RELAY_SEQ + 1))
-	RIG_RELAY_LOG=$RIG_TMP/relay.$RIG_RELAY_SEQ.log
-	RIG_RELAY_MODE="fg"
-	set -- --runas 0 --config-net -t none -T none -U none -u "$PORTS" \
-		--netns "$RIG_NS"
-
-	echo "# $bin -f $*" >"$RIG_RELAY_LOG"
-	ip netns exec "$RIG_HOSTNS" "$bin" -f "$@" >>"$RIG_RELAY_LOG" 2>&1 &
-	RIG_RELAY_PID=$!
-	rig_defer "rig_kill '$RIG_RELAY_PID'"
-	rig_poll 5 rig_has_addr "$RIG_NS" "$RIG_ADDR4" ||
-		rig_fail "$RIG_ADDR4 not configured in the namespace" ||
-		return 1
-	rig_poll 5 rig_has_addr "$RIG_NS" "$RIG_ADDR6" ||
-		rig_fail "$RIG_ADDR6 not configured in the namespace" ||
-		return 1
-	rig_poll 5 udp_bound "$RIG_HOSTNS" "$((PORT0 + 1))" ||
+	rig_relay_fg "$1" --runas 0 --config-net -t none -T none -U none \
+		-u "$PORTS" --netns "$RIG_NS"
+	rig_wait_addrs || return 1
+	rig_poll 5 rig_udp_bound "$RIG_HOSTNS" "$((PORT0 + 1))" ||
 		rig_fail "relay does not listen on UDP port $((PORT0 + 1))" ||
 		return 1
 }
@@ -173,7 +151,7 @@ round() {
 		rig_defer "rig_kill ${spids[k]}"
 	done
 	for k in $(seq $((2 * FLOWS))); do
-		rig_poll 5 udp_bound "$RIG_NS" $((PORT0 + k)) ||
+		rig_poll 5 rig_udp_bound "$RIG_NS" $((PORT0 + k)) ||
 			rig_fail "round $n: server on port $((PORT0 + k))" \
 				 "did not start" || return 1
 	done
@@ -264,7 +242,7 @@ echoes() {
 	rig_g timeout -k 2 $((4 * LIMIT)) "$ECHO" server -6 \
 		-p "$ECHO_PORT" 2>/dev/null &
 	rig_defer "rig_kill $!"
-	rig_poll 5 udp_bound "$RIG_NS" "$ECHO_PORT" ||
+	rig_poll 5 rig_udp_bound "$RIG_NS" "$ECHO_PORT" ||
 		rig_fail "echo server did not start" || return 1
 	for addr in "$RIG_ADDR6" ::1 "$RIG_ADDR4" 127.0.0.1; do
 		out=$(rig_h timeout -k 2 "$LIMIT" "$ECHO" client -a "$addr" \

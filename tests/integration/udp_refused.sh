@@ -33,13 +33,6 @@ if [ ! -x "$ECHO" ]; then
 	exit 1
 fi
 
-# udp_bound() - check whether a UDP port is bound in a namespace
-# $1: namespace
-# $2: port
-udp_bound() {
-	ip netns exec "$1" ss -Huan "sport = :$2" 2>/dev/null | grep -q .
-}
-
 # relay_up() - test: start pasta in the foreground
 relay_up() {
 	rig_relay_start fg
@@ -50,7 +43,7 @@ relay_up() {
 refused() {
 	local out rc
 
-	! udp_bound "$RIG_HOSTNS" "$CLOSED_PORT" ||
+	! rig_udp_bound "$RIG_HOSTNS" "$CLOSED_PORT" ||
 		rig_fail "port $CLOSED_PORT is bound in the host namespace" ||
 		return 1
 	out=$(rig_g timeout -k 2 "$LIMIT" "$ECHO" refused -a "$1" \
@@ -69,7 +62,7 @@ then_open() {
 	rig_h timeout -k 2 "$LIMIT" "$ECHO" server -b "$2" \
 		-p "$CLOSED_PORT" 2>/dev/null &
 	rig_defer "rig_kill $!"
-	rig_poll 5 udp_bound "$RIG_HOSTNS" "$CLOSED_PORT" ||
+	rig_poll 5 rig_udp_bound "$RIG_HOSTNS" "$CLOSED_PORT" ||
 		rig_fail "echo server did not start" || return 1
 	out=$(rig_g timeout -k 2 "$LIMIT" "$ECHO" client -a "$1" \
 		-p "$CLOSED_PORT" -n 100 -r 10 2>&1)

@@ -38,6 +38,8 @@
 . "$(dirname "$0")/../lib/rig.sh"
 # shellcheck source=tests/lib/passt.sh
 . "$(dirname "$0")/../lib/passt.sh"
+# shellcheck source=tests/lib/upstream.sh
+. "$(dirname "$0")/../lib/upstream.sh"
 
 PORT=10401
 
@@ -117,28 +119,6 @@ family_ignored() {
 	done
 }
 
-# relay_up() - start a pasta in daemon mode for a new target namespace
-# $1: pasta binary
-# $2...: options
-# Sets NS, PIDF (PID file); the relay is killed at the end of the test
-relay_up() {
-	local bin=$1 pid rc
-	shift
-
-	rig_target_ns || return 1
-	NS=$RIG_NS
-	PIDF=$RIG_TMP/pid.$NS
-	rig_h timeout 30 "$bin" --runas 0 -P "$PIDF" "$@" --netns "$NS" \
-		>"$OUT" 2>"$ERR"
-	rc=$?
-	pid=$(cat "$PIDF" 2>/dev/null)
-	[ -n "$pid" ] && rig_defer "rig_kill '$pid'"
-	if [ "$rc" -ne 0 ] || [ -z "$pid" ]; then
-		rig_fail "$bin $*: status $rc: $(head -c 300 "$ERR")"
-		return 1
-	fi
-}
-
 # podman_v6() - test: podman's options with -6, on ours and upstream's
 podman_v6() {
 	local bin data=$RIG_TMP/data.bin
@@ -146,10 +126,10 @@ podman_v6() {
 	rig_random_file "$data" 1M || return 1
 	for bin in "$RELAY" $UP_PASTA; do
 		# podman 5.4's command line, "--net=pasta:-6" and a port
-		relay_up "$bin" --config-net -6 -t "$PORT-$PORT:$PORT-$PORT" \
-			-u none -T none -U none --dns-forward 169.254.1.1 \
-			--no-map-gw --quiet --map-guest-addr 169.254.1.2 ||
-			return 1
+		upstream_relay_start "$bin" --config-net -6 \
+			-t "$PORT-$PORT:$PORT-$PORT" -u none -T none -U none \
+			--dns-forward 169.254.1.1 --no-map-gw --quiet \
+			--map-guest-addr 169.254.1.2 || return 1
 		rig_poll 5 rig_has_addr "$NS" "$RIG_ADDR6" ||
 			rig_fail "$bin: no $RIG_ADDR6 in the namespace:" \
 				 "$(rig_addrs "$NS")" || return 1
@@ -158,7 +138,7 @@ podman_v6() {
 				 "$(rig_addrs "$NS")" || return 1
 		rig_transfer "$RIG_HOSTNS" "TCP6:[$RIG_ADDR6]:$PORT" \
 			"$NS" "TCP6-LISTEN:$PORT" "$data" 20 || return 1
-		rig_kill "$(cat "$PIDF")"
+		rig_kill "$(cat "$UPSTREAM_PIDF")"
 	done
 }
 
@@ -210,8 +190,8 @@ ifname_forms() {
 	done
 
 	# Bound as asked: to the address, on the interface
-	relay_up "$RELAY" --config-net -t "2001:db8::2%veth0/$p:$p" \
-		-u none -T none -U none || return 1
+	upstream_relay_start "$RELAY" --config-net \
+		-t "2001:db8::2%veth0/$p:$p" -u none -T none -U none || return 1
 	rig_h ss -Hltn "sport = :$p" | grep -qF "[2001:db8::2]%veth0:$p" ||
 		rig_fail "listener: $(rig_h ss -Hltn "sport = :$p")"
 }
@@ -284,14 +264,14 @@ log_default() {
 	local bin
 
 	for bin in "$RELAY" $UP_PASTA; do
-		relay_up "$bin" --config-net || return 1
+		upstream_relay_start "$bin" --config-net || return 1
 		[ "$(summary_lines "$ERR")" -gt 0 ] ||
 			rig_fail "$bin --netns: no summary" || return 1
-		rig_kill "$(cat "$PIDF")"
-		relay_up "$bin" --config-net -q || return 1
+		rig_kill "$(cat "$UPSTREAM_PIDF")"
+		upstream_relay_start "$bin" --config-net -q || return 1
 		[ "$(summary_lines "$ERR")" -eq 0 ] ||
 			rig_fail "$bin --netns -q: a summary" || return 1
-		rig_kill "$(cat "$PIDF")"
+		rig_kill "$(cat "$UPSTREAM_PIDF")"
 	done
 
 	for bin in "$PASST" $UP_PASST; do

@@ -35,6 +35,8 @@
 . "$(dirname "$0")/../lib/rig.sh"
 # shellcheck source=tests/lib/pasta.sh
 . "$(dirname "$0")/../lib/pasta.sh"
+# shellcheck source=tests/lib/upstream.sh
+. "$(dirname "$0")/../lib/upstream.sh"
 
 P1=10501
 P2=10502
@@ -46,41 +48,7 @@ LIMIT=20
 rig_init
 rig_host_ns || exit 1
 
-UP_PASTA=$(rig_upstream pasta)
-UP_PESTO=
-[ -n "$UP_PASTA" ] && UP_PESTO=$(dirname "$UP_PASTA")/pesto
-PESTO=$(dirname "$(readlink -f "$RELAY")")/pesto
-[ -x "$PESTO" ] || PESTO=$RIG_ROOT/build/pesto
-
-DATA=$RIG_TMP/data.bin
-SMALL=$RIG_TMP/small.bin
-rig_random_file "$DATA" 1M || exit 1
-rig_random_file "$SMALL" 64K || exit 1
-ERR=$RIG_TMP/err
-
-# relay_up() - start a pasta in daemon mode for a new target namespace
-# $1: pasta binary
-# $2...: options
-# Sets NS; the relay is killed at the end of the test
-relay_up() {
-	local bin=$1 pidf rc pid
-	shift
-
-	rig_target_ns || return 1
-	NS=$RIG_NS
-	pidf=$RIG_TMP/pid.$NS
-	rig_h timeout 30 "$bin" --runas 0 -q --config-net -P "$pidf" "$@" \
-		--netns "$NS" >"$ERR" 2>&1
-	rc=$?
-	pid=$(cat "$pidf" 2>/dev/null)
-	[ -n "$pid" ] && rig_defer "rig_kill '$pid'"
-	if [ "$rc" -ne 0 ] || [ -z "$pid" ]; then
-		rig_fail "$bin $*: status $rc: $(head -c 300 "$ERR")"
-		return 1
-	fi
-	rig_poll 5 rig_has_addr "$NS" "$RIG_ADDR6" ||
-		rig_fail "$bin: no $RIG_ADDR6 in the namespace"
-}
+upstream_init
 
 # ll_ready() - the namespace has a link-local address, not tentative
 ll_ready() {
@@ -88,37 +56,12 @@ ll_ready() {
 		! ip -n "$NS" -6 addr show tentative | grep -q inet6
 }
 
-# udp_transfer() - a file over UDP, ended by an empty datagram, sha256
-# $1: sender namespace
-# $2: socat connect address
-# $3: receiver namespace
-# $4: socat listen address
-# $5: file
-udp_transfer() {
-	local out=$RIG_TMP/udp.$RANDOM.out pid port
-
-	port=$(rig_port_of "$4")
-	ip netns exec "$3" timeout -k 5 "$LIMIT" socat -u "$4,null-eof" \
-		"OPEN:$out,creat,trunc" 2>"$RIG_TMP/udp.err" &
-	pid=$!
-	rig_defer "rig_kill $pid"
-	rig_poll 5 eval "ip netns exec '$3' ss -Hlun 'sport = :$port' |
-			 grep -q ." || rig_fail "UDP server did not start" ||
-		return 1
-	ip netns exec "$1" timeout -k 5 "$LIMIT" socat -u "FILE:$5" \
-		"$2,shut-null" || rig_fail "UDP client failed" || return 1
-	rig_wait_pid "$pid" "$LIMIT" ||
-		rig_fail "UDP server did not get the end ($2):" \
-			 "$(stat -c %s "$out" 2>/dev/null) bytes" || return 1
-	rig_sha_eq "$5" "$out"
-}
-
 # ifbound() - test: ADDR%veth0/PORT:PORT, through the tap, TCP and UDP
 ifbound() {
 	local bin
 
 	for bin in "$RELAY" $UP_PASTA; do
-		relay_up "$bin" -t "$RIG_ADDR6%veth0/$P1:$P1" \
+		upstream_relay_up "$bin" -t "$RIG_ADDR6%veth0/$P1:$P1" \
 			-t "$RIG_ADDR4%veth0/$P2:$P2" \
 			-u "$RIG_ADDR6%veth0/$P1:$P1" \
 			-u "$RIG_ADDR4%veth0/$P2:$P2" -T none -U none ||
@@ -136,26 +79,15 @@ ifbound() {
 		# of issue 33: none should reach a namespace --config-net set
 		# up), and drop the rest. Upstream sends to the link-local
 		# address, this relay to ADDR: a bound server can't serve both
-		udp_transfer "$RIG_HOSTNS" "UDP6:[$RIG_ADDR6]:$P1" \
-			"$NS" "UDP6-RECV:$P1" "$SMALL" ||
+		upstream_udp_sha "$RIG_HOSTNS" "UDP6:[$RIG_ADDR6]:$P1" \
+			"$NS" "UDP6-RECV:$P1" "$SMALL" "$LIMIT" ||
 			rig_fail "$bin: $RIG_WHY" || return 1
-		udp_transfer "$RIG_HOSTNS" "UDP4:$RIG_ADDR4:$P2" \
-			"$NS" "UDP4-RECV:$P2" "$SMALL" ||
+		upstream_udp_sha "$RIG_HOSTNS" "UDP4:$RIG_ADDR4:$P2" \
+			"$NS" "UDP4-RECV:$P2" "$SMALL" "$LIMIT" ||
 			rig_fail "$bin: $RIG_WHY" || return 1
 		rig_log "$bin: TCP and UDP, both families, sha256 ok"
-		rig_unwind_servers
+		upstream_unwind
 	done
-}
-
-# server() - a forking TCP server that writes the sha256 of what it gets
-# $1: namespace
-# $2: socat listen address
-# $3: file for the sum
-server() {
-	ip netns exec "$1" socat "$2,reuseaddr,fork" \
-		SYSTEM:"$(pasta_sum_script) $3" 2>>"$RIG_TMP/server.err" &
-	rig_defer "rig_kill $!"
-	rig_wait_listen "$1" "$(rig_port_of "$2")"
 }
 
 # followed() - a TCP port gets a listener on the other side within 5 s
@@ -190,79 +122,83 @@ send_sum() {
 		rig_fail "sha256 mismatch through $2"
 }
 
-# auto_ranges() - test: -t P1-P3,auto
-auto_ranges() {
-	local bin sum=$RIG_TMP/r.sum
+# auto_follows() - a -t option, on each pasta: a server in the namespace
+# on one port is followed and takes 1 MiB (sha256), one on another is not
+# $1: -t option
+# $2: port followed
+# $3: port not followed
+auto_follows() {
+	local bin sum=$RIG_TMP/f.sum
 
 	for bin in "$RELAY" $UP_PASTA; do
-		relay_up "$bin" -t "$P1-$P3,auto" -u none -T none -U none ||
+		upstream_relay_up "$bin" -t "$1" -u none -T none -U none ||
 			return 1
-		server "$NS" "TCP6-LISTEN:$P2,ipv6only=0" "$sum" || return 1
-		server "$NS" "TCP6-LISTEN:$P5,ipv6only=0" "$sum.5" || return 1
-		followed "$RIG_HOSTNS" "$P2" || return 1
-		not_followed "$RIG_HOSTNS" "$P5" || return 1
-		send_sum "$RIG_HOSTNS" "TCP4:$RIG_ADDR4:$P2" "$sum" || return 1
-		rig_unwind_servers
+		upstream_ns_server "$2" "$sum" || return 1
+		upstream_ns_server "$3" "$sum.not" || return 1
+		followed "$RIG_HOSTNS" "$2" || return 1
+		not_followed "$RIG_HOSTNS" "$3" || return 1
+		send_sum "$RIG_HOSTNS" "TCP4:$RIG_ADDR4:$2" "$sum" || return 1
+		upstream_unwind
 	done
 }
 
-# rig_unwind_servers() - stop the servers and relay of the last round
-# (everything deferred since the test started is undone at its end; a
-# round of the same test needs its ports free again)
-rig_unwind_servers() {
-	rig_unwind "$ROUND_DEPTH"
+# auto_ranges() - test: -t P1-P3,auto
+auto_ranges() {
+	auto_follows "$P1-$P3,auto" "$P2" "$P5"
 }
 
 # auto_excl() - test: -t auto,~P2
 auto_excl() {
-	local bin sum=$RIG_TMP/e.sum
+	auto_follows "auto,~$P2" "$P1" "$P2"
+}
 
-	for bin in "$RELAY" $UP_PASTA; do
-		relay_up "$bin" -t "auto,~$P2" -u none -T none -U none ||
-			return 1
-		server "$NS" "TCP6-LISTEN:$P1,ipv6only=0" "$sum" || return 1
-		server "$NS" "TCP6-LISTEN:$P2,ipv6only=0" "$sum.2" || return 1
-		followed "$RIG_HOSTNS" "$P1" || return 1
-		not_followed "$RIG_HOSTNS" "$P2" || return 1
-		send_sum "$RIG_HOSTNS" "TCP4:$RIG_ADDR4:$P1" "$sum" || return 1
-		rig_unwind_servers
-	done
+# on_lo6_only() - the host listens on one TCP socket for a port, at ::1
+# $1: port
+on_lo6_only() {
+	local out
+
+	out=$(rig_h ss -Hltn "sport = :$1")
+	[ "$(grep -c . <<<"$out")" -eq 1 ] && grep -qF "[::1]:$1" <<<"$out" &&
+		return 0
+	rig_fail "$1 not on ::1 only: $out"
 }
 
 # auto_addr() - test: -t ::1/auto
 auto_addr() {
-	local bin sum=$RIG_TMP/a.sum out
+	local bin sum=$RIG_TMP/a.sum
 
 	for bin in "$RELAY" $UP_PASTA; do
-		relay_up "$bin" -t "::1/auto" -u none -T none -U none ||
-			return 1
-		server "$NS" "TCP6-LISTEN:$P1,ipv6only=0" "$sum" || return 1
+		upstream_relay_up "$bin" -t "::1/auto" -u none -T none \
+			-U none || return 1
+		upstream_ns_server "$P1" "$sum" || return 1
 		followed "$RIG_HOSTNS" "$P1" || return 1
-		out=$(rig_h ss -Hltn "sport = :$P1")
-		[ "$(grep -c . <<<"$out")" -eq 1 ] &&
-			grep -qF "[::1]:$P1" <<<"$out" ||
-			rig_fail "$bin: not on ::1 only: $out" || return 1
+		on_lo6_only "$P1" || rig_fail "$bin: $RIG_WHY" || return 1
 		send_sum "$RIG_HOSTNS" "TCP6:[::1]:$P1" "$sum" || return 1
-		rig_unwind_servers
+		upstream_unwind
 	done
+}
+
+# host_server() - upstream_sum_server() on the host's 127.0.0.1
+# $1: port
+# $2: file for the sum
+host_server() {
+	upstream_sum_server "$RIG_HOSTNS" "TCP4-LISTEN:$1,bind=127.0.0.1" "$2"
 }
 
 # auto_ns() - test: -T P1-P3,auto
 auto_ns() {
 	local bin sum=$RIG_TMP/n.sum
 
-	server "$RIG_HOSTNS" "TCP4-LISTEN:$P2,bind=127.0.0.1" "$sum" ||
-		return 1
-	server "$RIG_HOSTNS" "TCP4-LISTEN:$P5,bind=127.0.0.1" "$sum.5" ||
-		return 1
-	ROUND_DEPTH=${#RIG_CLEANUP[@]}
+	host_server "$P2" "$sum" || return 1
+	host_server "$P5" "$sum.5" || return 1
+	upstream_mark
 	for bin in "$RELAY" $UP_PASTA; do
-		relay_up "$bin" -T "$P1-$P3,auto" -t none -u none -U none ||
-			return 1
+		upstream_relay_up "$bin" -T "$P1-$P3,auto" -t none -u none \
+			-U none || return 1
 		followed "$NS" "$P2" || return 1
 		not_followed "$NS" "$P5" || return 1
 		send_sum "$NS" "TCP4:127.0.0.1:$P2" "$sum" || return 1
-		rig_unwind_servers
+		upstream_unwind
 	done
 }
 
@@ -270,10 +206,10 @@ auto_ns() {
 auto_mapped() {
 	local sum=$RIG_TMP/m.sum
 
-	relay_up "$RELAY" -t "$P8:$P2,auto" -u none -T none -U none ||
+	upstream_relay_up "$RELAY" -t "$P8:$P2,auto" -u none -T none -U none ||
 		return 1
 	not_followed "$RIG_HOSTNS" "$P8" || return 1
-	server "$NS" "TCP6-LISTEN:$P2,ipv6only=0" "$sum" || return 1
+	upstream_ns_server "$P2" "$sum" || return 1
 	followed "$RIG_HOSTNS" "$P8" || return 1
 	not_followed "$RIG_HOSTNS" "$P2" || return 1
 	send_sum "$RIG_HOSTNS" "TCP4:$RIG_ADDR4:$P8" "$sum"
@@ -283,13 +219,13 @@ auto_mapped() {
 # $1: pasta
 # $2: its pesto
 runtime_one() {
-	local bin=$1 pesto=$2 sock=$RIG_TMP/c.sock sum=$RIG_TMP/c.sum out
+	local bin=$1 pesto=$2 sock=$RIG_TMP/c.sock sum=$RIG_TMP/c.sum
 
 	rm -f "$sock"
-	relay_up "$bin" -c "$sock" -t none -u none -T none -U none ||
+	upstream_relay_up "$bin" -c "$sock" -t none -u none -T none -U none ||
 		return 1
-	server "$NS" "TCP6-LISTEN:$P2,ipv6only=0" "$sum" || return 1
-	server "$NS" "TCP6-LISTEN:$P5,ipv6only=0" "$sum.5" || return 1
+	upstream_ns_server "$P2" "$sum" || return 1
+	upstream_ns_server "$P5" "$sum.5" || return 1
 	not_followed "$RIG_HOSTNS" "$P2" || return 1
 
 	"$pesto" -t "$P1-$P3,auto" "$sock" >"$ERR" 2>&1 ||
@@ -301,31 +237,29 @@ runtime_one() {
 	"$pesto" -t "::1/auto" "$sock" >"$ERR" 2>&1 ||
 		rig_fail "$pesto -t ::1/auto: $(cat "$ERR")" || return 1
 	rig_poll 5 eval "rig_h ss -Hltn 'sport = :$P5' | grep -qF '[::1]:'" ||
-		rig_fail "$P5 not followed on ::1: $(rig_h ss -Hltn)" || return 1
-	out=$(rig_h ss -Hltn "sport = :$P2")
-	[ "$(grep -c . <<<"$out")" -eq 1 ] && grep -qF "[::1]:$P2" <<<"$out" ||
-		rig_fail "$P2 not on ::1 only: $out" || return 1
+		rig_fail "$P5 not followed on ::1: $(rig_h ss -Hltn)" ||
+		return 1
+	on_lo6_only "$P2" || return 1
 	send_sum "$RIG_HOSTNS" "TCP6:[::1]:$P2" "$sum" || return 1
 
 	"$pesto" -t none "$sock" >"$ERR" 2>&1 ||
 		rig_fail "$pesto -t none: $(cat "$ERR")" || return 1
 	rig_poll 5 eval "! rig_listening '$RIG_HOSTNS' $P2" ||
 		rig_fail "$P2 still followed after -t none" || return 1
-	rig_unwind_servers
+	upstream_unwind
 }
 
 # runtime() - test: -c, ours with our pesto, upstream's with its own
 runtime() {
-	ROUND_DEPTH=${#RIG_CLEANUP[@]}
+	upstream_mark
 	runtime_one "$RELAY" "$PESTO" || return 1
 	[ -z "$UP_PASTA" ] || runtime_one "$UP_PASTA" "$UP_PESTO" || return 1
 
 	# -T at run time too (ours)
-	server "$RIG_HOSTNS" "TCP4-LISTEN:$P2,bind=127.0.0.1" \
-		"$RIG_TMP/t.sum" || return 1
-	ROUND_DEPTH=${#RIG_CLEANUP[@]}
-	relay_up "$RELAY" -c "$RIG_TMP/t.sock" -t none -u none -T none \
-		-U none || return 1
+	host_server "$P2" "$RIG_TMP/t.sum" || return 1
+	upstream_mark
+	upstream_relay_up "$RELAY" -c "$RIG_TMP/t.sock" -t none -u none \
+		-T none -U none || return 1
 	"$PESTO" -T "$P1-$P3,auto" "$RIG_TMP/t.sock" >"$ERR" 2>&1 ||
 		rig_fail "pesto -T $P1-$P3,auto: $(cat "$ERR")" || return 1
 	followed "$NS" "$P2" || return 1
@@ -343,14 +277,15 @@ shown_same() {
 	for bin in "$RELAY" $UP_PASTA; do
 		i=$((i + 1))
 		sock=$RIG_TMP/s$i.sock
-		relay_up "$bin" -c "$sock" -t "$P1-$P3,auto" -t "$P5" \
+		upstream_relay_up "$bin" -c "$sock" -t "$P1-$P3,auto" -t "$P5" \
 			-u "auto,~$P2" -T "$P1-$P3,auto" -U none || return 1
 		"${UP_PESTO:-$PESTO}" "$sock" >"$RIG_TMP/shown.$i" 2>&1 ||
 			rig_fail "pesto: $(cat "$RIG_TMP/shown.$i")" || return 1
 		sed -i 's/([^)]*sock)/(SOCKET)/' "$RIG_TMP/shown.$i"
-		rig_unwind_servers
+		upstream_unwind
 	done
-	rig_log "$(grep -c "auto-scan" "$RIG_TMP/shown.1") auto-scan rules shown"
+	rig_log "$(grep -c "auto-scan" "$RIG_TMP/shown.1")" \
+		"auto-scan rules shown"
 	grep -qF "TCP [*]:$P1-$P3  =>  $P1-$P3  (auto-scan)" \
 		"$RIG_TMP/shown.1" ||
 		rig_fail "shown: $(tr '\n' '|' <"$RIG_TMP/shown.1")" || return 1
@@ -359,28 +294,21 @@ shown_same() {
 			 "$RIG_TMP/shown.2" | tr '\n' '|')"
 }
 
-# with_rounds() - run a test whose rounds undo what they set up
-# $@: test function
-with_rounds() {
-	ROUND_DEPTH=${#RIG_CLEANUP[@]}
-	"$@"
-}
-
 rig_run "interface-bound ADDR%veth0/PORT through the tap: TCP 1 MiB, UDP 64 KiB, both families, sha256" \
-	with_rounds ifbound
+	upstream_rounds ifbound
 rig_run "-t P1-P3,auto: a port in the range followed (1 MiB sha256), one outside not" \
-	with_rounds auto_ranges
+	upstream_rounds auto_ranges
 rig_run "-t auto,~P2: P1 followed (1 MiB sha256), P2 not" \
-	with_rounds auto_excl
+	upstream_rounds auto_excl
 rig_run "-t ::1/auto: followed on ::1 only, 1 MiB sha256" \
-	with_rounds auto_addr
+	upstream_rounds auto_addr
 rig_run "-T P1-P3,auto: host port in the range followed from the namespace, 1 MiB sha256" \
 	auto_ns
 rig_run "-t P8:P2,auto: P8 forwarded while P2 is bound (upstream's man page)" \
-	with_rounds auto_mapped
+	upstream_rounds auto_mapped
 rig_run "-c: pesto starts auto with ranges, moves it to ::1, stops it; -T too" \
 	runtime
 rig_run "-c: upstream's pesto shows the same 'auto' tables for ours and upstream's" \
-	with_rounds shown_same
+	upstream_rounds shown_same
 
 rig_summary

@@ -51,6 +51,8 @@
 . "$(dirname "$0")/../lib/rig.sh"
 # shellcheck source=tests/lib/pasta.sh
 . "$(dirname "$0")/../lib/pasta.sh"
+# shellcheck source=tests/lib/upstream.sh
+. "$(dirname "$0")/../lib/upstream.sh"
 
 P1=10601
 T2=10602
@@ -66,41 +68,7 @@ rig_init
 rig_host_ns || exit 1
 rig_h ip addr add "$ADDR4B/24" dev veth0 || exit 1
 
-UP_PASTA=$(rig_upstream pasta)
-UP_PESTO=
-[ -n "$UP_PASTA" ] && UP_PESTO=$(dirname "$UP_PASTA")/pesto
-PESTO=$(dirname "$(readlink -f "$RELAY")")/pesto
-[ -x "$PESTO" ] || PESTO=$RIG_ROOT/build/pesto
-
-DATA=$RIG_TMP/data.bin
-SMALL=$RIG_TMP/small.bin
-rig_random_file "$DATA" 1M || exit 1
-rig_random_file "$SMALL" 64K || exit 1
-ERR=$RIG_TMP/err
-
-# relay_up() - start a pasta in daemon mode for a new target namespace
-# $1: pasta binary
-# $2...: options
-# Sets NS; the relay is killed when the test (or round) unwinds
-relay_up() {
-	local bin=$1 pidf rc pid
-	shift
-
-	rig_target_ns || return 1
-	NS=$RIG_NS
-	pidf=$RIG_TMP/pid.$NS
-	rig_h timeout 30 "$bin" --runas 0 -q --config-net -P "$pidf" "$@" \
-		--netns "$NS" >"$ERR" 2>&1
-	rc=$?
-	pid=$(cat "$pidf" 2>/dev/null)
-	[ -n "$pid" ] && rig_defer "rig_kill '$pid'"
-	if [ "$rc" -ne 0 ] || [ -z "$pid" ]; then
-		rig_fail "$bin $*: status $rc: $(head -c 300 "$ERR")"
-		return 1
-	fi
-	rig_poll 5 rig_has_addr "$NS" "$RIG_ADDR6" ||
-		rig_fail "$bin: no $RIG_ADDR6 in the namespace"
-}
+upstream_init
 
 # refused_start() - pasta must refuse a command line, status 1
 # $1: pasta binary
@@ -123,25 +91,10 @@ refused_start() {
 		rig_fail "$bin $*: status $rc, not 1: $(head -c 200 "$ERR")"
 }
 
-# rig_unwind_round() - stop what the last round started (servers, relay)
-rig_unwind_round() {
-	rig_unwind "$ROUND_DEPTH"
-}
-
-# server() - a forking TCP server that writes the sha256 of what it gets
-# $1: socat listen address, in the namespace NS
-# $2: file for the sum
-server() {
-	ip netns exec "$NS" socat "$1,reuseaddr,fork" \
-		SYSTEM:"$(pasta_sum_script) $2" 2>>"$RIG_TMP/server.err" &
-	rig_defer "rig_kill $!"
-	rig_wait_listen "$NS" "$(rig_port_of "$1")"
-}
-
 # servers() - sum servers on T2 and T3 in the namespace, both families
 servers() {
-	server "TCP6-LISTEN:$T2,ipv6only=0" "$RIG_TMP/t2.sum" &&
-	server "TCP6-LISTEN:$T3,ipv6only=0" "$RIG_TMP/t3.sum"
+	upstream_ns_server "$T2" "$RIG_TMP/t2.sum" &&
+	upstream_ns_server "$T3" "$RIG_TMP/t3.sum"
 }
 
 # reaches() - DATA over TCP from the host reaches one target, not the other
@@ -163,13 +116,6 @@ reaches() {
 	[ ! -e "$other" ] || rig_fail "$1 reached the other target too"
 }
 
-# udp_bound() - a UDP port is bound in a namespace
-# $1: namespace
-# $2: port
-udp_bound() {
-	ip netns exec "$1" ss -Huan "sport = :$2" 2>/dev/null | grep -q .
-}
-
 # udp_listens() - a UDP socket is bound to a port, and not connected (a
 # listening socket, not a flow's)
 # $1: namespace
@@ -178,27 +124,14 @@ udp_listens() {
 	ip netns exec "$1" ss -Huln "sport = :$2" 2>/dev/null | grep -q .
 }
 
-# udp_reaches() - a file over UDP, ended by an empty datagram, reaches a
-# server on one target port, sha256
+# udp_reaches() - SMALL over UDP from the host reaches a server on one
+# target port (the only one with a server), sha256
 # $1: socat connect address, from the host namespace
-# $2: target port (the only one with a server)
+# $2: target port
 # $3: socat family of the server: 4 or 6
 udp_reaches() {
-	local out=$RIG_TMP/udp.$RANDOM.out pid
-
-	ip netns exec "$NS" timeout -k 5 "$LIMIT" socat -u \
-		"UDP$3-RECV:$2,null-eof" "OPEN:$out,creat,trunc" \
-		2>"$RIG_TMP/udp.err" &
-	pid=$!
-	rig_defer "rig_kill $pid"
-	rig_poll 5 udp_bound "$NS" "$2" ||
-		rig_fail "UDP server did not start" || return 1
-	rig_h timeout -k 5 "$LIMIT" socat -u "FILE:$SMALL" "$1,shut-null" ||
-		rig_fail "UDP client to $1 failed" || return 1
-	rig_wait_pid "$pid" "$LIMIT" ||
-		rig_fail "UDP server on $2 did not get the end ($1):" \
-			 "$(stat -c %s "$out" 2>/dev/null) bytes" || return 1
-	rig_sha_eq "$SMALL" "$out"
+	upstream_udp_sha "$RIG_HOSTNS" "$1" "$NS" "UDP$3-RECV:$2" "$SMALL" \
+		"$LIMIT"
 }
 
 # shared() - test: one port at several addresses, each its own target
@@ -206,11 +139,12 @@ shared() {
 	local bin
 
 	for bin in "$RELAY" $UP_PASTA; do
-		relay_up "$bin" -t "127.0.0.1/$P1:$T2" -t "::1/$P1:$T3" \
-			-t "127.0.0.2/$P1:$T3" -t "$RIG_ADDR4/$P4:$T2" \
-			-t "$ADDR4B/$P4:$T3" -u "127.0.0.1/$P1:$T2" \
-			-u "::1/$P1:$T3" -u "$RIG_ADDR4/$P4:$T2" \
-			-u "$ADDR4B/$P4:$T3" -T none -U none || return 1
+		upstream_relay_up "$bin" -t "127.0.0.1/$P1:$T2" \
+			-t "::1/$P1:$T3" -t "127.0.0.2/$P1:$T3" \
+			-t "$RIG_ADDR4/$P4:$T2" -t "$ADDR4B/$P4:$T3" \
+			-u "127.0.0.1/$P1:$T2" -u "::1/$P1:$T3" \
+			-u "$RIG_ADDR4/$P4:$T2" -u "$ADDR4B/$P4:$T3" -T none \
+			-U none || return 1
 		servers || return 1
 		reaches "TCP4:127.0.0.1:$P1" t2 &&
 		reaches "TCP6:[::1]:$P1" t3 &&
@@ -224,7 +158,7 @@ shared() {
 		udp_reaches "UDP4:$ADDR4B:$P4,bind=$RIG_ADDR4" "$T3" 4 ||
 			rig_fail "$bin: $RIG_WHY" || return 1
 		rig_log "$bin: 5 TCP and 4 UDP paths to their own target"
-		rig_unwind_round
+		upstream_unwind
 	done
 }
 
@@ -233,17 +167,18 @@ podman() {
 	local bin
 
 	for bin in "$RELAY" $UP_PASTA; do
-		relay_up "$bin" -t none -u none \
-			-t "127.0.0.1/$P5-$P5:$T2-$T2" -t "::1/$P5-$P5:$T2-$T2" \
-			-u "127.0.0.1/$P5-$P5:$T2-$T2" -u "::1/$P5-$P5:$T2-$T2" \
-			-T none -U none || return 1
+		upstream_relay_up "$bin" -t none -u none \
+			-t "127.0.0.1/$P5-$P5:$T2-$T2" \
+			-t "::1/$P5-$P5:$T2-$T2" \
+			-u "127.0.0.1/$P5-$P5:$T2-$T2" \
+			-u "::1/$P5-$P5:$T2-$T2" -T none -U none || return 1
 		servers || return 1
 		reaches "TCP4:127.0.0.1:$P5" t2 &&
 		reaches "TCP6:[::1]:$P5" t2 &&
 		udp_reaches "UDP4:127.0.0.1:$P5" "$T2" 4 &&
 		udp_reaches "UDP6:[::1]:$P5" "$T2" 6 ||
 			rig_fail "$bin: $RIG_WHY" || return 1
-		rig_unwind_round
+		upstream_unwind
 	done
 }
 
@@ -289,17 +224,18 @@ conflicts() {
 	grep -q "port $P1 at 127.0.0.1, and port $P1 at any address" "$ERR" ||
 		rig_fail "message: $(head -c 300 "$ERR")" || return 1
 
-	ROUND_DEPTH=${#RIG_CLEANUP[@]}
+	upstream_mark
 	for bin in "$RELAY" $UP_PASTA; do
-		relay_up "$bin" -t "0.0.0.0/$P1" -t "::/$P1" \
-			-t "127.0.0.1/$P4-$P5" -t "::1/$P5-$P6:$T2-$((T2 + 1))" \
-			-u none -T none -U none || return 1
+		upstream_relay_up "$bin" -t "0.0.0.0/$P1" -t "::/$P1" \
+			-t "127.0.0.1/$P4-$P5" \
+			-t "::1/$P5-$P6:$T2-$((T2 + 1))" -u none -T none \
+			-U none || return 1
 		listens "$P1" "0.0.0.0:$P1" "[::]:$P1" &&
 		listens "$P4" "127.0.0.1:$P4" &&
 		listens "$P5" "127.0.0.1:$P5" "[::1]:$P5" &&
 		listens "$P6" "[::1]:$P6" || rig_fail "$bin: $RIG_WHY" ||
 			return 1
-		rig_unwind_round
+		upstream_unwind
 	done
 }
 
@@ -310,8 +246,8 @@ runtime_one() {
 	local bin=$1 pesto=$2 sock=$RIG_TMP/c.sock before after
 
 	rm -f "$sock"
-	relay_up "$bin" -c "$sock" -t "::1/$P1:$T3" -u none -T none -U none ||
-		return 1
+	upstream_relay_up "$bin" -c "$sock" -t "::1/$P1:$T3" -u none -T none \
+		-U none || return 1
 	servers || return 1
 
 	"$pesto" -A -t "127.0.0.1/$P1:$T2" "$sock" >"$ERR" 2>&1 ||
@@ -346,7 +282,7 @@ runtime() {
 		[ -x "$pesto" ] || continue
 		runtime_one "$RELAY" "$pesto" ||
 			rig_fail "ours with $pesto: $RIG_WHY" || return 1
-		rig_unwind_round
+		upstream_unwind
 	done
 	[ -z "$UP_PASTA" ] || runtime_one "$UP_PASTA" "$UP_PESTO" ||
 		rig_fail "upstream: $RIG_WHY"
@@ -357,7 +293,8 @@ udp_auto_tcp() {
 	local bin pid
 
 	for bin in "$RELAY" $UP_PASTA; do
-		relay_up "$bin" -t none -u auto -T none -U none || return 1
+		upstream_relay_up "$bin" -t none -u auto -T none -U none ||
+			return 1
 		ip netns exec "$NS" socat "TCP4-LISTEN:$P5,reuseaddr,fork" \
 			/dev/null 2>/dev/null &
 		pid=$!
@@ -371,12 +308,12 @@ udp_auto_tcp() {
 		rig_poll 5 eval "! udp_listens '$RIG_HOSTNS' $P5" ||
 			rig_fail "$bin: UDP port $P5 still forwarded after" \
 				 "the TCP listener closed" || return 1
-		rig_unwind_round
+		upstream_unwind
 	done
 
 	# Ours: pasta's own -T socket in the namespace is not followed
 	server_h "TCP4-LISTEN:$P6,bind=127.0.0.1"
-	relay_up "$RELAY" -t none -u auto -T "$P6" -U none || return 1
+	upstream_relay_up "$RELAY" -t none -u auto -T "$P6" -U none || return 1
 	rig_wait_listen "$NS" "$P6" || return 1
 	sleep 1.5
 	! udp_listens "$RIG_HOSTNS" "$P6" ||
@@ -405,7 +342,7 @@ peer_of() {
 		"UDP$2-RECV:$3$([ "$2" = 6 ] && echo ,ipv6only=1)" \
 		/dev/null 2>"$log" &
 	pid=$!
-	rig_poll 5 udp_bound "$1" "$3" || { rig_kill "$pid"; return 1; }
+	rig_poll 5 rig_udp_bound "$1" "$3" || { rig_kill "$pid"; return 1; }
 	echo x | ip netns exec "$4" timeout 5 socat -u - "$5" 2>/dev/null
 	rig_poll 5 grep -q "received packet" "$log"
 	rig_kill "$pid"
@@ -413,53 +350,70 @@ peer_of() {
 		"$log" | head -n 1
 }
 
-# peer_is() - check the peer a datagram came from
-# $1: what peer_of printed
-# $2: expected
-# $3: what was sent, for messages
-peer_is() {
-	[ "$1" = "$2" ] || rig_fail "$3: peer '$1', expected '$2'"
+# peer_check() - send one datagram, check the peer the receiver saw
+# $1: expected peer
+# $2: what is sent, for messages
+# $3...: peer_of()'s arguments
+peer_check() {
+	local want=$1 what=$2 got
+	shift 2
+
+	got=$(peer_of "$@")
+	[ "$got" = "$want" ] || rig_fail "$what: peer '$got', expected '$want'"
+}
+
+# lo_peer() - a datagram from the host's loopback, from port SP, to a -u
+# port: check the peer a receiver on P1 in the namespace saw
+# $1: family, 4 or 6
+# $2: address to send to, as socat takes it
+# $3: port to send to
+# $4: expected peer
+# $5: what is sent, for messages
+lo_peer() {
+	peer_check "$4" "$5" "$NS" "$1" "$P1" "$RIG_HOSTNS" \
+		"UDP$1:$2:$3,sourceport=$SP"
 }
 
 # udp_splice() - test: -u from the host's loopback, spliced
 udp_splice() {
-	local bin v6addr="[2001:0db8:0000:0000:0000:0000:0000:0002]" p
-	local v6lo="[0000:0000:0000:0000:0000:0000:0000:0001]"
+	local bin v6addr="[2001:0db8:0000:0000:0000:0000:0000:0002]"
+	local v6lo="[0000:0000:0000:0000:0000:0000:0000:0001]" addr
+	local ns host="ip netns exec $RIG_HOSTNS" lo=--host-lo-to-ns-lo
 
 	for bin in "$RELAY" $UP_PASTA; do
-		relay_up "$bin" -t none -u "$P1" -u "0.0.0.0/$P4:$RIG_ADDR4/$P1" \
-			-T none -U "$P5" || return 1
-		p=$(peer_of "$NS" 4 "$P1" "$RIG_HOSTNS" \
-			"UDP4:127.0.0.1:$P1,sourceport=$SP")
-		peer_is "$p" "$RIG_ADDR4:$SP" "$bin: 127.0.0.1" || return 1
-		p=$(peer_of "$NS" 6 "$P1" "$RIG_HOSTNS" \
-			"UDP6:[::1]:$P1,sourceport=$SP")
-		peer_is "$p" "$v6addr:$SP" "$bin: ::1" || return 1
-		p=$(peer_of "$NS" 4 "$P1" "$RIG_HOSTNS" \
-			"UDP4:127.0.0.1:$P4,sourceport=$SP")
-		peer_is "$p" "$RIG_GW4:$SP" "$bin: target address" || return 1
-		p=$(peer_of "$RIG_HOSTNS" 4 "$P5" "$NS" \
-			"UDP4:127.0.0.5:$P5,bind=127.0.0.5:$SP")
-		peer_is "$p" "127.0.0.5:$SP" "$bin: -U 127.0.0.5" || return 1
-		pasta_udp_echo "ip netns exec $NS" "-6 -p $P1" \
-			"ip netns exec $RIG_HOSTNS" 127.0.0.1 "$P1" -n 1000 -r 10 &&
-		pasta_udp_echo "ip netns exec $NS" "-6 -p $P1" \
-			"ip netns exec $RIG_HOSTNS" ::1 "$P1" -n 1000 -r 10 ||
-			rig_fail "$bin: $RIG_WHY" || return 1
-		rig_unwind_round
+		upstream_relay_up "$bin" -t none -u "$P1" \
+			-u "0.0.0.0/$P4:$RIG_ADDR4/$P1" -T none -U "$P5" ||
+			return 1
+		ns="ip netns exec $NS"
+		lo_peer 4 127.0.0.1 "$P1" "$RIG_ADDR4:$SP" "$bin: 127.0.0.1" &&
+		lo_peer 6 "[::1]" "$P1" "$v6addr:$SP" "$bin: ::1" &&
+		lo_peer 4 127.0.0.1 "$P4" "$RIG_GW4:$SP" \
+			"$bin: target address" &&
+		peer_check "127.0.0.5:$SP" "$bin: -U 127.0.0.5" \
+			"$RIG_HOSTNS" 4 "$P5" "$NS" \
+			"UDP4:127.0.0.5:$P5,bind=127.0.0.5:$SP" || return 1
+		for addr in 127.0.0.1 ::1; do
+			pasta_udp_echo "$ns" "-6 -p $P1" "$host" "$addr" "$P1" \
+				-n 1000 -r 10 ||
+				rig_fail "$bin: $RIG_WHY" || return 1
+		done
+		upstream_unwind
 
-		relay_up "$bin" -t none -u "$P1" -T none -U none \
-			--host-lo-to-ns-lo || return 1
-		p=$(peer_of "$NS" 4 "$P1" "$RIG_HOSTNS" \
-			"UDP4:127.0.0.1:$P1,sourceport=$SP")
-		peer_is "$p" "127.0.0.1:$SP" "$bin: --host-lo-to-ns-lo" ||
+		upstream_relay_up "$bin" -t none -u "$P1" -T none -U none \
+			"$lo" || return 1
+		lo_peer 4 127.0.0.1 "$P1" "127.0.0.1:$SP" "$bin: $lo" &&
+		lo_peer 6 "[::1]" "$P1" "$v6lo:$SP" "$bin: $lo ::1" ||
 			return 1
-		p=$(peer_of "$NS" 6 "$P1" "$RIG_HOSTNS" \
-			"UDP6:[::1]:$P1,sourceport=$SP")
-		peer_is "$p" "$v6lo:$SP" "$bin: --host-lo-to-ns-lo ::1" ||
-			return 1
-		rig_unwind_round
+		upstream_unwind
 	done
+}
+
+# lo_tcp() - DATA from the host's 127.0.0.1 to a -t port reaches a server
+# on T2 in the namespace (sha256); pasta_peer_is() checks its peer after
+# $1: port
+lo_tcp() {
+	pasta_tcp_sha "ip netns exec $NS" "TCP4-LISTEN:$T2" \
+		"ip netns exec $RIG_HOSTNS" "TCP4:127.0.0.1:$1" "$DATA" "$LIMIT"
 }
 
 # tcp_target() - test: from the host's loopback, a rule with a target
@@ -468,40 +422,29 @@ tcp_target() {
 	local bin
 
 	for bin in "$RELAY" $UP_PASTA; do
-		relay_up "$bin" -t "0.0.0.0/$P4:$RIG_ADDR4/$T2" -t "$P1:$T2" \
-			-u none -T none -U none || return 1
-		pasta_tcp_sha "ip netns exec $NS" "TCP4-LISTEN:$T2" \
-			"ip netns exec $RIG_HOSTNS" "TCP4:127.0.0.1:$P4" "$DATA" \
-			"$LIMIT" && pasta_peer_is "$RIG_GW4" ||
+		upstream_relay_up "$bin" -t "0.0.0.0/$P4:$RIG_ADDR4/$T2" \
+			-t "$P1:$T2" -u none -T none -U none || return 1
+		lo_tcp "$P4" && pasta_peer_is "$RIG_GW4" ||
 			rig_fail "$bin: target address: $RIG_WHY" || return 1
-		pasta_tcp_sha "ip netns exec $NS" "TCP4-LISTEN:$T2" \
-			"ip netns exec $RIG_HOSTNS" "TCP4:127.0.0.1:$P1" "$DATA" \
-			"$LIMIT" && pasta_peer_is "$RIG_ADDR4" ||
+		lo_tcp "$P1" && pasta_peer_is "$RIG_ADDR4" ||
 			rig_fail "$bin: no target address: $RIG_WHY" || return 1
-		rig_unwind_round
+		upstream_unwind
 	done
 }
 
-# with_rounds() - run a test whose rounds undo what they set up
-# $@: test function
-with_rounds() {
-	ROUND_DEPTH=${#RIG_CLEANUP[@]}
-	"$@"
-}
-
 rig_run "one port at 127.0.0.1, ::1, 127.0.0.2 (spliced) and two IPv4 addresses (tap), each to its own target: TCP 1 MiB, UDP 64 KiB, sha256" \
-	with_rounds shared
+	upstream_rounds shared
 rig_run "-t none, then podman's ADDR/HP-HP:CP-CP at 127.0.0.1 and ::1: TCP 1 MiB, UDP 64 KiB, sha256" \
-	with_rounds podman
+	upstream_rounds podman
 rig_run "conflicting rules refused with status 1, rules at addresses that don't overlap taken" \
-	with_rounds conflicts
+	upstream_rounds conflicts
 rig_run "-c: pesto adds and deletes one port's rule at 127.0.0.1 beside ::1, refuses any address, 1 MiB sha256" \
-	with_rounds runtime
+	upstream_rounds runtime
 rig_run "-t from 127.0.0.1: to a target address through the tap, else spliced, 1 MiB sha256" \
-	with_rounds tcp_target
+	upstream_rounds tcp_target
 rig_run "-u auto also follows TCP listeners (64 KiB sha256), not pasta's own -T sockets" \
-	with_rounds udp_auto_tcp
+	upstream_rounds udp_auto_tcp
 rig_run "-u from 127.0.0.1/::1 spliced from the namespace's address and the peer's port, echoes; --host-lo-to-ns-lo; -U keeps 127.0.0.5:port" \
-	with_rounds udp_splice
+	upstream_rounds udp_splice
 
 rig_summary

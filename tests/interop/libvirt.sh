@@ -37,29 +37,16 @@
 
 # shellcheck source=tests/lib/rig.sh disable=SC2317 # tests run via rig_run
 . "$(dirname "$0")/../lib/rig.sh"
-# shellcheck source=tests/lib/passt.sh
-. "$(dirname "$0")/../lib/passt.sh"
-# shellcheck source=tests/vm/host.sh
-. "$(dirname "$0")/../vm/host.sh"
-# shellcheck source=tests/vm/checks.sh
-. "$(dirname "$0")/../vm/checks.sh"
-# shellcheck source=tests/interop/lib/trixie.sh
-. "$(dirname "$0")/lib/trixie.sh"
+# shellcheck source=tests/interop/lib/vm.sh
+. "$(dirname "$0")/lib/vm.sh"
 
-SIZE=8M			# per transfer (tests/vm/checks.sh)
 LV_DIR=/srv/interop	# the rig's files for libvirt, inside the root
 LV_PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 LV_DOM=
 LV_PASST_PID=
 LIBVIRTD_JOB=
 
-rig_init
-if ! trixie_ensure "$RIG_TMP/trixie.log"; then
-	echo "FAIL: prerequisites: the Debian 13 root is not ready"
-	rig_tail "$RIG_TMP/trixie.log" 5
-	exit 1
-fi
-vmc_init
+ivm_init
 LV_HOST=$RIG_TMP/lv		# LV_DIR, as seen from here
 mkdir -p "$LV_HOST" && chmod 755 "$LV_HOST" || exit 1
 

@@ -31,25 +31,12 @@
 
 # shellcheck source=tests/lib/rig.sh disable=SC2317 # tests run via rig_run
 . "$(dirname "$0")/../lib/rig.sh"
-# shellcheck source=tests/lib/passt.sh
-. "$(dirname "$0")/../lib/passt.sh"
-# shellcheck source=tests/vm/host.sh
-. "$(dirname "$0")/../vm/host.sh"
-# shellcheck source=tests/vm/checks.sh
-. "$(dirname "$0")/../vm/checks.sh"
-# shellcheck source=tests/interop/lib/trixie.sh
-. "$(dirname "$0")/lib/trixie.sh"
+# shellcheck source=tests/interop/lib/vm.sh
+. "$(dirname "$0")/lib/vm.sh"
 
-SIZE=8M			# per transfer (tests/vm/checks.sh)
 IN_TRIXIE=$RIG_ROOT/tests/interop/lib/in_trixie
 
-rig_init
-if ! trixie_ensure "$RIG_TMP/trixie.log"; then
-	echo "FAIL: prerequisites: the Debian 13 root is not ready"
-	rig_tail "$RIG_TMP/trixie.log" 5
-	exit 1
-fi
-vmc_init
+ivm_init
 # QEMU runs in the root: the rig's directory (image, socket) at its path
 VM_WRAP="$IN_TRIXIE -b $RIG_TMP:$RIG_TMP"
 

@@ -486,6 +486,13 @@ rig_listening() {
 	[ -n "$out" ]
 }
 
+# rig_udp_bound() - check whether a UDP port is bound in a namespace
+# $1: namespace
+# $2: port
+rig_udp_bound() {
+	ip netns exec "$1" ss -Huan "sport = :$2" 2>/dev/null | grep -q .
+}
+
 # rig_wait_listen() - wait (up to 5 s) for a TCP port to listen
 # $1: namespace
 # $2: port
@@ -520,13 +527,13 @@ rig_relay_start() {
 	shift
 
 	rig_persist
-	RIG_RELAY_SEQ=$((RIG_RELAY_SEQ + 1))
-	RIG_RELAY_LOG=$RIG_TMP/relay.$RIG_RELAY_SEQ.log
-	RIG_RELAY_MODE=$mode
 	set -- --runas 0 --config-net -u none -T none -U none "$@" \
 		--netns "$RIG_NS"
 
 	if [ "$mode" = daemon ]; then
+		RIG_RELAY_SEQ=$((RIG_RELAY_SEQ + 1))
+		RIG_RELAY_LOG=$RIG_TMP/relay.$RIG_RELAY_SEQ.log
+		RIG_RELAY_MODE=$mode
 		pidfile=$RIG_TMP/relay.$RIG_RELAY_SEQ.pid
 		echo "# $RIG_RELAY_WRAP $RELAY -P $pidfile $*" >"$RIG_RELAY_LOG"
 		# shellcheck disable=SC2086 # the wrapper is split into words
@@ -553,25 +560,49 @@ rig_relay_start() {
 				 "when the relay returned; it has:" \
 				 "$(rig_addrs "$RIG_NS")" || return 1
 	else
-		echo "# $RELAY -f $*" >"$RIG_RELAY_LOG"
-		# Not through rig_h: $! must be the relay (ip netns exec
-		# execs it), not a subshell running a function
-		ip netns exec "$RIG_HOSTNS" "$RELAY" -f "$@" \
-			>>"$RIG_RELAY_LOG" 2>&1 &
-		RIG_RELAY_PID=$!
-		rig_defer "rig_kill '$RIG_RELAY_PID'"
-		rig_poll 5 rig_has_addr "$RIG_NS" "$RIG_ADDR4" ||
-			rig_fail "$RIG_ADDR4 not configured in the namespace" \
-				 "after 5 s; it has: $(rig_addrs "$RIG_NS")" ||
-				 return 1
-		rig_poll 5 rig_has_addr "$RIG_NS" "$RIG_ADDR6" ||
-			rig_fail "$RIG_ADDR6 not configured in the namespace" \
-				 "after 5 s; it has: $(rig_addrs "$RIG_NS")" ||
-				 return 1
+		rig_relay_fg "$RELAY" "$@" || return 1
+		rig_wait_addrs || return 1
 		rig_relay_alive ||
 			rig_fail "relay exited during start-up" || return 1
 	fi
 	rig_log "relay pid $RIG_RELAY_PID ($mode), log $RIG_RELAY_LOG"
+}
+
+# rig_relay_fg() - start a relay in the foreground (-f), in the background
+# of this shell, with the options given and no others
+# $1: binary
+# $2...: options (rig_relay_start's, or a script's own where a port list
+#	 can't follow rig_relay_start's fixed "-u none -T none -U none")
+#
+# Sets RIG_RELAY_PID, RIG_RELAY_LOG and RIG_RELAY_MODE (fg), so that rig_run
+# shows the log of a failing test and rig_relay_stop_check works. The relay
+# is killed when the test ends, unless rig_persist was called before.
+rig_relay_fg() {
+	local bin=$1
+	shift
+
+	RIG_RELAY_SEQ=$((RIG_RELAY_SEQ + 1))
+	RIG_RELAY_LOG=$RIG_TMP/relay.$RIG_RELAY_SEQ.log
+	RIG_RELAY_MODE="fg"
+	echo "# $bin -f $*" >"$RIG_RELAY_LOG"
+	# Not through rig_h: $! must be the relay (ip netns exec execs it),
+	# not a subshell running a function
+	ip netns exec "$RIG_HOSTNS" "$bin" -f "$@" >>"$RIG_RELAY_LOG" 2>&1 &
+	RIG_RELAY_PID=$!
+	rig_defer "rig_kill '$RIG_RELAY_PID'"
+}
+
+# rig_wait_addrs() - wait (up to 5 s each) for the relay to configure both
+# of the rig's addresses in the namespace it serves
+rig_wait_addrs() {
+	local a
+
+	for a in "$RIG_ADDR4" "$RIG_ADDR6"; do
+		rig_poll 5 rig_has_addr "$RIG_NS" "$a" ||
+			rig_fail "$a not configured in the namespace after" \
+				 "5 s; it has: $(rig_addrs "$RIG_NS")" ||
+			return 1
+	done
 }
 
 # rig_relay_stop_check() - test step: stop the relay, check it went cleanly

@@ -867,6 +867,25 @@ static void print_to(char *buf, size_t size)
 	fclose(f);
 }
 
+/**
+ * prints() - parse a command line, check what conf_print() prints
+ * @mode:	passt or pasta
+ * @argv:	NULL-terminated arguments
+ * @needle:	text it must print, NULL if it must print nothing
+ */
+static void prints(enum passt_mode mode, char **argv, const char *needle)
+{
+	char buf[4096];
+
+	parse(mode, argv);
+	print_to(buf, sizeof(buf));
+	if (needle)
+		ck_assert_msg(strstr(buf, needle), "no '%s' in: %s", needle,
+			      buf);
+	else
+		ck_assert_msg(!buf[0], "printed: %s", buf);
+}
+
 START_TEST(test_print)
 {
 	char buf[4096];
@@ -896,18 +915,12 @@ START_TEST(test_print)
 	ck_assert(strstr(buf, "(best effort, auto)"));
 
 	/* pasta running a command: nothing without -d, as upstream */
-	parse(MODE_PASTA, ARGV("pasta", "-t", "none", "--", "sh"));
-	print_to(buf, sizeof(buf));
-	ck_assert_msg(!buf[0], "printed: %s", buf);
-	parse(MODE_PASTA, ARGV("pasta", "-d", "-t", "none"));
-	print_to(buf, sizeof(buf));
-	ck_assert(strstr(buf, "Namespace: new, running a shell"));
-	parse(MODE_PASTA, ARGV("pasta", "-t", "none", "1234"));
-	print_to(buf, sizeof(buf));
-	ck_assert(strstr(buf, "Namespace: of PID 1234"));
-	parse(MODE_PASST, ARGV("passt", "-t", "none"));
-	print_to(buf, sizeof(buf));
-	ck_assert(strstr(buf, "MTU: 65520"));
+	prints(MODE_PASTA, ARGV("pasta", "-t", "none", "--", "sh"), NULL);
+	prints(MODE_PASTA, ARGV("pasta", "-d", "-t", "none"),
+	       "Namespace: new, running a shell");
+	prints(MODE_PASTA, ARGV("pasta", "-t", "none", "1234"),
+	       "Namespace: of PID 1234");
+	prints(MODE_PASST, ARGV("passt", "-t", "none"), "MTU: 65520");
 }
 END_TEST
 
@@ -982,27 +995,39 @@ START_TEST(test_values)
 }
 END_TEST
 
-START_TEST(test_resolv)
+/**
+ * resolv_write() - write a temporary resolv.conf
+ * @path:	template, replaced by the file's path
+ * @text:	contents
+ */
+static void resolv_write(char *path, const char *text)
 {
-	char path[] = "/tmp/test_conf_resolvXXXXXX";
 	int fd = mkstemp(path);
 	FILE *f;
 
 	ck_assert_int_ge(fd, 0);
 	f = fdopen(fd, "w");
-	fputs("# comment\n"
-	      "nameserver 127.0.0.53\n"
-	      "nameserver 192.0.2.53 # trailing comment\n"
-	      "nameserver ::1\n"
-	      "nameserver 2001:db8::53\n"
-	      "nameserver 198.51.100.53\n"
-	      "nameserver 198.51.100.54\n"
-	      "nameserver 198.51.100.55\n"
-	      "nameserver not-an-address\n"
-	      "domain old.example\n"
-	      "search a.example\tb.example\n"
-	      "options edns0\n", f);
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
 	fclose(f);
+}
+
+START_TEST(test_resolv)
+{
+	char path[] = "/tmp/test_conf_resolvXXXXXX";
+
+	resolv_write(path, "# comment\n"
+			   "nameserver 127.0.0.53\n"
+			   "nameserver 192.0.2.53 # trailing comment\n"
+			   "nameserver ::1\n"
+			   "nameserver 2001:db8::53\n"
+			   "nameserver 198.51.100.53\n"
+			   "nameserver 198.51.100.54\n"
+			   "nameserver 198.51.100.55\n"
+			   "nameserver not-an-address\n"
+			   "domain old.example\n"
+			   "search a.example\tb.example\n"
+			   "options edns0\n");
 
 	parse(MODE_PASST, ARGV("passt"));
 	ck_assert_int_eq(conf_resolv_read(&c, path, &g), 0);
@@ -1044,45 +1069,31 @@ START_TEST(test_resolv)
 END_TEST
 
 /**
- * resolv_write() - write a temporary resolv.conf
- * @path:	template, replaced by the file's path
- * @text:	contents
- */
-static void resolv_write(char *path, const char *text)
-{
-	int fd = mkstemp(path);
-	FILE *f;
-
-	ck_assert_int_ge(fd, 0);
-	f = fdopen(fd, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	fclose(f);
-}
-
-/**
  * resolv_mapped() - parse, set the mapping addresses as conf_host() does,
  *		     read a resolv.conf
- * @path:	file
+ * @text:	contents of the resolv.conf
  * @argv:	command line
  */
-static void resolv_mapped(const char *path, char **argv)
+static void resolv_mapped(const char *text, char **argv)
 {
+	char path[] = "/tmp/test_conf_resolvXXXXXX";
+
+	resolv_write(path, text);
 	parse(MODE_PASST, argv);
 	if (!g.map_host_lo4 && !c.no_map_gw)
 		inet_pton(AF_INET, "192.0.2.1", &c.ip4.map_host_lo);
 	if (!g.map_host_lo6 && !c.no_map_gw)
 		inet_pton(AF_INET6, "2001:db8::1", &c.ip6.map_host_lo);
 	ck_assert_int_eq(conf_resolv_read(&c, path, &g), 0);
+	unlink(path);
 }
 
 START_TEST(test_resolv_loopback)
 {
-	char path[] = "/tmp/test_conf_resolvXXXXXX";
+	const char *resolved = "nameserver 127.0.0.53\nnameserver ::1\n";
 
 	/* systemd-resolved: the gateway is offered and forwards DNS */
-	resolv_write(path, "nameserver 127.0.0.53\nnameserver ::1\n");
-	resolv_mapped(path, ARGV("passt"));
+	resolv_mapped(resolved, ARGV("passt"));
 	ck_assert_int_eq(c.ip4.dns_count, 1);
 	ck_assert_str_eq(ip4(c.ip4.dns[0]), "192.0.2.1");
 	ck_assert_str_eq(ip4(c.ip4.dns_match), "192.0.2.1");
@@ -1093,28 +1104,25 @@ START_TEST(test_resolv_loopback)
 	ck_assert_str_eq(ip6(&c.ip6.dns_host), "::1");
 
 	/* --dns-forward given: that address stands for the resolver */
-	resolv_mapped(path, ARGV("passt", "--dns-forward", "169.254.1.1"));
+	resolv_mapped(resolved, ARGV("passt", "--dns-forward", "169.254.1.1"));
 	ck_assert_int_eq(c.ip4.dns_count, 1);
 	ck_assert_str_eq(ip4(c.ip4.dns[0]), "169.254.1.1");
 	ck_assert_str_eq(ip4(c.ip4.dns_match), "169.254.1.1");
 
 	/* No mapping at all: unreachable, left out */
-	resolv_mapped(path, ARGV("passt", "--no-map-gw"));
+	resolv_mapped(resolved, ARGV("passt", "--no-map-gw"));
 	ck_assert_int_eq(c.ip4.dns_count, 0);
 	ck_assert_int_eq(c.ip6.dns_count, 0);
 	ck_assert_str_eq(ip4(c.ip4.dns_host), "127.0.0.53");
-	unlink(path);
 
 	/* A mix: file order, each server once, three at most */
-	strcpy(path, "/tmp/test_conf_resolvXXXXXX");
-	resolv_write(path, "nameserver 127.0.0.53\n"
-			   "nameserver 192.0.2.53\n"
-			   "nameserver 127.0.0.1\n"
-			   "nameserver 2001:db8::53\n"
-			   "nameserver ::1\n"
-			   "nameserver 192.0.2.54\n"
-			   "nameserver 192.0.2.55\n");
-	resolv_mapped(path, ARGV("passt"));
+	resolv_mapped("nameserver 127.0.0.53\n"
+		      "nameserver 192.0.2.53\n"
+		      "nameserver 127.0.0.1\n"
+		      "nameserver 2001:db8::53\n"
+		      "nameserver ::1\n"
+		      "nameserver 192.0.2.54\n"
+		      "nameserver 192.0.2.55\n", ARGV("passt"));
 	ck_assert_int_eq(c.ip4.dns_count, 3);
 	ck_assert_str_eq(ip4(c.ip4.dns[0]), "192.0.2.1");
 	ck_assert_str_eq(ip4(c.ip4.dns[1]), "192.0.2.53");
@@ -1124,17 +1132,13 @@ START_TEST(test_resolv_loopback)
 	ck_assert_str_eq(ip6(&c.ip6.dns[0]), "2001:db8::53");
 	ck_assert_str_eq(ip6(&c.ip6.dns[1]), "2001:db8::1");
 	ck_assert_str_eq(ip6(&c.ip6.dns_host), "2001:db8::53");
-	unlink(path);
 
 	/* The gateway is the resolver: DNS to it still goes to it */
-	strcpy(path, "/tmp/test_conf_resolvXXXXXX");
-	resolv_write(path, "nameserver 192.0.2.1\n");
-	resolv_mapped(path, ARGV("passt"));
+	resolv_mapped("nameserver 192.0.2.1\n", ARGV("passt"));
 	ck_assert_int_eq(c.ip4.dns_count, 1);
 	ck_assert_str_eq(ip4(c.ip4.dns[0]), "192.0.2.1");
 	ck_assert_str_eq(ip4(c.ip4.dns_match), "192.0.2.1");
 	ck_assert_str_eq(ip4(c.ip4.dns_host), "192.0.2.1");
-	unlink(path);
 }
 END_TEST
 

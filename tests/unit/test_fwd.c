@@ -147,6 +147,22 @@ static void v6_is(const union inany_addr *a, const char *want)
 	ck_assert_str_eq(buf, want);
 }
 
+/**
+ * bound6() - check that a port's rule binds to an IPv6 address
+ * @port:	port
+ * @addr:	the address, text
+ * @ifname:	the interface it binds to, "" for none
+ */
+static void bound6(unsigned int port, const char *addr, const char *ifname)
+{
+	const struct fwd_rule *r = fwd_port_rule(&spec, (uint16_t)port);
+
+	ck_assert_ptr_nonnull(r);
+	ck_assert(!r->bind_any && !r->bind_v4);
+	v6_is(&r->bind_addr, addr);
+	ck_assert_str_eq(r->ifname, ifname);
+}
+
 START_TEST(test_keywords)
 {
 	OK("none");
@@ -802,20 +818,11 @@ END_TEST
 
 START_TEST(test_bind_address6)
 {
-	const struct fwd_rule *r;
-	struct in6_addr a6;
-
-	inet_pton(AF_INET6, "::1", &a6);
 	OK("::1/8080");
-	r = fwd_port_rule(&spec, 8080);
-	ck_assert_ptr_nonnull(r);
-	ck_assert(!r->bind_any && !r->bind_v4);
-	ck_assert(!memcmp(&r->bind_addr.a6, &a6, sizeof(a6)));
+	bound6(8080, "::1", "");
 
 	OK("[::1]/8080");
-	r = fwd_port_rule(&spec, 8080);
-	ck_assert(!r->bind_any && !r->bind_v4);
-	ck_assert(!memcmp(&r->bind_addr.a6, &a6, sizeof(a6)));
+	bound6(8080, "::1", "");
 
 	OK("[::1]/8080-8081:80-81");
 	ck_assert_uint_eq(fwd_port_target(&spec, 8081), 81);
@@ -823,26 +830,17 @@ START_TEST(test_bind_address6)
 	OK("::1/8080:80");
 	ck_assert_uint_eq(fwd_port_target(&spec, 8080), 80);
 
-	inet_pton(AF_INET6, "1::1", &a6);
 	OK("1::1/80");
-	r = fwd_port_rule(&spec, 80);
-	ck_assert(!memcmp(&r->bind_addr.a6, &a6, sizeof(a6)));
+	bound6(80, "1::1", "");
 
-	inet_pton(AF_INET6, "fe80::1", &a6);
 	OK("fe80::1%eth0/22");
-	r = fwd_port_rule(&spec, 22);
-	ck_assert(!memcmp(&r->bind_addr.a6, &a6, sizeof(a6)));
-	ck_assert_str_eq(r->ifname, "eth0");
+	bound6(22, "fe80::1", "eth0");
 
 	OK("[fe80::1]%eth1/22");
-	r = fwd_port_rule(&spec, 22);
-	ck_assert(!memcmp(&r->bind_addr.a6, &a6, sizeof(a6)));
-	ck_assert_str_eq(r->ifname, "eth1");
+	bound6(22, "fe80::1", "eth1");
 
 	OK("[fe80::1%eth2]/22");
-	r = fwd_port_rule(&spec, 22);
-	ck_assert(!memcmp(&r->bind_addr.a6, &a6, sizeof(a6)));
-	ck_assert_str_eq(r->ifname, "eth2");
+	bound6(22, "fe80::1", "eth2");
 
 	/* Podman's form: ADDR/HP-HP:CP-CP, both families */
 	OK("127.0.0.1/8080-8081:80-81", "::1/9090-9091:90-91");
@@ -855,19 +853,14 @@ END_TEST
 
 START_TEST(test_bind_ifname6)
 {
+	const char *a6 = "2001:db8:113::10";
 	const struct fwd_rule *r;
-	struct in6_addr a6;
 
 	/* ADDR%IFACE with an all-digit first group (podman's interface-bound
 	 * forwarding), with ranges, mappings, exclusions and "all"
 	 */
-	inet_pton(AF_INET6, "2001:db8:113::10", &a6);
 	OK("2001:db8:113::10%d0/5421:5421");
-	r = fwd_port_rule(&spec, 5421);
-	ck_assert_ptr_nonnull(r);
-	ck_assert(!r->bind_any && !r->bind_v4);
-	ck_assert(!memcmp(&r->bind_addr.a6, &a6, sizeof(a6)));
-	ck_assert_str_eq(r->ifname, "d0");
+	bound6(5421, a6, "d0");
 	ck_assert_uint_eq(fwd_port_target(&spec, 5421), 5421);
 
 	OK("2001:db8:113::10%d0/5421");
@@ -882,9 +875,7 @@ START_TEST(test_bind_ifname6)
 	ck_assert_str_eq(fwd_port_rule(&spec, 5010)->ifname, "d0");
 
 	OK("2001:db8:113::10%d0/5000:[2001:db8::9]/6000");
-	r = fwd_port_rule(&spec, 5000);
-	ck_assert_str_eq(r->ifname, "d0");
-	ck_assert(!memcmp(&r->bind_addr.a6, &a6, sizeof(a6)));
+	bound6(5000, a6, "d0");
 	ck_assert_uint_eq(fwd_port_target(&spec, 5000), 6000);
 
 	OK("2400:db8::1%eth0/all");

@@ -38,44 +38,34 @@
 #define TEST_HOST	"nlhost0"
 #define TEST_MTU	9000
 
+/* ip(8) commands showing what the tap got, for test_shows() */
+#define TEST_ADDR4	"ip -4 -o addr show dev " TEST_TAP
+#define TEST_ADDR6	"ip -6 -o addr show dev " TEST_TAP
+#define TEST_ROUTE4	"ip route show dev " TEST_TAP
+
 static const unsigned char test_mac[ETH_ALEN] = {
 	0x02, 0x00, 0x5e, 0x10, 0x20, 0x30,
 };
 
 /**
- * test_ns_setup() - enter a new network namespace with a tap device
+ * test_tap_open() - create a tap device in the test's namespace
+ * @name:	its name
  *
- * Return: tap descriptor, or -1 if the environment doesn't allow it
+ * Return: its descriptor (the device lives as long as it is open), or -1
+ * with errno set if there is no /dev/net/tun
  */
-static int test_ns_setup(void)
+static int test_tap_open(const char *name)
 {
 	struct ifreq ifr;
-	int fd, nsfd;
-
-	if (unshare(CLONE_NEWNET) &&
-	    unshare(CLONE_NEWUSER | CLONE_NEWNET)) {
-		fprintf(stderr, "test_netlink: no network namespace (%s), "
-			"skipping\n", strerror(errno));
-		return -1;
-	}
+	int fd;
 
 	fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
-	if (fd < 0) {
-		fprintf(stderr, "test_netlink: no /dev/net/tun (%s), "
-			"skipping\n", strerror(errno));
+	if (fd < 0)
 		return -1;
-	}
-
 	memset(&ifr, 0, sizeof(ifr));
 	ifr.ifr_flags = IFF_TAP | IFF_NO_PI;
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", TEST_TAP);
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
 	ck_assert_int_eq(ioctl(fd, TUNSETIFF, &ifr), 0);
-
-	nsfd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	ck_assert_int_ge(nsfd, 0);
-	ck_assert_int_ge(nl_sock_init_ns(nsfd), 0);
-	ck_assert_int_ge(nl_sock_init_host(), 0);
-	close(nsfd);
 
 	return fd;
 }
@@ -102,6 +92,42 @@ static void test_ctx(struct ctx *c, const char *gw4)
 	inet_pton(AF_INET6, "2001:db8::2", &c->ip6.addr);
 	c->ip6.prefix_len = 64;
 	inet_pton(AF_INET6, "2001:db8::1", &c->ip6.gw);
+}
+
+/**
+ * test_ns_setup() - enter a new network namespace with a tap device, and
+ *		     make a context for it (test_ctx())
+ * @c:		context to fill
+ * @gw4:	IPv4 gateway
+ *
+ * Return: tap descriptor, or -1 if the environment doesn't allow it
+ */
+static int test_ns_setup(struct ctx *c, const char *gw4)
+{
+	int fd, nsfd;
+
+	if (unshare(CLONE_NEWNET) &&
+	    unshare(CLONE_NEWUSER | CLONE_NEWNET)) {
+		fprintf(stderr, "test_netlink: no network namespace (%s), "
+			"skipping\n", strerror(errno));
+		return -1;
+	}
+
+	fd = test_tap_open(TEST_TAP);
+	if (fd < 0) {
+		fprintf(stderr, "test_netlink: no /dev/net/tun (%s), "
+			"skipping\n", strerror(errno));
+		return -1;
+	}
+
+	nsfd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(nsfd, 0);
+	ck_assert_int_ge(nl_sock_init_ns(nsfd), 0);
+	ck_assert_int_ge(nl_sock_init_host(), 0);
+	close(nsfd);
+
+	test_ctx(c, gw4);
+	return fd;
 }
 
 /**
@@ -174,11 +200,10 @@ START_TEST(test_configure)
 	struct ctx c;
 	int fd, plen;
 
-	fd = test_ns_setup();
+	fd = test_ns_setup(&c, "192.0.2.1");
 	if (fd < 0)
 		return;
 
-	test_ctx(&c, "192.0.2.1");
 	ck_assert_int_eq(nl_ns_configure(&c, TEST_TAP), 0);
 
 	test_ifaddrs(&seen);
@@ -225,12 +250,11 @@ START_TEST(test_gateway_off_link)
 	struct ctx c;
 	int fd;
 
-	fd = test_ns_setup();
+	fd = test_ns_setup(&c, "198.51.100.1");
 	if (fd < 0)
 		return;
 
 	/* Outside 192.0.2.0/24: needs the on-link host route first */
-	test_ctx(&c, "198.51.100.1");
 	ck_assert_int_eq(nl_ns_configure(&c, TEST_TAP), 0);
 
 	ck_assert_int_eq(nl_default_route(AF_INET, &ifindex, &gw4), 0);
@@ -247,11 +271,10 @@ START_TEST(test_configure_twice)
 	struct ctx c;
 	int fd;
 
-	fd = test_ns_setup();
+	fd = test_ns_setup(&c, "192.0.2.1");
 	if (fd < 0)
 		return;
 
-	test_ctx(&c, "192.0.2.1");
 	ck_assert_int_eq(nl_ns_configure(&c, TEST_TAP), 0);
 	ck_assert_int_eq(nl_ns_configure(&c, TEST_TAP), -EEXIST);
 
@@ -267,12 +290,11 @@ START_TEST(test_no_config_net)
 	struct ctx c;
 	int fd;
 
-	fd = test_ns_setup();
+	fd = test_ns_setup(&c, "192.0.2.1");
 	if (fd < 0)
 		return;
 
 	/* Without --config-net: link up, no addresses or routes */
-	test_ctx(&c, "192.0.2.1");
 	c.pasta_conf_ns = false;
 	memset(c.ns_mac, 0, sizeof(c.ns_mac));
 	ck_assert_int_eq(nl_ns_configure(&c, TEST_TAP), 0);
@@ -296,11 +318,10 @@ START_TEST(test_errors)
 	struct ctx c;
 	int fd;
 
-	fd = test_ns_setup();
+	fd = test_ns_setup(&c, "192.0.2.1");
 	if (fd < 0)
 		return;
 
-	test_ctx(&c, "192.0.2.1");
 	ck_assert_int_eq(nl_ns_configure(&c, "nosuchdev0"), -ENODEV);
 
 	/* Loopback has no global address, nor a link-local one */
@@ -326,11 +347,10 @@ START_TEST(test_metric)
 	struct ctx c;
 	int fd;
 
-	fd = test_ns_setup();
+	fd = test_ns_setup(&c, "192.0.2.1");
 	if (fd < 0)
 		return;
 
-	test_ctx(&c, "192.0.2.1");
 	ck_assert_int_eq(nl_ns_configure(&c, TEST_TAP), 0);
 
 	/* Three default routes, the best one neither first nor last:
@@ -354,27 +374,6 @@ START_TEST(test_metric)
 END_TEST
 
 /**
- * test_tap_open() - create one more tap device in the test's namespace
- * @name:	its name
- *
- * Return: its descriptor (the device lives as long as it is open)
- */
-static int test_tap_open(const char *name)
-{
-	struct ifreq ifr;
-	int fd;
-
-	fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
-	ck_assert_int_ge(fd, 0);
-	memset(&ifr, 0, sizeof(ifr));
-	ifr.ifr_flags = IFF_TAP | IFF_NO_PI;
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
-	ck_assert_int_eq(ioctl(fd, TUNSETIFF, &ifr), 0);
-
-	return fd;
-}
-
-/**
  * test_sh() - run a shell command: ip(8) and grep read what the code under
  *	       test did, independently of it
  * @cmd:	command
@@ -386,12 +385,61 @@ static bool test_sh(const char *cmd)
 	return system(cmd) == 0;
 }
 
+/**
+ * test_shows() - check that a command prints a line matching a pattern
+ * @cmd:	command, ip(8) here
+ * @pattern:	basic regular expression for grep, without single quotes
+ *
+ * Return: true if it does
+ */
+static bool test_shows(const char *cmd, const char *pattern)
+{
+	char sh[BUFSIZ];
+	int n;
+
+	n = snprintf(sh, sizeof(sh), "%s | grep -q '%s'", cmd, pattern);
+	ck_assert(n > 0 && (size_t)n < sizeof(sh));
+
+	return test_sh(sh);
+}
+
+/**
+ * test_copy_setup() - a namespace with the tap and a template interface,
+ *		       and a context copying from the template
+ * @c:		context to fill (test_ctx(), and the template's index)
+ * @cmd:	ip(8) commands setting the template, TEST_HOST, up
+ * @fd_host:	set to the template's descriptor
+ *
+ * Return: tap descriptor, or -1 if the environment doesn't allow it
+ */
+static int test_copy_setup(struct ctx *c, const char *cmd, int *fd_host)
+{
+	int fd;
+
+	fd = test_ns_setup(c, "192.0.2.1");
+	if (fd < 0)
+		return -1;
+	*fd_host = test_tap_open(TEST_HOST);
+	ck_assert_int_ge(*fd_host, 0);
+	if (!test_sh(cmd)) {
+		fprintf(stderr, "test_netlink: ip(8) failed, skipping\n");
+		close(*fd_host);
+		close(fd);
+		return -1;
+	}
+
+	c->ip4.ifindex = c->ip6.ifindex = if_nametoindex(TEST_HOST);
+	ck_assert_uint_ne(c->ip4.ifindex, 0);
+
+	return fd;
+}
+
 START_TEST(test_ll_nodad)
 {
 	struct ctx c;
 	int fd;
 
-	fd = test_ns_setup();
+	fd = test_ns_setup(&c, "192.0.2.1");
 	if (fd < 0)
 		return;
 	if (!test_sh("ip -V >/dev/null 2>&1")) {
@@ -401,17 +449,15 @@ START_TEST(test_ll_nodad)
 	}
 
 	/* One link-local address, made by us: never tentative, at once */
-	test_ctx(&c, "192.0.2.1");
 	ck_assert_int_eq(nl_ns_configure(&c, TEST_TAP), 0);
 	ck_assert(test_sh("[ $(ip -6 -o addr show dev " TEST_TAP
 			  " scope link | wc -l) -eq 1 ]"));
-	ck_assert(test_sh("ip -6 addr show dev " TEST_TAP " scope link | grep"
-			  " -q 'fe80::5eff:fe10:2030/64 scope link nodad'"));
-	ck_assert(!test_sh("ip -6 addr show dev " TEST_TAP " tentative | "
-			   "grep -q inet6"));
+	ck_assert(test_shows("ip -6 addr show dev " TEST_TAP " scope link",
+			     "fe80::5eff:fe10:2030/64 scope link nodad"));
+	ck_assert(!test_shows("ip -6 addr show dev " TEST_TAP " tentative",
+			      "inet6"));
 	/* The kernel makes one again after down and up */
-	ck_assert(test_sh("ip -d link show " TEST_TAP " | "
-			  "grep -q 'addrgenmode eui64'"));
+	ck_assert(test_shows("ip -d link show " TEST_TAP, "addrgenmode eui64"));
 
 	close(fd);
 }
@@ -422,50 +468,34 @@ START_TEST(test_copy)
 	struct ctx c;
 	int fd, fd_host;
 
-	fd = test_ns_setup();
+	fd = test_copy_setup(&c, "ip link set " TEST_HOST " up && "
+			     "ip addr add 192.0.2.2/24 dev " TEST_HOST " && "
+			     "ip addr add 198.51.100.7/25 dev " TEST_HOST " && "
+			     "ip addr add 2001:db8::2/64 dev " TEST_HOST
+			     " nodad && ip addr add 2001:db8:6::6/64 dev "
+			     TEST_HOST " nodad preferred_lft 0 && "
+			     "ip route add default via 192.0.2.1 && "
+			     "ip route add 203.0.113.0/24 via 192.0.2.77 && "
+			     "ip -6 route add default via 2001:db8::1 dev "
+			     TEST_HOST " && ip -6 route add 2001:db8:77::/48 "
+			     "via 2001:db8::77", &fd_host);
 	if (fd < 0)
 		return;
-	fd_host = test_tap_open(TEST_HOST);
-	if (!test_sh("ip link set " TEST_HOST " up && "
-		     "ip addr add 192.0.2.2/24 dev " TEST_HOST " && "
-		     "ip addr add 198.51.100.7/25 dev " TEST_HOST " && "
-		     "ip addr add 2001:db8::2/64 dev " TEST_HOST " nodad && "
-		     "ip addr add 2001:db8:6::6/64 dev " TEST_HOST
-		     " nodad preferred_lft 0 && "
-		     "ip route add default via 192.0.2.1 && "
-		     "ip route add 203.0.113.0/24 via 192.0.2.77 && "
-		     "ip -6 route add default via 2001:db8::1 dev " TEST_HOST
-		     " && ip -6 route add 2001:db8:77::/48 via 2001:db8::77")) {
-		fprintf(stderr, "test_netlink: ip(8) failed, skipping copy "
-			"test\n");
-		close(fd_host);
-		close(fd);
-		return;
-	}
-
-	test_ctx(&c, "192.0.2.1");
-	c.ip4.ifindex = c.ip6.ifindex = if_nametoindex(TEST_HOST);
-	ck_assert_uint_ne(c.ip4.ifindex, 0);
 	ck_assert_int_eq(nl_ns_configure(&c, TEST_TAP), 0);
 
 	/* Every address but the deprecated one, every route */
-	ck_assert(test_sh("ip -4 -o addr show dev " TEST_TAP " | "
-			  "grep -q 'inet 198.51.100.7/25'"));
-	ck_assert(test_sh("ip -4 -o addr show dev " TEST_TAP " | "
-			  "grep -q 'inet 192.0.2.2/24'"));
-	ck_assert(test_sh("ip -6 -o addr show dev " TEST_TAP " | "
-			  "grep -q 'inet6 2001:db8::2/64 scope global nodad'"));
-	ck_assert(!test_sh("ip -6 -o addr show dev " TEST_TAP " | "
-			   "grep -q 2001:db8:6::6"));
-	ck_assert(test_sh("ip route show dev " TEST_TAP " | "
-			  "grep -q '^203.0.113.0/24 via 192.0.2.77'"));
-	ck_assert(test_sh("ip route show dev " TEST_TAP " | "
-			  "grep -q '^default via 192.0.2.1'"));
+	ck_assert(test_shows(TEST_ADDR4, "inet 198.51.100.7/25"));
+	ck_assert(test_shows(TEST_ADDR4, "inet 192.0.2.2/24"));
+	ck_assert(test_shows(TEST_ADDR6, "inet6 2001:db8::2/64 scope global "
+			     "nodad"));
+	ck_assert(!test_shows(TEST_ADDR6, "2001:db8:6::6"));
+	ck_assert(test_shows(TEST_ROUTE4, "^203.0.113.0/24 via 192.0.2.77"));
+	ck_assert(test_shows(TEST_ROUTE4, "^default via 192.0.2.1"));
 	/* IPv6: siblings of the template's routes (one namespace here) */
-	ck_assert(test_sh("ip -6 route show 2001:db8:77::/48 | "
-			  "grep -q 'via 2001:db8::77 dev " TEST_TAP "'"));
-	ck_assert(test_sh("ip -6 route show default | "
-			  "grep -q 'via 2001:db8::1 dev " TEST_TAP "'"));
+	ck_assert(test_shows("ip -6 route show 2001:db8:77::/48",
+			     "via 2001:db8::77 dev " TEST_TAP));
+	ck_assert(test_shows("ip -6 route show default",
+			     "via 2001:db8::1 dev " TEST_TAP));
 
 	close(fd_host);
 	close(fd);
@@ -477,29 +507,19 @@ START_TEST(test_copy_off)
 	struct ctx c;
 	int fd, fd_host;
 
-	fd = test_ns_setup();
+	fd = test_copy_setup(&c, "ip link set " TEST_HOST " up && "
+			     "ip addr add 198.51.100.7/25 dev " TEST_HOST " && "
+			     "ip route add 203.0.113.0/24 via 198.51.100.77",
+			     &fd_host);
 	if (fd < 0)
 		return;
-	fd_host = test_tap_open(TEST_HOST);
-	if (!test_sh("ip link set " TEST_HOST " up && "
-		     "ip addr add 198.51.100.7/25 dev " TEST_HOST " && "
-		     "ip route add 203.0.113.0/24 via 198.51.100.77")) {
-		fprintf(stderr, "test_netlink: ip(8) failed, skipping\n");
-		close(fd_host);
-		close(fd);
-		return;
-	}
 
 	/* --no-copy-addrs, --no-copy-routes (or -a, -g): ours only */
-	test_ctx(&c, "192.0.2.1");
-	c.ip4.ifindex = c.ip6.ifindex = if_nametoindex(TEST_HOST);
 	c.ip4.no_copy_addrs = c.ip4.no_copy_routes = true;
 	c.ip6.no_copy_addrs = c.ip6.no_copy_routes = true;
 	ck_assert_int_eq(nl_ns_configure(&c, TEST_TAP), 0);
-	ck_assert(!test_sh("ip -4 -o addr show dev " TEST_TAP " | "
-			   "grep -q 198.51.100.7"));
-	ck_assert(!test_sh("ip route show dev " TEST_TAP " | "
-			   "grep -q 203.0.113.0"));
+	ck_assert(!test_shows(TEST_ADDR4, "198.51.100.7"));
+	ck_assert(!test_shows(TEST_ROUTE4, "203.0.113.0"));
 
 	close(fd_host);
 	close(fd);
@@ -512,12 +532,11 @@ START_TEST(test_loopback_only)
 	struct ctx c;
 	int fd;
 
-	fd = test_ns_setup();
+	fd = test_ns_setup(&c, "192.0.2.1");
 	if (fd < 0)
 		return;
 
 	/* --splice-only: no tap device to configure, loopback up */
-	test_ctx(&c, "192.0.2.1");
 	ck_assert_int_eq(nl_ns_configure(&c, NULL), 0);
 	test_ifaddrs(&seen);
 	ck_assert(seen.lo_up);
