@@ -228,8 +228,8 @@ static void tcp_connect_check(const struct ctx *c, struct tcp_conn *conn,
 
 	error = -tcp_epoll_add(c, conn, !up);
 	if (error) {
-		warn("TCP flow %u: can't add socket to epoll set: %s",
-		     conn->flow, strerror(error));
+		warn_rl("TCP flow %u: can't add socket to epoll set: %s",
+			conn->flow, strerror(error));
 		tcp_stats.conns_refused++;
 		tcp_send_ctrl(c, conn, TH_RST | TH_ACK);
 		tcp_conn_close(c, conn, true);

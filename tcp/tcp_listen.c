@@ -441,7 +441,8 @@ void tcp_listen_handler(const struct ctx *c, union epoll_ref ref,
 			if (errno != EAGAIN && errno != EWOULDBLOCK &&
 			    errno != EBADF && errno != EINVAL &&
 			    errno != ENOTSOCK)
-				warn_perror("TCP: accept on port %u", ref.data);
+				warn_perror_rl("TCP: accept on port %u",
+					       ref.data);
 			return;
 		}
 
