@@ -94,6 +94,7 @@ static void passt_stats_log(void)
 	net_stats_log();
 	tcp_stats_log();
 	udp_stats_log();
+	icmp_stats_log();
 	mcast_stats_log();
 	qdisc_stats_log();
 }

@@ -7,7 +7,9 @@
  * identified by its index, which protocol modules use to index their own
  * per-flow state arrays (each module owns its state). Lookups from guest
  * frames go through an open-addressing hash table keyed by the addresses
- * and ports as the guest sees them, sized to twice the capacity.
+ * and ports as the guest sees them, sized to twice the capacity. When the
+ * table is full, flow_evict() (flow_evict.c) closes an idle flow of a type
+ * whose protocol registered how (UDP, ICMP echo).
  */
 #ifndef FLOW_FLOW_H
 #define FLOW_FLOW_H
@@ -18,6 +20,9 @@
 #include "../util/inany.h"
 
 #define FLOW_IDX_NONE		UINT32_MAX
+#define FLOW_EVICT_NEVER	UINT64_MAX	/* from last_ms(): keep it */
+
+struct ctx;
 
 /**
  * enum flow_type - what a flow table entry is
@@ -47,6 +52,18 @@ struct flow_key {
 	uint8_t proto;
 };
 
+/**
+ * struct flow_evict_ops - how flow_evict() takes flows of one type
+ * @last_ms:	time of the flow's last activity, FLOW_EVICT_NEVER if it
+ *		must not be evicted
+ * @evict:	close the flow (count and log it); arguments: context, flow
+ *		index, milliseconds it was idle
+ */
+struct flow_evict_ops {
+	uint64_t (*last_ms)(uint32_t idx);
+	void (*evict)(const struct ctx *c, uint32_t idx, uint64_t idle_ms);
+};
+
 int flow_table_init(unsigned int capacity);
 void flow_table_fini(void);
 uint32_t flow_alloc(enum flow_type type);
@@ -60,5 +77,8 @@ uint32_t flow_lookup(const struct flow_key *key);
 const struct flow_key *flow_key_of(uint32_t idx);
 unsigned int flow_capacity(void);
 unsigned int flow_in_use(void);
+void flow_evict_register(enum flow_type type,
+			 const struct flow_evict_ops *ops);
+bool flow_evict(const struct ctx *c, uint64_t now_ms);
 
 #endif /* FLOW_FLOW_H */

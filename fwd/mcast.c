@@ -321,8 +321,9 @@ static void mcast_member_start(const struct ctx *c, int i)
 		int ret = mcast_rx_open(c, i, pi);
 
 		if (ret)
-			warn("multicast: can't join %s port %u on the host: %s",
-			     a, c->mcast_ports[pi], strerror(-ret));
+			warn_rl("multicast: can't join %s port %u on the "
+				"host: %s", a, c->mcast_ports[pi],
+				strerror(-ret));
 	}
 	mcast_stats.joins++;
 	debug("multicast: guest joined %s", a);

@@ -780,9 +780,9 @@ static bool dhcp_request(const struct ctx *c, const struct dhcp_req *r)
 		memcpy(&want, r->msg + DHCP_OFF_CIADDR, sizeof(want));
 
 	if (want.s_addr != c->ip4.addr.s_addr) {
-		info("DHCP: guest asked for address %s, sending NAK: the "
-		     "guest's address is set with -a",
-		     inet_ntop(AF_INET, &want, a, sizeof(a)));
+		info_rl("DHCP: guest asked for address %s, sending NAK: the "
+			"guest's address is set with -a",
+			inet_ntop(AF_INET, &want, a, sizeof(a)));
 		dhcp_reply(c, r, DHCPNAK);
 		return true;
 	}
@@ -843,9 +843,9 @@ bool dhcp_input(const struct ctx *c, const uint8_t *payload, size_t len)
 		dhcp_reply(c, &r, DHCPACK);
 		return true;
 	case DHCPDECLINE:
-		warn("DHCP: guest declined address %s, it may be in use on "
-		     "its link: pick another with -a",
-		     inet_ntop(AF_INET, &r.req_addr, a, sizeof(a)));
+		warn_rl("DHCP: guest declined address %s, it may be in use on "
+			"its link: pick another with -a",
+			inet_ntop(AF_INET, &r.req_addr, a, sizeof(a)));
 		return true;
 	case DHCPRELEASE:
 		debug("dhcp: guest released its address");

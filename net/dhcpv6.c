@@ -800,8 +800,8 @@ bool dhcpv6_input(const struct ctx *c, const struct in6_addr *saddr,
 	}
 
 	if (r.type == DHCPV6_DECLINE)
-		warn("DHCPv6: guest declined its address, it may be in use "
-		     "on its link: pick another with -a");
+		warn_rl("DHCPv6: guest declined its address, it may be in use "
+			"on its link: pick another with -a");
 
 	debug("dhcpv6: answering message type %u", r.type);
 	dhcpv6_reply(c, &r, saddr);

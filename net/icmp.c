@@ -15,6 +15,10 @@
  * scheduler, straight into a frame: the guest's identifier is put back and
  * the checksum computed again. A flow idle for ICMP_FLOW_TIMEOUT_MS is
  * closed (the timer re-arms itself while echoes keep coming, see udp.c).
+ * When a new flow of any protocol finds the flow table full, or the relay
+ * out of descriptors, an echo flow idle for a second may be taken instead,
+ * as UDP flows are (flow/flow_evict.c): a guest pinging with many
+ * identifiers can't keep TCP and UDP out for a minute.
  *
  * If the kernel refuses ping sockets, the relay says once which sysctl to
  * change, and drops echo requests.
@@ -87,12 +91,14 @@ struct icmp_flow {
  * @replies:	echo replies sent to the guest
  * @errors:	ICMP errors sent to the guest
  * @drops:	requests dropped (no socket, table full, send failed)
+ * @evicted:	idle echo flows closed to make room (flow/flow_evict.c)
  */
 static struct icmp_counters {
 	uint64_t requests;
 	uint64_t replies;
 	uint64_t errors;
 	uint64_t drops;
+	uint64_t evicted;
 } icmp_stats;
 
 static struct icmp_flow *icmp_flows;	/* indexed like the flow table */
@@ -134,6 +140,39 @@ static void icmp_flow_close(const struct ctx *c, uint32_t idx)
 	qdisc_forget(idx);
 	flow_free(idx);
 }
+
+/**
+ * icmp_evict_last_ms() - time of the last echo of a flow, for eviction
+ * @idx:	flow index
+ *
+ * Return: that time, FLOW_EVICT_NEVER if @idx is not an echo flow
+ */
+static uint64_t icmp_evict_last_ms(uint32_t idx)
+{
+	const struct icmp_flow *f = icmp_flow_at(idx);
+
+	return f ? f->last_ms : FLOW_EVICT_NEVER;
+}
+
+/**
+ * icmp_evict_close() - close an idle echo flow to make room, count it
+ * @c:		execution context
+ * @idx:	flow index
+ * @idle_ms:	how long it was idle
+ */
+static void icmp_evict_close(const struct ctx *c, uint32_t idx,
+			     uint64_t idle_ms)
+{
+	debug("ICMP flow %u: idle for %llu ms, closed to make room for a new "
+	      "flow", idx, (unsigned long long)idle_ms);
+	icmp_flow_close(c, idx);
+	icmp_stats.evicted++;
+}
+
+static const struct flow_evict_ops icmp_evict_ops = {
+	.last_ms = icmp_evict_last_ms,
+	.evict = icmp_evict_close,
+};
 
 /**
  * icmp_timer_fn() - idle timer of an echo flow expired
@@ -209,6 +248,8 @@ static uint32_t icmp_flow_new(const struct ctx *c, const struct flow_key *key,
 	nat_outbound(c, &key->remote_addr, 0, &dst);
 
 	s = icmp_sock_open(c, key, &dst);
+	if ((s == -EMFILE || s == -ENFILE) && flow_evict(c, now_ms))
+		s = icmp_sock_open(c, key, &dst);
 	if (s == -EACCES || s == -EPERM) {
 		if (!icmp_denied_logged) {
 			warn("ICMP: the kernel refuses ping sockets, echo requests are dropped: set net.ipv4.ping_group_range to include group %u",
@@ -224,6 +265,8 @@ static uint32_t icmp_flow_new(const struct ctx *c, const struct flow_key *key,
 	}
 
 	idx = flow_alloc(FLOW_TYPE_PING);
+	if (idx == FLOW_IDX_NONE && flow_evict(c, now_ms))
+		idx = flow_alloc(FLOW_TYPE_PING);
 	if (idx == FLOW_IDX_NONE || idx >= icmp_cap) {
 		flow_free(idx);
 		close(s);
@@ -478,5 +521,20 @@ int icmp_init(const struct ctx *c)
 		icmp_flows[i].sock = -1;
 
 	qdisc_register(FLOW_TYPE_PING, icmp_pull);
+	flow_evict_register(FLOW_TYPE_PING, &icmp_evict_ops);
 	return 0;
+}
+
+/**
+ * icmp_stats_log() - log the echo counters, one line of key=value pairs
+ */
+void icmp_stats_log(void)
+{
+	const struct icmp_counters *n = &icmp_stats;
+
+	info("icmp: requests=%llu replies=%llu errors=%llu drops=%llu "
+	     "evicted=%llu",
+	     (unsigned long long)n->requests, (unsigned long long)n->replies,
+	     (unsigned long long)n->errors, (unsigned long long)n->drops,
+	     (unsigned long long)n->evicted);
 }

@@ -15,6 +15,7 @@
 struct ctx;
 
 int icmp_init(const struct ctx *c);
+void icmp_stats_log(void);
 void icmp_guest_input(const struct ctx *c, const union inany_addr *saddr,
 		      const union inany_addr *daddr, const uint8_t *icmp,
 		      size_t l4len, uint64_t now_ms);

@@ -330,7 +330,7 @@ struct tcp_conn *tcp_conn_new(const struct ctx *c, int sock, bool inbound)
 	if (inbound) {
 		conn->flags |= TCP_F_INBOUND;
 		if (tcp_epoll_add(c, conn, false)) {
-			err_perror("TCP: can't add socket to epoll set");
+			err_perror_rl("TCP: can't add socket to epoll set");
 			flow_free(flow);
 			return NULL;
 		}

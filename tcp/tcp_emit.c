@@ -783,7 +783,8 @@ static enum qdisc_pull_result tcp_pull_account(const struct ctx *c,
 	if (!p->skip && !(conn->flags & TCP_F_PEEK_OFF) &&
 	    tcp_peek_off_enable(conn)) {
 		/* The next peek would send the same data again */
-		warn_perror("TCP flow %u: can't set SO_PEEK_OFF", conn->flow);
+		warn_perror_rl("TCP flow %u: can't set SO_PEEK_OFF",
+			       conn->flow);
 		tcp_send_ctrl(c, conn, TH_RST | TH_ACK);
 		tcp_conn_close(c, conn, true);
 		return QDISC_DONE;
@@ -893,7 +894,8 @@ static enum qdisc_pull_result tcp_pull_data(const struct ctx *c, uint32_t flow,
 	conn = tcp_conn_at(flow);
 	if (conn && conn->state == CONN_ESTABLISHED &&
 	    tcp_peek_off_reset(conn)) {
-		warn_perror("TCP flow %u: can't move SO_PEEK_OFF back", flow);
+		warn_perror_rl("TCP flow %u: can't move SO_PEEK_OFF back",
+			       flow);
 		tcp_send_ctrl(c, conn, TH_RST | TH_ACK);
 		tcp_conn_close(c, conn, true);
 		return QDISC_DONE;

@@ -228,8 +228,8 @@ static void tcp_connect_check(const struct ctx *c, struct tcp_conn *conn,
 
 	error = -tcp_epoll_add(c, conn, !up);
 	if (error) {
-		warn("TCP flow %u: can't add socket to epoll set: %s",
-		     conn->flow, strerror(error));
+		warn_rl("TCP flow %u: can't add socket to epoll set: %s",
+			conn->flow, strerror(error));
 		tcp_stats.conns_refused++;
 		tcp_send_ctrl(c, conn, TH_RST | TH_ACK);
 		tcp_conn_close(c, conn, true);
@@ -299,8 +299,8 @@ static void tcp_guest_sock_bind(const struct ctx *c, int s, bool v4)
  * @v4:		IPv4 connection, else IPv6
  * @now_ms:	current time
  *
- * Out of descriptors, a half-open connection is evicted to free one. On
- * failure, the guest gets a RST.
+ * Out of descriptors, a half-open connection, or else an idle UDP or echo
+ * flow, is evicted to free one. On failure, the guest gets a RST.
  *
  * Return: socket, with its options set and bound, or -1 on failure
  */
@@ -314,15 +314,15 @@ static int tcp_guest_sock_open(const struct ctx *c, const struct flow_key *key,
 		s = socket(v4 ? AF_INET : AF_INET6,
 			   SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
 			   IPPROTO_TCP);
-		/* Out of descriptors: a half-open connection may give one */
+		/* Out of descriptors: an evicted flow may give one */
 	} while (s < 0 && (errno == EMFILE || errno == ENFILE) &&
-		 tcp_halfopen_evict(c));
+		 tcp_make_room(c, now_ms));
 	if (s < 0) {
 		if (errno == EMFILE || errno == ENFILE)
 			tcp_limit_warn(c, TCP_LIMIT_NOFILE, now_ms);
 		else
-			warn_perror("TCP: can't open a socket for a guest"
-				    " connection");
+			warn_perror_rl("TCP: can't open a socket for a guest"
+				       " connection");
 		tcp_stats.conns_refused++;
 		tcp_send_rst_unknown(c, &key->guest_addr, &key->remote_addr,
 				     th, 0);
@@ -449,7 +449,7 @@ static void tcp_conn_from_guest(const struct ctx *c, const struct flow_key *key,
 		return;
 
 	conn = tcp_conn_new(c, s, false);
-	if (!conn && tcp_halfopen_evict(c))
+	if (!conn && tcp_make_room(c, now_ms))
 		conn = tcp_conn_new(c, s, false);
 	if (!conn) {
 		tcp_limit_warn(c, TCP_LIMIT_FLOWS, now_ms);

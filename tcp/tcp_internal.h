@@ -332,6 +332,7 @@ void tcp_keepalive_mirror(struct tcp_conn *conn, uint64_t now_ms);
 int tcp_limits_init(const struct ctx *c);
 void tcp_halfopen_add(struct tcp_conn *conn);
 bool tcp_halfopen_evict(const struct ctx *c);
+bool tcp_make_room(const struct ctx *c, uint64_t now_ms);
 void tcp_limit_warn(const struct ctx *c, enum tcp_limit why, uint64_t now_ms);
 bool tcp_accept_refuse(int lfd);
 void tcp_sock_reset(int s);

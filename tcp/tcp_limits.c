@@ -17,8 +17,12 @@
  * is stale unless its flow is still half-open and carries the entry's
  * sequence number, and stale entries are skipped. When the ring is full
  * the oldest entry is overwritten (that connection then simply times out).
- * Established connections are never evicted: with the table full of
- * them, new connections are refused with a RST.
+ * With no half-open connection to reset, tcp_make_room() asks the flow
+ * table for an idle UDP or ICMP echo flow to close (flow/flow_evict.c):
+ * a guest that filled the table with datagram flows, or pings, does not
+ * keep TCP out once those are idle. Established connections are never
+ * evicted: with the table full of them, new connections are refused with
+ * a RST.
  *
  * When accept() on a forwarded port fails with EMFILE or ENFILE, the
  * pending connection would keep the listening socket readable and the
@@ -166,6 +170,19 @@ bool tcp_halfopen_evict(const struct ctx *c)
 		return true;
 	}
 	return false;
+}
+
+/**
+ * tcp_make_room() - free a flow entry and a descriptor for a connection
+ * @c:		execution context
+ * @now_ms:	current time
+ *
+ * Return: true if a half-open connection was reset or an idle UDP or
+ *	   ICMP echo flow closed, false if there was nothing to take
+ */
+bool tcp_make_room(const struct ctx *c, uint64_t now_ms)
+{
+	return tcp_halfopen_evict(c) || flow_evict(c, now_ms);
 }
 
 /**

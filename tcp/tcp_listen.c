@@ -422,11 +422,12 @@ void tcp_listen_handler(const struct ctx *c, union epoll_ref ref,
 		s = accept4((int)ref.fd, &peer.sa, &sl,
 			    SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (s < 0 && (errno == EMFILE || errno == ENFILE)) {
-			/* A half-open guest connection can give up its
-			 * descriptor; if none, reset the pending connection,
-			 * or the listening socket stays readable for ever
+			/* A half-open guest connection, or an idle UDP or
+			 * echo flow, can give up its descriptor; if none,
+			 * reset the pending connection, or the listening
+			 * socket stays readable for ever
 			 */
-			if (tcp_halfopen_evict(c))
+			if (tcp_make_room(c, now_ms))
 				continue;
 			tcp_limit_warn(c, TCP_LIMIT_NOFILE, now_ms);
 			tcp_stats.conns_refused++;
@@ -441,7 +442,8 @@ void tcp_listen_handler(const struct ctx *c, union epoll_ref ref,
 			if (errno != EAGAIN && errno != EWOULDBLOCK &&
 			    errno != EBADF && errno != EINVAL &&
 			    errno != ENOTSOCK)
-				warn_perror("TCP: accept on port %u", ref.data);
+				warn_perror_rl("TCP: accept on port %u",
+					       ref.data);
 			return;
 		}
 

@@ -433,8 +433,8 @@ static void tcp_splice_rearm(const struct ctx *c, struct tcp_splice_conn *conn,
 		ret = tcp_splice_arm(c, conn, idx, d, force);
 	}
 	if (ret) {
-		err("TCP splice: flow %u: can't update epoll events: %s",
-		    idx, strerror(-ret));
+		err_rl("TCP splice: flow %u: can't update epoll events: %s",
+		       idx, strerror(-ret));
 		tcp_splice_conn_close(conn, idx, true);
 	}
 }
@@ -916,8 +916,8 @@ void tcp_splice_listen_handler(const struct ctx *c, union epoll_ref ref,
 			 */
 			if (errno != EAGAIN && errno != EWOULDBLOCK &&
 			    errno != EINTR && errno != ECONNABORTED)
-				warn_perror("TCP splice: accept on port %u",
-					    port);
+				warn_perror_rl("TCP splice: accept on port %u",
+					       port);
 			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
 			return;
@@ -941,7 +941,8 @@ void tcp_splice_listen_handler(const struct ctx *c, union epoll_ref ref,
 					  .data.u64 = ref.u64 };
 
 		if (epoll_ctl(c->epollfd, EPOLL_CTL_MOD, (int)ref.fd, &ev))
-			warn_perror("TCP splice: can't re-arm port %u", port);
+			warn_perror_rl("TCP splice: can't re-arm port %u",
+				       port);
 	}
 }
 

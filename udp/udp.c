@@ -36,10 +36,11 @@
  *
  * A flow is closed after UDP_FLOW_TIMEOUT_MS without a datagram in either
  * direction, or earlier if a new flow needs its place and it has been idle
- * for a second (udp_evict.c). Traffic only stores the time of the last datagram; the timer
- * (util/timer.h) stays armed at its old deadline and, when it fires on a
- * flow that saw traffic since, moves itself to the new deadline. Keeping
- * a flow alive thus costs one store per datagram.
+ * for a second (flow/flow_evict.c, udp_evict.c). Traffic only stores the
+ * time of the last datagram; the timer (util/timer.h) stays armed at its
+ * old deadline and, when it fires on a flow that saw traffic since, moves
+ * itself to the new deadline. Keeping a flow alive thus costs one store
+ * per datagram.
  */
 
 #include <errno.h>
@@ -165,7 +166,7 @@ uint32_t udp_flow_new(const struct ctx *c, enum udp_kind kind, bool v4,
 	struct udp_flow *uf;
 
 	if (idx == FLOW_IDX_NONE && kind != UDP_KIND_PROXY &&
-	    udp_evict(c, now_ms))
+	    flow_evict(c, now_ms))
 		idx = flow_alloc(FLOW_TYPE_UDP);
 
 	if (idx == FLOW_IDX_NONE || idx >= udp_cap) {
@@ -308,7 +309,7 @@ static uint32_t udp_flow_out(const struct ctx *c, const struct flow_key *key,
 	nat_outbound(c, &key->remote_addr, key->remote_port, &dst);
 
 	s = udp_sock_out(c, key, &dst);
-	if ((s == -EMFILE || s == -ENFILE) && udp_evict(c, now_ms))
+	if ((s == -EMFILE || s == -ENFILE) && flow_evict(c, now_ms))
 		s = udp_sock_out(c, key, &dst);
 	if (s < 0) {
 		udp_stats.drop_no_flow++;
@@ -480,6 +481,7 @@ int udp_init(const struct ctx *c)
 		udp_flows[i].sock = -1;
 
 	qdisc_register(FLOW_TYPE_UDP, udp_pull);
+	udp_evict_init();
 
 	return udp_fwd_init(c);
 }

@@ -1,27 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* udp_evict.c - make room for a new UDP flow: close an idle one
+/* udp_evict.c - UDP flows the flow table may take back when it is full
  *
  * Theory of operation
  *
  * A UDP flow lives until UDP_FLOW_TIMEOUT_MS (three minutes) pass without
- * a datagram, and each one the guest starts holds a host socket. A guest
- * that sends one datagram to many ports or from many source ports (a
- * scan, a DNS resolver under load, or a hostile guest) would fill the
- * flow table, or run the relay out of descriptors, with flows nobody uses
- * any more, and every new flow would then be refused for minutes.
- *
- * So when a new UDP flow finds the table full, or socket() fails with
- * EMFILE/ENFILE, udp_evict() closes the least recently used UDP flow it
- * can find, provided it has been idle for at least UDP_EVICT_IDLE_MS: a
- * flow in use (a datagram in the last second) is never taken, so a flood
- * of new flows can only displace flows that already went quiet. Finding
- * the least recently used flow exactly would need a list updated on every
- * datagram; instead a clock hand walks the table, looks at up to
- * UDP_EVICT_SCAN entries per call and takes the oldest idle UDP flow
- * among them. The cost of a refused datagram is thus bounded, and traffic
- * keeps costing one store per datagram (udp_flow_touch()). TCP flows are
- * never closed here. Evictions are counted (udp "evicted") and logged at
- * debug level.
+ * a datagram, and each one the guest starts holds a host socket; a guest
+ * sending to many ports, or from many, would fill the flow table with
+ * flows nobody uses any more. flow/flow_evict.c walks the table when a new
+ * flow (of any protocol) finds it full, or socket() fails with
+ * EMFILE/ENFILE, and closes the least recently used idle flow it finds
+ * among the types registered with it. This file registers UDP flows: their
+ * last activity is the time of their last datagram (udp_flow_touch()),
+ * and the proxy entry standing for the -u listening sockets is never
+ * taken. Evictions are counted (udp "evicted") and logged at debug level.
  */
 
 #include <stdbool.h>
@@ -29,52 +20,47 @@
 
 #include "udp_internal.h"
 #include "../flow/flow.h"
-#include "../conf/ctx.h"
 #include "../util/log.h"
 
-/* A flow with a datagram more recent than this is never evicted */
-#define UDP_EVICT_IDLE_MS	1000
-/* Table entries looked at per eviction attempt */
-#define UDP_EVICT_SCAN		256
+/**
+ * udp_evict_last_ms() - time of the last datagram of a UDP flow
+ * @idx:	flow index
+ *
+ * Return: that time, FLOW_EVICT_NEVER for the -u proxy entry or no flow
+ */
+static uint64_t udp_evict_last_ms(uint32_t idx)
+{
+	const struct udp_flow *uf = udp_flow_at(idx);
 
-static uint32_t udp_evict_hand;	/* next table entry to look at */
+	if (!uf || uf->kind == UDP_KIND_PROXY)
+		return FLOW_EVICT_NEVER;
+	return uf->last_ms;
+}
 
 /**
- * udp_evict() - close the oldest idle UDP flow near the clock hand
+ * udp_evict_close() - close an idle UDP flow to make room, count it
  * @c:		execution context
- * @now_ms:	current time
- *
- * Return: true if a flow was closed (its table entry and socket are free)
+ * @idx:	flow index
+ * @idle_ms:	how long it was idle
  */
-bool udp_evict(const struct ctx *c, uint64_t now_ms)
+static void udp_evict_close(const struct ctx *c, uint32_t idx,
+			    uint64_t idle_ms)
 {
-	uint32_t victim = FLOW_IDX_NONE, cap = c->flow_max, i;
-	uint64_t oldest = UINT64_MAX;
-
-	if (!cap)
-		return false;
-
-	for (i = 0; i < UDP_EVICT_SCAN && i < cap; i++) {
-		uint32_t idx = (udp_evict_hand + i) % cap;
-		const struct udp_flow *uf = udp_flow_at(idx);
-
-		if (!uf || uf->kind == UDP_KIND_PROXY)
-			continue;
-		if (uf->last_ms + UDP_EVICT_IDLE_MS > now_ms)
-			continue;
-		if (uf->last_ms < oldest) {
-			oldest = uf->last_ms;
-			victim = idx;
-		}
-	}
-	udp_evict_hand = (udp_evict_hand + i) % cap;
-
-	if (victim == FLOW_IDX_NONE)
-		return false;
-
 	debug("UDP flow %u: idle for %llu ms, closed to make room for a new "
-	      "flow", victim, (unsigned long long)(now_ms - oldest));
-	udp_flow_close(c, victim);
+	      "flow", idx, (unsigned long long)idle_ms);
+	udp_flow_close(c, idx);
 	udp_stats.evicted++;
-	return true;
+}
+
+static const struct flow_evict_ops udp_evict_ops = {
+	.last_ms = udp_evict_last_ms,
+	.evict = udp_evict_close,
+};
+
+/**
+ * udp_evict_init() - let a full flow table take idle UDP flows
+ */
+void udp_evict_init(void)
+{
+	flow_evict_register(FLOW_TYPE_UDP, &udp_evict_ops);
 }

@@ -203,7 +203,7 @@ void udp_gso_count(uint32_t flow, unsigned int n, int ret);
 void udp_gso_flush(void);
 
 /* udp_evict.c */
-bool udp_evict(const struct ctx *c, uint64_t now_ms);
+void udp_evict_init(void);
 
 /* udp_emit.c */
 struct flow_key;

@@ -29,6 +29,17 @@
  *   log_to_syslog() before the file system view is restricted. If the
  *   syslog daemon goes away, messages are dropped.
  *
+ * Rate limits (log_rl_msg(), through the err_rl() family of log.h): a
+ * token bucket of LOG_RL_BURST messages per call site, one token back
+ * every LOG_RL_INTERVAL_MS, kept as one timestamp (when the bucket will
+ * be full again) and a count of the messages held back, so that a zeroed
+ * static is a full bucket. Over any span of E ms from the first message,
+ * a call site logs at most LOG_RL_BURST + E / LOG_RL_INTERVAL_MS lines.
+ * The count goes at the end of the next line logged, and the line that
+ * empties the bucket says that more will be limited: no extra lines. The
+ * level is checked first, so that messages nobody would see use no
+ * tokens.
+ *
  * Every line is formatted into a buffer on the stack and leaves with one
  * system call per sink (no stdio buffering, so nothing is duplicated or
  * lost across fork()). Messages longer than LOG_MSG_MAX are cut. The logger
@@ -620,13 +631,15 @@ static void log_out_syslog(int prio, const char *msg, size_t len)
  * log_vmsg() - format a message and send it to the active sinks
  * @prio:	priority
  * @errnum:	error to describe after the message, 0 for none
+ * @suffix:	text to end the line with, kept whole, NULL for none
  * @fmt:	format string
  * @ap:		arguments
  */
-static void log_vmsg(int prio, int errnum, const char *fmt, va_list ap)
+static void log_vmsg(int prio, int errnum, const char *suffix,
+		     const char *fmt, va_list ap)
 {
 	char msg[LOG_MSG_MAX];
-	size_t len = 0;
+	size_t len = 0, slen;
 	int n;
 
 	prio = log_clamp_prio(prio);
@@ -646,6 +659,13 @@ static void log_vmsg(int prio, int errnum, const char *fmt, va_list ap)
 
 	while (len && msg[len - 1] == '\n')
 		len--;
+
+	if (suffix) {
+		slen = MIN(strlen(suffix), sizeof(msg) - 1);
+		len = MIN(len, sizeof(msg) - 1 - slen);
+		memcpy(msg + len, suffix, slen);
+		len += slen;
+	}
 
 	if (log_stderr_on)
 		log_out_stderr(msg, len);
@@ -667,7 +687,7 @@ void log_msg(int prio, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	log_vmsg(prio, 0, fmt, ap);
+	log_vmsg(prio, 0, NULL, fmt, ap);
 	va_end(ap);
 	errno = errno_save;
 }
@@ -684,7 +704,77 @@ void log_perror(int prio, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	log_vmsg(prio, errno_save, fmt, ap);
+	log_vmsg(prio, errno_save, NULL, fmt, ap);
+	va_end(ap);
+	errno = errno_save;
+}
+
+/**
+ * log_rl_take() - ask a call site's rate limit whether a message may go
+ * @rl:		state of the call site
+ * @now_ms:	current time, milliseconds (any monotonic clock)
+ *
+ * Return: LOG_RL_HOLD (counted in @rl->suppressed), LOG_RL_PASS, or
+ *	   LOG_RL_PASS_LAST if the bucket is now empty
+ */
+enum log_rl_verdict log_rl_take(struct log_rl *rl, uint64_t now_ms)
+{
+	const uint64_t span = (uint64_t)LOG_RL_BURST * LOG_RL_INTERVAL_MS;
+	uint64_t full = MAX(rl->full_ms, now_ms) + LOG_RL_INTERVAL_MS;
+
+	if (full > now_ms + span) {
+		rl->suppressed++;
+		return LOG_RL_HOLD;
+	}
+
+	rl->full_ms = full;
+	if (full + LOG_RL_INTERVAL_MS > now_ms + span)
+		return LOG_RL_PASS_LAST;
+	return LOG_RL_PASS;
+}
+
+/**
+ * log_rl_msg() - log a message unless its call site's rate limit holds
+ *		  it back (see err_rl() and the others in log.h)
+ * @rl:		state of the call site
+ * @prio:	priority, LOG_ERR to LOG_INFO
+ * @perr:	follow the message with ": " and the text for errno
+ * @fmt:	format string
+ * @...:	arguments
+ */
+void log_rl_msg(struct log_rl *rl, int prio, bool perr, const char *fmt, ...)
+{
+	int errno_save = errno;
+	char suffix[LOG_PREFIX_MAX];
+	enum log_rl_verdict v;
+	struct timespec now;
+	va_list ap;
+
+	if (log_clamp_prio(prio) > log_level)
+		return;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &now))
+		now.tv_sec = now.tv_nsec = 0;
+	v = log_rl_take(rl, (uint64_t)now.tv_sec * 1000 +
+			    (uint64_t)now.tv_nsec / 1000000);
+	if (v == LOG_RL_HOLD) {
+		errno = errno_save;
+		return;
+	}
+
+	suffix[0] = '\0';
+	if (rl->suppressed) {
+		snprintf(suffix, sizeof(suffix),
+			 " (%lu similar messages suppressed)", rl->suppressed);
+		rl->suppressed = 0;
+	} else if (v == LOG_RL_PASS_LAST) {
+		snprintf(suffix, sizeof(suffix),
+			 " (more like it: at most one every %u s)",
+			 (unsigned int)(LOG_RL_INTERVAL_MS / 1000));
+	}
+
+	va_start(ap, fmt);
+	log_vmsg(prio, perr ? errno_save : 0, suffix, fmt, ap);
 	va_end(ap);
 	errno = errno_save;
 }
@@ -699,7 +789,7 @@ void die(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	log_vmsg(LOG_ERR, 0, fmt, ap);
+	log_vmsg(LOG_ERR, 0, NULL, fmt, ap);
 	va_end(ap);
 	exit(EXIT_FAILURE);
 }
@@ -715,7 +805,7 @@ void die_perror(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	log_vmsg(LOG_ERR, errno_save, fmt, ap);
+	log_vmsg(LOG_ERR, errno_save, NULL, fmt, ap);
 	va_end(ap);
 	exit(EXIT_FAILURE);
 }

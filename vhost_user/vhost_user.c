@@ -85,6 +85,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -355,10 +356,9 @@ static void vu_queue_start(const struct ctx *c, struct vu_dev *dev,
 	ret = vu_virtq_start(&q->vq, &dev->mem, q->num, q->desc, q->avail,
 			     q->used, q->base);
 	if (ret) {
-		warn("vhost-user: can't start queue %u (size %u, rings at "
-		     "%#llx, %#llx, %#llx): %s", qi, q->num,
-		     (unsigned long long)q->desc, (unsigned long long)q->avail,
-		     (unsigned long long)q->used, strerror(-ret));
+		warn_rl("vhost-user: can't start queue %u (size %u, rings at %#"
+			PRIx64 ", %#" PRIx64 ", %#" PRIx64 "): %s", qi, q->num,
+			q->desc, q->avail, q->used, strerror(-ret));
 		return;
 	}
 	q->vq.event_idx = !!(dev->features & VU_BIT(VU_F_EVENT_IDX));
@@ -379,8 +379,8 @@ static void vu_queue_start(const struct ctx *c, struct vu_dev *dev,
 		vu_eventfd_write(q->kick_fd);
 	}
 
-	info("vhost-user: queue %u (%s) started: %u entries, from index %u",
-	     qi, qi == VU_RX_Q ? "receive" : "transmit", q->num, q->base);
+	info_rl("vhost-user: queue %u (%s) started: %u entries, from index %u",
+		qi, qi == VU_RX_Q ? "receive" : "transmit", q->num, q->base);
 }
 
 /**
@@ -501,9 +501,9 @@ static void vu_avail_warn(struct vu_queue *q, unsigned int qi)
 		return;
 
 	q->avail_warned = true;
-	warn("vhost-user: the guest claims more available chains on queue %u "
-	     "than its %u entries: its driver is broken, the queue is ignored "
-	     "while that lasts (a device reset sets it up again)", qi, q->num);
+	warn_rl("vhost-user: the guest claims more available chains on queue "
+		"%u than its %u entries: its driver is broken, the queue is "
+		"ignored while that lasts (a reset restarts it)", qi, q->num);
 }
 
 /**

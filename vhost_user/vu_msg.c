@@ -147,9 +147,9 @@ int vu_msg_queue(const struct vu_msg *m, uint64_t index)
 	if (index < VU_QUEUES)
 		return (int)index;
 
-	warn("vhost-user: request %u for queue %llu, but we have only %u "
-	     "queues (one pair, no multiqueue)", m->hdr.request,
-	     (unsigned long long)index, VU_QUEUES);
+	warn_rl("vhost-user: request %u for queue %llu, but we have only %u "
+		"queues (one pair, no multiqueue)", m->hdr.request,
+		(unsigned long long)index, VU_QUEUES);
 	return -1;
 }
 
@@ -197,10 +197,10 @@ static enum vu_res vu_msg_set_features(const struct ctx *c, struct vu_dev *dev,
 	unsigned int qi;
 
 	if (f & ~VU_FEATURES) {
-		warn("vhost-user: front-end acknowledged features %#llx we "
-		     "did not offer (we offer %#llx)",
-		     (unsigned long long)(f & ~VU_FEATURES),
-		     (unsigned long long)VU_FEATURES);
+		warn_rl("vhost-user: front-end acknowledged features %#llx we "
+			"did not offer (we offer %#llx)",
+			(unsigned long long)(f & ~VU_FEATURES),
+			(unsigned long long)VU_FEATURES);
 		return VU_FAIL;
 	}
 
@@ -223,13 +223,13 @@ static enum vu_res vu_msg_set_features(const struct ctx *c, struct vu_dev *dev,
 
 	debug("vhost-user: features %#llx, header %zu bytes",
 	      (unsigned long long)f, dev->hdrlen);
-	info("vhost-user: offloads to the guest: %s; from the guest: "
-	     "checksum %s, TSO4 %s, TSO6 %s",
-	     (f & VU_GUEST_OFFLOADS) == VU_GUEST_OFFLOADS ?
-	     "checksum, TSO4, TSO6" : "none (plain frames)",
-	     f & VU_BIT(VU_F_CSUM) ? "on" : "off",
-	     f & VU_BIT(VU_F_HOST_TSO4) ? "on" : "off",
-	     f & VU_BIT(VU_F_HOST_TSO6) ? "on" : "off");
+	info_rl("vhost-user: offloads to the guest: %s; from the guest: "
+		"checksum %s, TSO4 %s, TSO6 %s",
+		(f & VU_GUEST_OFFLOADS) == VU_GUEST_OFFLOADS ?
+		"checksum, TSO4, TSO6" : "none (plain frames)",
+		f & VU_BIT(VU_F_CSUM) ? "on" : "off",
+		f & VU_BIT(VU_F_HOST_TSO4) ? "on" : "off",
+		f & VU_BIT(VU_F_HOST_TSO6) ? "on" : "off");
 	return VU_OK;
 }
 
@@ -396,8 +396,8 @@ static enum vu_res vu_msg_set_vring_num(const struct ctx *c, struct vu_dev *dev,
 	if (qi < 0)
 		return VU_FAIL;
 	if (!num || num > VU_QUEUE_SIZE_MAX || (num & (num - 1))) {
-		warn("vhost-user: invalid size %u for queue %i (a power of "
-		     "two, at most %u)", num, qi, VU_QUEUE_SIZE_MAX);
+		warn_rl("vhost-user: invalid size %u for queue %i (a power of "
+			"two, at most %u)", num, qi, VU_QUEUE_SIZE_MAX);
 		return VU_FAIL;
 	}
 
@@ -518,9 +518,9 @@ static enum vu_res vu_msg_set_vring_fd(const struct ctx *c, struct vu_dev *dev,
 	q = &dev->q[qi];
 
 	if (m->hdr.request == VU_SET_VRING_KICK && nofd) {
-		warn("vhost-user: the front-end asks us to poll queue %i "
-		     "instead of giving a kick eventfd: not supported, the "
-		     "queue stays stopped", qi);
+		warn_rl("vhost-user: the front-end asks us to poll queue %i "
+			"instead of giving a kick eventfd: not supported, the "
+			"queue stays stopped", qi);
 		vu_queue_stop(c, dev, (unsigned int)qi);
 		if (q->kick_fd >= 0)
 			close(q->kick_fd);
@@ -616,9 +616,9 @@ static enum vu_res vu_msg_send_rarp(const struct ctx *c, struct vu_dev *dev,
 	(void)dev;
 
 	if ((mac[0] & 1) || !memcmp(mac, zero, ETH_ALEN)) {
-		warn("vhost-user: SEND_RARP for MAC address "
-		     "%02x:%02x:%02x:%02x:%02x:%02x, not a guest's: ignored",
-		     mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
+		warn_rl("vhost-user: SEND_RARP for MAC address "
+			"%02x:%02x:%02x:%02x:%02x:%02x, not a guest's: ignored",
+			mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
 		return VU_FAIL;
 	}
 	if (memcmp(mac, guest_mac(), ETH_ALEN) != 0) {
@@ -886,8 +886,8 @@ static int vu_msg_dispatch(const struct ctx *c, struct vu_dev *dev,
 			      (dev->unknown & VU_BIT(req));
 
 		if (!logged) {
-			warn("vhost-user: unsupported request %u, refused",
-			     req);
+			warn_rl("vhost-user: unsupported request %u, refused",
+				req);
 			if (req < VU_REQUEST_MAX)
 				dev->unknown |= VU_BIT(req);
 		}

@@ -48,14 +48,22 @@
  *	echo identifiers come from small pools (UDP and ICMP flows are
  *	bounded), toward ports nothing listens on.
  *
- *   frame_storm --syn-flood [options] IFNAME
- *	Send COUNT valid TCP SYNs from random addresses of the given IPv4
- *	/24 (last byte 3 to 254) and random ports, to the gateway, on the
- *	ports of --ports in turn.
+ *   frame_storm --flood KIND [options] IFNAME
+ *	Send COUNT valid frames of one kind:
+ *	- syn (also --syn-flood): TCP SYNs from random addresses of the
+ *	  given IPv4 /24 (last byte 3 to 254) and random ports, to the
+ *	  gateway, on the ports of --ports in turn;
+ *	- dhcp: DHCP messages the relay logs, alternating a DHCPDECLINE of
+ *	  the --src4 address (a warning) and a DHCPREQUEST for
+ *	  STORM_DHCP_OTHER, not the guest's address (answered with a NAK,
+ *	  logged as info), both broadcast from 0.0.0.0 as a client sends
+ *	  them;
+ *	- echo: ICMP echo requests to the --dst4 address, frame N with
+ *	  identifier N (modulo 65536): each one a new echo flow.
  *
  * Options: -n COUNT (default 100000), -s SEED, -r FRAMES_PER_SECOND
- * (default: as fast as the device takes them), --inject PATH,
- * --lengths LIST, --gw-mac MAC, --src4,
+ * (default: as fast as the device takes them), --flood KIND, --inject
+ * PATH, --lengths LIST, --gw-mac MAC, --src4,
  * --dst4, --src6, --dst6 ADDR (defaults: the test rig's 192.0.2.2 to
  * 192.0.2.1, 2001:db8::2 to 2001:db8::1), --ports P[,P...] (SYN flood
  * destination ports).
@@ -88,6 +96,8 @@
 #define STORM_SHORT_EVERY	30	/* --inject: one frame in this many */
 #define STORM_INJECT_MAX	(256 * 1024)	/* see tests/tools/lib/ */
 #define STORM_INJECT_SNDBUF	(1024 * 1024)
+#define STORM_DHCP_OTHER	"198.51.100.77"	/* requested, never ours */
+#define STORM_ECHO_LEN		16	/* echo request: header and 8 bytes */
 
 /**
  * struct storm_counts - what was sent
@@ -303,14 +313,14 @@ static void storm_frame(const struct storm_cfg *cfg, uint8_t *f, size_t *len,
 }
 
 /**
- * flood_frame() - build the next SYN of a flood
+ * flood_syn() - build the next SYN of a flood
  * @cfg:	configuration
  * @f:		frame, STORM_FRAME_MAX bytes
  * @len:	frame length, set
  * @i:		sequence number of the frame
  */
-static void flood_frame(const struct storm_cfg *cfg, uint8_t *f, size_t *len,
-			unsigned long i)
+static void flood_syn(const struct storm_cfg *cfg, uint8_t *f, size_t *len,
+		      unsigned long i)
 {
 	uint8_t *ip = f + STORM_ETH_LEN, *l4 = ip + STORM_IP4_LEN;
 	struct in_addr src = cfg->src4;
@@ -323,6 +333,117 @@ static void flood_frame(const struct storm_cfg *cfg, uint8_t *f, size_t *len,
 	ip4_hdr(ip, src, cfg->dst4, IPPROTO_TCP, l4len);
 	l4_csum(ip, true, IPPROTO_TCP, l4, l4len, 16);
 	*len = STORM_ETH_LEN + STORM_IP4_LEN + l4len;
+}
+
+/**
+ * flood_dhcp() - build the next DHCP message of a flood
+ * @cfg:	configuration
+ * @f:		frame, STORM_FRAME_MAX bytes
+ * @len:	frame length, set
+ * @i:		sequence number: even, a decline; odd, a request
+ */
+static void flood_dhcp(const struct storm_cfg *cfg, uint8_t *f, size_t *len,
+		       unsigned long i)
+{
+	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	uint8_t *ip = f + STORM_ETH_LEN, *l4 = ip + STORM_IP4_LEN;
+	size_t l4len = 8 + 240 + 3 + 6 + 6 + 1;
+	struct in_addr any = { 0 }, all, want = cfg->src4;
+	uint8_t *d = l4 + 8, *o = d + 240;
+
+	all.s_addr = htonl(INADDR_BROADCAST);
+	if (i % 2)
+		inet_pton(AF_INET, STORM_DHCP_OTHER, &want);
+
+	eth_hdr(cfg, f, ETH_TYPE_IP4, bcast);
+	memset(l4, 0, l4len);
+	put16(l4, 68);
+	put16(l4 + 2, 67);
+	put16(l4 + 4, (uint16_t)l4len);
+	d[0] = 1;			/* BOOTREQUEST */
+	d[1] = 1;
+	d[2] = 6;
+	put32(d + 4, (uint32_t)storm_rand());
+	memcpy(d + 28, cfg->own_mac, 6);
+	put32(d + 236, 0x63825363);	/* magic cookie */
+	o[0] = 53;			/* message type */
+	o[1] = 1;
+	o[2] = i % 2 ? 3 : 4;		/* DHCPREQUEST : DHCPDECLINE */
+	o[3] = 50;			/* requested (declined) address */
+	o[4] = 4;
+	memcpy(o + 5, &want, 4);
+	o[9] = 54;			/* server identifier */
+	o[10] = 4;
+	memcpy(o + 11, &cfg->dst4, 4);
+	o[15] = 255;
+	ip4_hdr(ip, any, all, IPPROTO_UDP, l4len);
+	l4_csum(ip, true, IPPROTO_UDP, l4, l4len, 6);
+	*len = STORM_ETH_LEN + STORM_IP4_LEN + l4len;
+}
+
+/**
+ * flood_echo() - build the next echo request of a flood
+ * @cfg:	configuration
+ * @f:		frame, STORM_FRAME_MAX bytes
+ * @len:	frame length, set
+ * @i:		sequence number of the frame, its identifier
+ */
+static void flood_echo(const struct storm_cfg *cfg, uint8_t *f, size_t *len,
+		       unsigned long i)
+{
+	uint8_t *ip = f + STORM_ETH_LEN, *l4 = ip + STORM_IP4_LEN;
+
+	eth_hdr(cfg, f, ETH_TYPE_IP4, NULL);
+	memset(l4, 0x5a, STORM_ECHO_LEN);
+	l4[0] = 8;			/* echo request */
+	l4[1] = 0;
+	put16(l4 + 2, 0);
+	put16(l4 + 4, (uint16_t)i);
+	put16(l4 + 6, 1);
+	put16(l4 + 2, csum_fold(csum_add(0, l4, STORM_ECHO_LEN)));
+	ip4_hdr(ip, cfg->src4, cfg->dst4, IPPROTO_ICMP, STORM_ECHO_LEN);
+	*len = STORM_ETH_LEN + STORM_IP4_LEN + STORM_ECHO_LEN;
+}
+
+/**
+ * flood_frame() - build the next frame of a flood
+ * @cfg:	configuration
+ * @f:		frame, STORM_FRAME_MAX bytes
+ * @len:	frame length, set
+ * @i:		sequence number of the frame
+ */
+static void flood_frame(const struct storm_cfg *cfg, uint8_t *f, size_t *len,
+			unsigned long i)
+{
+	switch (cfg->flood) {
+	case STORM_FLOOD_DHCP:
+		flood_dhcp(cfg, f, len, i);
+		break;
+	case STORM_FLOOD_ECHO:
+		flood_echo(cfg, f, len, i);
+		break;
+	default:
+		flood_syn(cfg, f, len, i);
+		break;
+	}
+}
+
+/**
+ * parse_flood() - parse the kind of --flood, exit if unknown
+ * @s:		"syn", "dhcp" or "echo"
+ *
+ * Return: STORM_FLOOD_SYN, STORM_FLOOD_DHCP or STORM_FLOOD_ECHO
+ */
+static unsigned int parse_flood(const char *s)
+{
+	if (!strcmp(s, "syn"))
+		return STORM_FLOOD_SYN;
+	if (!strcmp(s, "dhcp"))
+		return STORM_FLOOD_DHCP;
+	if (!strcmp(s, "echo"))
+		return STORM_FLOOD_ECHO;
+	fprintf(stderr, "frame_storm: unknown flood %s\n", s);
+	exit(2);
 }
 
 /**
@@ -499,7 +620,8 @@ static bool short_frame(const struct storm_cfg *cfg, uint8_t *f,
 static void usage(const char *name)
 {
 	fprintf(stderr,
-		"Usage: %s [--syn-flood] [-n COUNT] [-s SEED] [-r PPS]\n"
+		"Usage: %s [--flood syn|dhcp|echo] [--syn-flood] [-n COUNT]\n"
+		"       [-s SEED] [-r PPS]\n"
 		"       [--inject PATH [--lengths LIST]]\n"
 		"       [--gw-mac MAC] [--src4 A] [--dst4 A] [--src6 A]"
 		" [--dst6 A]\n"
@@ -576,6 +698,7 @@ static void parse_opts(int argc, char **argv, struct storm_cfg *cfg)
 {
 	static const struct option opts[] = {
 		{ "syn-flood",	no_argument,		NULL, 'F' },
+		{ "flood",	required_argument,	NULL, 'K' },
 		{ "gw-mac",	required_argument,	NULL, 'g' },
 		{ "src4",	required_argument,	NULL, 'a' },
 		{ "dst4",	required_argument,	NULL, 'b' },
@@ -600,7 +723,8 @@ static void parse_opts(int argc, char **argv, struct storm_cfg *cfg)
 		case 'n': cfg->count = strtoul(optarg, NULL, 0); break;
 		case 's': cfg->seed = strtoull(optarg, NULL, 0); break;
 		case 'r': cfg->pps = strtoul(optarg, NULL, 0); break;
-		case 'F': cfg->flood = true; break;
+		case 'F': cfg->flood = STORM_FLOOD_SYN; break;
+		case 'K': cfg->flood = parse_flood(optarg); break;
 		case 'g': parse_mac(optarg, cfg->gw_mac); break;
 		case 'a': parse_addr(AF_INET, optarg, &cfg->src4); break;
 		case 'b': parse_addr(AF_INET, optarg, &cfg->dst4); break;

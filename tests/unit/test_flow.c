@@ -6,7 +6,11 @@
  * deletion that every remaining key is still found (backward-shift
  * deletion must not break probe runs) and deleted ones are not; then a
  * long random churn on a tiny table against a reference model, where probe
- * runs wrap around the end of the hash array.
+ * runs wrap around the end of the hash array. Eviction (flow/flow_evict.c)
+ * is checked with fake UDP and echo flows whose last activity the test
+ * sets: the oldest idle one of a registered type goes, whatever its type;
+ * busy flows, flows marked never, unregistered types (TCP) never; the
+ * scan of one call is bounded.
  */
 
 #include <check.h>
@@ -246,6 +250,145 @@ START_TEST(test_churn_small)
 }
 END_TEST
 
+#define ECAP		600	/* more than one scan (256) */
+
+static uint64_t ev_last[ECAP];	/* fake last activity per flow */
+static uint32_t ev_closed[ECAP];	/* flows evicted, in order */
+static unsigned int ev_n;
+static unsigned int ev_looked;	/* last_ms() calls */
+static uint64_t ev_min;		/* oldest last activity seen */
+
+/**
+ * ev_last_ms() - fake last_ms() of struct flow_evict_ops
+ * @idx:	flow index
+ *
+ * Return: the time the test set for @idx
+ */
+static uint64_t ev_last_ms(uint32_t idx)
+{
+	ev_looked++;
+	if (ev_last[idx] < ev_min)
+		ev_min = ev_last[idx];
+	return ev_last[idx];
+}
+
+/**
+ * ev_evict() - fake evict() of struct flow_evict_ops: record and free
+ * @c:		execution context (unused)
+ * @idx:	flow index
+ * @idle_ms:	idle time (unused)
+ */
+static void ev_evict(const struct ctx *c, uint32_t idx, uint64_t idle_ms)
+{
+	(void)c;
+	(void)idle_ms;
+	ev_closed[ev_n++] = idx;
+	flow_free(idx);
+}
+
+static const struct flow_evict_ops ev_ops = {
+	.last_ms = ev_last_ms,
+	.evict = ev_evict,
+};
+
+START_TEST(test_evict)
+{
+	const uint64_t now = 100000;
+	uint32_t idx[8], f;
+	unsigned int i;
+
+	ck_assert_int_eq(flow_table_init(8), 0);
+	flow_evict_register(FLOW_TYPE_UDP, &ev_ops);
+	flow_evict_register(FLOW_TYPE_PING, &ev_ops);
+	ev_n = 0;
+
+	/* TCP, busy UDP, busy echo, one marked never: nothing to take */
+	idx[0] = flow_alloc(FLOW_TYPE_TCP);
+	idx[1] = flow_alloc(FLOW_TYPE_UDP);
+	idx[2] = flow_alloc(FLOW_TYPE_PING);
+	idx[3] = flow_alloc(FLOW_TYPE_UDP);
+	ev_last[idx[0]] = 0;		/* TCP: type not registered */
+	ev_last[idx[1]] = now - 999;	/* busy: less than a second */
+	ev_last[idx[2]] = now - 500;
+	ev_last[idx[3]] = FLOW_EVICT_NEVER;
+	ck_assert(!flow_evict(NULL, now));
+	ck_assert_uint_eq(ev_n, 0);
+
+	/* Idle ones: the oldest goes first, an echo flow as a UDP one */
+	idx[4] = flow_alloc(FLOW_TYPE_PING);
+	idx[5] = flow_alloc(FLOW_TYPE_UDP);
+	idx[6] = flow_alloc(FLOW_TYPE_PING);
+	ev_last[idx[4]] = now - 5000;
+	ev_last[idx[5]] = now - 3000;
+	ev_last[idx[6]] = now - 1000;	/* exactly a second: idle */
+	for (i = 0; i < 3; i++)
+		ck_assert(flow_evict(NULL, now));
+	ck_assert(!flow_evict(NULL, now));
+	ck_assert_uint_eq(ev_n, 3);
+	ck_assert_uint_eq(ev_closed[0], idx[4]);
+	ck_assert_uint_eq(ev_closed[1], idx[5]);
+	ck_assert_uint_eq(ev_closed[2], idx[6]);
+	ck_assert_uint_eq(flow_type_of(idx[0]), FLOW_TYPE_TCP);
+	ck_assert_uint_eq(flow_in_use(), 4);
+
+	/* A type unregistered again is left alone */
+	f = flow_alloc(FLOW_TYPE_PING);
+	ev_last[f] = 0;
+	flow_evict_register(FLOW_TYPE_PING, NULL);
+	ck_assert(!flow_evict(NULL, now));
+	flow_evict_register(FLOW_TYPE_PING, &ev_ops);
+	ck_assert(flow_evict(NULL, now));
+	ck_assert_uint_eq(ev_closed[3], f);
+
+	flow_evict_register(FLOW_TYPE_UDP, NULL);
+	flow_evict_register(FLOW_TYPE_PING, NULL);
+	flow_table_fini();
+	ck_assert(!flow_evict(NULL, now));	/* no table: nothing */
+}
+END_TEST
+
+START_TEST(test_evict_scan)
+{
+	const uint64_t now = 10000000;
+	unsigned int i;
+
+	rng_state = 0xe71c7ULL;
+	ck_assert_int_eq(flow_table_init(ECAP), 0);
+	flow_evict_register(FLOW_TYPE_UDP, &ev_ops);
+	ev_n = 0;
+
+	/* A full table of idle UDP flows of random ages: each call looks at
+	 * no more than 256 entries, and takes the oldest of those; the new
+	 * flow taking its place is busy
+	 */
+	for (i = 0; i < ECAP; i++) {
+		uint32_t f = flow_alloc(FLOW_TYPE_UDP);
+
+		ck_assert_uint_eq(f, i);
+		ev_last[f] = now - 2000 - rnd() % 1000000;
+	}
+	for (i = 0; i < ECAP / 2; i++) {
+		uint64_t taken;
+		uint32_t f;
+
+		ev_looked = 0;
+		ev_min = UINT64_MAX;
+		ck_assert(flow_evict(NULL, now));
+		ck_assert_uint_le(ev_looked, 256);
+		ck_assert_uint_gt(ev_looked, 0);
+		taken = ev_last[ev_closed[ev_n - 1]];
+		ck_assert_uint_eq(taken, ev_min);
+
+		f = flow_alloc(FLOW_TYPE_UDP);
+		ck_assert_uint_eq(f, ev_closed[ev_n - 1]);
+		ev_last[f] = now;
+	}
+
+	flow_evict_register(FLOW_TYPE_UDP, NULL);
+	flow_table_fini();
+}
+END_TEST
+
 /**
  * flow_suite() - build the suite
  *
@@ -260,6 +403,8 @@ static Suite *flow_suite(void)
 	tcase_add_loop_test(tc, test_fill_lookup_delete, 0, 2);
 	tcase_add_test(tc, test_reuse_and_errors);
 	tcase_add_loop_test(tc, test_churn_small, 0, 4);
+	tcase_add_test(tc, test_evict);
+	tcase_add_test(tc, test_evict_scan);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -7,7 +7,11 @@
  * are checked for format, mode and the size limit (the newest lines kept,
  * whole, behind a marker); syslog output is checked in a private mount
  * namespace where /dev/log is a socket of the test (skipped if namespaces
- * are not available).
+ * are not available). Rate limits: the bucket's arithmetic with made-up
+ * times (a burst, then one per interval, never more than LOG_RL_BURST +
+ * elapsed / LOG_RL_INTERVAL_MS), and the err_rl() family end to end: one
+ * state per call site, messages below the level cost nothing, the count
+ * of suppressed messages at the end of the next line, errno kept.
  */
 
 #include <check.h>
@@ -26,6 +30,7 @@
 #include <sys/wait.h>
 
 #include "../../util/log.h"
+#include "../../util/util.h"
 
 static char tmpdir[64];
 
@@ -207,6 +212,173 @@ START_TEST(test_long_message)
 	ck_assert_uint_lt(strlen(buf), sizeof(big));
 	ck_assert_int_eq(buf[strlen(buf) - 1], '\n');
 	ck_assert_ptr_eq(strchr(buf, '\n'), buf + strlen(buf) - 1);
+	close(fd);
+}
+END_TEST
+
+START_TEST(test_rl_take)
+{
+	const uint64_t t0 = 5000000, iv = LOG_RL_INTERVAL_MS;
+	struct log_rl rl = { 0 };
+	unsigned int i;
+
+	/* A burst, the last one says so, then held back and counted */
+	for (i = 0; i < LOG_RL_BURST - 1; i++)
+		ck_assert_int_eq(log_rl_take(&rl, t0), LOG_RL_PASS);
+	ck_assert_int_eq(log_rl_take(&rl, t0), LOG_RL_PASS_LAST);
+	for (i = 0; i < 3; i++)
+		ck_assert_int_eq(log_rl_take(&rl, t0 + i), LOG_RL_HOLD);
+	ck_assert_uint_eq(rl.suppressed, 3);
+	ck_assert_int_eq(log_rl_take(&rl, t0 + iv - 1), LOG_RL_HOLD);
+	ck_assert_uint_eq(rl.suppressed, 4);
+
+	/* One per interval */
+	ck_assert_int_eq(log_rl_take(&rl, t0 + iv), LOG_RL_PASS_LAST);
+	ck_assert_int_eq(log_rl_take(&rl, t0 + iv), LOG_RL_HOLD);
+	ck_assert_int_eq(log_rl_take(&rl, t0 + 2 * iv), LOG_RL_PASS_LAST);
+
+	/* Quiet for long: a whole burst again, not more */
+	rl.suppressed = 0;
+	for (i = 0; i < LOG_RL_BURST - 1; i++)
+		ck_assert_int_eq(log_rl_take(&rl, t0 + 100 * iv), LOG_RL_PASS);
+	ck_assert_int_eq(log_rl_take(&rl, t0 + 100 * iv), LOG_RL_PASS_LAST);
+	ck_assert_int_eq(log_rl_take(&rl, t0 + 100 * iv), LOG_RL_HOLD);
+
+	/* A clock near zero (a fresh boot) and a zeroed state */
+	memset(&rl, 0, sizeof(rl));
+	ck_assert_int_eq(log_rl_take(&rl, 3), LOG_RL_PASS);
+}
+END_TEST
+
+START_TEST(test_rl_bound)
+{
+	const uint64_t t0 = 123456789, iv = LOG_RL_INTERVAL_MS;
+	unsigned long passed = 0;
+	struct log_rl rl = { 0 };
+	uint64_t e;
+
+	/* A flood, one message every 7 ms for ten minutes: at any time,
+	 * the burst and one per whole interval since the first message, at
+	 * most; at least one less (the flood never stops), or every one
+	 * while the burst lasts
+	 */
+	for (e = 0; e <= 600000; e += 7) {
+		if (log_rl_take(&rl, t0 + e) != LOG_RL_HOLD)
+			passed++;
+		ck_assert_uint_le(passed, LOG_RL_BURST + e / iv);
+		ck_assert_uint_ge(passed + 1,
+				  MIN(e / 7 + 2, LOG_RL_BURST + e / iv));
+	}
+	ck_assert_uint_eq(passed + rl.suppressed, 600000 / 7 + 1);
+}
+END_TEST
+
+/**
+ * rl_site() - one rate-limited call site, used from several places
+ * @i:		number to print
+ */
+static void rl_site(int i)
+{
+	info_rl("site %d", i);
+}
+
+/**
+ * count_lines() - count the lines of a buffer
+ * @buf:	text
+ *
+ * Return: number of newlines
+ */
+static unsigned int count_lines(const char *buf)
+{
+	unsigned int n = 0;
+
+	for (; *buf; buf++)
+		n += *buf == '\n';
+	return n;
+}
+
+START_TEST(test_rl_sites)
+{
+	char buf[8192];
+	int fd, i;
+
+	fd = capture_stderr();
+
+	/* One site in a loop: the burst only, the last line says why */
+	for (i = 0; i < 20; i++)
+		warn_rl("flood %d", i);
+	read_all(fd, buf, sizeof(buf));
+	ck_assert_uint_eq(count_lines(buf), LOG_RL_BURST);
+	ck_assert_msg(matches(buf, "^flood 0\nflood 1\n"),
+		      "bad burst: %s", buf);
+	ck_assert_msg(matches(buf, "flood 4 \\(more like it: at most one "
+				   "every 10 s\\)\n$"),
+		      "bad last line: %s", buf);
+
+	/* Another site has its own state */
+	ck_assert_int_eq(ftruncate(fd, 0), 0);
+	ck_assert_int_eq(lseek(STDERR_FILENO, 0, SEEK_SET), 0);
+	for (i = 0; i < 20; i++)
+		err_rl("other %d", i);
+	read_all(fd, buf, sizeof(buf));
+	ck_assert_uint_eq(count_lines(buf), LOG_RL_BURST);
+
+	/* Below the level: nothing shown, no token used, nothing counted */
+	ck_assert_int_eq(ftruncate(fd, 0), 0);
+	ck_assert_int_eq(lseek(STDERR_FILENO, 0, SEEK_SET), 0);
+	log_set_level(LOG_WARNING);
+	for (i = 0; i < 20; i++)
+		rl_site(i);
+	ck_assert_uint_eq(read_all(fd, buf, sizeof(buf)), 0);
+	log_set_level(LOG_INFO);
+	for (i = 0; i < 20; i++)
+		rl_site(100 + i);
+	read_all(fd, buf, sizeof(buf));
+	ck_assert_uint_eq(count_lines(buf), LOG_RL_BURST);
+	ck_assert_msg(matches(buf, "^site 100\n"), "bad line: %s", buf);
+	ck_assert_msg(!matches(buf, "suppressed"), "counted: %s", buf);
+	close(fd);
+}
+END_TEST
+
+START_TEST(test_rl_suppressed)
+{
+	static char big[5000], buf[8192];
+	struct log_rl rl = { 0 };
+	const char *end;
+	int fd, i;
+
+	fd = capture_stderr();
+	for (i = 0; i < LOG_RL_BURST + 3; i++)
+		log_rl_msg(&rl, LOG_WARNING, false, "m %d", i);
+	read_all(fd, buf, sizeof(buf));
+	ck_assert_uint_eq(count_lines(buf), LOG_RL_BURST);
+	ck_assert_uint_eq(rl.suppressed, 3);
+
+	/* An interval later: the count at the end, after the error text */
+	ck_assert_int_eq(ftruncate(fd, 0), 0);
+	ck_assert_int_eq(lseek(STDERR_FILENO, 0, SEEK_SET), 0);
+	rl.full_ms -= LOG_RL_INTERVAL_MS;
+	errno = EIO;
+	log_rl_msg(&rl, LOG_ERR, true, "again %s", "now");
+	ck_assert_int_eq(errno, EIO);
+	read_all(fd, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "again now: Input/output error "
+			      "(3 similar messages suppressed)\n");
+	ck_assert_uint_eq(rl.suppressed, 0);
+
+	/* A message too long for a line: cut, the count kept whole */
+	ck_assert_int_eq(ftruncate(fd, 0), 0);
+	ck_assert_int_eq(lseek(STDERR_FILENO, 0, SEEK_SET), 0);
+	memset(big, 'x', sizeof(big) - 1);
+	memset(&rl, 0, sizeof(rl));
+	rl.suppressed = 7;
+	log_rl_msg(&rl, LOG_WARNING, false, "%s", big);
+	read_all(fd, buf, sizeof(buf));
+	ck_assert_uint_lt(strlen(buf), sizeof(big));
+	end = " (7 similar messages suppressed)\n";
+	ck_assert_str_eq(buf + strlen(buf) - strlen(end), end);
+	ck_assert_uint_eq(count_lines(buf), 1);
 	close(fd);
 }
 END_TEST
@@ -445,6 +617,10 @@ static Suite *log_suite(void)
 	tcase_add_test(tc, test_stderr_levels);
 	tcase_add_test(tc, test_perror_errno);
 	tcase_add_test(tc, test_long_message);
+	tcase_add_test(tc, test_rl_take);
+	tcase_add_test(tc, test_rl_bound);
+	tcase_add_test(tc, test_rl_sites);
+	tcase_add_test(tc, test_rl_suppressed);
 	tcase_add_test(tc, test_file_format);
 	tcase_add_test(tc, test_file_rotation);
 	tcase_add_test(tc, test_file_new_pid);

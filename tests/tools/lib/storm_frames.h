@@ -29,6 +29,12 @@
 #define STORM_PORTS_MAX		16
 #define STORM_POOL		8	/* ports / echo identifiers per pool */
 
+/* Floods (frame_storm --flood KIND), instead of the storm */
+#define STORM_FLOOD_NONE	0
+#define STORM_FLOOD_SYN		1	/* TCP SYNs from random sources */
+#define STORM_FLOOD_DHCP	2	/* DHCP declines and requests, alternating */
+#define STORM_FLOOD_ECHO	3	/* ICMP echo requests, new identifiers */
+
 #define ETH_TYPE_ARP		0x0806
 #define ETH_TYPE_IP4		0x0800
 #define ETH_TYPE_IP6		0x86dd
@@ -43,7 +49,7 @@ static const uint16_t storm_dports[STORM_POOL] = {
  * @count:	frames to send
  * @seed:	generator seed
  * @pps:	frames per second, 0 for no limit
- * @flood:	SYN flood instead of the storm
+ * @flood:	STORM_FLOOD_* instead of the storm, STORM_FLOOD_NONE for it
  * @gw_mac:	destination MAC address
  * @own_mac:	source MAC address (the interface's)
  * @src4:	IPv4 source
@@ -59,7 +65,7 @@ struct storm_cfg {
 	unsigned long count;
 	uint64_t seed;
 	unsigned long pps;
-	bool flood;
+	unsigned int flood;
 	uint8_t gw_mac[6];
 	uint8_t own_mac[6];
 	struct in_addr src4, dst4;
