@@ -97,6 +97,7 @@ static void passt_stats_log(void)
 	icmp_stats_log();
 	mcast_stats_log();
 	qdisc_stats_log();
+	repair_stats_log();
 }
 
 /**

@@ -8,9 +8,21 @@
  * on or off. passt has no capability; the passt-repair helper
  * (helper/passt_repair.c) has that one, and connects to the socket we
  * listen on here: --repair-path, by default the vhost-user socket's path
- * with ".repair" appended, created at start-up (mode 0600, as the guest's
- * socket) next to it. One helper at a time: another one is accepted and
- * closed at once, with a message.
+ * with ".repair" appended, created at start-up next to it.
+ *
+ * A process that gets its sockets into repair mode can take over other
+ * users' connections, and the helper believes whoever it is connected to:
+ * only the helper may reach us. The socket is created with mode 0600,
+ * whatever the caller's umask (bind() under umask 0177: no moment with
+ * other bits, no chmod() on a path that may have changed meanwhile), and
+ * a connected process must run as our user (the one that created the
+ * socket) or as root (SO_PEERCRED); any other is closed at once, logged,
+ * and counted ("repair: refused=N" with the other counters). In a user
+ * namespace of our own (unprivileged passt, isolation/sandbox.c), users
+ * outside it, root included, show as the overflow uid and are refused: a
+ * helper for an unprivileged passt runs as passt's user, with
+ * CAP_NET_ADMIN (passt-repair(1)). One helper at a time: a second one is
+ * accepted and closed at once, with a message.
  *
  * Requests follow the protocol of upstream passt (passt-repair(1)): one
  * signed byte, TCP_REPAIR_ON, TCP_REPAIR_OFF or TCP_REPAIR_OFF_NO_WP, with
@@ -33,6 +45,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
 
@@ -46,8 +59,13 @@
 SYSCALLS(SYSCALLS_PASST, "accept4", "sendmsg", "recvfrom", "recvmsg",
 	 "setsockopt", "getsockopt", "close", "epoll_ctl", "poll", "ppoll");
 
+/* How a user outside our user namespace shows (kernel.overflowuid) */
+#define REPAIR_OVERFLOW_UID	65534
+
 static int repair_listen_fd = -1;
 static int repair_fd = -1;		/* the helper, -1 if none */
+static uid_t repair_uid;		/* ours when we created the socket */
+static unsigned long long repair_refused;	/* peers of other users */
 static char repair_sock[sizeof(((struct sockaddr_un *)0)->sun_path)];
 
 static int repair_fds[REPAIR_FDS_MAX];	/* sockets of the next message */
@@ -83,6 +101,7 @@ static int repair_epoll(const struct ctx *c, enum epoll_type type, int fd,
  */
 int repair_init(const struct ctx *c, const char *path)
 {
+	mode_t um;
 	int fd, rc;
 
 	if (strlen(path) >= sizeof(repair_sock)) {
@@ -103,7 +122,10 @@ int repair_init(const struct ctx *c, const char *path)
 		return rc;
 	}
 
-	fd = unix_sock_listen(path, 1, 0600);
+	/* 0600 from bind() on: no chmod() after it */
+	um = umask(S_IXUSR | S_IRWXG | S_IRWXO);
+	fd = unix_sock_listen(path, 1, 0);
+	umask(um);
 	if (fd < 0) {
 		err("can't listen for passt-repair at %s: %s", path,
 		    strerror(-fd));
@@ -118,10 +140,20 @@ int repair_init(const struct ctx *c, const char *path)
 	}
 
 	repair_listen_fd = fd;
+	repair_uid = geteuid();
 	snprintf(repair_sock, sizeof(repair_sock), "%s", path);
 	info("Socket for passt-repair (TCP connections in migrations): %s",
 	     path);
 	return 0;
+}
+
+/**
+ * repair_stats_log() - log the counters of the passt-repair socket
+ */
+void repair_stats_log(void)
+{
+	if (repair_listen_fd >= 0)
+		info("repair: refused=%llu", repair_refused);
 }
 
 /**
@@ -135,7 +167,38 @@ const char *repair_path(void)
 }
 
 /**
- * repair_accept() - a helper connects: keep it, if it is the first
+ * repair_peer_ok() - does a connected process run as our user or root?
+ * @fd:		its connection
+ * @cred:	its credentials, set on return
+ *
+ * Return: true if it does, false if not (logged and counted)
+ */
+static bool repair_peer_ok(int fd, struct ucred *cred)
+{
+	socklen_t sl = sizeof(*cred);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, cred, &sl)) {
+		warn_perror("Refusing a process on the passt-repair socket: "
+			    "can't read its credentials");
+		repair_refused++;
+		return false;
+	}
+	if (cred->uid == repair_uid || cred->uid == 0)
+		return true;
+
+	repair_refused++;
+	warn("Refusing a process on the passt-repair socket (PID %i): it "
+	     "runs as uid %u, passt-repair must run as uid %u (ours) or "
+	     "root%s", cred->pid, cred->uid, repair_uid,
+	     cred->uid == REPAIR_OVERFLOW_UID ? ". Users outside our user "
+	     "namespace, root included, show as this uid: run passt-repair "
+	     "as our user, with CAP_NET_ADMIN" : "");
+	return false;
+}
+
+/**
+ * repair_accept() - a helper connects: keep it, if we trust it and it is
+ *		     the first
  * @c:		execution context
  */
 static void repair_accept(const struct ctx *c)
@@ -143,7 +206,6 @@ static void repair_accept(const struct ctx *c)
 	struct timeval tv = { .tv_sec = REPAIR_REPLY_MS / 1000,
 			      .tv_usec = (REPAIR_REPLY_MS % 1000) * 1000 };
 	struct ucred cred = { 0 };
-	socklen_t sl = sizeof(cred);
 	int fd, rc;
 
 	fd = accept4(repair_listen_fd, NULL, NULL, SOCK_CLOEXEC);
@@ -153,7 +215,10 @@ static void repair_accept(const struct ctx *c)
 				    repair_sock);
 		return;
 	}
-	getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &sl);
+	if (!repair_peer_ok(fd, &cred)) {
+		close(fd);
+		return;
+	}
 
 	if (repair_fd >= 0) {
 		info("Refusing a second passt-repair (PID %i): one is "

@@ -27,5 +27,6 @@ int repair_set(int s, int8_t cmd);
 int repair_flush(void);
 void repair_close(const struct ctx *c);
 const char *repair_path(void);
+void repair_stats_log(void);
 
 #endif /* MIGRATE_REPAIR_H */

@@ -26,7 +26,8 @@ APT_CMD_PKGS="ip:iproute2 ss:iproute2 tc:iproute2 nstat:iproute2
 	      bridge:iproute2 socat:socat iperf3:iperf3 jq:jq
 	      sysctl:procps pgrep:procps pkill:procps ps:procps
 	      ping:iputils-ping sha256sum:coreutils timeout:coreutils
-	      setpriv:util-linux prlimit:util-linux
+	      setpriv:util-linux prlimit:util-linux strace:strace
+	      setcap:libcap2-bin useradd:passwd
 	      nsenter:util-linux unshare:util-linux
 	      systemd-analyze:systemd busybox:busybox-static
 	      python3:python3 tshark:tshark
