@@ -95,6 +95,7 @@ static void passt_stats_log(void)
 	tcp_stats_log();
 	udp_stats_log();
 	mcast_stats_log();
+	fwd_ctl_stats_log();
 	qdisc_stats_log();
 }
 

@@ -13,7 +13,9 @@
  * Connection set-up is the stream backend's: with -F/--fd, a connected
  * socket given by the caller (QEMU 10.1 "-netdev passt"), for one
  * connection; otherwise we listen at the -s path or at the first free
- * /tmp/passt_N.socket (sock_path.c), one front-end at a time. The
+ * /tmp/passt_N.socket (sock_path.c, mode 0600), one front-end at a time,
+ * and only from the user who started us or root (unix_sock_accept():
+ * others are closed and counted as conn_refused). The
  * front-end socket is blocking with a short timeout (VU_SOCK_TIMEOUT_MS):
  * a message comes in one piece, and we never wait for one that is not
  * there (see vu_msg.c). When the front-end goes, the queues stop, the
@@ -85,6 +87,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -104,6 +107,7 @@
 #include "../util/util.h"
 #include "../util/syscalls.h"
 #include "../util/timer.h"
+#include "../util/unix_sock.h"
 
 /* System calls after start-up: the front-end's messages and descriptors,
  * its memory (fstat(): does a region lie within its file?), the eventfds
@@ -1036,8 +1040,8 @@ static void vu_guest_close(const struct ctx *c, const char *why)
  */
 static void vu_accept(const struct ctx *c)
 {
+	char what[sizeof(vu_path) + 32];
 	struct ucred cred;
-	socklen_t sl = sizeof(cred);
 	int fd;
 
 	if (vu_dev.fd >= 0) {
@@ -1046,23 +1050,20 @@ static void vu_accept(const struct ctx *c)
 		return;
 	}
 
-	fd = accept4(vu_listen_fd, NULL, NULL, SOCK_CLOEXEC);
+	snprintf(what, sizeof(what), "vhost-user socket %s", vu_path);
+	fd = unix_sock_accept(vu_listen_fd, 0, what, &cred,
+			      &vu_stats.conn_refused);
 	if (fd < 0) {
-		if (errno != EAGAIN && errno != EWOULDBLOCK &&
-		    errno != EINTR && errno != ECONNABORTED)
-			warn_perror("can't accept a guest on %s", vu_path);
+		if (fd != -EAGAIN && fd != -EPERM && fd != -ECONNABORTED)
+			warn("can't accept a guest on %s: %s", vu_path,
+			     strerror(-fd));
 		return;
 	}
 
 	if (vu_guest_attach(c, fd))
 		return;
 
-	if (!getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &sl))
-		info("Accepted guest connection from PID %i (vhost-user)",
-		     cred.pid);
-	else
-		info("Accepted guest connection (vhost-user)");
-
+	info("Accepted guest connection from PID %i (vhost-user)", cred.pid);
 	vu_listen_enable(c, false);
 }
 
