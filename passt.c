@@ -96,6 +96,7 @@ static void passt_stats_log(void)
 	udp_stats_log();
 	icmp_stats_log();
 	mcast_stats_log();
+	fwd_ctl_stats_log();
 	qdisc_stats_log();
 	repair_stats_log();
 }

@@ -6,10 +6,25 @@
  *
  * With -c PATH, the relay listens on a UNIX socket at PATH, created at
  * start-up (before going to the background, and before the sandbox hides
- * the file system) with mode 0600: whoever may connect may change what
- * the host exposes. One client is served at a time; while it is, the
- * listening socket is out of the epoll set's interest, and further
- * clients wait in its backlog.
+ * the file system) with mode 0600 whatever the umask: whoever may connect
+ * may change what the host exposes. One client is served at a time; while
+ * it is, the listening socket is out of the epoll set's interest, and
+ * further clients wait in its backlog.
+ *
+ * Who may connect: a process of the user who started us, or root
+ * (unix_sock_accept(): SO_PEERCRED); and, for pasta, not from the network
+ * namespace it serves, or a process in the container (often root there,
+ * and the same user as pasta in a rootless user namespace) could forward
+ * host ports to itself. An accepted UNIX socket belongs to the network
+ * namespace of the socket that connected (the kernel creates it there),
+ * so SO_NETNS_COOKIE of the connection names the client's namespace; we
+ * compare it with the cookie of a socket made in the target namespace at
+ * start-up. No /proc (the sandbox has none) and no access to the client
+ * process (a pidfd's namespace query needs ptrace rights over it, which a
+ * relay running as nobody lacks for root's client) is needed. Kernels
+ * before 5.14 have no SO_NETNS_COOKIE: then the check is off, and a
+ * message at start-up says so. Refused clients are closed at once and
+ * counted (fwd_ctl_stats_log(): SIGUSR1, --stats).
  *
  * A session (the protocol is in fwd/pesto_wire.c and doc/pesto.md): the
  * relay queues its greeting and its tables (fwd/fwd_rules.c) as soon as
@@ -43,6 +58,7 @@
 #include "../conf/ctx.h"
 #include "../util/epoll_ref.h"
 #include "../util/log.h"
+#include "../util/ns_worker.h"
 #include "../util/timer.h"
 #include "../util/unix_sock.h"
 #include "../util/util.h"
@@ -51,6 +67,13 @@
 /* System calls after start-up: configuration clients */
 SYSCALLS(SYSCALLS_BOTH, "accept4", "recvfrom", "sendto", "getsockopt",
 	 "epoll_ctl", "close");
+
+#ifndef SO_NETNS_COOKIE
+#define SO_NETNS_COOKIE		71	/* Linux 5.14 */
+#endif
+
+/* Refused clients logged at warning level, then at debug level */
+#define FWD_CTL_REFUSED_LOG	8
 
 /* Clients that may wait while one is served */
 #define FWD_CTL_BACKLOG		4
@@ -75,6 +98,22 @@ static struct pesto_update fwd_ctl_update;
 static struct pesto_rule fwd_ctl_rules[PESTO_PIF_RULES_MAX];
 static struct fwd_spec fwd_ctl_next[FWD_DIRS];
 static struct wheel_timer fwd_ctl_timer;
+static char fwd_ctl_what[sizeof(((struct sockaddr_un *)0)->sun_path) + 32];
+static uint64_t fwd_ctl_ns_cookie;	/* pasta: the target's, 0: unknown */
+
+/**
+ * struct fwd_ctl_stats - counters of the configuration socket
+ * @clients:		clients served
+ * @refused_uid:	clients refused: another user than ours, or root
+ * @refused_netns:	clients refused: in the namespace pasta serves
+ * @timeouts:		clients dropped after FWD_CTL_TIMEOUT_MS
+ */
+static struct fwd_ctl_stats {
+	uint64_t clients;
+	uint64_t refused_uid;
+	uint64_t refused_netns;
+	uint64_t timeouts;
+} fwd_ctl_stats;
 
 /**
  * fwd_ctl_env() - pif and families of the running relay
@@ -449,9 +488,55 @@ static void fwd_ctl_timeout(const struct ctx *c, struct wheel_timer *t,
 
 	if (fwd_ctl_fd < 0)
 		return;
+	fwd_ctl_stats.timeouts++;
 	warn("Configuration client: not done after %d ms, dropped",
 	     FWD_CTL_TIMEOUT_MS);
 	fwd_ctl_close(c);
+}
+
+/**
+ * fwd_ctl_netns_cookie() - cookie of a socket's network namespace
+ * @fd:		socket
+ *
+ * Return: cookie, 0 if the kernel can't tell (before Linux 5.14)
+ */
+static uint64_t fwd_ctl_netns_cookie(int fd)
+{
+	uint64_t cookie = 0;
+	socklen_t sl = sizeof(cookie);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, &cookie, &sl))
+		return 0;
+	return cookie;
+}
+
+/**
+ * fwd_ctl_from_ns() - is a client in the namespace pasta serves?
+ * @fd:		accepted client socket
+ * @cred:	its credentials, for the log
+ *
+ * Return: true if it is, or if we can't tell (logged, counted)
+ */
+static bool fwd_ctl_from_ns(int fd, const struct ucred *cred)
+{
+	uint64_t cookie;
+
+	if (!fwd_ctl_ns_cookie)
+		return false;
+
+	cookie = fwd_ctl_netns_cookie(fd);
+	if (cookie && cookie != fwd_ctl_ns_cookie)
+		return false;
+
+	if (fwd_ctl_stats.refused_netns++ < FWD_CTL_REFUSED_LOG) {
+		warn("%s: refused a connection from PID %i, UID %u: %s%s",
+		     fwd_ctl_what, (int)cred->pid, (unsigned int)cred->uid,
+		     cookie ? "it comes from the namespace we serve" :
+		     "can't tell its network namespace",
+		     fwd_ctl_stats.refused_netns == FWD_CTL_REFUSED_LOG ?
+		     " (not reporting further refusals)" : "");
+	}
+	return true;
 }
 
 /**
@@ -462,9 +547,8 @@ static void fwd_ctl_timeout(const struct ctx *c, struct wheel_timer *t,
 static void fwd_ctl_accept(const struct ctx *c, uint64_t now_ms)
 {
 	union epoll_ref ref = { .type = EPOLL_TYPE_CONF };
-	struct ucred cred = { .pid = 0 };
-	socklen_t sl = sizeof(cred);
 	struct epoll_event ev;
+	struct ucred cred;
 	int fd;
 
 	if (fwd_ctl_fd >= 0) {
@@ -472,16 +556,20 @@ static void fwd_ctl_accept(const struct ctx *c, uint64_t now_ms)
 		return;
 	}
 
-	fd = accept4(fwd_ctl_listen_fd, NULL, NULL,
-		     SOCK_NONBLOCK | SOCK_CLOEXEC);
+	fd = unix_sock_accept(fwd_ctl_listen_fd, SOCK_NONBLOCK, fwd_ctl_what,
+			      &cred, &fwd_ctl_stats.refused_uid);
 	if (fd < 0) {
-		if (errno != EAGAIN && errno != EWOULDBLOCK)
-			warn_perror("Configuration socket: accept");
+		if (fd != -EAGAIN && fd != -EPERM && fd != -ECONNABORTED)
+			warn("Configuration socket: accept: %s",
+			     strerror(-fd));
+		return;
+	}
+	if (fwd_ctl_from_ns(fd, &cred)) {
+		close(fd);
 		return;
 	}
 
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &sl))
-		debug_perror("Configuration client: SO_PEERCRED");
+	fwd_ctl_stats.clients++;
 	info("Configuration client connected: PID %d, UID %u",
 	     (int)cred.pid, (unsigned int)cred.uid);
 
@@ -541,6 +629,58 @@ void fwd_ctl_handler(const struct ctx *c, union epoll_ref ref, uint32_t events,
 }
 
 /**
+ * fwd_ctl_ns_cookie_fn() - in the target namespace: its cookie
+ * @arg:	uint64_t, set to the cookie (0 if the kernel can't tell)
+ *
+ * Return: 0, or negative errno if no socket could be made
+ */
+static int fwd_ctl_ns_cookie_fn(void *arg)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -errno;
+	*(uint64_t *)arg = fwd_ctl_netns_cookie(fd);
+	close(fd);
+	return 0;
+}
+
+/**
+ * fwd_ctl_ns_watch() - pasta: learn the target namespace's cookie, to
+ *			refuse clients from there
+ */
+static void fwd_ctl_ns_watch(void)
+{
+	uint64_t cookie = 0;
+
+	if (ns_target_fd() < 0 || ns_run(fwd_ctl_ns_cookie_fn, &cookie) ||
+	    !cookie) {
+		warn("-c: this kernel can't tell the network namespace of a "
+		     "client (SO_NETNS_COOKIE, Linux 5.14): processes in the "
+		     "namespace we serve may use %s too, if they run as our "
+		     "user or root", fwd_ctl_what);
+		return;
+	}
+	fwd_ctl_ns_cookie = cookie;
+}
+
+/**
+ * fwd_ctl_stats_log() - log the counters of the -c socket, if there is one
+ */
+void fwd_ctl_stats_log(void)
+{
+	if (fwd_ctl_listen_fd < 0)
+		return;
+
+	info("conf: clients=%llu refused_uid=%llu refused_netns=%llu "
+	     "timeouts=%llu",
+	     (unsigned long long)fwd_ctl_stats.clients,
+	     (unsigned long long)fwd_ctl_stats.refused_uid,
+	     (unsigned long long)fwd_ctl_stats.refused_netns,
+	     (unsigned long long)fwd_ctl_stats.timeouts);
+}
+
+/**
  * fwd_ctl_init() - listen on the -c socket, if given
  * @c:		execution context
  *
@@ -573,7 +713,8 @@ int fwd_ctl_init(const struct ctx *c)
 		return -1;
 	}
 	if (!ret)
-		ret = unix_sock_listen(c->conf_path, FWD_CTL_BACKLOG, 0600);
+		ret = unix_sock_listen(c->conf_path, FWD_CTL_BACKLOG,
+				       UNIX_SOCK_MODE);
 	if (ret < 0) {
 		err("-c: can't listen on %s: %s (check the directory and its permissions)",
 		    c->conf_path, strerror(-ret));
@@ -581,6 +722,11 @@ int fwd_ctl_init(const struct ctx *c)
 	}
 
 	fwd_ctl_listen_fd = ret;
+	snprintf(fwd_ctl_what, sizeof(fwd_ctl_what), "Configuration socket %s",
+		 c->conf_path);
+	if (c->mode == MODE_PASTA)
+		fwd_ctl_ns_watch();
+
 	ref.fd = (uint32_t)ret;
 	ev.data.u64 = ref.u64;
 	if (epoll_ctl(c->epollfd, EPOLL_CTL_ADD, ret, &ev)) {

@@ -15,5 +15,6 @@ struct ctx;
 int fwd_ctl_init(const struct ctx *c);
 void fwd_ctl_handler(const struct ctx *c, union epoll_ref ref, uint32_t events,
 		     uint64_t now_ms);
+void fwd_ctl_stats_log(void);
 
 #endif /* FWD_FWD_CTL_H */

@@ -7,7 +7,9 @@
  * A path is free if nothing is there, or if the socket file there refuses
  * connections (stale, left by a relay that is gone: it is removed); a
  * socket someone listens on is never touched, and neither is a file that
- * is not a socket (util/unix_sock.c). The stream backend (stream.c) and
+ * is not a socket (util/unix_sock.c). The socket file is created with mode
+ * 0600 whatever the umask, and only its owner or root may connect
+ * (unix_sock_accept()). The stream backend (stream.c) and
  * the vhost-user backend (vhost_user.c) both use tap_sock_listen(); with
  * -F/--fd they use tap_sock_adopt() instead, to check the descriptor they
  * were given.
@@ -59,7 +61,8 @@ static int sock_path_given(const char *path)
 		return ret;
 	}
 
-	ret = unix_sock_listen(path, SOCK_PATH_BACKLOG, 0);
+	ret = unix_sock_listen(path, SOCK_PATH_BACKLOG,
+			       UNIX_SOCK_MODE);
 	if (ret < 0) {
 		err("can't listen on UNIX socket %s: %s (check the directory "
 		    "and its permissions)", path, strerror(-ret));
@@ -90,7 +93,8 @@ static int sock_path_auto(char *path, size_t size)
 			continue;
 		}
 
-		ret = unix_sock_listen(path, SOCK_PATH_BACKLOG, 0);
+		ret = unix_sock_listen(path, SOCK_PATH_BACKLOG,
+			       UNIX_SOCK_MODE);
 		if (ret >= 0)
 			return ret;
 		last = ret;	/* e.g. taken by another relay meanwhile */

@@ -11,17 +11,21 @@
  * (QEMU 10.1 "-netdev passt"): it is the guest, for one connection only.
  * Otherwise we listen on a UNIX socket at the -s path, or at the first
  * free /tmp/passt_N.socket (sock_path.c: stale sockets are removed, live
- * ones never touched).
+ * ones never touched; the file is 0600), and take a connection only from
+ * the user who started us or root (unix_sock_accept(): others are closed
+ * and counted as conn_refused).
  * One guest is served at a time: while it is connected, the listening
  * socket is out of the epoll set and newer connections wait in its
  * backlog (so a QEMU that reconnects before we noticed the old connection
  * go is served right after, not refused). When the guest disconnects,
  * we exit with -1/--one-off, otherwise we listen again.
  *
- * Input: one read() per wake-up into a large static buffer takes whatever
- * the socket holds, then every complete frame in it goes to tap_frame_in()
- * in place. A frame cut by the end of the read is moved to the start of
- * the buffer and completed by the next read. The buffer starts 2 bytes
+ * Input: the socket is non-blocking; one read() per wake-up into a large
+ * static buffer takes whatever the socket holds, then every complete frame
+ * in it goes to tap_frame_in() in place. A frame cut by the end of the
+ * read is moved to the start of the buffer and completed by the next
+ * read: a guest that sends a frame a byte at a time costs a wake-up per
+ * byte, never a wait, so no deadline is needed. The buffer starts 2 bytes
  * past a 4-byte boundary, so the first frame of a read (and any frame
  * after frames of lengths multiple of 4) has its IP header 4-byte aligned.
  *
@@ -55,6 +59,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -71,6 +76,7 @@
 #include "../conf/ctx.h"
 #include "../util/log.h"
 #include "../util/sockbuf.h"
+#include "../util/unix_sock.h"
 #include "../util/util.h"
 #include "../util/syscalls.h"
 
@@ -277,7 +283,7 @@ static void stream_guest_close(const struct ctx *c, const char *why)
 static void stream_accept(const struct ctx *c)
 {
 	struct ucred cred;
-	socklen_t sl = sizeof(cred);
+	char what[sizeof(stream_path) + 16];
 	int fd;
 
 	if (stream_fd >= 0) {
@@ -286,22 +292,20 @@ static void stream_accept(const struct ctx *c)
 		return;
 	}
 
-	fd = accept4(stream_listen_fd, NULL, NULL, SOCK_CLOEXEC);
+	snprintf(what, sizeof(what), "guest socket %s", stream_path);
+	fd = unix_sock_accept(stream_listen_fd, 0, what, &cred,
+			      &stream_stats.conn_refused);
 	if (fd < 0) {
-		if (errno != EAGAIN && errno != EWOULDBLOCK &&
-		    errno != EINTR && errno != ECONNABORTED)
-			warn_perror("can't accept a guest on %s", stream_path);
+		if (fd != -EAGAIN && fd != -EPERM && fd != -ECONNABORTED)
+			warn("can't accept a guest on %s: %s", stream_path,
+			     strerror(-fd));
 		return;
 	}
 
 	if (stream_guest_attach(c, fd))
 		return;
 
-	if (!getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &sl))
-		info("Accepted guest connection from PID %i", cred.pid);
-	else
-		info("Accepted guest connection");
-
+	info("Accepted guest connection from PID %i", cred.pid);
 	stream_listen_enable(c, false);
 }
 

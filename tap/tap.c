@@ -506,12 +506,13 @@ void tap_stats_log(void)
 
 	info("tap: rx_frames=%llu rx_bytes=%llu rx_errors=%llu%s "
 	     "tx_frames=%llu tx_bytes=%llu tx_errors=%llu "
-	     "tx_backpressure=%llu",
+	     "tx_backpressure=%llu conn_refused=%llu",
 	     (unsigned long long)t->rx_frames,
 	     (unsigned long long)t->rx_bytes,
 	     (unsigned long long)t->rx_errors, drops,
 	     (unsigned long long)t->tx_frames,
 	     (unsigned long long)t->tx_bytes,
 	     (unsigned long long)t->tx_errors,
-	     (unsigned long long)t->tx_backpressure);
+	     (unsigned long long)t->tx_backpressure,
+	     (unsigned long long)t->conn_refused);
 }

@@ -82,6 +82,8 @@ enum tap_drop {
  * @tx_bytes:		bytes written to the guest
  * @tx_errors:		frames the backend rejected (dropped)
  * @tx_backpressure:	writes that found the backend full (wake-up armed)
+ * @conn_refused:	connections to the guest's socket refused: the peer
+ *			runs as another user than ours, or root
  */
 struct tap_stats {
 	uint64_t rx_frames;
@@ -92,6 +94,7 @@ struct tap_stats {
 	uint64_t tx_bytes;
 	uint64_t tx_errors;
 	uint64_t tx_backpressure;
+	uint64_t conn_refused;
 };
 
 /**

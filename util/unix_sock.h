@@ -6,9 +6,18 @@
 #ifndef UTIL_UNIX_SOCK_H
 #define UTIL_UNIX_SOCK_H
 
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
 #include <sys/types.h>
+
+/* Permissions of every socket file the relay creates */
+#define UNIX_SOCK_MODE		0600
 
 int unix_sock_probe(const char *path);
 int unix_sock_listen(const char *path, int backlog, mode_t mode);
+bool unix_sock_peer_ok(int lfd, const struct ucred *peer, uid_t *owner);
+int unix_sock_accept(int lfd, int flags, const char *what, struct ucred *cred,
+		     uint64_t *refused);
 
 #endif /* UTIL_UNIX_SOCK_H */

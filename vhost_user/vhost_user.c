@@ -13,12 +13,17 @@
  * Connection set-up is the stream backend's: with -F/--fd, a connected
  * socket given by the caller (QEMU 10.1 "-netdev passt"), for one
  * connection; otherwise we listen at the -s path or at the first free
- * /tmp/passt_N.socket (sock_path.c), one front-end at a time. The
- * front-end socket is blocking with a short timeout (VU_SOCK_TIMEOUT_MS):
- * a message comes in one piece, and we never wait for one that is not
- * there (see vu_msg.c). When the front-end goes, the queues stop, the
- * guest's memory is unmapped, every eventfd is closed, and we exit with
- * -1/--one-off, or listen again.
+ * /tmp/passt_N.socket (sock_path.c, mode 0600), one front-end at a time,
+ * and only from the user who started us or root (unix_sock_accept():
+ * others are closed and counted as conn_refused).
+ *
+ * The front-end can't hold the loop: its socket is non-blocking, a message
+ * is read as it comes, and one not complete VU_MSG_TIMEOUT_MS after its
+ * first byte drops the front-end (vu_msg.c); the eventfds we signal are
+ * non-blocking, and a signal to a full one is counted as lost
+ * (vu_eventfd.c: signals_lost, logged when the front-end goes). When the front-end
+ * goes, the queues stop, the guest's memory is unmapped, every eventfd is
+ * closed, and we exit with -1/--one-off, or listen again.
  *
  * Queues: 0 receives (our output), 1 transmits (our input). A queue
  * starts when vu_msg.c gave it a size, ring addresses, a kick eventfd and
@@ -86,13 +91,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <linux/if_ether.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 #include <sys/uio.h>
 #include <sys/un.h>
 
@@ -105,13 +110,14 @@
 #include "../util/util.h"
 #include "../util/syscalls.h"
 #include "../util/timer.h"
+#include "../util/unix_sock.h"
 
 /* System calls after start-up: the front-end's messages and descriptors,
  * its memory (fstat(): does a region lie within its file?), the eventfds
  */
 SYSCALLS(SYSCALLS_PASST, "accept4", "recvmsg", "sendmsg", "read", "write",
-	 "close", "epoll_ctl", "fcntl", "getsockopt", "setsockopt", "mmap",
-	 "munmap", "fstat", "newfstatat");
+	 "close", "epoll_ctl", "fcntl", "mmap", "munmap", "fstat",
+	 "newfstatat");
 
 /* Longest frame from the guest: the largest IP packet with a VLAN tag, an
  * IPv6 TSO super-frame (65535 bytes of payload after its 40-byte header)
@@ -133,11 +139,6 @@ SYSCALLS(SYSCALLS_PASST, "accept4", "recvmsg", "sendmsg", "read", "write",
  * written in its buffers reach the guest as they are made anyway
  */
 #define VU_BATCH_BYTES		(1024 * 1024)
-
-/* Front-end socket: a message that does not arrive whole in this time
- * means a broken front-end
- */
-#define VU_SOCK_TIMEOUT_MS	1000
 
 /* While a front-end is attached, the rings are looked at this often: chains
  * that stayed available a whole period without being taken mean a kick
@@ -232,37 +233,13 @@ static int vu_kick_watch(const struct ctx *c, unsigned int qi,
 }
 
 /**
- * vu_eventfd_read() - reset an eventfd's counter
- * @fd:		eventfd (non-blocking)
- */
-static void vu_eventfd_read(int fd)
-{
-	uint64_t v;
-
-	if (read(fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
-		debug_perror("vhost-user: can't read eventfd %i", fd);
-}
-
-/**
- * vu_eventfd_write() - signal an eventfd
- * @fd:		eventfd
- */
-static void vu_eventfd_write(int fd)
-{
-	uint64_t one = 1;
-
-	if (write(fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
-		debug_perror("vhost-user: can't write eventfd %i", fd);
-}
-
-/**
  * vu_call() - notify the guest of used buffers, if it asked for it
  * @q:		queue we used buffers of
  */
 static void vu_call(struct vu_queue *q)
 {
 	if (vu_virtq_need_notify(&q->vq) && q->call_fd >= 0)
-		vu_eventfd_write(q->call_fd);
+		vu_eventfd_signal(&vu_dev, q->call_fd, "call eventfd");
 }
 
 /**
@@ -288,7 +265,7 @@ void vu_queue_call_new(struct vu_dev *dev, unsigned int qi)
 		return;
 	q->unsignalled = false;
 	vu_virtq_notified(&q->vq);
-	vu_eventfd_write(q->call_fd);
+	vu_eventfd_signal(dev, q->call_fd, "call eventfd");
 }
 
 /**
@@ -347,7 +324,7 @@ static void vu_queue_start(const struct ctx *c, struct vu_dev *dev,
 			   unsigned int qi)
 {
 	struct vu_queue *q = &dev->q[qi];
-	int ret, flags;
+	int ret;
 
 	if (q->vq.started || !q->num || !q->addr_set || q->kick_fd < 0 ||
 	    !dev->mem.n)
@@ -364,11 +341,6 @@ static void vu_queue_start(const struct ctx *c, struct vu_dev *dev,
 	q->vq.event_idx = !!(dev->features & VU_BIT(VU_F_EVENT_IDX));
 	q->vq.mrg_rxbuf = !!(dev->features & VU_BIT(VU_F_MRG_RXBUF));
 	vu_mig_log_update(dev);
-
-	/* We read it only after epoll said so, but never block on it */
-	flags = fcntl(q->kick_fd, F_GETFL);
-	if (flags >= 0 && !(flags & O_NONBLOCK))
-		fcntl(q->kick_fd, F_SETFL, flags | O_NONBLOCK);
 
 	if (qi == VU_RX_Q) {
 		/* Quiet until we run out of receive buffers */
@@ -856,6 +828,8 @@ static void vu_dev_clear(struct vu_dev *dev)
 	dev->features = dev->pfeatures = 0;
 	dev->hdrlen = VU_HDR_LEN;
 	dev->unknown = 0;
+	dev->signals_lost = 0;
+	vu_msg_discard(dev);
 	vu_mig_clear(dev);
 	for (qi = 0; qi < VU_QUEUES; qi++) {
 		struct vu_queue *q = &dev->q[qi];
@@ -931,25 +905,18 @@ static void vu_ring_check(const struct ctx *c, struct wheel_timer *t,
  */
 static int vu_guest_attach(const struct ctx *c, int fd)
 {
-	struct timeval tv = {
-		.tv_sec = VU_SOCK_TIMEOUT_MS / 1000,
-		.tv_usec = (VU_SOCK_TIMEOUT_MS % 1000) * 1000,
-	};
 	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP };
 	union epoll_ref ref = { .type = EPOLL_TYPE_VHOST_CMD };
 	int flags, ret;
 
 	flags = fcntl(fd, F_GETFL);
-	if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK)) {
+	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK)) {
 		ret = -errno;
-		err("vhost-user: can't make the front-end socket blocking: "
-		    "%s", strerror(-ret));
+		err("vhost-user: can't make the front-end socket "
+		    "non-blocking: %s", strerror(-ret));
 		close(fd);
 		return ret;
 	}
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
-	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)))
-		warn_perror("vhost-user: can't set socket timeouts");
 
 	vu_dev_clear(&vu_dev);
 	vu_dev.fd = fd;
@@ -974,11 +941,12 @@ static int vu_guest_attach(const struct ctx *c, int fd)
 }
 
 /**
- * vu_guest_close() - the front-end is gone: clean up, then exit or listen
+ * vu_guest_close() - the front-end is gone, or must go: clean up, then
+ *		      exit or listen
  * @c:		execution context
  * @why:	reason, for the log
  */
-static void vu_guest_close(const struct ctx *c, const char *why)
+void vu_guest_close(const struct ctx *c, const char *why)
 {
 	unsigned int qi;
 	bool away;
@@ -995,14 +963,15 @@ static void vu_guest_close(const struct ctx *c, const char *why)
 	info("vhost-user: offloaded frames: from the guest %llu with a "
 	     "partial checksum, %llu TSO, %llu refused; to the guest %llu "
 	     "with a partial checksum, %llu TSO, %llu written in place; "
-	     "%llu kicks lost",
+	     "%llu kicks lost; %llu signals lost",
 	     (unsigned long long)vu_off_stats.rx_csum,
 	     (unsigned long long)vu_off_stats.rx_gso,
 	     (unsigned long long)vu_off_stats.rx_bad,
 	     (unsigned long long)vu_off_stats.tx_csum,
 	     (unsigned long long)vu_off_stats.tx_gso,
 	     (unsigned long long)vu_off_stats.tx_lent,
-	     (unsigned long long)vu_off_stats.kicks_lost);
+	     (unsigned long long)vu_off_stats.kicks_lost,
+	     (unsigned long long)vu_dev.signals_lost);
 
 	epoll_ctl(c->epollfd, EPOLL_CTL_DEL, vu_dev.fd, NULL);
 	close(vu_dev.fd);
@@ -1036,8 +1005,8 @@ static void vu_guest_close(const struct ctx *c, const char *why)
  */
 static void vu_accept(const struct ctx *c)
 {
+	char what[sizeof(vu_path) + 32];
 	struct ucred cred;
-	socklen_t sl = sizeof(cred);
 	int fd;
 
 	if (vu_dev.fd >= 0) {
@@ -1046,23 +1015,20 @@ static void vu_accept(const struct ctx *c)
 		return;
 	}
 
-	fd = accept4(vu_listen_fd, NULL, NULL, SOCK_CLOEXEC);
+	snprintf(what, sizeof(what), "vhost-user socket %s", vu_path);
+	fd = unix_sock_accept(vu_listen_fd, 0, what, &cred,
+			      &vu_stats.conn_refused);
 	if (fd < 0) {
-		if (errno != EAGAIN && errno != EWOULDBLOCK &&
-		    errno != EINTR && errno != ECONNABORTED)
-			warn_perror("can't accept a guest on %s", vu_path);
+		if (fd != -EAGAIN && fd != -EPERM && fd != -ECONNABORTED)
+			warn("can't accept a guest on %s: %s", vu_path,
+			     strerror(-fd));
 		return;
 	}
 
 	if (vu_guest_attach(c, fd))
 		return;
 
-	if (!getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &sl))
-		info("Accepted guest connection from PID %i (vhost-user)",
-		     cred.pid);
-	else
-		info("Accepted guest connection (vhost-user)");
-
+	info("Accepted guest connection from PID %i (vhost-user)", cred.pid);
 	vu_listen_enable(c, false);
 }
 
@@ -1088,7 +1054,7 @@ static void vu_handler(const struct ctx *c, union epoll_ref ref,
 
 		ret = 0;
 		if (events & EPOLLIN)
-			ret = vu_msg_handle(c, &vu_dev);
+			ret = vu_msg_handle(c, &vu_dev, now_ms);
 		if (!ret && (events & (EPOLLHUP | EPOLLERR | EPOLLRDHUP)) &&
 		    !(events & EPOLLIN))
 			ret = -ECONNRESET;
@@ -1122,6 +1088,8 @@ static int vu_init(struct ctx *c)
 {
 	int fd;
 
+	vu_eventfd_init();
+	vu_msg_init(&vu_dev);
 	vu_dev_clear(&vu_dev);
 	timer_init(&vu_ring_timer, vu_ring_check);
 

@@ -145,6 +145,11 @@ struct vu_queue {
  *		queue running means the guest runs here now
  * @exit_at:	--migrate-exit: exit at this time (timer_now_ms()), or when
  *		the front-end leaves; 0 if not due
+ * @msg_got:	bytes of the message being received (header, then
+ *		payload), 0 between messages (vu_msg.c)
+ * @msg_since:	when its first byte came (timer_now_ms())
+ * @signals_lost: signals not given because the eventfd's counter was
+ *		full (call and log eventfds), this connection
  */
 struct vu_dev {
 	int fd;
@@ -163,10 +168,25 @@ struct vu_dev {
 	bool saved;
 	bool loaded;
 	uint64_t exit_at;
+	size_t msg_got;
+	uint64_t msg_since;
+	uint64_t signals_lost;
 };
 
+/* A message must be complete this long after its first byte came */
+#define VU_MSG_TIMEOUT_MS	1000
+
 /* vu_msg.c */
-int vu_msg_handle(const struct ctx *c, struct vu_dev *dev);
+void vu_msg_init(struct vu_dev *dev);
+int vu_msg_handle(const struct ctx *c, struct vu_dev *dev, uint64_t now_ms);
+void vu_msg_discard(struct vu_dev *dev);
+
+/* vu_eventfd.c */
+void vu_eventfd_init(void);
+int vu_eventfd_check(int fd);
+void vu_eventfd_read(int fd);
+bool vu_eventfd_write(int fd);
+void vu_eventfd_signal(struct vu_dev *dev, int fd, const char *what);
 
 /* vu_migrate.c */
 void vu_mig_log_update(struct vu_dev *dev);
@@ -182,5 +202,6 @@ void vu_queue_update(const struct ctx *c, struct vu_dev *dev, unsigned int qi);
 void vu_queue_stop(const struct ctx *c, struct vu_dev *dev, unsigned int qi);
 void vu_queue_reset(const struct ctx *c, struct vu_dev *dev, unsigned int qi);
 void vu_queue_call_new(struct vu_dev *dev, unsigned int qi);
+void vu_guest_close(const struct ctx *c, const char *why);
 
 #endif /* VHOST_USER_VU_DEV_H */

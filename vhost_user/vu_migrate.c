@@ -128,13 +128,11 @@ void vu_mig_log_changed(const struct ctx *c, const struct vu_dev *dev,
  */
 void vu_mig_log_kick(struct vu_dev *dev)
 {
-	uint64_t one = 1;
-
 	if (!dev->log.dirty)
 		return;
 	dev->log.dirty = false;
-	if (dev->log_fd >= 0 && write(dev->log_fd, &one, sizeof(one)) < 0)
-		debug_perror("vhost-user: can't signal the log eventfd");
+	if (dev->log_fd >= 0)
+		vu_eventfd_signal(dev, dev->log_fd, "log eventfd");
 }
 
 /**
@@ -228,15 +226,19 @@ enum vu_res vu_mig_set_log_base(const struct ctx *c, struct vu_dev *dev,
  * @dev:	device
  * @m:		request, with the eventfd
  *
- * Return: VU_OK
+ * Return: VU_OK, VU_FAIL if it is no eventfd (vu_msg_take_eventfd())
  */
 enum vu_res vu_mig_set_log_fd(const struct ctx *c, struct vu_dev *dev,
 			      struct vu_msg *m)
 {
+	int fd = vu_msg_take_eventfd(m, "log eventfd");
+
 	(void)c;
+	if (fd < 0)
+		return VU_FAIL;
 	if (dev->log_fd >= 0)
 		close(dev->log_fd);
-	dev->log_fd = vu_msg_take_fd(m);
+	dev->log_fd = fd;
 	return VU_OK;
 }
 

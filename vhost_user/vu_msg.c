@@ -29,10 +29,16 @@
  * again). With VHOST_USER_F_PROTOCOL_FEATURES acknowledged, queues start
  * disabled until SET_VRING_ENABLE; otherwise enabled.
  *
- * The socket is blocking, with a short timeout (vhost_user.c): the header
- * is read without waiting, so a wake-up with nothing to read costs
- * nothing, and the rest of a message, sent by the front-end together with
- * its header, is read completely.
+ * The front-end can't hold the main loop. The socket is non-blocking: a
+ * message is read as its bytes come, over as many wake-ups as it takes,
+ * into a buffer that keeps it between them (descriptors may come with any
+ * of its pieces), and handled once complete. It must be complete within
+ * VU_MSG_TIMEOUT_MS of its first byte (dev->msg_since): a timer is armed
+ * then, and drops the front-end (vu_guest_close()) if it expires first.
+ * Replies are written without waiting, too: a front-end whose socket
+ * can't take one (it does not read what it asked for) is dropped.
+ * Eventfds it gives must be eventfds or pipes, and are made non-blocking
+ * (vu_eventfd.c): a full counter is a lost signal, counted, never a wait.
  */
 
 #include <errno.h>
@@ -47,10 +53,18 @@
 #include "vu_msg.h"
 #include "../guest/guest.h"
 #include "../util/log.h"
+#include "../util/timer.h"
 #include "../util/util.h"
 
 /* Messages handled in one call before returning to the main loop */
 #define VU_MSG_BATCH		32
+
+/* The message being received, kept between wake-ups (dev->msg_got) */
+static struct vu_msg vu_msg_rx;
+
+/* Deadline of the message being received (vu_msg_expired()) */
+static struct wheel_timer vu_msg_timer;
+static struct vu_dev *vu_msg_dev;		/* the device it is for */
 
 /**
  * struct vu_msg_type - what we know about a request
@@ -93,12 +107,14 @@ enum vu_res vu_msg_send(const struct vu_dev *dev, uint32_t request,
 	ssize_t n;
 
 	do
-		n = sendmsg(dev->fd, &mh, MSG_NOSIGNAL);
+		n = sendmsg(dev->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
 	while (n < 0 && errno == EINTR);
 
 	if (n != (ssize_t)(sizeof(hdr) + size)) {
 		err("vhost-user: can't send the reply to request %u: %s",
-		    request, n < 0 ? strerror(errno) : "short write");
+		    request, n >= 0 || errno == EAGAIN ?
+		    "the front-end does not read its replies" :
+		    strerror(errno));
 		return VU_BAD;
 	}
 	return VU_REPLIED;
@@ -132,6 +148,33 @@ int vu_msg_take_fd(struct vu_msg *m)
 		return -1;
 	fd = m->fds[0];
 	m->fds[0] = -1;
+	return fd;
+}
+
+/**
+ * vu_msg_take_eventfd() - take the first descriptor, an eventfd we signal
+ *			   or read (vu_eventfd.c)
+ * @m:		message
+ * @what:	what it is for, for messages
+ *
+ * Return: descriptor, non-blocking, now the caller's, or -1 if there is
+ *	   none or it is refused (closed, logged)
+ */
+int vu_msg_take_eventfd(struct vu_msg *m, const char *what)
+{
+	int fd = vu_msg_take_fd(m), ret;
+
+	if (fd < 0)
+		return -1;
+
+	ret = vu_eventfd_check(fd);
+	if (ret) {
+		err("vhost-user: refused the %s of request %u: %s", what,
+		    m->hdr.request, ret == -ENODEV ?
+		    "no eventfd (a write to it could block)" : strerror(-ret));
+		close(fd);
+		return -1;
+	}
 	return fd;
 }
 
@@ -535,7 +578,14 @@ static enum vu_res vu_msg_set_vring_fd(const struct ctx *c, struct vu_dev *dev,
 	else
 		slot = &q->err_fd;
 
-	fd = nofd ? -1 : vu_msg_take_fd(m);
+	fd = -1;
+	if (!nofd) {
+		fd = vu_msg_take_eventfd(m, slot == &q->kick_fd ? "kick eventfd" :
+					 slot == &q->call_fd ? "call eventfd" :
+					 "error eventfd");
+		if (fd < 0)
+			return VU_FAIL;	/* the queue keeps what it had */
+	}
 
 	/* A new kick eventfd: stop watching the old one first */
 	if (slot == &q->kick_fd)
@@ -758,105 +808,158 @@ static int vu_msg_recv_fds(struct msghdr *mh, struct vu_msg *m)
 }
 
 /**
- * vu_msg_read_rest() - read the rest of something the front-end sent
- * @fd:		socket (blocking, with a receive timeout)
- * @buf:	destination
- * @len:	bytes still to read
+ * vu_msg_hdr_check() - a header is complete: can its message be read?
+ * @m:		message, header complete
  *
- * Return: 0, -ECONNRESET on end of stream, other negative errno
+ * Return: 0, or -EPROTO, -EMSGSIZE (logged)
  */
-static int vu_msg_read_rest(int fd, uint8_t *buf, size_t len)
+static int vu_msg_hdr_check(struct vu_msg *m)
 {
-	while (len) {
-		struct iovec iov = { .iov_base = buf, .iov_len = len };
-		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-		ssize_t n = recvmsg(fd, &mh, MSG_WAITALL);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -ECONNRESET;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-/**
- * vu_msg_recv() - read one message, if one is there
- * @dev:	device
- * @m:		message, filled
- *
- * Return: 1 if a message was read, 0 if none was waiting, -ECONNRESET if
- *	   the front-end closed the connection, other negative errno for an
- *	   unusable message (logged)
- */
-static int vu_msg_recv(const struct vu_dev *dev, struct vu_msg *m)
-{
-	union {
-		char buf[CMSG_SPACE(VU_MSG_FDS_MAX * sizeof(int))];
-		struct cmsghdr align;
-	} ctl;
-	struct iovec iov = { .iov_base = &m->hdr, .iov_len = sizeof(m->hdr) };
-	struct msghdr mh = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf),
-	};
-	ssize_t n;
-	int ret;
-
-	m->nfds = 0;
-	do
-		n = recvmsg(dev->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
-
-	if (n < 0)
-		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
-	if (n == 0)
-		return -ECONNRESET;
-
-	ret = vu_msg_recv_fds(&mh, m);
-	if (ret) {
-		err("vhost-user: message came with unexpected control data "
-		    "or too many descriptors (at most %u)", VU_MSG_FDS_MAX);
-		return ret;
-	}
-
-	ret = vu_msg_read_rest(dev->fd, (uint8_t *)&m->hdr + n,
-			       sizeof(m->hdr) - (size_t)n);
-	if (ret)
-		goto fail;
-
 	if ((m->hdr.flags & VU_FLAG_VERSION_MASK) != VU_VERSION) {
 		err("vhost-user: message version %u, we speak version %u",
 		    m->hdr.flags & VU_FLAG_VERSION_MASK, VU_VERSION);
-		ret = -EPROTO;
-		goto fail;
+		return -EPROTO;
 	}
 	if (m->hdr.size > VU_MSG_PAYLOAD_MAX) {
 		err("vhost-user: request %u has a payload of %u bytes, more "
 		    "than any request we know (%u)", m->hdr.request,
 		    m->hdr.size, VU_MSG_PAYLOAD_MAX);
-		ret = -EMSGSIZE;
-		goto fail;
+		return -EMSGSIZE;
 	}
 
 	memset(&m->p, 0, sizeof(m->p));
-	ret = vu_msg_read_rest(dev->fd, m->p.raw, m->hdr.size);
-	if (ret)
-		goto fail;
+	return 0;
+}
+
+/**
+ * vu_msg_rest() - where the next bytes of a message go
+ * @dev:	device: @dev->msg_got bytes of @m received
+ * @m:		message
+ * @len:	set to the bytes still missing from the part being read
+ *
+ * Return: destination, NULL if the message is complete
+ */
+static uint8_t *vu_msg_rest(const struct vu_dev *dev, struct vu_msg *m,
+			    size_t *len)
+{
+	size_t got = dev->msg_got;
+
+	if (got < sizeof(m->hdr)) {
+		*len = sizeof(m->hdr) - got;
+		return (uint8_t *)&m->hdr + got;
+	}
+
+	got -= sizeof(m->hdr);
+	if (got >= m->hdr.size)
+		return NULL;
+	*len = m->hdr.size - got;
+	return m->p.raw + got;
+}
+
+/**
+ * vu_msg_recv() - read what is there of a message, without waiting
+ * @dev:	device: @dev->msg_got and @dev->msg_since are updated
+ * @m:		message being received, kept between calls
+ * @now_ms:	current time, milliseconds
+ *
+ * Return: 1 if the message is complete, 0 if more has to come,
+ *	   -ECONNRESET if the front-end closed the connection, other
+ *	   negative errno for an unusable message (logged; the caller drops
+ *	   the connection)
+ */
+static int vu_msg_recv(struct vu_dev *dev, struct vu_msg *m, uint64_t now_ms)
+{
+	union {
+		char buf[CMSG_SPACE(VU_MSG_FDS_MAX * sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	uint8_t *dst;
+	size_t len;
+
+	while ((dst = vu_msg_rest(dev, m, &len))) {
+		struct iovec iov = { .iov_base = dst, .iov_len = len };
+		struct msghdr mh = {
+			.msg_iov = &iov, .msg_iovlen = 1,
+			.msg_control = ctl.buf,
+			.msg_controllen = sizeof(ctl.buf),
+		};
+		ssize_t n;
+		int ret;
+
+		n = recvmsg(dev->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
+		if (n <= 0)
+			return n ? -errno : -ECONNRESET;
+
+		ret = vu_msg_recv_fds(&mh, m);
+		if (ret) {
+			err("vhost-user: message came with unexpected control "
+			    "data or too many descriptors (at most %u)",
+			    VU_MSG_FDS_MAX);
+			return ret;
+		}
+
+		if (!dev->msg_got)
+			dev->msg_since = now_ms;
+		dev->msg_got += (size_t)n;
+
+		if (dev->msg_got == sizeof(m->hdr) &&
+		    (ret = vu_msg_hdr_check(m)))
+			return ret;
+	}
 
 	return 1;
+}
 
-fail:
-	if (ret == -EAGAIN || ret == -EWOULDBLOCK) {
-		err("vhost-user: the front-end sent an incomplete message");
-		ret = -EPROTO;
+/**
+ * vu_msg_discard() - forget a message being received, close its
+ *		      descriptors (the connection is new, or gone)
+ * @dev:	device
+ */
+void vu_msg_discard(struct vu_dev *dev)
+{
+	vu_msg_close_fds(&vu_msg_rx);
+	dev->msg_got = 0;
+	dev->msg_since = 0;
+	timer_cancel(&vu_msg_timer);
+}
+
+/**
+ * vu_msg_expired() - timer: a message is not complete in time, drop the
+ *		      front-end
+ * @c:		execution context
+ * @t:		the message timer
+ * @now_ms:	current time
+ */
+static void vu_msg_expired(const struct ctx *c, struct wheel_timer *t,
+			   uint64_t now_ms)
+{
+	struct vu_dev *dev = vu_msg_dev;
+
+	if (!dev || dev->fd < 0 || !dev->msg_got)
+		return;
+	if (now_ms < dev->msg_since + VU_MSG_TIMEOUT_MS) {
+		timer_arm(t, dev->msg_since + VU_MSG_TIMEOUT_MS);
+		return;
 	}
-	vu_msg_close_fds(m);
-	return ret;
+
+	err("vhost-user: a message from the front-end is not complete %u ms "
+	    "after its first byte (%zu bytes came): dropping the front-end",
+	    VU_MSG_TIMEOUT_MS, dev->msg_got);
+	vu_guest_close(c, "message not complete in time");
+}
+
+/**
+ * vu_msg_init() - set up the message deadline (at start-up)
+ * @dev:	the device messages come for
+ */
+void vu_msg_init(struct vu_dev *dev)
+{
+	vu_msg_dev = dev;
+	timer_init(&vu_msg_timer, vu_msg_expired);
 }
 
 /**
@@ -923,25 +1026,35 @@ static int vu_msg_dispatch(const struct ctx *c, struct vu_dev *dev,
  * vu_msg_handle() - handle the messages waiting on the front-end socket
  * @c:		execution context
  * @dev:	device, @dev->fd connected
+ * @now_ms:	current time, milliseconds
  *
- * Return: 0 to go on, -ECONNRESET if the front-end closed the
- *	   connection, other negative errno if it must be closed (logged)
+ * Return: 0 to go on (@dev->msg_got says if a message is incomplete),
+ *	   -ECONNRESET if the front-end closed the connection, other
+ *	   negative errno if it must be closed (logged)
  */
-int vu_msg_handle(const struct ctx *c, struct vu_dev *dev)
+int vu_msg_handle(const struct ctx *c, struct vu_dev *dev, uint64_t now_ms)
 {
-	static struct vu_msg m;
+	struct vu_msg *m = &vu_msg_rx;
 	unsigned int i;
 
 	for (i = 0; i < VU_MSG_BATCH && dev->fd >= 0; i++) {
-		int ret = vu_msg_recv(dev, &m);
+		int ret = vu_msg_recv(dev, m, now_ms);
 
-		if (ret <= 0)
+		if (ret < 0)
 			return ret;
+		if (!ret)
+			break;
 
-		ret = vu_msg_dispatch(c, dev, &m);
+		dev->msg_got = 0;
+		ret = vu_msg_dispatch(c, dev, m);
 		if (ret)
 			return ret;
 	}
 
+	/* A message begun and not complete: its deadline */
+	if (dev->fd >= 0 && dev->msg_got)
+		timer_arm(&vu_msg_timer, dev->msg_since + VU_MSG_TIMEOUT_MS);
+	else
+		timer_cancel(&vu_msg_timer);
 	return 0;
 }

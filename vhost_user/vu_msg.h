@@ -206,6 +206,7 @@ enum vu_res vu_msg_send(const struct vu_dev *dev, uint32_t request,
 enum vu_res vu_msg_reply_u64(const struct vu_dev *dev, const struct vu_msg *m,
 			     uint64_t v);
 int vu_msg_take_fd(struct vu_msg *m);
+int vu_msg_take_eventfd(struct vu_msg *m, const char *what);
 int vu_msg_queue(const struct vu_msg *m, uint64_t index);
 
 /* vu_migrate.c */

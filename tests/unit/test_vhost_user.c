@@ -30,7 +30,12 @@
  * segmentation types are dropped. Bad lengths from the guest: chains
  * shorter than the virtio-net and Ethernet headers, and frames longer
  * than the largest, are given back as used, dropped and counted by
- * reason, and the queue goes on.
+ * reason, and the queue goes on. A front-end can't hold the loop: a
+ * message trickled in pieces (its descriptor with a later one) is taken
+ * as it comes and handled once whole; one not whole 1000 ms after its
+ * first byte drops the front-end (timer); a blocking call eventfd at its
+ * maximum count costs a lost signal, not a blocked write; a call "eventfd"
+ * that is a file is refused.
  */
 
 #include <check.h>
@@ -53,6 +58,7 @@
 #include "../../tap/tap.h"
 #include "relay_sink.h"
 #include "../../util/epoll_ref.h"
+#include "../../util/timer.h"
 #include "../../util/util.h"
 
 #define MEM_SIZE	(1024 * 1024)
@@ -1007,6 +1013,138 @@ START_TEST(test_malformed)
 END_TEST
 
 /**
+ * send_piece() - send part of a message, descriptors attached, and let
+ *		  the backend handle what came
+ * @p:		bytes
+ * @len:	their number
+ * @fd:		descriptor to attach, -1 for none
+ */
+static void send_piece(const void *p, size_t len, int fd)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = { .iov_base = (void *)p, .iov_len = len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	if (fd >= 0) {
+		struct cmsghdr *cm;
+
+		mh.msg_control = ctl.buf;
+		mh.msg_controllen = CMSG_SPACE(sizeof(int));
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	}
+	ck_assert_int_eq(sendmsg(fe, &mh, 0), (ssize_t)len);
+	pump();
+}
+
+START_TEST(test_trickled)
+{
+	struct msg m = { .req = SET_VRING_CALL,
+			 .flags = FLAG_VERSION | FLAG_NEED_REPLY, .size = 8 };
+	const uint8_t *b = (const uint8_t *)&m;
+
+	setup();
+
+	/* A message in five pieces, its descriptor with the fourth: each
+	 * piece is taken as it comes (an older backend waited for the rest
+	 * with a timeout per read, then dropped the front-end), and the
+	 * message is handled once whole
+	 */
+	memset(m.p, 0, 8);		/* queue 0 */
+	close(call[0]);
+	call[0] = eventfd(0, EFD_NONBLOCK);
+	send_piece(b, 5, -1);
+	send_piece(b + 5, 4, -1);
+	send_piece(b + 9, 3, -1);
+	no_reply();
+	send_piece(b + 12, 3, call[0]);
+	no_reply();
+	ck_assert(tap_connected(&c));
+	send_piece(b + 15, 5, -1);
+	ck_assert_uint_eq(ack(SET_VRING_CALL), 0);
+	ck_assert(called(0));		/* a running queue's new call eventfd */
+
+	teardown();
+}
+END_TEST
+
+START_TEST(test_deadline)
+{
+	uint32_t hdr[3] = { GET_FEATURES, FLAG_VERSION, 0 };
+	union epoll_ref ref = { .u64 = 0 };
+	struct epoll_event ev;
+	uint64_t t0;
+	char b;
+
+	setup();
+
+	/* A header cut short: the front-end has 1000 ms (the deadline of
+	 * doc/vhost-user.md) from its first byte to send the rest, then it
+	 * is dropped; the loop never waits meanwhile
+	 */
+	ck_assert_int_eq(send(fe, hdr, 7, 0), 7);
+	t0 = timer_now_ms();
+	ck_assert_int_eq(epoll_wait(c.epollfd, &ev, 1, 0), 1);
+	ref.u64 = ev.data.u64;
+	tap_handler(&c, ref, ev.events, t0);
+	ck_assert(tap_connected(&c));
+	timer_handler(&c, t0 + 999);
+	ck_assert(tap_connected(&c));
+	ck_assert_int_eq(recv(fe, &b, 1, MSG_DONTWAIT), -1);
+	timer_handler(&c, t0 + 1000);
+	ck_assert(!tap_connected(&c));
+	ck_assert_int_eq(recv(fe, &b, 1, MSG_DONTWAIT), 0);
+
+	teardown();
+}
+END_TEST
+
+START_TEST(test_call_full)
+{
+	uint64_t full = 0xfffffffffffffffeULL, v = 0;
+	int efd, mfd;
+
+	setup();
+
+	/* A blocking call eventfd whose counter is at its maximum: the new
+	 * call eventfd of a running queue is signalled at once, which would
+	 * block for good; the backend makes it non-blocking, and the
+	 * signal is lost (counted), the request acknowledged
+	 */
+	efd = eventfd(0, 0);
+	ck_assert_int_eq(write(efd, &full, sizeof(full)), 8);
+	call_fd_req(0, efd);
+	ck_assert(fcntl(efd, F_GETFL) & O_NONBLOCK);
+	ck_assert_int_eq(read(efd, &v, sizeof(v)), 8);
+	ck_assert(v == full);
+	close(efd);
+
+	/* Something else than an eventfd or a pipe (a write to a file may
+	 * block whatever O_NONBLOCK says): refused, the connection stays
+	 */
+	mfd = memfd_create("not an eventfd", 0);
+	ck_assert_int_ge(mfd, 0);
+	{
+		uint64_t idx = 0;
+
+		send_msg(SET_VRING_CALL, FLAG_NEED_REPLY, &idx, sizeof(idx),
+			 &mfd, 1);
+	}
+	ck_assert_uint_ne(ack(SET_VRING_CALL), 0);
+	ck_assert(tap_connected(&c));
+	close(mfd);
+
+	teardown();
+}
+END_TEST
+
+/**
  * vhost_user_suite() - the tests
  *
  * Return: suite
@@ -1028,6 +1166,9 @@ static Suite *vhost_user_suite(void)
 	tcase_add_test(tc, test_tx_bad_lengths);
 	tcase_add_test(tc, test_malformed);
 	tcase_add_test(tc, test_reply_flag_fds);
+	tcase_add_test(tc, test_trickled);
+	tcase_add_test(tc, test_deadline);
+	tcase_add_test(tc, test_call_full);
 	suite_add_tcase(s, tc);
 	return s;
 }
