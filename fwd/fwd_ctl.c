@@ -48,9 +48,14 @@
 #include "../util/util.h"
 #include "../util/syscalls.h"
 
-/* System calls after start-up: configuration clients */
-SYSCALLS(SYSCALLS_BOTH, "accept4", "recvfrom", "sendto", "getsockopt",
-	 "epoll_ctl", "close");
+/* System calls after start-up: configuration clients (pesto) */
+SYSCALLS(SYSCALLS_RELAY,
+	 SYSCALLS_CALL("accept4", "a client on the -c socket"),
+	 SYSCALLS_CALL("getsockopt", "its credentials (SO_PEERCRED)"),
+	 SYSCALLS_CALL("recvfrom", "its new tables (recv())"),
+	 SYSCALLS_CALL("sendto", "our tables, our reply (send())"),
+	 SYSCALLS_CALL("epoll_ctl", "watch the client, the socket"),
+	 SYSCALLS_CALL("close", "the client, when done"));
 
 /* Clients that may wait while one is served */
 #define FWD_CTL_BACKLOG		4

@@ -42,9 +42,18 @@
 #include "../util/unix_sock.h"
 #include "../util/syscalls.h"
 
-/* System calls after start-up: the helper's connection */
-SYSCALLS(SYSCALLS_PASST, "accept4", "sendmsg", "recvfrom", "recvmsg",
-	 "setsockopt", "getsockopt", "close", "epoll_ctl", "poll", "ppoll");
+/* System calls after start-up: the helper's connection (--vhost-user:
+ * restart_syscall after poll() is listed by mig_io.c)
+ */
+SYSCALLS(SYSCALLS_VU,
+	 SYSCALLS_CALL("accept4", "passt-repair connects"),
+	 SYSCALLS_CALL("getsockopt", "its credentials (SO_PEERCRED)"),
+	 SYSCALLS_SETSOCKOPT("SO_RCVTIMEO, SO_SNDTIMEO", SOL_SOCKET),
+	 SYSCALLS_CALL("poll|ppoll", "wait for the helper, for a while"),
+	 SYSCALLS_CALL("sendmsg", "sockets to switch, as SCM_RIGHTS"),
+	 SYSCALLS_CALL("recvfrom", "the helper's answer (recv())"),
+	 SYSCALLS_CALL("epoll_ctl", "watch the helper's connection"),
+	 SYSCALLS_CALL("close", "the helper's connection, when done"));
 
 static int repair_listen_fd = -1;
 static int repair_fd = -1;		/* the helper, -1 if none */
