@@ -140,9 +140,13 @@ $(STANDALONE:%=$(BUILD)/tests/%): $(BUILD)/tests/%: \
 	$(CC) $(CFLAGS) $(LDFLAGS) -I. -o $@ $< $(SRCS_$*) \
 		$(shell pkg-config --libs check)
 
+# A tool may need a library (TOOL_LIBS_*) or a header of the relay
+TOOL_LIBS_seccomp_dump := -lseccomp
+$(BUILD)/tools/seccomp_dump: util/syscalls.h
+
 $(BUILD)/tools/%: tests/tools/%.c $(TOOL_LIB_SRCS) $(TOOL_LIB_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(TOOL_LIB_SRCS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(TOOL_LIB_SRCS) $(TOOL_LIBS_$*)
 
 # A probe may link the relay's own code for what it checks (SRCS_probe_*)
 SRCS_probe_trunc_hold := tcp/tcp_rcvwnd.c
