@@ -180,7 +180,8 @@ uint32_t tcp_isn(const struct tcp_conn *conn, uint64_t now_ms)
 	uint64_t h;
 	int i;
 
-	h = tcp_isn_secret ^ ((uint64_t)conn->guest_port << 16 | conn->remote_port);
+	h = tcp_isn_secret ^
+	    ((uint64_t)conn->guest_port << 16 | conn->remote_port);
 	for (i = 0; i < 4; i++) {
 		h ^= conn->guest_addr.u32[i] + ((uint64_t)
 		     conn->remote_addr.u32[i] << 32);

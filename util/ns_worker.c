@@ -52,7 +52,7 @@ SYSCALLS(SYSCALLS_PASTA,
 	 NS_WORKER_FUTEX(FUTEX_WAKE, "wake a mutex or condition waiter"),
 	 NS_WORKER_FUTEX(FUTEX_WAIT_BITSET, "wait on the condition variable"),
 	 NS_WORKER_FUTEX(FUTEX_WAKE_BITSET, "wake a condition waiter"),
-	 SYSCALLS_CALL("getpid", "ns_call(): is the worker ours, not a parent's?"));
+	 SYSCALLS_CALL("getpid", "ns_call(): is the worker this process's?"));
 
 /* Descriptor of the target network namespace, -1 if none */
 static int ns_target = -1;

@@ -62,7 +62,7 @@
 
 #define DUMP_FILTERS_MAX	8	/* filters of one process we read */
 #define DUMP_NR_MAX		1024	/* system call numbers tried */
-#define DUMP_WORDS		16	/* 32-bit words of struct seccomp_data */
+#define DUMP_WORDS		16	/* 32-bit words of seccomp_data */
 #define DUMP_CONS_MAX		64	/* comparisons along one path */
 #define DUMP_STEPS_MAX		1000000	/* instructions, all paths of a call */
 #define DUMP_CAND_MAX		512	/* candidate values of one word */
