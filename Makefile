@@ -100,21 +100,23 @@ pasta: passt
 	ln -sf passt pasta
 
 # pesto: client of the -c configuration socket (client/), with the relay's
-# own port parser and protocol code
+# own port parser and protocol code, and its seccomp filter code
 PESTO_SRCS := client/pesto.c conf/fwd.c conf/fwd_table.c fwd/fwd_rules.c \
-	fwd/pesto_wire.c util/log.c
+	fwd/pesto_wire.c util/log.c util/syscalls.c
 $(BUILD)/pesto: $(PESTO_SRCS) $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(PESTO_SRCS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(PESTO_SRCS) -lseccomp
 
 pesto: $(BUILD)/pesto
 	ln -sf $(BUILD)/pesto pesto
 
 # passt-repair: sets TCP_REPAIR on passt's sockets during migration
-# (helper/), a program of its own: it has CAP_NET_ADMIN, passt never does
-$(BUILD)/passt-repair: helper/passt_repair.c
+# (helper/), a program of its own: it has CAP_NET_ADMIN, passt never does.
+# Its seccomp filter is built by the relay's code (util/syscalls.c)
+REPAIR_SRCS := helper/passt_repair.c util/syscalls.c util/log.c
+$(BUILD)/passt-repair: $(REPAIR_SRCS) util/syscalls.h util/log.h util/util.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -lseccomp -lcap-ng
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(REPAIR_SRCS) -lseccomp -lcap-ng
 
 passt-repair: $(BUILD)/passt-repair
 	ln -sf $(BUILD)/passt-repair passt-repair
@@ -138,9 +140,13 @@ $(STANDALONE:%=$(BUILD)/tests/%): $(BUILD)/tests/%: \
 	$(CC) $(CFLAGS) $(LDFLAGS) -I. -o $@ $< $(SRCS_$*) \
 		$(shell pkg-config --libs check)
 
+# A tool may need a library (TOOL_LIBS_*) or a header of the relay
+TOOL_LIBS_seccomp_dump := -lseccomp
+$(BUILD)/tools/seccomp_dump: util/syscalls.h
+
 $(BUILD)/tools/%: tests/tools/%.c $(TOOL_LIB_SRCS) $(TOOL_LIB_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(TOOL_LIB_SRCS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(TOOL_LIB_SRCS) $(TOOL_LIBS_$*)
 
 # A probe may link the relay's own code for what it checks (SRCS_probe_*)
 SRCS_probe_trunc_hold := tcp/tcp_rcvwnd.c

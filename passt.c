@@ -69,8 +69,10 @@
 
 #define EPOLL_EVENTS_MAX	128
 
-/* Main loop and signalfd (read); SIGUSR1 statistics only log */
-SYSCALLS(SYSCALLS_BOTH, "epoll_wait", "epoll_pwait", "read");
+/* System calls after start-up: the main loop, signals */
+SYSCALLS(SYSCALLS_RELAY,
+	 SYSCALLS_CALL("epoll_wait|epoll_pwait", "the main loop's wait"),
+	 SYSCALLS_CALL("read", "SIGTERM, SIGINT, SIGHUP, SIGUSR1: signalfd"));
 
 static struct ctx passt_ctx;
 static struct wheel_timer passt_stats_timer;
@@ -333,6 +335,7 @@ static void passt_finish_setup(const struct ctx *c, int pidfile_fd)
 {
 	bool background = !c->foreground &&
 			  !(c->mode == MODE_PASTA && pasta_child_pid());
+	pid_t pid;
 
 	if (background) {
 		if (!*c->log_file)
@@ -356,15 +359,17 @@ static void passt_finish_setup(const struct ctx *c, int pidfile_fd)
 	if (c->mode == MODE_PASTA && ns_worker_start())
 		die("Can't keep a thread in the target namespace");
 
+	/* For the PID file: the seccomp filter has no getpid() */
+	pid = getpid();
 	sandbox_lockdown(c);
 
 	/* Set-up is over: from now on, messages go to the log file or
 	 * syslog only, and a spawned command may run
 	 */
 	if (background)
-		daemon_ready(pidfile_fd);
+		daemon_ready(pidfile_fd, pid);
 	else
-		daemon_pidfile_write(pidfile_fd, getpid());
+		daemon_pidfile_write(pidfile_fd, pid);
 	if (background || *c->log_file)
 		log_to_stderr(false);
 	if (c->mode == MODE_PASTA)

@@ -23,6 +23,10 @@
  *
  * Every read has a deadline (PESTO_TIMEOUT_S): a relay that doesn't answer
  * doesn't leave us hanging.
+ *
+ * Once connected, before reading anything the relay sends, we load a
+ * seccomp filter (util/syscalls.h) allowing only the calls listed below:
+ * a relay that found a bug in our parsing has no more to play with.
  */
 
 #include <errno.h>
@@ -32,6 +36,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <netinet/in.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/un.h>
@@ -41,6 +46,15 @@
 #include "../fwd/pesto_wire.h"
 #include "../conf/ctx.h"
 #include "../util/log.h"
+#include "../util/syscalls.h"
+
+/* System calls once connected (with exit_group, and write and
+ * clock_gettime for messages: util/syscalls.c, util/log.c)
+ */
+SYSCALLS(SYSCALLS_PESTO,
+	 SYSCALLS_CALL("read", "the relay's greeting, tables, reply"),
+	 SYSCALLS_CALL("sendto", "the new tables (send())"),
+	 SYSCALLS_CALL("close", "the socket, when done"));
 
 /* Tables a relay may send (upstream's client takes three as well) */
 #define PESTO_TABLES_MAX	3
@@ -173,6 +187,26 @@ static int pesto_connect(const char *path)
 		debug_perror("SO_RCVTIMEO");
 
 	return fd;
+}
+
+/**
+ * pesto_sandbox() - allow only the calls we make from now on
+ *
+ * What would need more calls later is done first: the buffer of stdout
+ * (malloc()), the ephemeral port range the parser of "all" reads (open()).
+ */
+static void pesto_sandbox(void)
+{
+	static char out[BUFSIZ];
+	unsigned int first, last;
+
+	setvbuf(stdout, out, _IOLBF, sizeof(out));
+	fwd_ephemeral_range(&first, &last);
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		die_perror("Can't set no-new-privs");
+	if (syscalls_filter_load(SYSCALLS_PESTO))
+		die("Can't install the seccomp filter");
 }
 
 /**
@@ -555,6 +589,7 @@ int main(int argc, char **argv)
 	path = argv[optind];
 
 	fd = pesto_connect(path);
+	pesto_sandbox();
 	ret = pesto_read_all(fd, hello, sizeof(hello));
 	if (ret)
 		die("Can't read the greeting of the relay at %s: %s", path,

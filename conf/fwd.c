@@ -919,26 +919,37 @@ int fwd_parse(struct fwd_spec *spec, const char *optarg, char *errbuf,
  * @last:	set to its last port
  *
  * If it can't be read, or makes no sense, FWD_EPHEMERAL_FALLBACK and the
- * ports above it.
+ * ports above it. Read once: pesto calls this before its seccomp filter,
+ * which allows no open(), so that "all" can be parsed later.
  */
 void fwd_ephemeral_range(unsigned int *first, unsigned int *last)
 {
-	FILE *f = fopen(FWD_EPHEMERAL_PATH, "r");
+	static unsigned int range[2];
+	FILE *f;
 
+	if (range[0]) {
+		*first = range[0];
+		*last = range[1];
+		return;
+	}
+
+	f = fopen(FWD_EPHEMERAL_PATH, "r");
 	*first = FWD_EPHEMERAL_FALLBACK;
 	*last = FWD_PORT_MAX;
 	if (!f) {
 		debug("Can't open %s, ephemeral ports start at %u",
 		      FWD_EPHEMERAL_PATH, FWD_EPHEMERAL_FALLBACK);
-		return;
+	} else {
+		if (fscanf(f, "%u %u", first, last) != 2 || *first < 2 ||
+		    *first > FWD_PORT_MAX || *last < *first ||
+		    *last > FWD_PORT_MAX) {
+			*first = FWD_EPHEMERAL_FALLBACK;
+			*last = FWD_PORT_MAX;
+		}
+		fclose(f);
 	}
 
-	if (fscanf(f, "%u %u", first, last) != 2 || *first < 2 ||
-	    *first > FWD_PORT_MAX || *last < *first || *last > FWD_PORT_MAX) {
-		*first = FWD_EPHEMERAL_FALLBACK;
-		*last = FWD_PORT_MAX;
-	}
-
-	fclose(f);
+	range[0] = *first;
+	range[1] = *last;
 }
 

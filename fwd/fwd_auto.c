@@ -83,10 +83,12 @@
 #include "../util/syscalls.h"
 #include "../util/ns_worker.h"
 
-/* System calls after start-up: Re-reading the procfs tables through
- * descriptors opened at start
+/* System calls after start-up: re-reading the procfs tables through
+ * descriptors opened at start (ports opened and closed: tcp/, udp/)
  */
-SYSCALLS(SYSCALLS_PASTA, "lseek", "read", "close");
+SYSCALLS(SYSCALLS_PASTA,
+	 SYSCALLS_CALL("lseek", "back to the start of a procfs table"),
+	 SYSCALLS_CALL("read", "a procfs table of listening sockets"));
 
 /* Scans between two attempts at a port that could not be opened */
 #define FWD_AUTO_RETRY_SCANS	10

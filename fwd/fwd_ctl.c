@@ -64,9 +64,15 @@
 #include "../util/util.h"
 #include "../util/syscalls.h"
 
-/* System calls after start-up: configuration clients */
-SYSCALLS(SYSCALLS_BOTH, "accept4", "recvfrom", "sendto", "getsockopt",
-	 "epoll_ctl", "close");
+/* System calls after start-up: configuration clients (pesto) */
+SYSCALLS(SYSCALLS_RELAY,
+	 SYSCALLS_CALL("accept4", "a client on the -c socket"),
+	 SYSCALLS_CALL_IF("getsockopt", "its namespace (SO_NETNS_COOKIE)",
+			  SYSCALLS_ARG_EQ(1, SOL_SOCKET)),
+	 SYSCALLS_CALL("recvfrom", "its new tables (recv())"),
+	 SYSCALLS_CALL("sendto", "our tables, our reply (send())"),
+	 SYSCALLS_CALL("epoll_ctl", "watch the client, the socket"),
+	 SYSCALLS_CALL("close", "the client, when done"));
 
 #ifndef SO_NETNS_COOKIE
 #define SO_NETNS_COOKIE		71	/* Linux 5.14 */

@@ -67,13 +67,11 @@
 #include "../conf/ctx.h"
 #include "../util/log.h"
 #include "../util/util.h"
-#include "../util/syscalls.h"
 #include "../util/ns_worker.h"
 
-/* System calls after start-up: closing listening sockets of removed rules
- * (opening them is listed by tcp/ and udp/)
+/* System calls after start-up: none of its own; the sockets of a rule are
+ * opened and closed by tcp/ and udp/ (fwd_sock_ops), which list the calls
  */
-SYSCALLS(SYSCALLS_BOTH, "close");
 
 /* Descriptors that best-effort rules leave for everything else (flows,
  * spliced pipes, files): a quarter of the open files limit, at least this

@@ -63,8 +63,22 @@
 #include "../net/frame.h"
 
 /* System calls after start-up: sockets of the groups the guest joins */
-SYSCALLS(SYSCALLS_BOTH, "socket", "setsockopt", "bind", "connect",
-	 "getsockname", "recvfrom", "sendto", "epoll_ctl", "close");
+SYSCALLS(SYSCALLS_RELAY,
+	 SYSCALLS_SOCKET("a group's UDP socket", AF_INET, SOCK_DGRAM,
+			 IPPROTO_UDP),
+	 SYSCALLS_SOCKET("a group's UDP socket", AF_INET6, SOCK_DGRAM,
+			 IPPROTO_UDP),
+	 SYSCALLS_SETSOCKOPT("SO_REUSEADDR", SOL_SOCKET),
+	 SYSCALLS_SETSOCKOPT("IP_ADD_MEMBERSHIP, IP_MULTICAST_*", IPPROTO_IP),
+	 SYSCALLS_SETSOCKOPT("IPV6_V6ONLY, IPV6_ADD_MEMBERSHIP, ...",
+			     IPPROTO_IPV6),
+	 SYSCALLS_CALL("bind", "the group's port, to receive"),
+	 SYSCALLS_CALL("connect", "the group, to send to it"),
+	 SYSCALLS_CALL("getsockname", "our source address toward the group"),
+	 SYSCALLS_CALL("recvfrom", "datagrams sent to the group"),
+	 SYSCALLS_CALL("sendto", "the guest's datagrams to it (send())"),
+	 SYSCALLS_CALL("epoll_ctl", "watch a group's socket, or stop"),
+	 SYSCALLS_CALL("close", "a socket of a group the guest left"));
 
 /* Interval of general queries to the guest (RFC 3376 default) */
 #define MCAST_QUERY_MS		125000

@@ -56,7 +56,7 @@
  *
  * Once connected, the program keeps only what it needs: CAP_NET_ADMIN
  * alone (when it had more), no new privileges, and a seccomp filter
- * allowing the few calls of the loop below.
+ * allowing the few calls listed below (util/syscalls.h builds it).
  *
  * Exit status: 0 when passt closes the connection, 1 on errors and
  * refusals, 2 on a usage error or a PATH that is neither a socket nor a
@@ -84,7 +84,9 @@
 #include <netinet/tcp.h>
 
 #include <cap-ng.h>
-#include <seccomp.h>
+
+#include "../util/log.h"
+#include "../util/syscalls.h"
 
 #define REPAIR_FDS_MAX		253	/* SCM_MAX_FD of the kernel */
 #define REPAIR_SUFFIX		".repair"
@@ -127,6 +129,20 @@ repair_log(const char *fmt, ...)
 	fputc('\n', stderr);
 	va_end(ap);
 }
+
+/* System calls under the filter, one per line: add what a new step makes
+ * (exit_group is listed for every program by util/syscalls.c)
+ */
+SYSCALLS(SYSCALLS_REPAIR,
+	 SYSCALLS_CALL("recvmsg", "a command from passt, with its sockets"),
+	 SYSCALLS_CALL_IF("setsockopt", "TCP_REPAIR on them, nothing else",
+			  SYSCALLS_ARG_EQ(1, IPPROTO_TCP),
+			  SYSCALLS_ARG_EQ(2, TCP_REPAIR)),
+	 SYSCALLS_CALL_IF("getsockopt", "is a socket passt sent a TCP one?",
+			  SYSCALLS_ARG_EQ(1, SOL_SOCKET)),
+	 SYSCALLS_CALL("close", "our copies of passt's sockets"),
+	 SYSCALLS_CALL("sendto", "the answer to passt (send())"),
+	 SYSCALLS_CALL("write", "messages, to stderr"));
 
 /**
  * repair_fail() - print a message and exit with status 1
@@ -504,16 +520,6 @@ static int repair_wait_dir(const char *dir)
  */
 static void repair_sandbox(void)
 {
-	static const int calls[] = {
-		SCMP_SYS(recvmsg), SCMP_SYS(sendmsg), SCMP_SYS(sendto),
-		SCMP_SYS(getsockopt), SCMP_SYS(setsockopt), SCMP_SYS(close),
-		SCMP_SYS(write), SCMP_SYS(writev), SCMP_SYS(exit),
-		SCMP_SYS(exit_group), SCMP_SYS(fstat), SCMP_SYS(newfstatat),
-		SCMP_SYS(brk), SCMP_SYS(mmap), SCMP_SYS(munmap),
-	};
-	scmp_filter_ctx f;
-	size_t i;
-
 	if (capng_have_capability(CAPNG_EFFECTIVE, CAP_NET_ADMIN)) {
 		capng_clear(CAPNG_SELECT_BOTH);
 		capng_update(CAPNG_ADD, CAPNG_EFFECTIVE | CAPNG_PERMITTED,
@@ -531,16 +537,9 @@ static void repair_sandbox(void)
 		repair_fail("can't set no_new_privs: %s", strerror(errno));
 	prctl(PR_SET_DUMPABLE, 0);
 
-	f = seccomp_init(SCMP_ACT_KILL_PROCESS);
-	if (!f)
-		repair_fail("can't build the seccomp filter");
-	for (i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
-		if (seccomp_rule_add(f, SCMP_ACT_ALLOW, calls[i], 0))
-			repair_fail("can't build the seccomp filter");
-	}
-	if (seccomp_load(f))
+	log_init("passt-repair");
+	if (syscalls_filter_load(SYSCALLS_REPAIR))
 		repair_fail("can't load the seccomp filter");
-	seccomp_release(f);
 }
 
 /**

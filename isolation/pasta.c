@@ -67,11 +67,14 @@
 #include "../util/userns.h"
 #include "../guest/guest.h"
 
-/* System calls after start-up: Worker thread hand-off (futex), namespace
- * watch (inotify read, pidfd), reaping the command
+/* System calls after start-up: releasing and reaping the command, the
+ * namespace watch (the worker's hand-off: util/ns_worker.c)
  */
-SYSCALLS(SYSCALLS_PASTA, "futex", "getpid", "read", "wait4", "waitid",
-	 "epoll_ctl", "close");
+SYSCALLS(SYSCALLS_PASTA,
+	 SYSCALLS_CALL("write", "release the spawned command, on its pipe"),
+	 SYSCALLS_CALL("close", "the command's pipe, once released"),
+	 SYSCALLS_CALL("read", "inotify: the watched namespace is gone?"),
+	 SYSCALLS_CALL("wait4|waitid", "reap the command, for its status"));
 
 /* Stack of the spawned child until it calls exec */
 #define PASTA_CHILD_STACK_SIZE	(256 * 1024)

@@ -35,7 +35,9 @@
  *    process on any other call.
  *
  * A test build (SANDBOX_TEST_HOOK, "make hook") makes a call outside the
- * lists on SIGUSR2, to check that the filter kills us.
+ * lists on SIGUSR2, to check that the filter kills us, and loads the
+ * filter of another mode if SANDBOX_TEST_WRONG_FILTER is set, to check
+ * that tests/integration/seccomp_profiles.sh notices.
  */
 
 #include <errno.h>
@@ -45,6 +47,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <cap-ng.h>
@@ -337,6 +340,27 @@ static void sandbox_test_hook(void)
 #endif
 
 /**
+ * sandbox_syscalls_mode() - whose system call lists make our filter
+ * @c:		execution context
+ *
+ * Return: SYSCALLS_PASTA, SYSCALLS_VU (passt --vhost-user) or
+ *	   SYSCALLS_PASST (passt over the stream socket)
+ */
+static unsigned int sandbox_syscalls_mode(const struct ctx *c)
+{
+#ifdef SANDBOX_TEST_HOOK
+	/* Test build: a filter that doesn't match the mode, on request, so
+	 * that tests/integration/seccomp_profiles.sh can see its check fail
+	 */
+	if (getenv("SANDBOX_TEST_WRONG_FILTER"))
+		return c->mode == MODE_PASTA ? SYSCALLS_PASST : SYSCALLS_VU;
+#endif
+	if (c->mode == MODE_PASTA)
+		return SYSCALLS_PASTA;
+	return c->vhost_user ? SYSCALLS_VU : SYSCALLS_PASST;
+}
+
+/**
  * sandbox_lockdown() - user, capabilities, no-new-privs, seccomp filter
  * @c:		execution context
  *
@@ -383,7 +407,6 @@ void sandbox_lockdown(const struct ctx *c)
 	sandbox_test_hook();
 #endif
 
-	if (syscalls_filter_load(c->mode == MODE_PASTA ?
-				 SYSCALLS_PASTA : SYSCALLS_PASST))
+	if (syscalls_filter_load(sandbox_syscalls_mode(c)))
 		die("Can't install the seccomp filter");
 }

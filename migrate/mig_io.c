@@ -35,8 +35,19 @@
 #include "mig_io.h"
 #include "../util/syscalls.h"
 
-/* System calls after start-up: the front-end's pipe, with timeouts */
-SYSCALLS(SYSCALLS_PASST, "read", "write", "poll", "ppoll", "fcntl");
+/* System calls after start-up: the front-end's pipe, with timeouts
+ * (migration is vhost-user's only)
+ */
+SYSCALLS(SYSCALLS_VU,
+	 SYSCALLS_CALL("read", "the state, from the front-end's pipe"),
+	 SYSCALLS_CALL("write", "the state, to the front-end's pipe"),
+	 SYSCALLS_CALL("poll|ppoll", "wait for the pipe, with a deadline"),
+	 SYSCALLS_CALL("restart_syscall", "a poll() stopped (SIGSTOP, a "
+		       "debugger) goes on through it"),
+	 SYSCALLS_CALL_IF("fcntl", "the pipe's flags",
+			  SYSCALLS_ARG_EQ(1, F_GETFL)),
+	 SYSCALLS_CALL_IF("fcntl", "the pipe, non-blocking",
+			  SYSCALLS_ARG_EQ(1, F_SETFL)));
 
 /**
  * mig_crc32() - CRC-32 (IEEE 802.3, reflected), continued

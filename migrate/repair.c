@@ -55,9 +55,18 @@
 #include "../util/unix_sock.h"
 #include "../util/syscalls.h"
 
-/* System calls after start-up: the helper's connection */
-SYSCALLS(SYSCALLS_PASST, "accept4", "sendmsg", "recvfrom", "recvmsg",
-	 "setsockopt", "getsockopt", "close", "epoll_ctl", "poll", "ppoll");
+/* System calls after start-up: the helper's connection (--vhost-user:
+ * restart_syscall after poll() is listed by mig_io.c)
+ */
+SYSCALLS(SYSCALLS_VU,
+	 SYSCALLS_CALL("accept4", "passt-repair connects"),
+	 SYSCALLS_CALL("getsockopt", "its credentials (SO_PEERCRED)"),
+	 SYSCALLS_SETSOCKOPT("SO_RCVTIMEO, SO_SNDTIMEO", SOL_SOCKET),
+	 SYSCALLS_CALL("poll|ppoll", "wait for the helper, for a while"),
+	 SYSCALLS_CALL("sendmsg", "sockets to switch, as SCM_RIGHTS"),
+	 SYSCALLS_CALL("recvfrom", "the helper's answer (recv())"),
+	 SYSCALLS_CALL("epoll_ctl", "watch the helper's connection"),
+	 SYSCALLS_CALL("close", "the helper's connection, when done"));
 
 /* How a user outside our user namespace shows (kernel.overflowuid) */
 #define REPAIR_OVERFLOW_UID	65534
@@ -101,7 +110,6 @@ static int repair_epoll(const struct ctx *c, enum epoll_type type, int fd,
  */
 int repair_init(const struct ctx *c, const char *path)
 {
-	mode_t um;
 	int fd, rc;
 
 	if (strlen(path) >= sizeof(repair_sock)) {
@@ -123,9 +131,7 @@ int repair_init(const struct ctx *c, const char *path)
 	}
 
 	/* 0600 from bind() on: no chmod() after it */
-	um = umask(S_IXUSR | S_IRWXG | S_IRWXO);
-	fd = unix_sock_listen(path, 1, 0);
-	umask(um);
+	fd = unix_sock_listen(path, 1, S_IRUSR | S_IWUSR);
 	if (fd < 0) {
 		err("can't listen for passt-repair at %s: %s", path,
 		    strerror(-fd));

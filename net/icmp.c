@@ -52,9 +52,19 @@
 #include "../util/syscalls.h"
 #include "frame.h"
 
-/* System calls after start-up: Ping sockets, one per echo flow */
-SYSCALLS(SYSCALLS_BOTH, "socket", "bind", "connect", "sendto", "recvfrom",
-	 "getsockopt", "close", "epoll_ctl");
+/* System calls after start-up: ping sockets, one per echo flow (bound and
+ * connected by net/sock.c)
+ */
+SYSCALLS(SYSCALLS_RELAY,
+	 SYSCALLS_SOCKET("an echo flow, IPv4", AF_INET, SOCK_DGRAM,
+			 IPPROTO_ICMP),
+	 SYSCALLS_SOCKET("an echo flow, IPv6", AF_INET6, SOCK_DGRAM,
+			 IPPROTO_ICMPV6),
+	 SYSCALLS_CALL("sendto", "an echo request (send())"),
+	 SYSCALLS_CALL("recvfrom", "echo replies (recv())"),
+	 SYSCALLS_CALL("getsockopt", "the socket's error (SO_ERROR)"),
+	 SYSCALLS_CALL("epoll_ctl", "watch a flow's socket, or stop"),
+	 SYSCALLS_CALL("close", "the socket of a flow that ended"));
 
 #define ICMP_ECHO_HDR_LEN	8
 #define ICMP4_ECHO_REQUEST	8

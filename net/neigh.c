@@ -59,7 +59,9 @@
 #include "neigh.h"
 
 /* System calls after start-up: neighbour notifications, a new dump */
-SYSCALLS(SYSCALLS_BOTH, "recvfrom", "sendto");
+SYSCALLS(SYSCALLS_RELAY,
+	 SYSCALLS_CALL("recvfrom", "netlink neighbour messages (recv())"),
+	 SYSCALLS_CALL("sendto", "ask the kernel for a new dump"));
 
 /* Neighbours remembered, both families */
 #define NEIGH_MAX		512

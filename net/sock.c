@@ -25,7 +25,20 @@
 #include "sock.h"
 #include "../util/syscalls.h"
 
-SYSCALLS(SYSCALLS_BOTH, "socket", "setsockopt", "bind", "connect", "close");
+/* System calls after start-up: TCP and UDP sockets of flows and of ports
+ * forwarded at run time (tcp/, udp/), bound, connected
+ */
+SYSCALLS(SYSCALLS_RELAY,
+	 SYSCALLS_SOCKET("TCP, IPv4", AF_INET, SOCK_STREAM, IPPROTO_TCP),
+	 SYSCALLS_SOCKET("TCP, IPv6", AF_INET6, SOCK_STREAM, IPPROTO_TCP),
+	 SYSCALLS_SOCKET("UDP, IPv4", AF_INET, SOCK_DGRAM, IPPROTO_UDP),
+	 SYSCALLS_SOCKET("UDP, IPv6", AF_INET6, SOCK_DGRAM, IPPROTO_UDP),
+	 SYSCALLS_SETSOCKOPT("SO_REUSEADDR, SO_BINDTODEVICE", SOL_SOCKET),
+	 SYSCALLS_SETSOCKOPT("IP_FREEBIND", IPPROTO_IP),
+	 SYSCALLS_SETSOCKOPT("IPV6_V6ONLY, IPV6_FREEBIND", IPPROTO_IPV6),
+	 SYSCALLS_CALL("bind", "a socket's local address"),
+	 SYSCALLS_CALL("connect", "a flow socket, to its peer"),
+	 SYSCALLS_CALL("close", "a socket that failed to set up"));
 
 /**
  * sock_open() - a new socket with the usual options

@@ -80,11 +80,20 @@
 #include "../util/util.h"
 #include "../util/syscalls.h"
 
-/* System calls after start-up: Accepting a guest, reading frames, sending
- * batches of them
+/* System calls after start-up: accepting a guest, reading frames, sending
+ * batches of them (buffer sizes: util/sockbuf.c)
  */
-SYSCALLS(SYSCALLS_PASST, "accept4", "read", "sendto", "sendmsg", "setsockopt",
-	 "getsockopt", "fcntl", "close", "epoll_ctl");
+SYSCALLS(SYSCALLS_PASST,
+	 SYSCALLS_CALL("accept4", "a guest on the stream socket"),
+	 SYSCALLS_CALL_IF("fcntl", "the guest socket's flags",
+			  SYSCALLS_ARG_EQ(1, F_GETFL)),
+	 SYSCALLS_CALL_IF("fcntl", "the guest socket, non-blocking",
+			  SYSCALLS_ARG_EQ(1, F_SETFL)),
+	 SYSCALLS_CALL("read", "length-prefixed frames from the guest"),
+	 SYSCALLS_CALL("sendmsg", "a batch of frames to the guest"),
+	 SYSCALLS_CALL("sendto", "the rest of a frame cut short (send())"),
+	 SYSCALLS_CALL("epoll_ctl", "watch the guest, the listening socket"),
+	 SYSCALLS_CALL("close", "the guest, when it is gone"));
 
 /* Length prefix of each frame, bytes */
 #define STREAM_LEN_SIZE		sizeof(uint32_t)

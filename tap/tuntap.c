@@ -48,8 +48,11 @@
 #include "../util/syscalls.h"
 #include "../util/ns_worker.h"
 
-/* System calls after start-up: Frames from and to the tap device */
-SYSCALLS(SYSCALLS_PASTA, "read", "writev", "epoll_ctl");
+/* System calls after start-up: frames from and to the tap device */
+SYSCALLS(SYSCALLS_PASTA,
+	 SYSCALLS_CALL("read", "a frame from the tap device"),
+	 SYSCALLS_CALL("writev", "a frame to it, virtio-net header first"),
+	 SYSCALLS_CALL("epoll_ctl", "output wake-up on, off; device gone"));
 
 /* The tuntap character device */
 #define TUNTAP_DEV		"/dev/net/tun"

@@ -49,11 +49,15 @@
 #include "../util/sockbuf.h"
 #include "../util/util.h"
 #include "../util/syscalls.h"
+#include "../util/timer.h"
 
-/* System calls after start-up: Socket state, buffer sizes (SO_MEMINFO,
- * TCP_INFO), closing
- */
-SYSCALLS(SYSCALLS_BOTH, "getsockopt", "setsockopt", "close", "epoll_ctl");
+/* System calls after start-up: socket state, closing */
+SYSCALLS(SYSCALLS_RELAY,
+	 SYSCALLS_CALL("getsockopt", "a connection's error (SO_ERROR)"),
+	 SYSCALLS_SETSOCKOPT_TCP("TCP_NODELAY"),
+	 SYSCALLS_SETSOCKOPT("SO_LINGER: a reset, closing", SOL_SOCKET),
+	 SYSCALLS_CALL("epoll_ctl", "a connection's events, as it goes"),
+	 SYSCALLS_CALL("close", "a connection that ended"));
 
 struct tcp_stats tcp_stats;
 
@@ -708,6 +712,7 @@ int tcp_init(const struct ctx *c)
 
 	tcp_listen_register();
 	net_l4_register(NET_L4_TCP, &tcp_net_ops);
+	tcp_isn_init(timer_now_ms());
 	tcp_conns_cap = c->flow_max;
 	tcp_conns = calloc(tcp_conns_cap, sizeof(*tcp_conns));
 	tcp_dirty_cap = c->flow_max;

@@ -66,8 +66,10 @@
 #include "../util/syscalls.h"
 #include "../net/frame.h"
 
-/* System calls after start-up: Peeking socket data into frames (MSG_PEEK) */
-SYSCALLS(SYSCALLS_BOTH, "recvmsg");
+/* System calls after start-up: peeking socket data into frames */
+SYSCALLS(SYSCALLS_RELAY,
+	 SYSCALLS_CALL("recvmsg", "new data, into frames (MSG_PEEK)"),
+	 SYSCALLS_CALL("getsockopt", "the peer's window (TCP_INFO)"));
 
 /* Largest IP payloads: IPv4 total length, IPv6 payload length fields */
 #define TCP_IP4_PAYLOAD_MAX	(65535 - 20)

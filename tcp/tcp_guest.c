@@ -51,11 +51,21 @@
 #include "../util/util.h"
 #include "../util/syscalls.h"
 
-/* System calls after start-up: Connections the guest opens, its data, its
- * FIN; initial sequence secret
+/* System calls after start-up: connections the guest opens, its data, its
+ * FIN
  */
-SYSCALLS(SYSCALLS_BOTH, "socket", "bind", "connect", "sendmsg", "setsockopt",
-	 "shutdown", "close", "getrandom");
+SYSCALLS(SYSCALLS_RELAY,
+	 SYSCALLS_SOCKET("a guest's connection, IPv4", AF_INET, SOCK_STREAM,
+			 IPPROTO_TCP),
+	 SYSCALLS_SOCKET("a guest's connection, IPv6", AF_INET6,
+			 SOCK_STREAM, IPPROTO_TCP),
+	 SYSCALLS_CALL("bind", "its source address, if configured"),
+	 SYSCALLS_SETSOCKOPT("SO_BINDTODEVICE, for -o / --outbound-if",
+			     SOL_SOCKET),
+	 SYSCALLS_CALL("connect", "to where the guest connects"),
+	 SYSCALLS_CALL("sendmsg", "the guest's data"),
+	 SYSCALLS_CALL("shutdown", "the guest's FIN"),
+	 SYSCALLS_CALL("close", "a socket that failed to connect"));
 
 /* Guest segments queued for one sendmsg() per connection per batch */
 #define TCP_WQ_MAX		1024
@@ -144,6 +154,20 @@ static void tcp_parse_syn_opts(const struct tcphdr *th, size_t hlen,
 	}
 }
 
+/* Secret of tcp_isn(), drawn at start-up: no getrandom() at run time */
+static uint64_t tcp_isn_secret;
+
+/**
+ * tcp_isn_init() - draw the secret of the initial sequence numbers
+ * @now_ms:	current time, if getrandom() fails
+ */
+void tcp_isn_init(uint64_t now_ms)
+{
+	if (getrandom(&tcp_isn_secret, sizeof(tcp_isn_secret), 0) !=
+	    (ssize_t)sizeof(tcp_isn_secret))
+		tcp_isn_secret = now_ms * 0x9e3779b97f4a7c15ULL;
+}
+
 /**
  * tcp_isn() - initial sequence number toward the guest (RFC 6528 style)
  * @conn:	connection, addresses and ports filled in
@@ -153,14 +177,11 @@ static void tcp_parse_syn_opts(const struct tcphdr *th, size_t hlen,
  */
 uint32_t tcp_isn(const struct tcp_conn *conn, uint64_t now_ms)
 {
-	static uint64_t secret;
 	uint64_t h;
 	int i;
 
-	if (!secret && getrandom(&secret, sizeof(secret), 0) < 0)
-		secret = now_ms * 0x9e3779b97f4a7c15ULL;
-
-	h = secret ^ ((uint64_t)conn->guest_port << 16 | conn->remote_port);
+	h = tcp_isn_secret ^
+	    ((uint64_t)conn->guest_port << 16 | conn->remote_port);
 	for (i = 0; i < 4; i++) {
 		h ^= conn->guest_addr.u32[i] + ((uint64_t)
 		     conn->remote_addr.u32[i] << 32);

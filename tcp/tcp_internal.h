@@ -308,6 +308,7 @@ int tcp_peek_off_enable(struct tcp_conn *conn);
 void tcp_rtt_sample(struct tcp_conn *conn, uint64_t now_ms);
 
 /* tcp_guest.c */
+void tcp_isn_init(uint64_t now_ms);
 uint32_t tcp_isn(const struct tcp_conn *conn, uint64_t now_ms);
 void tcp_wq_purge(struct tcp_conn *conn);
 void tcp_guest_held_push(const struct ctx *c, struct tcp_conn *conn);

@@ -46,7 +46,9 @@
 #include "../util/syscalls.h"
 
 /* System calls after start-up: keepalive options of host sockets */
-SYSCALLS(SYSCALLS_BOTH, "setsockopt");
+SYSCALLS(SYSCALLS_RELAY,
+	 SYSCALLS_SETSOCKOPT("SO_KEEPALIVE", SOL_SOCKET),
+	 SYSCALLS_SETSOCKOPT_TCP("TCP_KEEPIDLE, TCP_KEEPINTVL, TCP_KEEPCNT"));
 
 /* Host values if they can't be read: Linux's defaults */
 #define TCP_KA_IDLE_DEFAULT_S	7200

@@ -53,8 +53,19 @@
 #include "../util/log.h"
 #include "../util/util.h"
 
-SYSCALLS(SYSCALLS_BOTH, "socket", "close", "accept4", "setsockopt",
-	 "getrlimit", "prlimit64");
+/* System calls after start-up: the reserve descriptor, resets, the open
+ * files limit in a warning
+ */
+SYSCALLS(SYSCALLS_RELAY,
+	 SYSCALLS_SOCKET("the reserve descriptor, back", AF_INET,
+			 SOCK_DGRAM, 0),
+	 SYSCALLS_CALL("close", "the reserve, for one accept4(); resets"),
+	 SYSCALLS_CALL("accept4", "the connection to refuse"),
+	 SYSCALLS_SETSOCKOPT("SO_LINGER: refuse it with a reset", SOL_SOCKET),
+	 SYSCALLS_CALL_IF("prlimit64", "read our own open files limit",
+			  SYSCALLS_ARG_EQ(0, 0),
+			  SYSCALLS_ARG_EQ(1, RLIMIT_NOFILE),
+			  SYSCALLS_ARG_EQ(2, 0)));
 
 /* At most one warning per cause in this interval */
 #define TCP_LIMIT_WARN_MS	10000
@@ -206,7 +217,8 @@ void tcp_limit_warn(const struct ctx *c, enum tcp_limit why, uint64_t now_ms)
 		     "raise --max-flows", c->flow_max,
 		     (unsigned long long)w->count);
 	} else {
-		if (getrlimit(RLIMIT_NOFILE, &rl))
+		/* prlimit(), not getrlimit(): one call whatever the libc */
+		if (prlimit(0, RLIMIT_NOFILE, NULL, &rl))
 			rl.rlim_cur = 0;
 		warn("TCP: out of file descriptors (open files limit %llu),"
 		     " refusing new connections (%llu since the last such"

@@ -59,12 +59,17 @@
 #include "../util/syscalls.h"
 #include "../guest/guest.h"
 
-/* System calls after start-up: Accepting connections, and their local
- * address on ports several rules share; listening sockets opened by "auto"
- * forwarding
+/* System calls after start-up: accepting connections, and their local
+ * address on ports several rules share; listening sockets opened at run
+ * time by -c or "auto" forwarding (the socket itself: net/sock.c)
  */
-SYSCALLS(SYSCALLS_BOTH, "accept4", "getsockname", "socket", "bind", "listen",
-	 "setsockopt", "close", "epoll_ctl");
+SYSCALLS(SYSCALLS_RELAY,
+	 SYSCALLS_CALL("accept4", "a connection to a forwarded port"),
+	 SYSCALLS_CALL("getsockname", "its local address: which rule?"),
+	 SYSCALLS_CALL("listen", "a port forwarded at run time"),
+	 SYSCALLS_SETSOCKOPT("SO_LINGER: refuse with a reset", SOL_SOCKET),
+	 SYSCALLS_CALL("epoll_ctl", "watch a listening socket"),
+	 SYSCALLS_CALL("close", "refused connections, closed ports"));
 
 #define TCP_ACCEPT_BATCH	32
 

@@ -101,12 +101,32 @@
 #include "../util/util.h"
 #include "../util/syscalls.h"
 
-/* System calls after start-up: repair mode, queue sizes, memory for the
- * queues of a migration
+/* System calls after start-up: the connections of a migration (repair
+ * mode itself: tcp_repair.c), memory for their queues; --vhost-user only.
+ * That memory is private, anonymous, never executable.
  */
-SYSCALLS(SYSCALLS_PASST, "getsockopt", "setsockopt", "ioctl", "getsockname",
-	 "getpeername", "socket", "bind", "connect", "sendto", "recvfrom",
-	 "shutdown", "close", "epoll_ctl", "mmap", "munmap");
+SYSCALLS(SYSCALLS_VU,
+	 SYSCALLS_SOCKET("a migrated connection, IPv4", AF_INET,
+			 SOCK_STREAM, IPPROTO_TCP),
+	 SYSCALLS_SOCKET("a migrated connection, IPv6", AF_INET6,
+			 SOCK_STREAM, IPPROTO_TCP),
+	 SYSCALLS_CALL("bind", "its local address, as at the source"),
+	 SYSCALLS_CALL("connect", "its peer, in repair mode: no handshake"),
+	 SYSCALLS_CALL("getsockname", "a connection's addresses, to save"),
+	 SYSCALLS_CALL("getpeername", "a connection's addresses, to save"),
+	 SYSCALLS_CALL("getsockopt", "SO_RCVBUF, TCP_REPAIR state"),
+	 SYSCALLS_SETSOCKOPT("SO_SNDBUF: room for a restored queue",
+			     SOL_SOCKET),
+	 SYSCALLS_CALL("sendto", "the rest of a restored queue (send())"),
+	 SYSCALLS_CALL("shutdown", "a FIN the guest had sent"),
+	 SYSCALLS_CALL_IF("mmap", "queues of the migrated connections",
+			  SYSCALLS_ARG_EQ(0, 0),
+			  SYSCALLS_ARG_EQ(2, PROT_READ | PROT_WRITE),
+			  SYSCALLS_ARG_MASK(3, ~(scmp_datum_t)MAP_NORESERVE,
+					    MAP_PRIVATE | MAP_ANONYMOUS)),
+	 SYSCALLS_CALL("munmap", "that memory, once restored or sent"),
+	 SYSCALLS_CALL("epoll_ctl", "frozen connections leave the set"),
+	 SYSCALLS_CALL("close", "connections moved away, or failed"));
 
 /* Send queue bytes a target keeps for all connections, at most */
 #define TCP_MIG_PENDING_MAX	(512ULL << 20)

@@ -82,10 +82,32 @@
 #include "tcp_repair.h"
 #include "../util/syscalls.h"
 
-/* System calls after start-up: the listening sockets of
- * tcp_repair_absorb()
+/* System calls after start-up: sockets in repair mode, their queues and
+ * options, the listening sockets of tcp_repair_absorb(); migration only,
+ * so --vhost-user only
  */
-SYSCALLS(SYSCALLS_PASST, "socket", "setsockopt", "bind", "listen", "close");
+SYSCALLS(SYSCALLS_VU,
+	 SYSCALLS_SOCKET("absorbing listener, IPv4", AF_INET, SOCK_STREAM,
+			 IPPROTO_TCP),
+	 SYSCALLS_SOCKET("absorbing listener, IPv6", AF_INET6, SOCK_STREAM,
+			 IPPROTO_TCP),
+	 SYSCALLS_CALL("bind", "the absorbing listener's address"),
+	 SYSCALLS_CALL("listen", "the absorbing listener"),
+	 SYSCALLS_SETSOCKOPT("SO_ATTACH_FILTER, SO_RCVBUF, SO_BUF_LOCK...",
+			     SOL_SOCKET),
+	 SYSCALLS_SETSOCKOPT_TCP("TCP_REPAIR_QUEUE, TCP_QUEUE_SEQ, ..."),
+	 SYSCALLS_CALL("getsockopt", "TCP_INFO, TCP_REPAIR_WINDOW, ..."),
+	 SYSCALLS_CALL("getpeername", "the peer, for TCP_MD5SIG"),
+	 SYSCALLS_CALL_IF("ioctl", "bytes in the send queue (SIOCOUTQ)",
+			  SYSCALLS_ARG_EQ(1, SIOCOUTQ)),
+	 SYSCALLS_CALL_IF("ioctl", "bytes in the receive queue (SIOCINQ)",
+			  SYSCALLS_ARG_EQ(1, SIOCINQ)),
+	 SYSCALLS_CALL_IF("ioctl", "bytes not sent yet (SIOCOUTQNSD)",
+			  SYSCALLS_ARG_EQ(1, SIOCOUTQNSD)),
+	 SYSCALLS_CALL("recvfrom", "a queue's contents (recv(), MSG_PEEK)"),
+	 SYSCALLS_CALL("sendto", "a queue, restored (send())"),
+	 SYSCALLS_CALL("shutdown", "a FIN the source had seen"),
+	 SYSCALLS_CALL("close", "the absorbing listener"));
 
 #define SEQ_AFTER(a, b)		((int32_t)((a) - (b)) > 0)
 

@@ -94,10 +94,30 @@
 #include "../util/ns_worker.h"
 #include "../fwd/fwd_listen.h"
 
-/* System calls after start-up: splicing, the socket pool, -T listeners */
-SYSCALLS(SYSCALLS_PASTA, "accept4", "socket", "bind", "listen", "connect",
-	 "getsockopt", "getpeername", "getsockname", "setsockopt", "pipe2",
-	 "fcntl", "splice", "shutdown", "epoll_ctl", "close");
+/* System calls after start-up: splicing, the socket pool, -T listeners
+ * (these sockets: net/sock.c and the rules below)
+ */
+SYSCALLS(SYSCALLS_PASTA,
+	 SYSCALLS_SOCKET("pool and splice sockets, IPv4", AF_INET,
+			 SOCK_STREAM, IPPROTO_TCP),
+	 SYSCALLS_SOCKET("pool and splice sockets, IPv6", AF_INET6,
+			 SOCK_STREAM, IPPROTO_TCP),
+	 SYSCALLS_CALL("accept4", "a connection to a spliced port"),
+	 SYSCALLS_CALL("bind", "a -T or -U port opened at run time"),
+	 SYSCALLS_CALL("listen", "a -T port opened at run time"),
+	 SYSCALLS_CALL("connect", "the other side's loopback"),
+	 SYSCALLS_CALL("getsockopt", "a connection's error (SO_ERROR)"),
+	 SYSCALLS_CALL("getpeername", "did the connection complete?"),
+	 SYSCALLS_CALL("getsockname", "which rule an accepted one matches"),
+	 SYSCALLS_SETSOCKOPT("SO_LINGER: a reset", SOL_SOCKET),
+	 SYSCALLS_SETSOCKOPT_TCP("TCP_NODELAY"),
+	 SYSCALLS_CALL("pipe2", "the pipes between two sockets"),
+	 SYSCALLS_CALL_IF("fcntl", "their size",
+			  SYSCALLS_ARG_EQ(1, F_SETPIPE_SZ)),
+	 SYSCALLS_CALL("splice", "data, socket to pipe to socket"),
+	 SYSCALLS_CALL("shutdown", "a FIN, passed on"),
+	 SYSCALLS_CALL("epoll_ctl", "the sockets' events, as they go"),
+	 SYSCALLS_CALL("close", "sockets and pipes of a connection"));
 
 /* Backlog of the listening sockets in the namespace */
 #define TCP_SPLICE_BACKLOG		128

@@ -43,10 +43,14 @@
 #include "../util/util.h"
 #include "../util/syscalls.h"
 
-/* System calls after start-up: Dropping acknowledged data (recv MSG_TRUNC),
- * window queries
+/* System calls after start-up: dropping acknowledged data, window and
+ * buffer queries (tcp_window.c and tcp_rcvwnd.c)
  */
-SYSCALLS(SYSCALLS_BOTH, "recvfrom", "getsockopt", "setsockopt");
+SYSCALLS(SYSCALLS_RELAY,
+	 SYSCALLS_CALL("recvfrom", "drop acknowledged data (MSG_TRUNC)"),
+	 SYSCALLS_CALL("getsockopt", "SO_MEMINFO, TCP_INFO, SO_RCVBUF..."),
+	 SYSCALLS_SETSOCKOPT("SO_PEEK_OFF, SO_RCVBUF, SO_RCVLOWAT",
+			     SOL_SOCKET));
 
 #ifndef SO_MEMINFO
 #define SO_MEMINFO		55

@@ -64,9 +64,13 @@
 #include "../util/util.h"
 #include "../util/syscalls.h"
 
-/* System calls after start-up: Flow sockets for guest datagrams */
-SYSCALLS(SYSCALLS_BOTH, "socket", "bind", "connect", "setsockopt", "close",
-	 "epoll_ctl");
+/* System calls after start-up: flow sockets for guest datagrams (opened,
+ * bound and connected by net/sock.c)
+ */
+SYSCALLS(SYSCALLS_RELAY,
+	 SYSCALLS_SETSOCKOPT("SO_RCVBUFFORCE, SO_RCVBUF", SOL_SOCKET),
+	 SYSCALLS_CALL("epoll_ctl", "watch a flow's socket, or stop"),
+	 SYSCALLS_CALL("close", "the socket of a flow that ended"));
 
 struct udp_counters udp_stats;
 

@@ -40,8 +40,9 @@
 #include "../util/syscalls.h"
 #include "../net/frame.h"
 
-/* System calls after start-up: Batches of datagrams for the guest */
-SYSCALLS(SYSCALLS_BOTH, "recvmmsg");
+/* System calls after start-up: batches of datagrams for the guest */
+SYSCALLS(SYSCALLS_RELAY,
+	 SYSCALLS_CALL("recvmmsg", "datagrams, into frames for the guest"));
 
 /* recvmmsg() errors to skip in one turn: each reports one ICMP error */
 #define UDP_RECV_ERRORS_MAX	4

@@ -52,7 +52,11 @@
 /* System calls after start-up: ICMP errors from the error queue
  * (MSG_ERRQUEUE)
  */
-SYSCALLS(SYSCALLS_BOTH, "recvmsg", "getpeername", "setsockopt");
+SYSCALLS(SYSCALLS_RELAY,
+	 SYSCALLS_SETSOCKOPT("IP_RECVERR", IPPROTO_IP),
+	 SYSCALLS_SETSOCKOPT("IPV6_RECVERR", IPPROTO_IPV6),
+	 SYSCALLS_CALL("recvmsg", "an ICMP error, from the error queue"),
+	 SYSCALLS_CALL("getpeername", "did the error come from the peer?"));
 
 /* Errors read from one socket per event */
 #define UDP_ERR_BATCH		16

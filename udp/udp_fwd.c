@@ -74,11 +74,15 @@
 #include "../util/syscalls.h"
 #include "../util/ns_worker.h"
 
-/* System calls after start-up: Forwarded ports, opened at run time by "auto"
- * forwarding
+/* System calls after start-up: forwarded ports, opened at run time by -c
+ * or "auto" forwarding (sockets: net/sock.c)
  */
-SYSCALLS(SYSCALLS_BOTH, "socket", "bind", "setsockopt", "getsockopt", "close",
-	 "epoll_ctl");
+SYSCALLS(SYSCALLS_RELAY,
+	 SYSCALLS_SETSOCKOPT("IP_PKTINFO", IPPROTO_IP),
+	 SYSCALLS_SETSOCKOPT("IPV6_RECVPKTINFO", IPPROTO_IPV6),
+	 SYSCALLS_CALL("getsockopt", "a port's socket error (SO_ERROR)"),
+	 SYSCALLS_CALL("epoll_ctl", "watch a port's socket, or stop"),
+	 SYSCALLS_CALL("close", "the socket of a port no longer forwarded"));
 
 /* Listening socket slots reserved per "auto" specification (-u, -U) */
 #define UDP_FWD_AUTO_LSN	4096

@@ -41,7 +41,8 @@
 #include "../util/syscalls.h"
 
 /* System calls after start-up: a run of datagrams in one call */
-SYSCALLS(SYSCALLS_BOTH, "sendmsg");
+SYSCALLS(SYSCALLS_RELAY,
+	 SYSCALLS_CALL("sendmsg", "datagrams of a flow, segmented (GSO)"));
 
 #ifndef UDP_SEGMENT
 #define UDP_SEGMENT		103

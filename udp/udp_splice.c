@@ -77,9 +77,22 @@
 #include "../util/ns_worker.h"
 #include "../guest/guest.h"
 
-/* System calls after start-up: Loopback datagrams between host and namespace */
-SYSCALLS(SYSCALLS_PASTA, "recvmmsg", "sendmmsg", "sendto", "socket",
-	 "setsockopt", "bind", "connect", "close");
+/* System calls after start-up: loopback datagrams between host and
+ * namespace
+ */
+SYSCALLS(SYSCALLS_PASTA,
+	 SYSCALLS_SOCKET("a spliced flow, IPv4", AF_INET, SOCK_DGRAM,
+			 IPPROTO_UDP),
+	 SYSCALLS_SOCKET("a spliced flow, IPv6", AF_INET6, SOCK_DGRAM,
+			 IPPROTO_UDP),
+	 SYSCALLS_SETSOCKOPT("SO_REUSEADDR", SOL_SOCKET),
+	 SYSCALLS_SETSOCKOPT("IPV6_V6ONLY", IPPROTO_IPV6),
+	 SYSCALLS_CALL("bind", "the flow's source address"),
+	 SYSCALLS_CALL("connect", "the flow's destination"),
+	 SYSCALLS_CALL("recvmmsg", "a batch of datagrams"),
+	 SYSCALLS_CALL("sendmmsg", "a run of them, to the other side"),
+	 SYSCALLS_CALL("sendto", "one datagram (send())"),
+	 SYSCALLS_CALL("close", "a socket that failed to set up"));
 
 static uint8_t udp_splice_buf[UDP_SPLICE_BATCH][UDP_DGRAM_MAX];
 static struct iovec udp_splice_iov[UDP_SPLICE_BATCH];

@@ -37,10 +37,12 @@
 #include "syscalls.h"
 
 /* System calls after start-up: daemon_ready() runs after the seccomp
- * filter is loaded, as the last step of set-up (dup2 is dup3 on some
- * architectures)
+ * filter is loaded, as the last step of set-up
  */
-SYSCALLS(SYSCALLS_BOTH, "dup2", "dup3", "write", "close");
+SYSCALLS(SYSCALLS_RELAY,
+	 SYSCALLS_CALL("dup2|dup3", "standard streams to /dev/null, once"),
+	 SYSCALLS_CALL("write", "the PID file; the byte telling the parent"),
+	 SYSCALLS_CALL("close", "the PID file, the pipe, /dev/null"));
 
 /* Mode of a new PID file */
 #define DAEMON_PIDFILE_MODE	0644
@@ -206,14 +208,15 @@ void daemon_fork(void)
 /**
  * daemon_ready() - set-up is over: PID file, standard streams, tell parent
  * @pidfile_fd:	PID file from daemon_pidfile_open(), -1 for none
+ * @pid:	our PID, for the file (getpid() is not allowed any more)
  *
  * Exits if the parent is gone: nobody waits for the relay any longer.
  */
-void daemon_ready(int pidfile_fd)
+void daemon_ready(int pidfile_fd, pid_t pid)
 {
 	const char b = 1;
 
-	daemon_pidfile_write(pidfile_fd, getpid());
+	daemon_pidfile_write(pidfile_fd, pid);
 
 	if (daemon_devnull >= 0) {
 		if (dup2(daemon_devnull, STDIN_FILENO) < 0 ||

@@ -17,6 +17,6 @@
 int daemon_pidfile_open(const char *path);
 void daemon_pidfile_write(int fd, pid_t pid);
 void daemon_fork(void);
-void daemon_ready(int pidfile_fd);
+void daemon_ready(int pidfile_fd, pid_t pid);
 
 #endif /* UTIL_DAEMON_H */

@@ -19,8 +19,10 @@
  *   boundary, is moved to the start of the file behind the header, which
  *   then says when ("HEADER - log truncated at TIME"), and the file is cut
  *   after it. If moving fails, the file is emptied and gets only the header
- *   line. This needs fcntl(), pread(), pwrite() and ftruncate() (the seccomp
- *   filter must allow them when -l is given).
+ *   line. This needs fcntl(), lseek(), read() and ftruncate() (the seccomp
+ *   filter must allow them when -l is given): lseek() also tells the size
+ *   of the file, and one call, instead of pread(), pwrite() and fstat(),
+ *   keeps the filter short.
  * - syslog, after log_to_syslog(), unless a log file is open: datagrams in
  *   the format syslog(3) uses ("<PRI>ident[pid]: message", facility
  *   LOG_DAEMON) sent to /dev/log on a socket connected by log_to_syslog()
@@ -62,11 +64,20 @@
 #include "util.h"
 #include "syscalls.h"
 
-/* System calls after start-up: Lines to stderr, the log file (rotation:
- * pread, pwrite, ftruncate, fcntl, fstat) or syslog (send)
- */
-SYSCALLS(SYSCALLS_BOTH, "write", "writev", "sendto", "clock_gettime", "getpid",
-	 "pread64", "pwrite64", "ftruncate", "fstat", "newfstatat", "fcntl");
+/* System calls after start-up: lines to stderr, the log file or syslog */
+SYSCALLS(SYSCALLS_RELAY | SYSCALLS_PESTO,
+	 SYSCALLS_CALL("write", "a line to stderr or to the log file"),
+	 SYSCALLS_CALL("clock_gettime", "timestamps, if the vDSO can't"));
+/* The relay only: the log file's rotation, syslog */
+SYSCALLS(SYSCALLS_RELAY,
+	 SYSCALLS_CALL("sendto", "a line to syslog (send())"),
+	 SYSCALLS_CALL("lseek", "log file rotation: its size, moving lines"),
+	 SYSCALLS_CALL("read", "log file rotation: the lines kept"),
+	 SYSCALLS_CALL("ftruncate", "log file rotation: cut after the lines"),
+	 SYSCALLS_CALL_IF("fcntl", "log file rotation: append mode off, on",
+			  SYSCALLS_ARG_EQ(1, F_GETFL)),
+	 SYSCALLS_CALL_IF("fcntl", "log file rotation: append mode off, on",
+			  SYSCALLS_ARG_EQ(1, F_SETFL)));
 
 #define LOG_MSG_MAX		1024	/* message text, without prefixes */
 #define LOG_PREFIX_MAX		128	/* timestamp, level, ident, pid */
@@ -83,6 +94,7 @@ static int log_level = LOG_INFO;
 static bool log_stderr_on = true;
 static bool log_syslog_on;
 static int log_sock = -1;
+static pid_t log_pid;		/* for syslog: getpid() is not allowed later */
 static int log_fd = -1;
 static size_t log_max;
 static size_t log_len;
@@ -212,6 +224,7 @@ void log_to_syslog(void)
 	int errno_save = errno;
 
 	log_syslog_on = true;
+	log_pid = getpid();
 	if (log_sock < 0)
 		log_syslog_connect();
 	errno = errno_save;
@@ -267,7 +280,7 @@ static int log_write_all(int fd, const char *buf, size_t len)
 }
 
 /**
- * log_pwrite_all() - write a buffer completely at an offset
+ * log_write_at() - write a buffer completely at an offset
  * @fd:		descriptor, not in append mode
  * @buf:	data
  * @len:	length of @buf
@@ -275,27 +288,15 @@ static int log_write_all(int fd, const char *buf, size_t len)
  *
  * Return: 0 on success, -1 on error
  */
-static int log_pwrite_all(int fd, const char *buf, size_t len, off_t off)
+static int log_write_at(int fd, const char *buf, size_t len, off_t off)
 {
-	while (len) {
-		ssize_t n = pwrite(fd, buf, len, off);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		if (!n)
-			return -1;
-		buf += n;
-		len -= (size_t)n;
-		off += n;
-	}
-	return 0;
+	if (lseek(fd, off, SEEK_SET) != off)
+		return -1;
+	return log_write_all(fd, buf, len);
 }
 
 /**
- * log_pread_all() - read a buffer completely from an offset
+ * log_read_at() - read a buffer completely from an offset
  * @fd:		descriptor
  * @buf:	buffer
  * @len:	bytes to read
@@ -303,10 +304,13 @@ static int log_pwrite_all(int fd, const char *buf, size_t len, off_t off)
  *
  * Return: 0 on success, -1 on error or early end of file
  */
-static int log_pread_all(int fd, char *buf, size_t len, off_t off)
+static int log_read_at(int fd, char *buf, size_t len, off_t off)
 {
+	if (lseek(fd, off, SEEK_SET) != off)
+		return -1;
+
 	while (len) {
-		ssize_t n = pread(fd, buf, len, off);
+		ssize_t n = read(fd, buf, len);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -314,7 +318,6 @@ static int log_pread_all(int fd, char *buf, size_t len, off_t off)
 			return -1;
 		buf += n;
 		len -= (size_t)n;
-		off += n;
 	}
 	return 0;
 }
@@ -331,31 +334,30 @@ static int log_pread_all(int fd, char *buf, size_t len, off_t off)
  */
 static off_t log_file_shift(off_t from, off_t to)
 {
+	off_t size = lseek(log_fd, 0, SEEK_END), len, done;
 	char buf[LOG_COPY_CHUNK];
-	struct stat st;
-	off_t len, done;
 	size_t n;
 
-	if (fstat(log_fd, &st))
+	if (size < 0)
 		return -1;
-	if (from > st.st_size)
-		from = st.st_size;
-	len = st.st_size - from;
+	if (from > size)
+		from = size;
+	len = size - from;
 
 	if (to <= from) {
 		for (done = 0; done < len; done += (off_t)n) {
 			n = (size_t)MIN((off_t)sizeof(buf), len - done);
-			if (log_pread_all(log_fd, buf, n, from + done) ||
-			    log_pwrite_all(log_fd, buf, n, to + done))
+			if (log_read_at(log_fd, buf, n, from + done) ||
+			    log_write_at(log_fd, buf, n, to + done))
 				return -1;
 		}
 	} else {
 		/* Growing: from the end, so nothing is overwritten unread */
 		for (done = len; done > 0; done -= (off_t)n) {
 			n = (size_t)MIN((off_t)sizeof(buf), done);
-			if (log_pread_all(log_fd, buf, n, from + done -
+			if (log_read_at(log_fd, buf, n, from + done -
 					  (off_t)n) ||
-			    log_pwrite_all(log_fd, buf, n, to + done -
+			    log_write_at(log_fd, buf, n, to + done -
 					   (off_t)n))
 				return -1;
 		}
@@ -377,19 +379,20 @@ static off_t log_file_shift(off_t from, off_t to)
  */
 static off_t log_file_move(const char *marker, size_t mlen)
 {
+	off_t size = lseek(log_fd, 0, SEEK_END), rd;
 	char buf[LOG_COPY_CHUNK];
-	struct stat st;
-	off_t rd;
 	ssize_t n;
 
-	if (fstat(log_fd, &st))
+	if (size < 0)
 		return -1;
 
 	/* Keep the newest half of the allowed size, from a line start */
-	rd = st.st_size - (off_t)(log_max / 2);
+	rd = size - (off_t)(log_max / 2);
 	if (rd < (off_t)mlen)
 		rd = (off_t)mlen;
-	n = pread(log_fd, buf, sizeof(buf), rd);
+	if (lseek(log_fd, rd, SEEK_SET) != rd)
+		return -1;
+	n = read(log_fd, buf, sizeof(buf));
 	if (n < 0)
 		return -1;
 	if (n > 0) {
@@ -399,7 +402,7 @@ static off_t log_file_move(const char *marker, size_t mlen)
 			rd += nl - buf + 1;
 	}
 
-	if (log_pwrite_all(log_fd, marker, mlen, 0))
+	if (log_write_at(log_fd, marker, mlen, 0))
 		return -1;
 
 	return log_file_shift(rd, (off_t)mlen);
@@ -471,7 +474,8 @@ static void log_header_build(pid_t pid)
  * log_file_new_pid() - name our PID in the header, after a fork()
  *
  * The header names the process that opened the file; once the relay went
- * to the background, it should name the one that stays.
+ * to the background, it should name the one that stays. So should syslog
+ * lines.
  */
 void log_file_new_pid(void)
 {
@@ -479,10 +483,11 @@ void log_file_new_pid(void)
 	off_t len = -1;
 	int flags;
 
+	log_pid = getpid();
 	if (log_fd < 0)
 		return;
 
-	log_header_build(getpid());
+	log_header_build(log_pid);
 	if (log_file_unappend(&flags))
 		return;
 	if (log_header_len != old) {
@@ -491,7 +496,7 @@ void log_file_new_pid(void)
 			log_len = (size_t)len;
 	}
 	if (log_header_len == old || len >= 0)
-		log_pwrite_all(log_fd, log_header, log_header_len, 0);
+		log_write_at(log_fd, log_header, log_header_len, 0);
 	fcntl(log_fd, F_SETFL, flags);
 }
 
@@ -616,7 +621,7 @@ static void log_out_syslog(int prio, const char *msg, size_t len)
 
 	p = snprintf(line, sizeof(line), "<%d>%s[%d]: ",
 		     LOG_DAEMON | MIN(prio, LOG_DEBUG), log_ident,
-		     (int)getpid());
+		     (int)log_pid);
 	if (p < 0)
 		return;
 	n = MIN((size_t)p, sizeof(line) - 1);

@@ -31,13 +31,28 @@
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/futex.h>
 
 #include "log.h"
 #include "ns_worker.h"
 #include "syscalls.h"
 
-/* System calls after start-up: hand-off to the worker (futex) */
-SYSCALLS(SYSCALLS_PASTA, "futex", "getpid");
+/* futex() operation @op_, private or not, with either clock */
+#define NS_WORKER_FUTEX(op_, why_)					\
+	SYSCALLS_CALL_IF("futex", why_,					\
+			 SYSCALLS_ARG_MASK(1, ~(scmp_datum_t)		\
+					   (FUTEX_PRIVATE_FLAG |	\
+					    FUTEX_CLOCK_REALTIME), op_))
+
+/* System calls after start-up: hand-off to the worker: glibc's mutex and
+ * condition variable wait and wake, no other futex operation
+ */
+SYSCALLS(SYSCALLS_PASTA,
+	 NS_WORKER_FUTEX(FUTEX_WAIT, "wait for the worker's mutex"),
+	 NS_WORKER_FUTEX(FUTEX_WAKE, "wake a mutex or condition waiter"),
+	 NS_WORKER_FUTEX(FUTEX_WAIT_BITSET, "wait on the condition variable"),
+	 NS_WORKER_FUTEX(FUTEX_WAKE_BITSET, "wake a condition waiter"),
+	 SYSCALLS_CALL("getpid", "ns_call(): is the worker this process's?"));
 
 /* Descriptor of the target network namespace, -1 if none */
 static int ns_target = -1;

@@ -33,8 +33,10 @@
 #include "util.h"
 #include "syscalls.h"
 
-/* System calls after start-up: Frames appended to the capture file */
-SYSCALLS(SYSCALLS_BOTH, "write", "writev", "clock_gettime");
+/* System calls after start-up: frames appended to the capture file */
+SYSCALLS(SYSCALLS_RELAY,
+	 SYSCALLS_CALL("writev", "records and their frames, to the file"),
+	 SYSCALLS_CALL("clock_gettime", "record times, if the vDSO can't"));
 
 #define PCAP_MAGIC		0xa1b2c3d4	/* microsecond timestamps */
 #define PCAP_VERSION_MAJOR	2

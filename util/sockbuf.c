@@ -18,7 +18,10 @@
 #include "log.h"
 #include "syscalls.h"
 
-SYSCALLS(SYSCALLS_BOTH, "setsockopt", "getsockopt");
+/* System calls after start-up: buffer sizes of new sockets */
+SYSCALLS(SYSCALLS_RELAY,
+	 SYSCALLS_SETSOCKOPT("SO_RCVBUF, SO_SNDBUF", SOL_SOCKET),
+	 SYSCALLS_CALL("getsockopt", "the size the kernel granted"));
 
 /**
  * sockbuf_set() - set a socket buffer size, report kernel clamping once

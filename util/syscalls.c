@@ -5,14 +5,15 @@
  *
  * Every module lists the system calls it makes after set-up with
  * SYSCALLS() (syscalls.h), which leaves a pointer to the list in the ELF
- * section "relay_syscalls". syscalls_filter_load() walks that section
- * between the linker-provided __start_relay_syscalls and
- * __stop_relay_syscalls, adds an allow rule for each call of each list
- * that applies to the running mode (duplicates are harmless: libseccomp
- * merges them), and loads the filter with SCMP_ACT_KILL_PROCESS as the
- * default action. The filter is synchronised to every thread of the
- * process (SCMP_FLTATR_CTL_TSYNC): pasta keeps a worker thread in the
- * target namespace, and it must be confined as well.
+ * section "relay_syscalls" of the program it is linked into (passt,
+ * pesto, passt-repair). syscalls_filter_load() walks that section between
+ * the linker-provided __start_relay_syscalls and __stop_relay_syscalls,
+ * adds an allow rule, with its argument comparisons, for each rule of each
+ * list naming the running mode (rules for the same call add up, identical
+ * ones merge: libseccomp's semantics), and loads the filter with
+ * SCMP_ACT_KILL_PROCESS as the default action. The filter is synchronised
+ * to every thread of the process (SCMP_FLTATR_CTL_TSYNC): pasta keeps a
+ * worker thread in the target namespace, and it must be confined as well.
  *
  * Sanitizer builds (ASan/UBSan, detected with __SANITIZE_ADDRESS__ or
  * SANDBOX_SANITIZER) add the calls the sanitizer runtimes make at run
@@ -21,6 +22,7 @@
  */
 
 #include <errno.h>
+#include <malloc.h>
 #include <seccomp.h>
 #include <stdint.h>
 #include <string.h>
@@ -28,42 +30,118 @@
 #include "syscalls.h"
 #include "log.h"
 
+/* Longest name, alternatives included ("a|b") */
+#define SYSCALLS_NAME_MAX	64
+/* Most distinct calls a mode can list (syscalls_count()) */
+#define SYSCALLS_DISTINCT_MAX	256
+
 /* Bounds of the section holding the lists: weak, in case it is empty */
 extern const struct syscalls_list *const __start_relay_syscalls[]
 	__attribute__((weak));
 extern const struct syscalls_list *const __stop_relay_syscalls[]
 	__attribute__((weak));
 
-/* Exit paths of libc, used by every module: exit() and die() */
-SYSCALLS(SYSCALLS_BOTH, "exit_group", "exit", "rt_sigreturn",
-	 "restart_syscall");
+/* Every mode: the way out, through exit() or die() */
+SYSCALLS(SYSCALLS_RELAY | SYSCALLS_PESTO | SYSCALLS_REPAIR,
+	 SYSCALLS_CALL("exit_group", "exit(), die(): the only way out"));
 
 #if defined(__SANITIZE_ADDRESS__) || defined(SANDBOX_SANITIZER)
+#define SYSCALLS_SANITIZER	1
+#define SYSCALLS_SAN(name_)	SYSCALLS_CALL(name_, "sanitizer run time")
 /* ASan/UBSan run times: shadow memory, allocator, reports, symbolizer */
-SYSCALLS(SYSCALLS_BOTH, "mmap", "munmap", "mremap", "madvise", "mprotect",
-	 "brk", "sigaltstack", "rt_sigaction", "rt_sigprocmask", "prctl",
-	 "getpid", "gettid", "tgkill", "sched_yield", "futex", "write",
-	 "readlink", "readlinkat", "open", "openat", "close", "read",
-	 "pread64", "fstat", "newfstatat", "lseek", "getrlimit",
-	 "prlimit64", "uname", "nanosleep", "clock_nanosleep",
-	 "sched_getaffinity");
+SYSCALLS(SYSCALLS_RELAY | SYSCALLS_PESTO | SYSCALLS_REPAIR,
+	 SYSCALLS_SAN("mmap"), SYSCALLS_SAN("munmap"), SYSCALLS_SAN("mremap"),
+	 SYSCALLS_SAN("madvise"), SYSCALLS_SAN("mprotect"),
+	 SYSCALLS_SAN("brk"), SYSCALLS_SAN("sigaltstack"),
+	 SYSCALLS_SAN("rt_sigaction"), SYSCALLS_SAN("rt_sigprocmask"),
+	 SYSCALLS_SAN("rt_sigreturn"), SYSCALLS_SAN("prctl"),
+	 SYSCALLS_SAN("getpid"), SYSCALLS_SAN("gettid"),
+	 SYSCALLS_SAN("tgkill"), SYSCALLS_SAN("sched_yield"),
+	 SYSCALLS_SAN("futex"), SYSCALLS_SAN("write"),
+	 SYSCALLS_SAN("readlink|readlinkat"), SYSCALLS_SAN("readlinkat"),
+	 SYSCALLS_SAN("open|openat"), SYSCALLS_SAN("openat"),
+	 SYSCALLS_SAN("close"), SYSCALLS_SAN("read"), SYSCALLS_SAN("pread64"),
+	 SYSCALLS_SAN("fstat|newfstatat"), SYSCALLS_SAN("newfstatat"),
+	 SYSCALLS_SAN("lseek"), SYSCALLS_SAN("getrlimit|prlimit64"),
+	 SYSCALLS_SAN("prlimit64"), SYSCALLS_SAN("uname"),
+	 SYSCALLS_SAN("nanosleep|clock_nanosleep"),
+	 SYSCALLS_SAN("clock_nanosleep"), SYSCALLS_SAN("sched_getaffinity"),
+	 SYSCALLS_SAN("exit"), SYSCALLS_SAN("restart_syscall"));
+#else
+#define SYSCALLS_SANITIZER	0
 #endif
 
 /**
- * syscalls_each() - call a function for every name that applies to a mode
- * @mode:	running program: SYSCALLS_PASST or SYSCALLS_PASTA
- * @fn:		function, taking the name, the list and an argument; a
+ * syscalls_resolve() - number of a call on this architecture
+ * @name:	libseccomp name, or "a|b": the first the architecture has
+ * @file:	source file listing it, for messages
+ * @nr:	set to the number, negative if the architecture has none
+ *
+ * Return: 0 on success, -EINVAL (logged) if a name is unknown
+ */
+static int syscalls_resolve(const char *name, const char *file, int *nr)
+{
+	const char *p = name;
+
+	*nr = -1;
+	while (*p) {
+		char one[SYSCALLS_NAME_MAX];
+		size_t len = strcspn(p, "|");
+		int n;
+
+		if (len >= sizeof(one)) {
+			err("seccomp: name \"%s\" too long in %s", name, file);
+			return -EINVAL;
+		}
+		memcpy(one, p, len);
+		one[len] = '\0';
+
+		n = seccomp_syscall_resolve_name(one);
+		if (n == __NR_SCMP_ERROR) {
+			err("seccomp: unknown system call \"%s\" listed in %s",
+			    one, file);
+			return -EINVAL;
+		}
+		if (n >= 0 && *nr < 0)
+			*nr = n;	/* first one the architecture has */
+
+		p += len;
+		if (*p == '|')
+			p++;
+	}
+
+	return 0;
+}
+
+/**
+ * syscalls_nargs() - number of argument comparisons of a rule
+ * @r:		rule
+ *
+ * Return: comparisons before the first empty one
+ */
+static unsigned int syscalls_nargs(const struct syscalls_rule *r)
+{
+	unsigned int n = 0;
+
+	while (n < SYSCALLS_ARGS_MAX && r->arg[n].op)
+		n++;
+	return n;
+}
+
+/**
+ * syscalls_each() - call a function for every rule that applies to a mode
+ * @mode:	running mode: one SYSCALLS_* bit
+ * @fn:		function, taking the rule, the list and an argument; a
  *		non-zero return value stops the walk
  * @arg:	argument for @fn
  *
  * Return: the first non-zero value @fn returned, or 0
  */
 static int syscalls_each(unsigned int mode,
-			 int (*fn)(const char *name,
+			 int (*fn)(const struct syscalls_rule *r,
 				   const struct syscalls_list *l, void *arg),
 			 void *arg)
 {
-	unsigned int bit = mode;	/* SYSCALLS_PASST or SYSCALLS_PASTA */
 	size_t n, k;
 
 	if (!__start_relay_syscalls || !__stop_relay_syscalls)
@@ -79,10 +157,10 @@ static int syscalls_each(unsigned int mode,
 		unsigned int i;
 		int ret;
 
-		if (!(l->modes & bit))
+		if (!(l->modes & mode))
 			continue;
 		for (i = 0; i < l->n; i++) {
-			ret = fn(l->names[i], l, arg);
+			ret = fn(&l->rules[i], l, arg);
 			if (ret)
 				return ret;
 		}
@@ -92,32 +170,28 @@ static int syscalls_each(unsigned int mode,
 }
 
 /**
- * syscalls_add() - add an allow rule for one call to a filter
- * @name:	libseccomp name of the call
+ * syscalls_add() - add an allow rule to a filter
+ * @r:		rule
  * @l:		list it comes from, for messages
  * @arg:	scmp_filter_ctx
  *
  * Return: 0 on success or if the architecture lacks the call, negative
  *	   error code (logged) otherwise
  */
-static int syscalls_add(const char *name, const struct syscalls_list *l,
-			void *arg)
+static int syscalls_add(const struct syscalls_rule *r,
+			const struct syscalls_list *l, void *arg)
 {
 	scmp_filter_ctx ctx = arg;
 	int nr, ret;
 
-	nr = seccomp_syscall_resolve_name(name);
-	if (nr == __NR_SCMP_ERROR) {
-		err("seccomp: unknown system call \"%s\" listed in %s", name,
-		    l->file);
-		return -EINVAL;
-	}
-	if (nr < 0)		/* not on this architecture */
-		return 0;
+	ret = syscalls_resolve(r->name, l->file, &nr);
+	if (ret || nr < 0)	/* unknown, or not on this architecture */
+		return ret;
 
-	ret = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0);
+	ret = seccomp_rule_add_array(ctx, SCMP_ACT_ALLOW, nr,
+				     syscalls_nargs(r), r->arg);
 	if (ret) {
-		err("seccomp: can't allow %s (listed in %s): %s", name,
+		err("seccomp: can't allow %s (listed in %s): %s", r->name,
 		    l->file, strerror(-ret));
 		return ret;
 	}
@@ -126,49 +200,75 @@ static int syscalls_add(const char *name, const struct syscalls_list *l,
 }
 
 /**
- * syscalls_count_one() - count one name
- * @name:	unused
- * @l:		unused
- * @arg:	counter
- *
- * Return: 0
+ * struct syscalls_seen - distinct calls found so far
+ * @n:		number of calls in @nr
+ * @nr:		their numbers
  */
-static int syscalls_count_one(const char *name, const struct syscalls_list *l,
-			      void *arg)
+struct syscalls_seen {
+	unsigned int n;
+	int nr[SYSCALLS_DISTINCT_MAX];
+};
+
+/**
+ * syscalls_count_one() - note the number of a rule's call, once
+ * @r:		rule
+ * @l:		list it comes from, for messages
+ * @arg:	struct syscalls_seen
+ *
+ * Return: 0, or -ENOSPC if there are too many distinct calls
+ */
+static int syscalls_count_one(const struct syscalls_rule *r,
+			      const struct syscalls_list *l, void *arg)
 {
-	(void)name;
-	(void)l;
-	(*(int *)arg)++;
+	struct syscalls_seen *s = arg;
+	unsigned int i;
+	int nr;
+
+	if (syscalls_resolve(r->name, l->file, &nr) || nr < 0)
+		return 0;
+	for (i = 0; i < s->n; i++) {
+		if (s->nr[i] == nr)
+			return 0;
+	}
+	if (s->n == SYSCALLS_DISTINCT_MAX)
+		return -ENOSPC;
+	s->nr[s->n++] = nr;
 	return 0;
 }
 
 /**
- * syscalls_count() - number of names listed for a mode, duplicates included
- * @mode:	SYSCALLS_PASST or SYSCALLS_PASTA
+ * syscalls_count() - number of distinct calls a mode allows
+ * @mode:	one SYSCALLS_* bit
  *
- * Return: the count
+ * Return: the count (a call with several rules counts once), or -ENOSPC
  */
 int syscalls_count(unsigned int mode)
 {
-	int n = 0;
+	struct syscalls_seen s = { 0 };
+	int ret;
 
-	syscalls_each(mode, syscalls_count_one, &n);
-	return n;
+	ret = syscalls_each(mode, syscalls_count_one, &s);
+	return ret ? ret : (int)s.n;
 }
 
 /**
- * syscalls_unknown_one() - count a name libseccomp doesn't know
- * @name:	libseccomp name of the call
+ * syscalls_unknown_one() - count a rule naming a call libseccomp doesn't
+ *			    know, or with no reason given
+ * @r:		rule
  * @l:		list it comes from, for messages
  * @arg:	counter
  *
  * Return: 0
  */
-static int syscalls_unknown_one(const char *name,
+static int syscalls_unknown_one(const struct syscalls_rule *r,
 				const struct syscalls_list *l, void *arg)
 {
-	if (seccomp_syscall_resolve_name(name) == __NR_SCMP_ERROR) {
-		err("seccomp: unknown system call \"%s\" listed in %s", name,
+	int nr;
+
+	if (syscalls_resolve(r->name, l->file, &nr))
+		(*(int *)arg)++;
+	if (!r->why || !*r->why) {
+		err("seccomp: no reason given for %s in %s", r->name,
 		    l->file);
 		(*(int *)arg)++;
 	}
@@ -176,8 +276,8 @@ static int syscalls_unknown_one(const char *name,
 }
 
 /**
- * syscalls_unknown() - count names of a mode's lists libseccomp doesn't know
- * @mode:	SYSCALLS_PASST or SYSCALLS_PASTA
+ * syscalls_unknown() - count bad rules of a mode: unknown names, no reason
+ * @mode:	one SYSCALLS_* bit
  *
  * Return: the count (each logged), 0 if all are valid
  */
@@ -192,10 +292,11 @@ int syscalls_unknown(unsigned int mode)
 /**
  * syscalls_filter_load() - build the filter for a mode, load it for all
  *			    threads
- * @mode:	running program: SYSCALLS_PASST or SYSCALLS_PASTA
+ * @mode:	running mode: one SYSCALLS_* bit
  *
  * The caller has set no-new-privs (or holds CAP_SYS_ADMIN). Any call not
- * listed for @mode kills the process from now on.
+ * listed for @mode, or with arguments no rule allows, kills the process
+ * from now on.
  *
  * Return: 0 on success, negative error code (logged) on failure
  */
@@ -221,11 +322,23 @@ int syscalls_filter_load(unsigned int mode)
 	if (ret)
 		goto out;
 
+	/* free() must not give memory back from now on: it would call brk()
+	 * or munmap(), which the filter refuses (seccomp_load() frees the
+	 * program it built once it is loaded). A sanitizer's allocator
+	 * ignores this, and its calls are allowed.
+	 */
+	if ((!mallopt(M_TRIM_THRESHOLD, -1) || !mallopt(M_MMAP_MAX, 0)) &&
+	    !SYSCALLS_SANITIZER) {
+		err("seccomp: can't keep free() from returning memory");
+		ret = -EINVAL;
+		goto out;
+	}
+
 	ret = seccomp_load(ctx);
 	if (ret)
 		err("seccomp: can't load the filter: %s", strerror(-ret));
 	else
-		debug("seccomp: %d calls listed, anything else kills us",
+		debug("seccomp: %d calls allowed, anything else kills us",
 		      syscalls_count(mode));
 out:
 	seccomp_release(ctx);

@@ -55,8 +55,11 @@
 #include "util.h"
 #include "syscalls.h"
 
-/* System calls after start-up: Reading and re-arming the timerfd */
-SYSCALLS(SYSCALLS_BOTH, "read", "timerfd_settime", "clock_gettime");
+/* System calls after start-up: reading and re-arming the timerfd */
+SYSCALLS(SYSCALLS_RELAY,
+	 SYSCALLS_CALL("read", "expirations of the timerfd"),
+	 SYSCALLS_CALL("timerfd_settime", "the timerfd, at the next deadline"),
+	 SYSCALLS_CALL("clock_gettime", "the time, if the vDSO can't"));
 
 #define TIMER_WORDS		(TIMER_SLOTS / 64)
 

@@ -43,7 +43,12 @@
 #include "syscalls.h"
 
 /* System calls after start-up: accepting a peer, reading who it is */
-SYSCALLS(SYSCALLS_BOTH, "accept4", "getsockopt", "close");
+SYSCALLS(SYSCALLS_RELAY,
+	 SYSCALLS_CALL("accept4", "the guest, a front-end, a -c client"),
+	 SYSCALLS_CALL_IF("getsockopt", "who it is (SO_PEERCRED)",
+			  SYSCALLS_ARG_EQ(1, SOL_SOCKET),
+			  SYSCALLS_ARG_EQ(2, SO_PEERCRED)),
+	 SYSCALLS_CALL("close", "a peer refused"));
 
 /* Refused peers logged at warning level per socket, then at debug level */
 #define UNIX_SOCK_REFUSED_LOG	8

@@ -108,16 +108,8 @@
 #include "../conf/ctx.h"
 #include "../util/log.h"
 #include "../util/util.h"
-#include "../util/syscalls.h"
 #include "../util/timer.h"
 #include "../util/unix_sock.h"
-
-/* System calls after start-up: the front-end's messages and descriptors,
- * its memory (fstat(): does a region lie within its file?), the eventfds
- */
-SYSCALLS(SYSCALLS_PASST, "accept4", "recvmsg", "sendmsg", "read", "write",
-	 "close", "epoll_ctl", "fcntl", "mmap", "munmap", "fstat",
-	 "newfstatat");
 
 /* Longest frame from the guest: the largest IP packet with a VLAN tag, an
  * IPv6 TSO super-frame (65535 bytes of payload after its 40-byte header)

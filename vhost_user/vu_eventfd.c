@@ -37,7 +37,15 @@
 #include "../util/syscalls.h"
 
 /* System calls after start-up: checking, reading and writing eventfds */
-SYSCALLS(SYSCALLS_PASST, "read", "write", "fstat", "newfstatat", "fcntl");
+SYSCALLS(SYSCALLS_VU,
+	 SYSCALLS_CALL_IF("newfstatat", "is it an eventfd or a pipe? (fstat())",
+			  SYSCALLS_ARG_EQ(3, AT_EMPTY_PATH)),
+	 SYSCALLS_CALL_IF("fcntl", "is it non-blocking?",
+			  SYSCALLS_ARG_EQ(1, F_GETFL)),
+	 SYSCALLS_CALL_IF("fcntl", "make it non-blocking",
+			  SYSCALLS_ARG_EQ(1, F_SETFL)),
+	 SYSCALLS_CALL("read", "reset a kick eventfd"),
+	 SYSCALLS_CALL("write", "signal a call or kick eventfd"));
 
 /* Device of anonymous inodes (eventfds), 0 if unknown */
 static dev_t vu_eventfd_dev;

@@ -32,12 +32,27 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "vu_virtq.h"
+#include "../util/syscalls.h"
+
+/* System calls after start-up: the guest's memory (and the dirty page log
+ * of vu_migrate.c), mapped shared, readable and writable, never
+ * executable, where the kernel chooses
+ */
+SYSCALLS(SYSCALLS_VU,
+	 SYSCALLS_CALL_IF("newfstatat", "does a region lie within its file?",
+			  SYSCALLS_ARG_EQ(3, AT_EMPTY_PATH)),
+	 SYSCALLS_CALL_IF("mmap", "a memory region, the dirty page log",
+			  SYSCALLS_ARG_EQ(0, 0),
+			  SYSCALLS_ARG_EQ(2, PROT_READ | PROT_WRITE),
+			  SYSCALLS_ARG_EQ(3, MAP_SHARED)),
+	 SYSCALLS_CALL("munmap", "regions and the log, when replaced"));
 
 /**
  * vu_mem_end_ok() - check that a range is not empty and does not wrap
@@ -108,7 +123,8 @@ static int vu_mem_in_file(const struct vu_mem_region_desc *d)
 {
 	struct stat st;
 
-	if (fstat(d->fd, &st))
+	/* fstatat(), not fstat(): the same call whatever the C library */
+	if (fstatat(d->fd, "", &st, AT_EMPTY_PATH))
 		return -errno;
 	if (!S_ISREG(st.st_mode))
 		return -ENODEV;

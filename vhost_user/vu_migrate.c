@@ -36,6 +36,7 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -191,7 +192,8 @@ enum vu_res vu_mig_set_log_base(const struct ctx *c, struct vu_dev *dev,
 
 	skew = off % (uint64_t)sysconf(_SC_PAGESIZE);
 	if (!size || size > VU_LOG_SIZE_MAX || off > UINT64_MAX - size ||
-	    fstat(fd, &st) || (uint64_t)st.st_size < off + size) {
+	    fstatat(fd, "", &st, AT_EMPTY_PATH) ||
+	    (uint64_t)st.st_size < off + size) {
 		err("vhost-user: unusable dirty page log (%llu bytes at offset "
 		    "%llu, at most %llu, within its file): memory we write "
 		    "won't be copied again by the migration",

@@ -42,6 +42,7 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <string.h>
 #include <unistd.h>
@@ -55,6 +56,24 @@
 #include "../util/log.h"
 #include "../util/timer.h"
 #include "../util/util.h"
+#include "../util/syscalls.h"
+
+/* System calls after start-up, for the whole backend: the front-end's
+ * connection (vhost_user.c, here); the eventfds: vu_eventfd.c; the guest's
+ * memory: vu_mem.c; who the peer is: util/unix_sock.c
+ */
+SYSCALLS(SYSCALLS_VU,
+	 SYSCALLS_CALL("accept4", "a front-end on the vhost-user socket"),
+	 SYSCALLS_CALL_IF("fcntl", "flags of the front-end's socket",
+			  SYSCALLS_ARG_EQ(1, F_GETFL)),
+	 SYSCALLS_CALL_IF("fcntl", "make that socket non-blocking",
+			  SYSCALLS_ARG_EQ(1, F_SETFL)),
+	 SYSCALLS_CALL("recvmsg", "a message, with its descriptors"),
+	 SYSCALLS_CALL("sendmsg", "a reply"),
+	 SYSCALLS_CALL("read", "reset a kick eventfd"),
+	 SYSCALLS_CALL("write", "signal a call or kick eventfd, the log's"),
+	 SYSCALLS_CALL("epoll_ctl", "watch the front-end, the kick eventfds"),
+	 SYSCALLS_CALL("close", "descriptors replaced, the front-end gone"));
 
 /* Messages handled in one call before returning to the main loop */
 #define VU_MSG_BATCH		32

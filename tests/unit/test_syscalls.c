@@ -2,15 +2,21 @@
 /* test_syscalls.c - unit tests for the seccomp filter (util/syscalls.c)
  *
  * Theory of operation: linked with every module object, so the section of
- * SYSCALLS() lists holds all of them, as in the relay. The lists of both
- * modes must be there and name only calls libseccomp knows. The filter is
- * then loaded in a forked child: an allowed call (write() on a pipe) must
- * work, and a call no module lists (syslog(2), reading the kernel log
- * size) must kill the child with SIGSYS.
+ * SYSCALLS() lists holds all of them, as in the relay. The lists of the
+ * three modes of the relay must be there, name only calls libseccomp
+ * knows, each with a reason, and a passt mode no more calls than
+ * upstream's filter of the same mode. The filter is then loaded in a
+ * forked child: an allowed call (write() on a pipe) must work, and a call
+ * no module lists (syslog(2), reading the kernel log size) must kill the
+ * child with SIGSYS; so must mmap() in stream mode, and mmap() with
+ * PROT_EXEC with --vhost-user. Sanitizer builds allow their run time's
+ * calls (mmap() among them) in every mode: the counts and mmap() are not
+ * checked there.
  */
 
 #include <check.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <sys/prctl.h>
@@ -19,15 +25,26 @@
 
 #include "../../conf/ctx.h"
 #include "../../util/syscalls.h"
+#include "../../util/util.h"
 
 /* Fewest calls a mode can need: loop, timer, tap, sockets, exit */
 #define TEST_SYSCALLS_MIN	20
+/* Calls of upstream passt's filters (July 2026 build), stream and
+ * vhost-user: ours may not allow more
+ */
+#define TEST_UPSTREAM_PASST	34
+#define TEST_UPSTREAM_VU	36
+
+/* The relay's modes, by loop index */
+static const unsigned int test_modes[] = {
+	SYSCALLS_PASST, SYSCALLS_VU, SYSCALLS_PASTA,
+};
 /* SYSLOG_ACTION_SIZE_BUFFER of syslog(2): only reads a size */
 #define TEST_SYSLOG_SIZE	10
 
 /**
  * test_child() - fork a child that loads the filter, then runs a function
- * @mode:	SYSCALLS_PASST or SYSCALLS_PASTA: whose filter to load
+ * @mode:	SYSCALLS_* bit: whose filter to load
  * @fn:		function run under the filter, its return value the exit
  *		status
  * @arg:	argument for @fn
@@ -77,23 +94,65 @@ static int test_forbidden(int arg)
 	return 0;
 }
 
+/**
+ * test_mmap() - map a page, executable or not
+ * @exec:	non-zero for PROT_EXEC
+ *
+ * Return: 0, if the filter let it through
+ */
+static int test_mmap(int exec)
+{
+	int prot = PROT_READ | PROT_WRITE | (exec ? PROT_EXEC : 0);
+
+	(void)mmap(NULL, 4096, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return 0;
+}
+
 START_TEST(test_lists_present)
 {
-	ck_assert_int_ge(syscalls_count(SYSCALLS_PASST), TEST_SYSCALLS_MIN);
-	ck_assert_int_ge(syscalls_count(SYSCALLS_PASTA), TEST_SYSCALLS_MIN);
+	ck_assert_int_ge(syscalls_count(test_modes[_i]), TEST_SYSCALLS_MIN);
 }
 END_TEST
 
 START_TEST(test_names_known)
 {
-	ck_assert_int_eq(syscalls_unknown(SYSCALLS_PASST), 0);
-	ck_assert_int_eq(syscalls_unknown(SYSCALLS_PASTA), 0);
+	ck_assert_int_eq(syscalls_unknown(test_modes[_i]), 0);
+}
+END_TEST
+
+START_TEST(test_upstream_counts)
+{
+	ck_assert_int_le(syscalls_count(SYSCALLS_PASST), TEST_UPSTREAM_PASST);
+	ck_assert_int_le(syscalls_count(SYSCALLS_VU), TEST_UPSTREAM_VU);
+}
+END_TEST
+
+START_TEST(test_mmap_stream)
+{
+	int status = test_child(SYSCALLS_PASST, test_mmap, 0);
+
+	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS,
+		      "mmap() in stream mode: status 0x%x, expected SIGSYS",
+		      status);
+}
+END_TEST
+
+START_TEST(test_mmap_vu)
+{
+	int status = test_child(SYSCALLS_VU, test_mmap, 0);
+
+	ck_assert_msg(WIFEXITED(status) && !WEXITSTATUS(status),
+		      "mmap() with --vhost-user: status 0x%x", status);
+	status = test_child(SYSCALLS_VU, test_mmap, 1);
+	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS,
+		      "mmap(PROT_EXEC) with --vhost-user: status 0x%x, "
+		      "expected SIGSYS", status);
 }
 END_TEST
 
 START_TEST(test_allowed_call)
 {
-	unsigned int mode = _i ? SYSCALLS_PASTA : SYSCALLS_PASST;
+	unsigned int mode = test_modes[_i];
 	int p[2], status;
 	char b = 0;
 
@@ -110,7 +169,7 @@ END_TEST
 
 START_TEST(test_forbidden_call)
 {
-	unsigned int mode = _i ? SYSCALLS_PASTA : SYSCALLS_PASST;
+	unsigned int mode = test_modes[_i];
 	int status;
 
 	status = test_child(mode, test_forbidden, 0);
@@ -129,10 +188,16 @@ static Suite *syscalls_suite(void)
 	Suite *s = suite_create("syscalls");
 	TCase *tc = tcase_create("filter");
 
-	tcase_add_test(tc, test_lists_present);
-	tcase_add_test(tc, test_names_known);
-	tcase_add_loop_test(tc, test_allowed_call, 0, 2);
-	tcase_add_loop_test(tc, test_forbidden_call, 0, 2);
+	tcase_add_loop_test(tc, test_lists_present, 0, ARRAY_SIZE(test_modes));
+	tcase_add_loop_test(tc, test_names_known, 0, ARRAY_SIZE(test_modes));
+#if !defined(__SANITIZE_ADDRESS__) && !defined(SANDBOX_SANITIZER)
+	tcase_add_test(tc, test_upstream_counts);
+	tcase_add_test(tc, test_mmap_stream);
+	tcase_add_test(tc, test_mmap_vu);
+#endif
+	tcase_add_loop_test(tc, test_allowed_call, 0, ARRAY_SIZE(test_modes));
+	tcase_add_loop_test(tc, test_forbidden_call, 0,
+			    ARRAY_SIZE(test_modes));
 	suite_add_tcase(s, tc);
 	return s;
 }
