@@ -4,8 +4,9 @@
  * Theory of operation
  *
  * daemon_pidfile_open() runs early, before privileges are dropped and the
- * filesystem view is taken away: it creates (or truncates) the PID file if
- * one was asked for, and also opens /dev/null for later.
+ * filesystem view is taken away: it creates (or empties) the PID file if
+ * one was asked for, never through a symbolic link (outfile.c), and also
+ * opens /dev/null for later.
  *
  * The exit status of the process that started us must mean "configured":
  * callers such as libvirt and Podman check only that, then read the PID
@@ -34,6 +35,7 @@
 
 #include "daemon.h"
 #include "log.h"
+#include "outfile.h"
 #include "syscalls.h"
 
 /* System calls after start-up: daemon_ready() runs after the seccomp
@@ -64,7 +66,7 @@ static void daemon_devnull_open(void)
 }
 
 /**
- * daemon_pidfile_open() - create or truncate the PID file
+ * daemon_pidfile_open() - create or empty the PID file
  * @path:	PID file, NULL or empty if none was asked for
  *
  * Call it before dropping privileges: it also opens /dev/null for
@@ -81,10 +83,9 @@ int daemon_pidfile_open(const char *path)
 	if (!path || !*path)
 		return -1;
 
-	fd = open(path, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC,
-		  DAEMON_PIDFILE_MODE);
+	fd = outfile_open(path, O_WRONLY, DAEMON_PIDFILE_MODE);
 	if (fd < 0)
-		die_perror("can't open PID file %s", path);
+		die("can't open PID file %s: %s", path, outfile_strerror(fd));
 
 	return fd;
 }

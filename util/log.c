@@ -7,20 +7,21 @@
  *   prefixed by the time since log_init() ("12.345678: ") when the level
  *   is debug or trace and there is no log file (the file has the times; as
  *   upstream, stderr then gets the bare messages).
- * - a log file (log_open_file(), -l), emptied when opened. Its first line
- *   is a header naming the program, its version, the binary and the PID
- *   ("pasta 0.1: /usr/bin/passt (1234)", as upstream's), so that a reader
- *   knows which run wrote it; log_file_new_pid() rewrites it in a process
- *   that went to the background. Every other line carries a UTC wall-clock
+ * - a log file (log_open_file(), -l), emptied when opened. Its first line is a
+ *   header naming the program, its version, the binary and the PID ("pasta 0.1:
+ *   /usr/bin/passt (1234)", as upstream's), so that a reader knows which run
+ *   wrote it; log_file_new_pid() rewrites it in a process that went to the
+ *   background. The file is opened by outfile_open(): a symbolic link at the
+ *   path is refused, not followed. Every other line carries a UTC wall-clock
  *   timestamp and the level name. Lines are appended (O_APPEND, so that a
  *   parent and a child sharing the descriptor do not overwrite each other).
- *   When a line would make the file grow past its maximum size, the oldest
- *   half of the file is dropped: the newest part, starting at a line
- *   boundary, is moved to the start of the file behind the header, which
- *   then says when ("HEADER - log truncated at TIME"), and the file is cut
- *   after it. If moving fails, the file is emptied and gets only the header
- *   line. This needs fcntl(), pread(), pwrite() and ftruncate() (the seccomp
- *   filter must allow them when -l is given).
+ *   When a line would make the file grow past its maximum size, the oldest half
+ *   of the file is dropped: the newest part, starting at a line boundary, is
+ *   moved to the start of the file behind the header, which then says when
+ *   ("HEADER - log truncated at TIME"), and the file is cut after it. If moving
+ *   fails, the file is emptied and gets only the header line. This needs
+ *   fcntl(), pread(), pwrite() and ftruncate() (the seccomp filter must allow
+ *   them when -l is given).
  * - syslog, after log_to_syslog(), unless a log file is open: datagrams in
  *   the format syslog(3) uses ("<PRI>ident[pid]: message", facility
  *   LOG_DAEMON) sent to /dev/log on a socket connected by log_to_syslog()
@@ -48,6 +49,7 @@
 #include <sys/un.h>
 
 #include "log.h"
+#include "outfile.h"
 #include "util.h"
 #include "syscalls.h"
 
@@ -498,12 +500,10 @@ int log_open_file(const char *path, size_t max_size, const char *version)
 	ssize_t n;
 	int fd, ret;
 
-	fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_TRUNC | O_CLOEXEC,
-		  0600);
+	fd = outfile_open(path, O_RDWR | O_APPEND, 0600);
 	if (fd < 0) {
-		ret = -errno;
 		errno = errno_save;
-		return ret;
+		return fd;
 	}
 
 	snprintf(log_version, sizeof(log_version), "%s", version);
