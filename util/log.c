@@ -7,21 +7,23 @@
  *   prefixed by the time since log_init() ("12.345678: ") when the level
  *   is debug or trace and there is no log file (the file has the times; as
  *   upstream, stderr then gets the bare messages).
- * - a log file (log_open_file(), -l), emptied when opened. Its first line is a
- *   header naming the program, its version, the binary and the PID ("pasta 0.1:
- *   /usr/bin/passt (1234)", as upstream's), so that a reader knows which run
- *   wrote it; log_file_new_pid() rewrites it in a process that went to the
- *   background. The file is opened by outfile_open(): a symbolic link at the
- *   path is refused, not followed. Every other line carries a UTC wall-clock
+ * - a log file (log_open_file(), -l), emptied when opened. Its first line
+ *   is a header naming the program, its version, the binary and the PID
+ *   ("pasta 0.1: /usr/bin/passt (1234)", as upstream's), so that a reader
+ *   knows which run wrote it; log_set_pid() rewrites it in a process
+ *   that went to the background, with the PID the host knows it by (in
+ *   its own PID namespace, getpid() says 1), which syslog lines name too.
+ *   The file is opened by outfile_open(): a symbolic link at the path is
+ *   refused, not followed. Every other line carries a UTC wall-clock
  *   timestamp and the level name. Lines are appended (O_APPEND, so that a
  *   parent and a child sharing the descriptor do not overwrite each other).
- *   When a line would make the file grow past its maximum size, the oldest half
- *   of the file is dropped: the newest part, starting at a line boundary, is
- *   moved to the start of the file behind the header, which then says when
- *   ("HEADER - log truncated at TIME"), and the file is cut after it. If moving
- *   fails, the file is emptied and gets only the header line. This needs
- *   fcntl(), pread(), pwrite() and ftruncate() (the seccomp filter must allow
- *   them when -l is given).
+ *   When a line would make the file grow past its maximum size, the oldest
+ *   half of the file is dropped: the newest part, starting at a line
+ *   boundary, is moved to the start of the file behind the header, which
+ *   then says when ("HEADER - log truncated at TIME"), and the file is cut
+ *   after it. If moving fails, the file is emptied and gets only the header
+ *   line. This needs fcntl(), pread(), pwrite() and ftruncate() (the seccomp
+ *   filter must allow them when -l is given).
  * - syslog, after log_to_syslog(), unless a log file is open: datagrams in
  *   the format syslog(3) uses ("<PRI>ident[pid]: message", facility
  *   LOG_DAEMON) sent to /dev/log on a socket connected by log_to_syslog()
@@ -83,6 +85,7 @@ static char log_header[LOG_HEADER_MAX];	/* first line of the log file */
 static size_t log_header_len;
 static char log_version[LOG_VERSION_MAX];
 static char log_exe[LOG_HEADER_MAX];	/* our binary, for the header */
+static pid_t log_pid;			/* log_set_pid(), 0: getpid() */
 
 static const char *const log_level_names[] = {
 	[LOG_EMERG]	= "emergency",
@@ -459,21 +462,34 @@ static void log_header_build(pid_t pid)
 }
 
 /**
- * log_file_new_pid() - name our PID in the header, after a fork()
+ * log_pid_get() - the PID our messages name
+ *
+ * Return: the one log_set_pid() gave, else getpid()
+ */
+static pid_t log_pid_get(void)
+{
+	return log_pid ? log_pid : getpid();
+}
+
+/**
+ * log_set_pid() - name this PID in the header and syslog, after a fork()
+ * @pid:	our PID as the host sees it (in a PID namespace of our own,
+ *		getpid() says 1)
  *
  * The header names the process that opened the file; once the relay went
  * to the background, it should name the one that stays.
  */
-void log_file_new_pid(void)
+void log_set_pid(pid_t pid)
 {
 	size_t old = log_header_len;
 	off_t len = -1;
 	int flags;
 
+	log_pid = pid;
 	if (log_fd < 0)
 		return;
 
-	log_header_build(getpid());
+	log_header_build(pid);
 	if (log_file_unappend(&flags))
 		return;
 	if (log_header_len != old) {
@@ -509,7 +525,7 @@ int log_open_file(const char *path, size_t max_size, const char *version)
 	snprintf(log_version, sizeof(log_version), "%s", version);
 	n = readlink("/proc/self/exe", log_exe, sizeof(log_exe) - 1);
 	log_exe[n < 0 ? 0 : n] = '\0';
-	log_header_build(getpid());
+	log_header_build(log_pid_get());
 	log_header[log_header_len] = '\n';
 	if (log_write_all(fd, log_header, log_header_len + 1)) {
 		ret = -errno;
@@ -605,7 +621,7 @@ static void log_out_syslog(int prio, const char *msg, size_t len)
 
 	p = snprintf(line, sizeof(line), "<%d>%s[%d]: ",
 		     LOG_DAEMON | MIN(prio, LOG_DEBUG), log_ident,
-		     (int)getpid());
+		     (int)log_pid_get());
 	if (p < 0)
 		return;
 	n = MIN((size_t)p, sizeof(line) - 1);

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <syslog.h>
+#include <sys/types.h>
 
 #define LOG_SIZE_DEFAULT	(1024 * 1024)
 #define LOG_TRACE		(LOG_DEBUG + 1)
@@ -23,7 +24,7 @@ void log_init(const char *ident);
 void log_set_level(int level);
 int log_get_level(void);
 int log_open_file(const char *path, size_t max_size, const char *version);
-void log_file_new_pid(void);
+void log_set_pid(pid_t pid);
 void log_to_syslog(void);
 void log_to_stderr(bool on);
 

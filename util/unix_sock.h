@@ -10,5 +10,6 @@
 
 int unix_sock_probe(const char *path);
 int unix_sock_listen(const char *path, int backlog, mode_t mode);
+void unix_sock_unlink_ours(void);
 
 #endif /* UTIL_UNIX_SOCK_H */
