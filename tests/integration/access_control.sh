@@ -103,33 +103,38 @@ sb_dir() {
 # host namespace, where only root and nobody (65534) are mapped, each onto
 # itself
 # $@: command
+#
+# The shell unshare starts says it runs (it does, in the new namespace:
+# unshare executes it), then waits until we wrote its maps.
 # Return: the command's status
 sb_userns() {
-	local fifo=$RIG_TMP/sb.userns.$$ pid rc i
+	local ready=$RIG_TMP/sb.ready go=$RIG_TMP/sb.go pid rc m
 
-	mkfifo "$fifo" || return 1
-	# The command waits until we wrote its maps
+	rm -f "$ready" "$go"
+	mkfifo "$ready" "$go" || return 1
 	# shellcheck disable=SC2016 # expanded by the inner shell
 	ip netns exec "$RIG_HOSTNS" unshare --user -- \
-		sh -c 'read -r _ <"$0" && exec "$@"' "$fifo" "$@" &
+		sh -c 'echo up >"$0" && read -r _ <"$1" && shift &&
+		       exec "$@"' "$ready" "$go" "$@" &
 	pid=$!
-	for i in $(seq 50); do
-		[ "$(readlink "/proc/$pid/ns/user")" != \
-		  "$(readlink /proc/self/ns/user)" ] && break
-		sleep 0.1
-	done
+	rc=0
+	read -r _ <"$ready" || rc=1
 	# One write() each, as the kernel wants
-	for i in uid_map gid_map; do
+	for m in uid_map gid_map; do
+		[ "$rc" -eq 0 ] || break
 		printf '0 0 1\n%s %s 1\n' "$SB_NOBODY" "$SB_NOBODY" |
-			dd of="/proc/$pid/$i" bs=64 status=none && continue
-		rig_kill "$pid"
-		rm -f "$fifo"
-		return 1
+			dd of="/proc/$pid/$m" bs=64 iflag=fullblock status=none ||
+			rc=1
 	done
-	echo go >"$fifo"
+	if [ "$rc" -ne 0 ]; then
+		rig_kill "$pid"
+		rm -f "$ready" "$go"
+		return 1
+	fi
+	echo go >"$go"
 	rig_wait_pid "$pid" "$SB_LIMIT"
 	rc=$?
-	rm -f "$fifo"
+	rm -f "$ready" "$go"
 	return "$rc"
 }
 
