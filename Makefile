@@ -57,12 +57,12 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 STANDALONE := test_net_io test_arp_ndp test_dhcp test_dhcpv6 test_qdisc \
 	test_vu_virtq test_vu_mem test_vu_lend
 SRCS_test_net_io := net/net.c net/frame.c net/arp.c net/ndp.c net/neigh.c \
-	net/dns_name.c net/checksum.c guest/guest.c util/log.c
+	net/dns_name.c net/checksum.c guest/guest.c util/log.c util/outfile.c
 SRCS_test_arp_ndp := $(SRCS_test_net_io)
 SRCS_test_dhcp := net/dhcp.c net/dhcpv6.c net/dns_name.c net/checksum.c \
-	guest/guest.c util/log.c
+	guest/guest.c util/log.c util/outfile.c
 SRCS_test_dhcpv6 := $(SRCS_test_dhcp)
-SRCS_test_qdisc := qdisc/qdisc.c util/log.c
+SRCS_test_qdisc := qdisc/qdisc.c util/log.c util/outfile.c
 SRCS_test_vu_virtq := vhost_user/vu_mem.c vhost_user/vu_virtq.c
 SRCS_test_vu_mem := $(SRCS_test_vu_virtq)
 SRCS_test_vu_lend := $(SRCS_test_vu_virtq)
@@ -102,7 +102,7 @@ pasta: passt
 # pesto: client of the -c configuration socket (client/), with the relay's
 # own port parser and protocol code, and its seccomp filter code
 PESTO_SRCS := client/pesto.c conf/fwd.c conf/fwd_table.c fwd/fwd_rules.c \
-	fwd/pesto_wire.c util/log.c util/syscalls.c
+	fwd/pesto_wire.c util/log.c util/outfile.c util/syscalls.c
 $(BUILD)/pesto: $(PESTO_SRCS) $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(PESTO_SRCS) -lseccomp

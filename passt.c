@@ -11,12 +11,15 @@
  * configuration (conf/); allocate every table once (flows, output queue,
  * timers); set up the guest side (pasta: spawn or join the namespace, open
  * and configure the tap device; passt: bind the socket); open the
- * forwarded ports; fork to the background if asked (the parent waits until
- * set-up is over, util/daemon.c); the sandbox (isolation/sandbox.c): new
- * namespaces with an empty root, pasta's worker thread in the target
- * namespace, the --runas user, capabilities, and the seccomp filter; then
- * the PID file, and the parent exits with status 0, or with the child's
- * if it failed; a spawned command is released last, once nothing can fail.
+ * forwarded ports; the sandbox's namespaces with an empty root
+ * (isolation/sandbox.c), before the fork because its PID namespace takes
+ * children only; fork to the background if asked (the parent waits until
+ * set-up is over, util/daemon.c); the rest of the sandbox: pasta's worker
+ * thread in the target namespace, the --runas user, capabilities, and the
+ * seccomp filter; then the PID file, and the parent exits with status 0,
+ * or with the child's if it failed; a spawned command is released last,
+ * once nothing can fail. A failure before the sandbox removes the sockets
+ * bound so far.
  *
  * The main loop is one epoll set. Every descriptor carries a typed
  * reference (util/epoll_ref.h), so events go straight to their handler.
@@ -63,6 +66,7 @@
 #include "util/epoll_ref.h"
 #include "util/log.h"
 #include "util/timer.h"
+#include "util/unix_sock.h"
 #include "util/util.h"
 #include "util/ns_worker.h"
 #include "guest/guest.h"
@@ -130,6 +134,7 @@ static void passt_ra_timer_fn(const struct ctx *c, struct wheel_timer *t,
 }
 
 static int passt_sigfd = -1;	/* signalfd of termination signals */
+static bool passt_setup_paths;	/* set-up may fail, paths still resolve */
 
 /**
  * passt_signals_init() - ignore SIGPIPE, route SIGTERM/SIGINT/SIGUSR1 to epoll
@@ -323,13 +328,29 @@ static void __attribute__((noreturn)) passt_loop(const struct ctx *c)
 }
 
 /**
- * passt_finish_setup() - go to the background, sandbox, report readiness
+ * passt_cleanup() - at exit: remove our sockets if set-up didn't finish
+ *
+ * Registered with atexit(): die() during set-up leaves no socket behind
+ * for a launcher to find. Off once the sandbox took the paths away (the
+ * seccomp filter would not allow unlink() anyway).
+ */
+static void passt_cleanup(void)
+{
+	if (passt_setup_paths)
+		unix_sock_unlink_ours();
+}
+
+/**
+ * passt_finish_setup() - sandbox, go to the background, report readiness
  * @c:		execution context
  * @pidfile_fd:	PID file from daemon_pidfile_open(), -1 for none
  *
- * In the background, the parent waits until the child calls daemon_ready()
- * or exits (util/daemon.c): every step here that can fail still reaches
- * the caller. A spawned command is released last, once nothing can fail.
+ * The sandbox's namespaces come before the fork: a new PID namespace takes
+ * the children only, so the process that stays in the background is the
+ * first one in it. In the background, the parent waits until the child
+ * calls daemon_ready() or exits (util/daemon.c): every step here that can
+ * fail still reaches the caller. A spawned command is released last, once
+ * nothing can fail.
  */
 static void passt_finish_setup(const struct ctx *c, int pidfile_fd)
 {
@@ -337,9 +358,14 @@ static void passt_finish_setup(const struct ctx *c, int pidfile_fd)
 			  !(c->mode == MODE_PASTA && pasta_child_pid());
 	pid_t pid;
 
+	if (background && !*c->log_file)
+		log_to_syslog();
+
+	/* Namespaces first: unshare() needs a single-threaded process */
+	sandbox_detach(c, background);
+	passt_setup_paths = false;
+
 	if (background) {
-		if (!*c->log_file)
-			log_to_syslog();
 		daemon_fork();
 		passt_signals_rearm(c);
 	}
@@ -351,9 +377,6 @@ static void passt_finish_setup(const struct ctx *c, int pidfile_fd)
 	}
 	timer_init(&passt_ra_timer, passt_ra_timer_fn);
 	timer_arm(&passt_ra_timer, timer_now_ms() + NET_RA_INTERVAL_MS);
-
-	/* Namespaces first: unshare() needs a single-threaded process */
-	sandbox_detach(c);
 
 	/* Before dropping privileges: they are needed to enter the netns */
 	if (c->mode == MODE_PASTA && ns_worker_start())
@@ -412,6 +435,10 @@ int main(int argc, char **argv)
 
 	if (c->mode == MODE_PASTA && pasta_open_ns(c))
 		die("Can't set up the target network namespace");
+
+	passt_setup_paths = true;
+	if (atexit(passt_cleanup))
+		die("Can't register the clean-up at exit");
 
 	guest_init(c);
 	tap_sink_set(&passt_tap_sink);

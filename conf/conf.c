@@ -38,6 +38,7 @@
 #include "netlink.h"
 #include "../util/userns.h"
 #include "../util/log.h"
+#include "../util/outfile.h"
 #include "../util/util.h"
 
 #define CONF_LINE_MAX		512	/* longest resolv.conf line read */
@@ -100,7 +101,7 @@ static void conf_log_setup(const struct ctx *c)
 	ret = log_open_file(c->log_file, c->log_size, VERSION);
 	if (ret < 0)
 		die("-l/--log-file: can't open %s: %s", c->log_file,
-		    strerror(-ret));
+		    outfile_strerror(ret));
 }
 
 /**

@@ -7,19 +7,26 @@
  * users' privileges or most system calls, so it gives them up, in this
  * order (doc/design.md, "Isolation"):
  *
- * 1. sandbox_detach(): new mount, IPC and UTS namespaces. The root becomes
- *    an empty read-only tmpfs: mount it over /proc (a directory that
- *    exists everywhere we run), make it the root with pivot_root(".", ".")
- *    and detach the old root, which was stacked on top of it. Descriptors
- *    opened before (log and pcap files, procfs tables of "auto"
- *    forwarding, sockets) keep working; paths no longer resolve.
- *    unshare(CLONE_NEWNS) fails in a multi-threaded process, so this runs
- *    before pasta starts its namespace worker thread. It needs
- *    CAP_SYS_ADMIN in our user namespace: without it, passt first creates
- *    a user namespace of its own (mapping only its own IDs). pasta can't:
- *    its worker thread has to setns() into the target network namespace
- *    afterwards, which a nested user namespace forbids. Where the
- *    namespaces can't be had, we warn once and go on without them.
+ * 1. sandbox_detach(), before going to the background: new mount, IPC,
+ *    UTS and PID namespaces (pasta in the foreground: no PID namespace,
+ *    its worker thread couldn't be created). The PID namespace holds our
+ *    children only: the process that stays in the background is its
+ *    first, and passt in the foreground has it for children it never
+ *    makes. The root becomes an empty read-only tmpfs: mount it over /proc
+ *    (a directory that exists everywhere we run), make it the root with
+ *    pivot_root(".", ".") and detach the old root, which was stacked on
+ *    top of it; with --chroot-fallback, if pivot_root() fails, move the
+ *    tmpfs over / and chroot() into it instead. Descriptors opened before
+ *    (log and pcap files, procfs tables of "auto" forwarding, sockets)
+ *    keep working; paths no longer resolve. unshare(CLONE_NEWNS) fails in
+ *    a multi-threaded process, so this runs before pasta starts its
+ *    namespace worker thread. It needs CAP_SYS_ADMIN in our user
+ *    namespace: without it, passt first creates a user namespace of its
+ *    own (mapping only its own IDs). pasta can't: its worker thread has
+ *    to setns() into the target network namespace afterwards, which a
+ *    nested user namespace forbids. If any of it fails, the relay exits
+ *    with a message naming the step: it never runs with the file system
+ *    in view.
  *
  * 2. sandbox_lockdown(), once pasta's worker is in the target namespace:
  *    switch to the --runas user if we are root (not in a user namespace
@@ -130,79 +137,212 @@ static int sandbox_userns(void)
 }
 
 /**
- * sandbox_pivot() - make an empty read-only tmpfs our root
- * @what:	set to the step that failed
- *
- * Return: 0 on success, -1 with errno set on failure (step in @what)
+ * enum sandbox_step - steps to the empty root, for messages
+ * @SANDBOX_PRIVATE:	make every mount private
+ * @SANDBOX_TMPFS:	mount the tmpfs
+ * @SANDBOX_CHDIR_NEW:	change directory to it
+ * @SANDBOX_PIVOT:	pivot_root() into it
+ * @SANDBOX_DETACH:	detach the old root
+ * @SANDBOX_MOVE:	--chroot-fallback: move the tmpfs over /
+ * @SANDBOX_CHROOT:	--chroot-fallback: chroot() into it
+ * @SANDBOX_CHDIR_ROOT:	change directory to /
+ * @SANDBOX_STEPS:	number of steps
  */
-static int sandbox_pivot(const char **what)
+enum sandbox_step {
+	SANDBOX_PRIVATE,
+	SANDBOX_TMPFS,
+	SANDBOX_CHDIR_NEW,
+	SANDBOX_PIVOT,
+	SANDBOX_DETACH,
+	SANDBOX_MOVE,
+	SANDBOX_CHROOT,
+	SANDBOX_CHDIR_ROOT,
+	SANDBOX_STEPS,
+};
+
+/* What each step does, and what to do when it fails with EINVAL */
+static const struct {
+	const char *what;
+	const char *einval;
+} sandbox_steps[SANDBOX_STEPS] = {
+	[SANDBOX_PRIVATE]	= { "make mounts private",
+		": is the root directory a mount point? In a chroot, make "
+		"it one first (mount --bind DIR DIR)" },
+	[SANDBOX_TMPFS]		= { "mount a tmpfs on " SANDBOX_NEWROOT, "" },
+	[SANDBOX_CHDIR_NEW]	= { "change directory to the new root", "" },
+	[SANDBOX_PIVOT]		= { "pivot_root() into the empty root",
+		": where the root file system can't be pivoted (initramfs, "
+		"a tmpfs root, a shared parent mount), --chroot-fallback "
+		"uses chroot() instead" },
+	[SANDBOX_DETACH]	= { "detach the old root", "" },
+	[SANDBOX_MOVE]		= { "move the empty root over / "
+				    "(--chroot-fallback)", "" },
+	[SANDBOX_CHROOT]	= { "chroot() into the empty root "
+				    "(--chroot-fallback)", "" },
+	[SANDBOX_CHDIR_ROOT]	= { "change directory to /", "" },
+};
+
+/**
+ * sandbox_chroot() - --chroot-fallback: chroot() into the empty root
+ * @step:	set to the step that failed
+ *
+ * pivot_root() refuses some roots (initramfs, a root whose parent mount is
+ * shared). Then the tmpfs, our working directory, is moved over / and
+ * becomes our root with chroot(). Unlike pivot_root(), this leaves the old
+ * root mounted beneath it in our mount namespace: out of reach of a
+ * process without CAP_SYS_CHROOT and CAP_SYS_ADMIN, which
+ * sandbox_lockdown() drops next.
+ *
+ * Return: 0 on success, -1 with errno set on failure (step in @step)
+ */
+static int sandbox_chroot(enum sandbox_step *step)
 {
-	/* Nothing we do from now on propagates to the namespace we left */
-	*what = "make mounts private";
-	if (mount("", "/", "", MS_REC | MS_PRIVATE, NULL))
+	*step = SANDBOX_MOVE;
+	if (mount(".", "/", NULL, MS_MOVE, NULL))
 		return -1;
 
-	*what = "mount a tmpfs on " SANDBOX_NEWROOT;
-	if (mount("", SANDBOX_NEWROOT, "tmpfs", SANDBOX_ROOT_FLAGS,
-		  SANDBOX_ROOT_OPTS))
+	*step = SANDBOX_CHROOT;
+	if (chroot("."))
 		return -1;
 
-	*what = "change directory to the new root";
-	if (chdir(SANDBOX_NEWROOT))
-		return -1;
-
-	/* The old root ends up stacked on the new one, at "." */
-	*what = "pivot_root() to the new root";
-	if (syscall(SYS_pivot_root, ".", "."))
-		return -1;
-
-	*what = "detach the old root";
-	if (umount2(".", MNT_DETACH))
-		return -1;
-
-	*what = "change directory to /";
+	*step = SANDBOX_CHDIR_ROOT;
 	return chdir("/");
 }
 
 /**
- * sandbox_detach() - new mount, IPC and UTS namespaces, empty root
+ * sandbox_pivot() - make an empty read-only tmpfs our root
  * @c:		execution context
+ * @step:	set to the step that failed
  *
- * Call while single-threaded, after everything that needs paths: the log,
- * pcap and PID files, /dev/log, the tap device, namespace files, procfs
- * tables. Failures to get the namespaces are logged once and tolerated;
- * once in them, failing to empty the root is fatal.
+ * Return: 0 on success, -1 with errno set on failure (step in @step)
  */
-void sandbox_detach(const struct ctx *c)
+static int sandbox_pivot(const struct ctx *c, enum sandbox_step *step)
 {
-	const char *what = "";
+	/* Nothing we do from now on propagates to the namespace we left */
+	*step = SANDBOX_PRIVATE;
+	if (mount("", "/", "", MS_REC | MS_PRIVATE, NULL))
+		return -1;
 
-	if (unshare(SANDBOX_NS_FLAGS)) {
-		int e = errno;
+	*step = SANDBOX_TMPFS;
+	if (mount("", SANDBOX_NEWROOT, "tmpfs", SANDBOX_ROOT_FLAGS,
+		  SANDBOX_ROOT_OPTS))
+		return -1;
 
-		if (e != EPERM || c->mode == MODE_PASTA) {
-			warn("Can't detach into new mount, IPC and UTS "
-			     "namespaces: %s. Going on with the file system "
-			     "visible (seccomp still applies)%s", strerror(e),
-			     e == EPERM ? ": run pasta as root, or let it "
-			     "spawn or join a user namespace" : "");
-			return;
-		}
+	*step = SANDBOX_CHDIR_NEW;
+	if (chdir(SANDBOX_NEWROOT))
+		return -1;
 
-		if (sandbox_userns() || unshare(SANDBOX_NS_FLAGS)) {
-			warn("Can't create user, mount, IPC and UTS "
-			     "namespaces: %s. Going on with the file system "
-			     "visible (seccomp still applies): allow "
-			     "unprivileged user namespaces to avoid this",
-			     strerror(errno));
-			return;
-		}
+	/* The old root ends up stacked on the new one, at "." */
+	*step = SANDBOX_PIVOT;
+	if (syscall(SYS_pivot_root, ".", ".")) {
+		if (!c->chroot_fallback)
+			return -1;
+
+		warn("Can't pivot_root() into the empty root: %s. "
+		     "--chroot-fallback: using chroot() instead, which leaves "
+		     "the old root mounted beneath the new one, in our mount "
+		     "namespace, instead of detaching it", strerror(errno));
+		return sandbox_chroot(step);
 	}
 
-	if (sandbox_pivot(&what))
-		die_perror("Can't %s for the sandbox", what);
+	*step = SANDBOX_DETACH;
+	if (umount2(".", MNT_DETACH))
+		return -1;
 
-	debug("sandbox: new mount, IPC and UTS namespaces, empty root");
+	*step = SANDBOX_CHDIR_ROOT;
+	return chdir("/");
+}
+
+/**
+ * sandbox_ns_flags() - namespaces to detach into
+ * @c:		execution context
+ * @fork_next:	we are going to the background next
+ *
+ * A new PID namespace holds our children, not us: passt gets one always
+ * (it never forks again, nor starts threads: clone() of a thread fails
+ * once our children's PID namespace differs from ours), and the process
+ * that stays in the background is its first process. pasta starts its
+ * worker thread after this: only in the background, in the child.
+ *
+ * Return: CLONE_* flags for unshare()
+ */
+static int sandbox_ns_flags(const struct ctx *c, bool fork_next)
+{
+	if (c->mode == MODE_PASST || fork_next)
+		return SANDBOX_NS_FLAGS | CLONE_NEWPID;
+	return SANDBOX_NS_FLAGS;
+}
+
+/**
+ * sandbox_unshare() - detach into new namespaces, or exit saying why not
+ * @c:		execution context
+ * @flags:	CLONE_* flags from sandbox_ns_flags()
+ *
+ * Needs CAP_SYS_ADMIN in our user namespace. Without it, passt creates a
+ * user namespace of its own first, mapping only its own IDs; pasta can't
+ * (see the theory of operation), and exits, as upstream does.
+ */
+static void sandbox_unshare(const struct ctx *c, int flags)
+{
+	int e;
+
+	if (!unshare(flags))
+		return;
+
+	e = errno;
+	if (e == EPERM && c->mode == MODE_PASTA) {
+		die("Can't detach into new mount, IPC and UTS namespaces for "
+		    "the sandbox: %s. pasta needs CAP_SYS_ADMIN in its user "
+		    "namespace: run it as root, or let it spawn or join a "
+		    "user namespace (not --netns-only)", strerror(e));
+	}
+	if (e != EPERM)
+		die("Can't detach into new namespaces for the sandbox: %s",
+		    strerror(e));
+
+	if (sandbox_userns()) {
+		die("Can't create a user namespace for the sandbox: %s. "
+		    "Without privileges, passt needs one to isolate itself "
+		    "(mount, IPC, UTS and PID namespaces, an empty root): "
+		    "allow unprivileged user namespaces (sysctl "
+		    "user.max_user_namespaces), or start passt as root, "
+		    "which then switches to --runas%s", strerror(errno),
+		    c->chroot_fallback ? ". --chroot-fallback can't help: "
+		    "chroot() needs that namespace too" : "");
+	}
+	if (unshare(flags)) {
+		die_perror("Can't detach into new mount, IPC, UTS and PID "
+			   "namespaces for the sandbox");
+	}
+}
+
+/**
+ * sandbox_detach() - new mount, IPC, UTS (and PID) namespaces, empty root
+ * @c:		execution context
+ * @fork_next:	we are going to the background next (daemon_fork())
+ *
+ * Call while single-threaded, before going to the background and after
+ * everything that needs paths: the log, pcap and PID files, /dev/log, the
+ * tap device, namespace files, procfs tables. Exits, naming the step, if
+ * any of it fails: the relay never runs with the file system in view.
+ */
+void sandbox_detach(const struct ctx *c, bool fork_next)
+{
+	int flags = sandbox_ns_flags(c, fork_next);
+	enum sandbox_step step;
+
+	sandbox_unshare(c, flags);
+
+	if (sandbox_pivot(c, &step)) {
+		int e = errno;
+
+		die("Can't %s for the sandbox: %s%s",
+		    sandbox_steps[step].what, strerror(e),
+		    e == EINVAL ? sandbox_steps[step].einval : "");
+	}
+
+	debug("sandbox: new mount, IPC, UTS%s namespaces, empty root",
+	      flags & CLONE_NEWPID ? ", PID" : "");
 }
 
 /**

@@ -4,23 +4,28 @@
  * Theory of operation
  *
  * daemon_pidfile_open() runs early, before privileges are dropped and the
- * filesystem view is taken away: it creates (or truncates) the PID file if
- * one was asked for, and also opens /dev/null for later.
+ * filesystem view is taken away: it creates (or empties) the PID file if
+ * one was asked for, never through a symbolic link (outfile.c), and also
+ * opens /dev/null for later.
  *
  * The exit status of the process that started us must mean "configured":
  * callers such as libvirt and Podman check only that, then read the PID
- * file. But the last steps of set-up (the sandbox, the --runas user,
- * capabilities, the seccomp filter) can only happen in the process that
- * stays, after the fork: the threads of pasta and the namespaces of the
- * sandbox don't survive one. So daemon_fork() forks early and the parent
- * waits on a pipe. The child starts a new session, finishes set-up, and
- * calls daemon_ready(): it writes its PID to the PID file, points its
- * standard streams to /dev/null and writes one byte to the pipe, upon
- * which the parent exits with status 0. If the child exits first, its
- * messages have gone to the standard error we share, and the parent exits
- * with its status (1 if it was 0, or if a signal killed it), so that the
- * caller sees the failure. If the parent is gone when the child is ready
- * (whoever started us gave up), nobody will use the relay: it exits.
+ * file. But the last steps of set-up (the --runas user, capabilities, the
+ * seccomp filter, pasta's thread in the target namespace) can only happen
+ * in the process that stays, after the fork: threads don't survive one.
+ * So daemon_fork() forks early and the parent waits on a socket pair. The
+ * sandbox's namespaces came just before the fork: its PID namespace holds
+ * our children only, so the child is the first process in it, and
+ * getpid() says 1 there. The parent knows the child's PID as the host sees
+ * it and sends it first; the child names it in the log (log_set_pid()) and
+ * the PID file. The child starts a new session, finishes set-up, and
+ * calls daemon_ready(): it writes that PID to the PID file, points its
+ * standard streams to /dev/null and sends one byte, upon which the parent
+ * exits with status 0. If the child exits first, its messages have gone
+ * to the standard error we share, and the parent exits with its status
+ * (1 if it was 0, or if a signal killed it), so that the caller sees the
+ * failure. If the parent is gone when the child is ready (whoever started
+ * us gave up), nobody will use the relay: it exits.
  */
 
 #include <errno.h>
@@ -30,10 +35,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 
 #include "daemon.h"
 #include "log.h"
+#include "outfile.h"
 #include "syscalls.h"
 
 /* System calls after start-up: daemon_ready() runs after the seccomp
@@ -50,7 +57,8 @@ SYSCALLS(SYSCALLS_RELAY,
 #define DAEMON_PID_STRLEN	24
 
 static int daemon_devnull = -1;		/* /dev/null, opened early */
-static int daemon_ready_fd = -1;	/* pipe to the waiting parent */
+static int daemon_ready_fd = -1;	/* socket to the waiting parent */
+static pid_t daemon_pid;		/* our PID as the host sees it */
 
 /**
  * daemon_devnull_open() - open /dev/null, once
@@ -66,7 +74,7 @@ static void daemon_devnull_open(void)
 }
 
 /**
- * daemon_pidfile_open() - create or truncate the PID file
+ * daemon_pidfile_open() - create or empty the PID file
  * @path:	PID file, NULL or empty if none was asked for
  *
  * Call it before dropping privileges: it also opens /dev/null for
@@ -83,10 +91,9 @@ int daemon_pidfile_open(const char *path)
 	if (!path || !*path)
 		return -1;
 
-	fd = open(path, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC,
-		  DAEMON_PIDFILE_MODE);
+	fd = outfile_open(path, O_WRONLY, DAEMON_PIDFILE_MODE);
 	if (fd < 0)
-		die_perror("can't open PID file %s", path);
+		die("can't open PID file %s: %s", path, outfile_strerror(fd));
 
 	return fd;
 }
@@ -128,9 +135,9 @@ void daemon_pidfile_write(int fd, pid_t pid)
 /**
  * daemon_parent_wait() - the parent: wait for the child to be ready, exit
  * @pid:	the child
- * @rd:		read end of the pipe
+ * @fd:		our end of the socket pair
  */
-static void __attribute__((noreturn)) daemon_parent_wait(pid_t pid, int rd)
+static void __attribute__((noreturn)) daemon_parent_wait(pid_t pid, int fd)
 {
 	sigset_t none;
 	ssize_t n;
@@ -141,8 +148,13 @@ static void __attribute__((noreturn)) daemon_parent_wait(pid_t pid, int rd)
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 
+	/* If this fails, the child is gone: its status says why */
 	do
-		n = read(rd, &b, 1);
+		n = send(fd, &pid, sizeof(pid), MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+
+	do
+		n = read(fd, &b, 1);
 	while (n < 0 && errno == EINTR);
 	if (n == 1)
 		_exit(EXIT_SUCCESS);
@@ -170,6 +182,28 @@ static void __attribute__((noreturn)) daemon_parent_wait(pid_t pid, int rd)
 }
 
 /**
+ * daemon_child_pid() - the child: read our PID as the parent sees it
+ * @fd:		our end of the socket pair
+ *
+ * Exits if the parent is gone before it told us.
+ */
+static void daemon_child_pid(int fd)
+{
+	ssize_t n;
+	pid_t pid;
+
+	do
+		n = read(fd, &pid, sizeof(pid));
+	while (n < 0 && errno == EINTR);
+
+	if (n != (ssize_t)sizeof(pid) || pid <= 0) {
+		err("the process that started us is gone, exiting");
+		exit(EXIT_FAILURE);
+	}
+	daemon_pid = pid;
+}
+
+/**
  * daemon_fork() - fork; the parent waits until the child is ready, or ends
  *
  * Returns in the child only, which leads a new session and must call
@@ -182,8 +216,9 @@ void daemon_fork(void)
 
 	daemon_devnull_open();
 
-	if (pipe2(fds, O_CLOEXEC))
-		die_perror("can't create a pipe to go to the background");
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds))
+		die_perror("can't create a socket pair to go to the "
+			   "background");
 
 	/* Buffered output would be written twice, by parent and child */
 	fflush(NULL);
@@ -199,7 +234,8 @@ void daemon_fork(void)
 
 	close(fds[0]);
 	daemon_ready_fd = fds[1];
-	log_file_new_pid();
+	daemon_child_pid(daemon_ready_fd);
+	log_set_pid(daemon_pid);
 
 	if (setsid() < 0)
 		debug_perror("can't start a new session");
@@ -216,7 +252,7 @@ void daemon_ready(int pidfile_fd, pid_t pid)
 {
 	const char b = 1;
 
-	daemon_pidfile_write(pidfile_fd, pid);
+	daemon_pidfile_write(pidfile_fd, daemon_pid ? daemon_pid : pid);
 
 	if (daemon_devnull >= 0) {
 		if (dup2(daemon_devnull, STDIN_FILENO) < 0 ||

@@ -10,8 +10,11 @@
  * - a log file (log_open_file(), -l), emptied when opened. Its first line
  *   is a header naming the program, its version, the binary and the PID
  *   ("pasta 0.1: /usr/bin/passt (1234)", as upstream's), so that a reader
- *   knows which run wrote it; log_file_new_pid() rewrites it in a process
- *   that went to the background. Every other line carries a UTC wall-clock
+ *   knows which run wrote it; log_set_pid() rewrites it in a process
+ *   that went to the background, with the PID the host knows it by (in
+ *   its own PID namespace, getpid() says 1), which syslog lines name too.
+ *   The file is opened by outfile_open(): a symbolic link at the path is
+ *   refused, not followed. Every other line carries a UTC wall-clock
  *   timestamp and the level name. Lines are appended (O_APPEND, so that a
  *   parent and a child sharing the descriptor do not overwrite each other).
  *   When a line would make the file grow past its maximum size, the oldest
@@ -61,6 +64,7 @@
 #include <sys/un.h>
 
 #include "log.h"
+#include "outfile.h"
 #include "util.h"
 #include "syscalls.h"
 
@@ -224,7 +228,8 @@ void log_to_syslog(void)
 	int errno_save = errno;
 
 	log_syslog_on = true;
-	log_pid = getpid();
+	if (!log_pid)
+		log_pid = getpid();
 	if (log_sock < 0)
 		log_syslog_connect();
 	errno = errno_save;
@@ -471,23 +476,25 @@ static void log_header_build(pid_t pid)
 }
 
 /**
- * log_file_new_pid() - name our PID in the header, after a fork()
+ * log_set_pid() - name this PID in the header and syslog, after a fork()
+ * @pid:	our PID as the host sees it (in a PID namespace of our own,
+ *		getpid() says 1)
  *
  * The header names the process that opened the file; once the relay went
  * to the background, it should name the one that stays. So should syslog
  * lines.
  */
-void log_file_new_pid(void)
+void log_set_pid(pid_t pid)
 {
 	size_t old = log_header_len;
 	off_t len = -1;
 	int flags;
 
-	log_pid = getpid();
+	log_pid = pid;
 	if (log_fd < 0)
 		return;
 
-	log_header_build(log_pid);
+	log_header_build(pid);
 	if (log_file_unappend(&flags))
 		return;
 	if (log_header_len != old) {
@@ -514,18 +521,16 @@ int log_open_file(const char *path, size_t max_size, const char *version)
 	ssize_t n;
 	int fd, ret;
 
-	fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_TRUNC | O_CLOEXEC,
-		  0600);
+	fd = outfile_open(path, O_RDWR | O_APPEND, 0600);
 	if (fd < 0) {
-		ret = -errno;
 		errno = errno_save;
-		return ret;
+		return fd;
 	}
 
 	snprintf(log_version, sizeof(log_version), "%s", version);
 	n = readlink("/proc/self/exe", log_exe, sizeof(log_exe) - 1);
 	log_exe[n < 0 ? 0 : n] = '\0';
-	log_header_build(getpid());
+	log_header_build(log_pid ? log_pid : getpid());
 	log_header[log_header_len] = '\n';
 	if (log_write_all(fd, log_header, log_header_len + 1)) {
 		ret = -errno;

@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <syslog.h>
+#include <sys/types.h>
 
 #define LOG_SIZE_DEFAULT	(1024 * 1024)
 #define LOG_TRACE		(LOG_DEBUG + 1)
@@ -63,7 +64,7 @@ void log_init(const char *ident);
 void log_set_level(int level);
 int log_get_level(void);
 int log_open_file(const char *path, size_t max_size, const char *version);
-void log_file_new_pid(void);
+void log_set_pid(pid_t pid);
 void log_to_syslog(void);
 void log_to_stderr(bool on);
 

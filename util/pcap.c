@@ -3,8 +3,9 @@
  *
  * Theory of operation
  *
- * pcap_init() creates (or truncates) the file once at start-up, before
- * privileges are dropped, and writes the classic libpcap global header:
+ * pcap_init() creates (or empties) the file once at start-up, before
+ * privileges are dropped, without following a symbolic link at its path
+ * (outfile.c), and writes the classic libpcap global header:
  * microsecond timestamps, host byte order (readers detect it from the
  * magic number), link type Ethernet, snapshot length PCAP_SNAPLEN.
  *
@@ -29,6 +30,7 @@
 #include <sys/uio.h>
 
 #include "pcap.h"
+#include "outfile.h"
 #include "log.h"
 #include "util.h"
 #include "syscalls.h"
@@ -103,13 +105,12 @@ int pcap_init(const char *path)
 	};
 	int fd, ret;
 
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-		  S_IRUSR | S_IWUSR);
+	fd = outfile_open(path, O_WRONLY, S_IRUSR | S_IWUSR);
 	if (fd < 0) {
-		ret = -errno;
-		err("can't create capture file %s: %s (check the directory "
-		    "and its permissions)", path, strerror(-ret));
-		return ret;
+		err("can't create capture file %s: %s%s", path,
+		    outfile_strerror(fd), fd == -EACCES || fd == -ENOENT ?
+		    " (check the directory and its permissions)" : "");
+		return fd;
 	}
 
 	if (write(fd, &h, sizeof(h)) != (ssize_t)sizeof(h)) {

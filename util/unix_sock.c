@@ -7,7 +7,10 @@
  * file there refuses connections: it is stale, left by a process that is
  * gone, and removed. A socket someone listens on is never touched, and
  * neither is a file that is not a socket. Sockets are made at start-up,
- * before the sandbox; connections are accepted at run time.
+ * before the sandbox; connections are accepted at run time. The paths
+ * bound are noted, so that a start-up that fails later removes them again
+ * (unix_sock_unlink_ours()): a relay that exits before it serves leaves no
+ * socket behind for a launcher to find.
  *
  * Only the relay's own user may use them. A socket file gets its
  * permissions when bind() creates it, from the process's umask: the umask
@@ -52,6 +55,41 @@ SYSCALLS(SYSCALLS_RELAY,
 
 /* Refused peers logged at warning level per socket, then at debug level */
 #define UNIX_SOCK_REFUSED_LOG	8
+
+/* Most paths one process listens at: passt's socket, -c, passt-repair's */
+#define UNIX_SOCK_OURS_MAX	4
+/* Longest path, with its terminator */
+#define UNIX_SOCK_PATH_MAX	sizeof(((struct sockaddr_un *)0)->sun_path)
+
+static char unix_sock_ours[UNIX_SOCK_OURS_MAX][UNIX_SOCK_PATH_MAX];
+static unsigned int unix_sock_ours_n;
+
+/**
+ * unix_sock_note() - remember a path we bound, for unix_sock_unlink_ours()
+ * @path:	socket path, fits sun_path
+ */
+static void unix_sock_note(const char *path)
+{
+	if (unix_sock_ours_n >= UNIX_SOCK_OURS_MAX) {
+		debug("%s won't be removed if start-up fails", path);
+		return;
+	}
+	memcpy(unix_sock_ours[unix_sock_ours_n++], path, strlen(path) + 1);
+}
+
+/**
+ * unix_sock_unlink_ours() - start-up failed: remove the sockets we bound
+ *
+ * Call before the sandbox empties our root (paths no longer resolve then).
+ */
+void unix_sock_unlink_ours(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < unix_sock_ours_n; i++)
+		unlink(unix_sock_ours[i]);
+	unix_sock_ours_n = 0;
+}
 
 /**
  * unix_sock_probe() - is there a live socket at a path?
@@ -136,6 +174,7 @@ int unix_sock_listen(const char *path, int backlog, mode_t mode)
 		return ret;
 	}
 
+	unix_sock_note(path);
 	return fd;
 }
 

@@ -19,5 +19,6 @@ int unix_sock_listen(const char *path, int backlog, mode_t mode);
 bool unix_sock_peer_ok(int lfd, const struct ucred *peer, uid_t *owner);
 int unix_sock_accept(int lfd, int flags, const char *what, struct ucred *cred,
 		     uint64_t *refused);
+void unix_sock_unlink_ours(void);
 
 #endif /* UTIL_UNIX_SOCK_H */

@@ -13,7 +13,11 @@
 #     only CAP_NET_BIND_SERVICE (bit 10), in each set and each thread;
 #   - user nobody (65534);
 #   - root: an empty directory (/proc/PID/root lists nothing); IPC and UTS
-#     namespaces differ from ours, and so does the mount namespace;
+#     namespaces differ from ours, and so does the mount namespace; passt's
+#     children would be in a PID namespace of their own (pid_for_children:
+#     in the foreground, as here, the process itself stays in ours, as
+#     upstream's; access_control.sh checks the background case, where it
+#     is the first process of that namespace);
 #   - pasta still forwards a TCP transfer in both directions;
 #   - SIGTERM still ends them cleanly (the exit path is allowed too).
 #
@@ -92,6 +96,7 @@ check_status() {
 
 # check_root() - test step: empty root, namespaces of its own
 # $1: PID
+# $2: "pid" to check that its children get a PID namespace of their own
 check_root() {
 	local pid=$1 ns mine theirs entries
 
@@ -107,6 +112,15 @@ check_root() {
 			rig_fail "$ns namespace of $pid is ours ($mine)" ||
 			return 1
 	done
+	# A PID namespace nobody entered yet has no link to read (ENOENT)
+	if [ "$2" = pid ]; then
+		mine=$(readlink "/proc/$pid/ns/pid")
+		theirs=$(readlink "/proc/$pid/ns/pid_for_children")
+		[ -n "$mine" ] && [ "$mine" != "$theirs" ] ||
+			rig_fail "children of $pid would be in its PID" \
+				 "namespace ($mine)" || return 1
+		rig_log "children's PID namespace: ${theirs:-new, none entered yet}"
+	fi
 	rig_log "root empty; mnt $(readlink "/proc/$pid/ns/mnt")," \
 		"ipc $(readlink "/proc/$pid/ns/ipc")," \
 		"uts $(readlink "/proc/$pid/ns/uts")"
@@ -144,7 +158,7 @@ passt_sandbox() {
 	rig_poll 5 sandboxed "$RIG_RELAY_PID" ||
 		rig_fail "passt has no seccomp filter after 5 s" || return 1
 	check_status "$RIG_RELAY_PID" 0000000000000000 || return 1
-	check_root "$RIG_RELAY_PID" || return 1
+	check_root "$RIG_RELAY_PID" pid || return 1
 	rig_relay_alive || rig_fail "passt died during the checks" || return 1
 	rig_relay_stop_check
 }

@@ -30,6 +30,9 @@
 #   PASST_REPAIR	the passt-repair helper (default: next to $PASST)
 #   MIG_DST_PASST	passt binary of the target (default: $PASST)
 #   MIG_SRC_PASST	passt binary of the source (default: $PASST)
+#   MIG_DAEMON	if set, both passt go to the background (-P, -l) as
+#		launchers run them, each the first process of a PID
+#		namespace of its own, instead of -f
 
 MIG_PEER4=192.0.2.3
 MIG_PEER6=2001:db8::3
@@ -135,6 +138,14 @@ mig_passt() {
 	local var=$1 ns=$2 bin=$3 sock=$4 log=$5
 	shift 5
 
+	if [ -n "$MIG_DAEMON" ]; then
+		ip netns exec "$ns" "$bin" -P "$log.pid" -l "$log" --runas 0 \
+			--vhost-user -s "$sock" "$@" >"$log.out" 2>&1 ||
+			cat "$log.out" >>"$log"
+		printf -v "$var" '%s' "$(cat "$log.pid" 2>/dev/null)"
+		rig_defer "rig_kill '${!var}'"
+		return 0
+	fi
 	echo "# $bin -f --runas 0 --vhost-user -s $sock $*" >"$log"
 	ip netns exec "$ns" "$bin" -f --runas 0 --vhost-user -s "$sock" \
 		"$@" >>"$log" 2>&1 &
