@@ -113,7 +113,8 @@ pesto: $(BUILD)/pesto
 # passt-repair: sets TCP_REPAIR on passt's sockets during migration
 # (helper/), a program of its own: it has CAP_NET_ADMIN, passt never does.
 # Its seccomp filter is built by the relay's code (util/syscalls.c)
-REPAIR_SRCS := helper/passt_repair.c util/syscalls.c util/log.c
+REPAIR_SRCS := helper/passt_repair.c util/syscalls.c util/log.c \
+	util/outfile.c
 $(BUILD)/passt-repair: $(REPAIR_SRCS) util/syscalls.h util/log.h util/util.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(REPAIR_SRCS) -lseccomp -lcap-ng
