@@ -26,6 +26,7 @@
  */
 
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -165,20 +166,29 @@ static size_t dns_answer(const uint8_t *q, size_t qlen, struct in_addr a4,
 }
 
 /**
- * dns_count() - note an answered query, write the count if asked
+ * dns_count() - note a query about to be answered, write the count if asked
+ *
+ * Called before the answer goes out, and written to a new file renamed
+ * over the old one: whoever got the answer and reads the file sees the
+ * count with it, never a file half written.
  */
 static void dns_count(void)
 {
+	char tmp[PATH_MAX];
 	FILE *f;
 
 	dns_answered++;
 	if (!dns_countfile)
 		return;
-	f = fopen(dns_countfile, "w");
+	if (snprintf(tmp, sizeof(tmp), "%s.new", dns_countfile) >=
+	    (int)sizeof(tmp))
+		return;
+	f = fopen(tmp, "w");
 	if (!f)
 		return;
 	fprintf(f, "%lu\n", dns_answered);
-	fclose(f);
+	if (fclose(f) || rename(tmp, dns_countfile))
+		unlink(tmp);
 }
 
 /**
@@ -247,9 +257,9 @@ static void dns_serve_tcp(struct pollfd *pfd, struct dns_conn *conn,
 			goto close;
 		out[0] = (uint8_t)(alen >> 8);
 		out[1] = (uint8_t)alen;
+		dns_count();
 		if (write(pfd->fd, out, alen + 2) != (ssize_t)(alen + 2))
 			goto close;
-		dns_count();
 
 		conn->len -= qlen + 2;
 		memmove(conn->buf, conn->buf + qlen + 2, conn->len);
@@ -319,8 +329,10 @@ static void dns_serve_udp(int fd, struct in_addr a4)
 
 	n = recvfrom(fd, q, sizeof(q), 0, (struct sockaddr *)&peer, &pl);
 	alen = n > 0 ? dns_answer(q, (size_t)n, a4, out) : 0;
-	if (alen && sendto(fd, out, alen, 0, (struct sockaddr *)&peer, pl) > 0)
-		dns_count();
+	if (!alen)
+		return;
+	dns_count();
+	sendto(fd, out, alen, 0, (struct sockaddr *)&peer, pl);
 }
 
 /**
