@@ -208,6 +208,9 @@ sanitize:
 # time, in a network namespace of its own (tests/fuzz/run.sh)
 FUZZ_TARGETS := fuzz_frame fuzz_tcp fuzz_udp_icmp fuzz_dhcp fuzz_ndp fuzz_conf \
 	fuzz_pesto fuzz_vu_msg fuzz_vu_virtq fuzz_migrate
+FUZZ_TARGETS += fuzz_repair_helper
+FUZZ_TARGETS += fuzz_repair_passt
+FUZZ_TARGETS += fuzz_mig_restore
 FUZZ_SECS ?= 30
 FUZZ_JOBS ?= 2
 FUZZ_CC ?= clang
@@ -223,6 +226,12 @@ FUZZ_HDRS := $(HDRS) tests/fuzz/fuzz.h tests/fuzz/fuzz_build.h \
 build-fuzz/%.o: %.c $(FUZZ_HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+# Objects stay between builds of one target and the next
+.PRECIOUS: build-fuzz/%.o
+
+# The helper's target compiles helper/passt_repair.c in (#include)
+build-fuzz/tests/fuzz/fuzz_repair_helper.o: helper/passt_repair.c
 
 build-fuzz/fuzz_%: build-fuzz/tests/fuzz/fuzz_%.o $(FUZZ_OBJS)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Wl,--wrap=exit \
