@@ -232,9 +232,13 @@ build-fuzz/%.o: %.c $(FUZZ_HDRS)
 
 # The helper's target compiles helper/passt_repair.c in (#include)
 build-fuzz/tests/fuzz/fuzz_repair_helper.o: helper/passt_repair.c
+build-fuzz/tests/fuzz/fuzz_mig_restore.o: helper/passt_repair.c
+# fuzz_mig_restore calls migrate/'s device state handlers, kept by a wrapper
+FUZZ_LDFLAGS_fuzz_mig_restore := -Wl,--wrap=tap_state_register
 
 build-fuzz/fuzz_%: build-fuzz/tests/fuzz/fuzz_%.o $(FUZZ_OBJS)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Wl,--wrap=exit \
+		$(FUZZ_LDFLAGS_fuzz_$*) \
 		-o $@ $^ $(LDLIBS)
 
 fuzz-build: $(FUZZ_TARGETS:%=build-fuzz/%)
