@@ -221,7 +221,7 @@ static int fzr_passt_fd(void)
 	if (!d)
 		fzr_fail("can't read /proc/self/fd");
 	while ((e = readdir(d))) {
-		struct sockaddr_un a;
+		struct sockaddr_un a = { 0 };
 		socklen_t sl = sizeof(a);
 		int fd = atoi(e->d_name), v = 1;
 		socklen_t vl = sizeof(v);
