@@ -155,6 +155,15 @@ static void *fzm_helper(void *arg)
 }
 
 /**
+ * fzm_cleanup() - remove the repair socket, before the harness removes
+ *		   its directory (atexit() handlers run in reverse order)
+ */
+static void fzm_cleanup(void)
+{
+	unlink(repair_path());
+}
+
+/**
  * fzm_init() - once: the relay, its repair socket, the helper's thread
  */
 static void fzm_init(void)
@@ -169,6 +178,7 @@ static void fzm_init(void)
 	fuzz_init_vhost_user();
 	if (migrate_init(&fuzz_ctx) || !fzm_ops || !*repair_path())
 		fzm_fail("migrate_init() failed");
+	atexit(fzm_cleanup);
 	fzm_err = fuzz_verbose ? stderr : fopen("/dev/null", "w");
 	if (!fzm_err)
 		fzm_fail("can't open /dev/null");
