@@ -209,6 +209,9 @@ sanitize:
 # time, in a network namespace of its own (tests/fuzz/run.sh)
 FUZZ_TARGETS := fuzz_frame fuzz_tcp fuzz_udp_icmp fuzz_dhcp fuzz_ndp fuzz_conf \
 	fuzz_pesto fuzz_vu_msg fuzz_vu_virtq fuzz_migrate
+FUZZ_TARGETS += fuzz_repair_helper
+FUZZ_TARGETS += fuzz_repair_passt
+FUZZ_TARGETS += fuzz_mig_restore
 FUZZ_SECS ?= 30
 FUZZ_JOBS ?= 2
 FUZZ_CC ?= clang
@@ -225,8 +228,18 @@ build-fuzz/%.o: %.c $(FUZZ_HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
+# Objects stay between builds of one target and the next
+.PRECIOUS: build-fuzz/%.o
+
+# The helper's target compiles helper/passt_repair.c in (#include)
+build-fuzz/tests/fuzz/fuzz_repair_helper.o: helper/passt_repair.c
+build-fuzz/tests/fuzz/fuzz_mig_restore.o: helper/passt_repair.c
+# fuzz_mig_restore calls migrate/'s device state handlers, kept by a wrapper
+FUZZ_LDFLAGS_fuzz_mig_restore := -Wl,--wrap=tap_state_register
+
 build-fuzz/fuzz_%: build-fuzz/tests/fuzz/fuzz_%.o $(FUZZ_OBJS)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Wl,--wrap=exit \
+		$(FUZZ_LDFLAGS_fuzz_$*) \
 		-o $@ $^ $(LDLIBS)
 
 fuzz-build: $(FUZZ_TARGETS:%=build-fuzz/%)
