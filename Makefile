@@ -77,7 +77,7 @@ PROBE_SRCS := $(sort $(wildcard tests/probes/*.c))
 PROBE_BINS := $(PROBE_SRCS:tests/probes/%.c=$(BUILD)/probes/%)
 
 .PHONY: all unit check interop stress sanitize cppcheck clang-tidy shellcheck \
-	install clean tools hook fuzz fuzz-build deb deb-deps
+	install clean tools hook fuzz fuzz-build fuzz-targets deb deb-deps
 
 all: $(BUILD)/passt $(BUILD)/pasta $(BUILD)/pesto $(BUILD)/passt-repair tools
 
@@ -208,6 +208,7 @@ sanitize:
 # time, in a network namespace of its own (tests/fuzz/run.sh)
 FUZZ_TARGETS := fuzz_frame fuzz_tcp fuzz_udp_icmp fuzz_dhcp fuzz_ndp fuzz_conf \
 	fuzz_pesto fuzz_vu_msg fuzz_vu_virtq fuzz_migrate
+FUZZ_TARGETS += fuzz_stream
 FUZZ_SECS ?= 30
 FUZZ_JOBS ?= 2
 FUZZ_CC ?= clang
@@ -224,9 +225,16 @@ build-fuzz/%.o: %.c $(FUZZ_HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
+# Per target: functions it wraps (-Wl,--wrap), objects besides the relay's
+FUZZ_LD_fuzz_stream := -Wl,--wrap=tap_frame_in
+
 build-fuzz/fuzz_%: build-fuzz/tests/fuzz/fuzz_%.o $(FUZZ_OBJS)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Wl,--wrap=exit \
-		-o $@ $^ $(LDLIBS)
+		$(FUZZ_LD_$(notdir $@)) -o $@ $^ $(LDLIBS)
+
+# The target list, for tests/integration/fuzz.sh
+fuzz-targets:
+	@echo $(FUZZ_TARGETS)
 
 fuzz-build: $(FUZZ_TARGETS:%=build-fuzz/%)
 

@@ -553,5 +553,6 @@ int main(int argc, char **argv)
 	gen_conf();
 	gen_pesto();
 	gen_vu();
+	gen_stream();
 	return 0;
 }
