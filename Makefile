@@ -101,9 +101,9 @@ pasta: passt
 
 # pesto: client of the -c configuration socket (client/), with the relay's
 # own port parser and protocol code, and its seccomp filter code
-PESTO_SRCS := client/pesto.c conf/fwd.c conf/fwd_table.c fwd/fwd_rules.c \
+PESTO_SRCS := client/pesto.c client/pesto_session.c conf/fwd.c conf/fwd_table.c fwd/fwd_rules.c \
 	fwd/pesto_wire.c util/log.c util/outfile.c util/syscalls.c
-$(BUILD)/pesto: $(PESTO_SRCS) $(HDRS)
+$(BUILD)/pesto: $(PESTO_SRCS) $(HDRS) client/pesto_session.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(PESTO_SRCS) -lseccomp
 
@@ -246,7 +246,7 @@ cppcheck:
 	cppcheck --std=c11 --error-exitcode=1 --enable=warning,performance,portability \
 		--inline-suppr --quiet -D_GNU_SOURCE -D__linux__ \
 		--suppress=missingIncludeSystem \
-		-I. passt.c client/pesto.c helper/passt_repair.c $(LIB_SRCS) \
+		-I. passt.c client/pesto.c client/pesto_session.c helper/passt_repair.c $(LIB_SRCS) \
 		$(UNIT_SRCS) $(TOOL_SRCS) \
 		$(TOOL_LIB_SRCS) \
 		$(PROBE_SRCS) $(wildcard tests/unit/standalone/*.c) \
@@ -256,7 +256,8 @@ cppcheck:
 # uninitialised va_list in every file after the first one that uses
 # va_start() in the same run (LLVM bug 41311)
 clang-tidy:
-	@rc=0; for f in passt.c client/pesto.c helper/passt_repair.c \
+	@rc=0; for f in passt.c client/pesto.c client/pesto_session.c \
+			helper/passt_repair.c \
 			$(LIB_SRCS) $(TOOL_SRCS) \
 			$(TOOL_LIB_SRCS) $(PROBE_SRCS) \
 			$(wildcard tests/fuzz/*.c); do \
