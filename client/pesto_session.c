@@ -12,7 +12,9 @@
  *
  * The relay is not trusted (doc/security.md): everything read from it is
  * checked before use, and a malformed message ends the program with a
- * message. Reads and writes go through struct pesto_io: pesto.c gives it
+ * message. Its text never reaches the user's terminal raw: a table name
+ * must be printable ASCII, and interface names in rules and the reply's
+ * message are printed with any other byte as '?' (no escape sequences). Reads and writes go through struct pesto_io: pesto.c gives it
  * the socket (read(), a send() loop), the fuzz target
  * tests/fuzz/fuzz_pesto_reply.c a fake relay delivering bytes in pieces.
  */
@@ -79,6 +81,40 @@ static int pesto_read_all(const struct pesto_io *io, void *buf, size_t len)
 }
 
 /**
+ * pesto_printable() - make text from the relay safe for a terminal
+ * @s:		NUL-terminated text, changed in place: every byte other than
+ *		printable ASCII (control characters, escape sequences,
+ *		newlines) becomes '?'
+ *
+ * Return: @s
+ */
+static char *pesto_printable(char *s)
+{
+	char *p;
+
+	for (p = s; *p; p++) {
+		if (*p < 0x20 || *p > 0x7e)
+			*p = '?';
+	}
+	return s;
+}
+
+/**
+ * pesto_rule_str() - describe a rule, safe to print
+ * @r:		rule, possibly the relay's (its interface name is anything)
+ * @buf:	output
+ * @size:	size of @buf
+ *
+ * Return: @buf
+ */
+static const char *pesto_rule_str(const struct pesto_rule *r, char *buf,
+				  size_t size)
+{
+	pesto_rule_fmt(r, buf, size);
+	return pesto_printable(buf);
+}
+
+/**
  * pesto_read_table() - read one table from the relay
  * @io:		connection
  *
@@ -87,6 +123,7 @@ static int pesto_read_all(const struct pesto_io *io, void *buf, size_t len)
 static bool pesto_read_table(const struct pesto_io *io)
 {
 	uint8_t info[PESTO_PIF_INFO_LEN], rule[PESTO_RULE_LEN];
+	char name[PESTO_PIF_NAME_SIZE];
 	struct pesto_table *pt;
 	uint32_t count, i;
 	uint8_t pif;
@@ -103,6 +140,10 @@ static bool pesto_read_table(const struct pesto_io *io)
 		die_perror("Can't read the tables from the relay");
 	if (pesto_pif_info_decode(info, pt->name, &pt->t.caps, &count))
 		die("The relay sent a table with a bad name or %u rules", count);
+	memcpy(name, pt->name, sizeof(name));
+	if (strcmp(pesto_printable(name), pt->name))
+		die("The relay sent a table name that is not printable text: %s",
+		    name);
 
 	for (i = 0; i < pesto_n_tables; i++) {
 		if (pesto_tables[i].t.pif == pif ||
@@ -143,7 +184,7 @@ static void pesto_show(FILE *f, const char *title, const char *path)
 			char buf[PESTO_RULE_STR];
 
 			fprintf(f, "    %s\n",
-				pesto_rule_fmt(&pt->t.rules[j], buf,
+				pesto_rule_str(&pt->t.rules[j], buf,
 					       sizeof(buf)));
 		}
 	}
@@ -183,8 +224,8 @@ static void pesto_add(struct pesto_table *pt, const struct pesto_rule *rules,
 		for (j = 0; j < pt->t.count; j++) {
 			if (fwd_rules_conflict(&rules[i], &pt->t.rules[j]))
 				die("%s conflicts with rule %s of %s",
-				    pesto_rule_fmt(&rules[i], a, sizeof(a)),
-				    pesto_rule_fmt(&pt->t.rules[j], b,
+				    pesto_rule_str(&rules[i], a, sizeof(a)),
+				    pesto_rule_str(&pt->t.rules[j], b,
 						   sizeof(b)), pt->name);
 		}
 		if (pt->t.count == PESTO_PIF_RULES_MAX)
@@ -212,13 +253,13 @@ static void pesto_del(struct pesto_table *pt, const struct pesto_rule *rules,
 				break;
 			if (fwd_rules_conflict(&rules[i], &pt->t.rules[j]))
 				die("%s overlaps rule %s of %s without matching it: give that rule as shown",
-				    pesto_rule_fmt(&rules[i], a, sizeof(a)),
-				    pesto_rule_fmt(&pt->t.rules[j], b,
+				    pesto_rule_str(&rules[i], a, sizeof(a)),
+				    pesto_rule_str(&pt->t.rules[j], b,
 						   sizeof(b)), pt->name);
 		}
 		if (j == pt->t.count)
 			die("No rule %s in %s to delete",
-			    pesto_rule_fmt(&rules[i], a, sizeof(a)), pt->name);
+			    pesto_rule_str(&rules[i], a, sizeof(a)), pt->name);
 
 		pt->t.count--;
 		memmove(&pt->t.rules[j], &pt->t.rules[j + 1],
@@ -402,6 +443,7 @@ static int pesto_reply(const struct pesto_io *io)
 	if (pesto_read_all(io, msg, len))
 		die_perror("Can't read the reply of the relay");
 	msg[len] = '\0';
+	pesto_printable(msg);
 
 	if (status) {
 		fprintf(io->err, "pesto: the relay refused the update, nothing changed: %s\n",
