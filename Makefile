@@ -209,6 +209,7 @@ sanitize:
 FUZZ_TARGETS := fuzz_frame fuzz_tcp fuzz_udp_icmp fuzz_dhcp fuzz_ndp fuzz_conf \
 	fuzz_pesto fuzz_vu_msg fuzz_vu_virtq fuzz_migrate
 FUZZ_TARGETS += fuzz_stream
+FUZZ_TARGETS += fuzz_pesto_reply
 FUZZ_SECS ?= 30
 FUZZ_JOBS ?= 2
 FUZZ_CC ?= clang
@@ -227,6 +228,7 @@ build-fuzz/%.o: %.c $(FUZZ_HDRS)
 
 # Per target: functions it wraps (-Wl,--wrap), objects besides the relay's
 FUZZ_LD_fuzz_stream := -Wl,--wrap=tap_frame_in
+build-fuzz/fuzz_pesto_reply: build-fuzz/client/pesto_session.o
 
 build-fuzz/fuzz_%: build-fuzz/tests/fuzz/fuzz_%.o $(FUZZ_OBJS)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Wl,--wrap=exit \

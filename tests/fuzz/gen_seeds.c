@@ -554,5 +554,6 @@ int main(int argc, char **argv)
 	gen_pesto();
 	gen_vu();
 	gen_stream();
+	gen_pesto_reply();
 	return 0;
 }
