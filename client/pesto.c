@@ -11,16 +11,16 @@
  * are shown.
  *
  * The relay sends its tables as soon as we connect (fwd/pesto_wire.c,
- * doc/pesto.md). This file connects and sandboxes; the conversation from
- * the greeting on is client/pesto_session.c. The operations are applied
- * in order to a copy of the tables: a specification is parsed with the relay's own parser
- * (conf/fwd.c) and turned into protocol rules (fwd/fwd_rules.c) the way
- * the relay shows its own; a rule is added if it conflicts with none, and
- * deleted if one matches it exactly. Before the first -A, -D or -C, a
- * specification replaces the table it goes to (-t and -u: HOST, -T and
- * -U: SPLICE). The whole new set of tables is then sent, and the relay
- * applies it at once, or not at all, and says which in its reply. A relay
- * that sends no reply (upstream's) gets the update all the same.
+ * doc/pesto.md). This file connects and sandboxes; the conversation from the
+ * greeting on is client/pesto_session.c. The operations are applied in order to
+ * a copy of the tables: a specification is parsed with the relay's own parser
+ * (conf/fwd.c) and turned into protocol rules (fwd/fwd_rules.c) the way the
+ * relay shows its own; a rule is added if it conflicts with none, and deleted
+ * if one matches it exactly. Before the first -A, -D or -C, a specification
+ * replaces the table it goes to (-t and -u: HOST, -T and -U: SPLICE). The whole
+ * new set of tables is then sent, and the relay applies it at once, or not at
+ * all, and says which in its reply. A relay that sends no reply (upstream's)
+ * gets the update all the same.
  *
  * Every read has a deadline (PESTO_TIMEOUT_S): a relay that doesn't answer
  * doesn't leave us hanging.

@@ -14,8 +14,9 @@
  * checked before use, and a malformed message ends the program with a
  * message. Its text never reaches the user's terminal raw: a table name
  * must be printable ASCII, and interface names in rules and the reply's
- * message are printed with any other byte as '?' (no escape sequences). Reads and writes go through struct pesto_io: pesto.c gives it
- * the socket (read(), a send() loop), the fuzz target
+ * message are printed with any other byte as '?' (no escape sequences).
+ * Reads and writes go through struct pesto_io: pesto.c gives it the
+ * socket (read(), a send() loop), the fuzz target
  * tests/fuzz/fuzz_pesto_reply.c a fake relay delivering bytes in pieces.
  */
 
@@ -141,9 +142,9 @@ static bool pesto_read_table(const struct pesto_io *io)
 	if (pesto_pif_info_decode(info, pt->name, &pt->t.caps, &count))
 		die("The relay sent a table with a bad name or %u rules", count);
 	memcpy(name, pt->name, sizeof(name));
-	if (strcmp(pesto_printable(name), pt->name))
-		die("The relay sent a table name that is not printable text: %s",
-		    name);
+	if (strcmp(pesto_printable(name), pt->name) != 0)
+		die("The relay sent a table name that is not printable "
+		    "text: %s", name);
 
 	for (i = 0; i < pesto_n_tables; i++) {
 		if (pesto_tables[i].t.pif == pif ||

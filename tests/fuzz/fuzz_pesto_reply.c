@@ -21,10 +21,10 @@
  *			input (ECONNRESET) instead of closing it (end of file)
  *   the rest		what the relay sends
  *
- * What pesto sends is kept; what it prints is shown with FUZZ_LOG set. Its exits (die(), a malformed message from
- * the relay is a normal outcome) come back here through __wrap_exit()
- * (fuzz_common.c). What must hold, besides no crash and no sanitizer
- * report:
+ * What pesto sends is kept; what it prints is shown with FUZZ_LOG set. Its
+ * exits (die(), a malformed message from the relay is a normal outcome) come
+ * back here through __wrap_exit() (fuzz_common.c). What must hold, besides no
+ * crash and no sanitizer report:
  * - everything pesto prints, the tables and the relay's refusal, is
  *   printable ASCII in lines: nothing the relay sends reaches the user's
  *   terminal as a control character or an escape sequence;

@@ -128,7 +128,7 @@ void __wrap_tap_frame_in(const struct ctx *c, const uint8_t *frame,
 					 "of the stream");
 		e = &fuzz_stream_exp[fuzz_stream_seen++];
 		if (len != e->len ||
-		    memcmp(frame, fuzz_stream + e->off, len))
+		    memcmp(frame, fuzz_stream + e->off, len) != 0)
 			fuzz_stream_fail("a frame handed over differs from "
 					 "the stream's");
 	}

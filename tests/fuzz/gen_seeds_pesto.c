@@ -13,6 +13,7 @@
  */
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "fuzz_build.h"
@@ -57,7 +58,7 @@ static size_t gen_pr_table(uint8_t *p, uint8_t pif, const char *name,
 {
 	p[0] = pif;
 	memset(p + 1, 0, GEN_NAME_SIZE);
-	memcpy(p + 1, name, strlen(name));
+	snprintf((char *)p + 1, GEN_NAME_SIZE, "%s", name);
 	fz_put32(p + 1 + GEN_NAME_SIZE, 0xf);	/* IPv4, IPv6, TCP, UDP */
 	fz_put32(p + 5 + GEN_NAME_SIZE, count);
 	return 9 + GEN_NAME_SIZE;
