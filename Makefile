@@ -77,7 +77,7 @@ PROBE_SRCS := $(sort $(wildcard tests/probes/*.c))
 PROBE_BINS := $(PROBE_SRCS:tests/probes/%.c=$(BUILD)/probes/%)
 
 .PHONY: all unit check interop stress sanitize cppcheck clang-tidy shellcheck \
-	install clean tools hook fuzz fuzz-build deb deb-deps
+	install clean tools hook fuzz fuzz-build fuzz-targets deb deb-deps
 
 all: $(BUILD)/passt $(BUILD)/pasta $(BUILD)/pesto $(BUILD)/passt-repair tools
 
@@ -101,9 +101,9 @@ pasta: passt
 
 # pesto: client of the -c configuration socket (client/), with the relay's
 # own port parser and protocol code, and its seccomp filter code
-PESTO_SRCS := client/pesto.c conf/fwd.c conf/fwd_table.c fwd/fwd_rules.c \
+PESTO_SRCS := client/pesto.c client/pesto_session.c conf/fwd.c conf/fwd_table.c fwd/fwd_rules.c \
 	fwd/pesto_wire.c util/log.c util/outfile.c util/syscalls.c
-$(BUILD)/pesto: $(PESTO_SRCS) $(HDRS)
+$(BUILD)/pesto: $(PESTO_SRCS) $(HDRS) client/pesto_session.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(PESTO_SRCS) -lseccomp
 
@@ -212,6 +212,8 @@ FUZZ_TARGETS := fuzz_frame fuzz_tcp fuzz_udp_icmp fuzz_dhcp fuzz_ndp fuzz_conf \
 FUZZ_TARGETS += fuzz_repair_helper
 FUZZ_TARGETS += fuzz_repair_passt
 FUZZ_TARGETS += fuzz_mig_restore
+FUZZ_TARGETS += fuzz_stream
+FUZZ_TARGETS += fuzz_pesto_reply
 FUZZ_SECS ?= 30
 FUZZ_JOBS ?= 2
 FUZZ_CC ?= clang
@@ -234,13 +236,18 @@ build-fuzz/%.o: %.c $(FUZZ_HDRS)
 # The helper's target compiles helper/passt_repair.c in (#include)
 build-fuzz/tests/fuzz/fuzz_repair_helper.o: helper/passt_repair.c
 build-fuzz/tests/fuzz/fuzz_mig_restore.o: helper/passt_repair.c
-# fuzz_mig_restore calls migrate/'s device state handlers, kept by a wrapper
-FUZZ_LDFLAGS_fuzz_mig_restore := -Wl,--wrap=tap_state_register
+# Per target: functions it wraps (-Wl,--wrap), objects besides the relay's
+FUZZ_LD_fuzz_stream := -Wl,--wrap=tap_frame_in
+FUZZ_LD_fuzz_mig_restore := -Wl,--wrap=tap_state_register
+build-fuzz/fuzz_pesto_reply: build-fuzz/client/pesto_session.o
 
 build-fuzz/fuzz_%: build-fuzz/tests/fuzz/fuzz_%.o $(FUZZ_OBJS)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Wl,--wrap=exit \
-		$(FUZZ_LDFLAGS_fuzz_$*) \
-		-o $@ $^ $(LDLIBS)
+		$(FUZZ_LD_$(notdir $@)) -o $@ $^ $(LDLIBS)
+
+# The target list, for tests/integration/fuzz.sh
+fuzz-targets:
+	@echo $(FUZZ_TARGETS)
 
 fuzz-build: $(FUZZ_TARGETS:%=build-fuzz/%)
 
@@ -252,7 +259,7 @@ cppcheck:
 	cppcheck --std=c11 --error-exitcode=1 --enable=warning,performance,portability \
 		--inline-suppr --quiet -D_GNU_SOURCE -D__linux__ \
 		--suppress=missingIncludeSystem \
-		-I. passt.c client/pesto.c helper/passt_repair.c $(LIB_SRCS) \
+		-I. passt.c client/pesto.c client/pesto_session.c helper/passt_repair.c $(LIB_SRCS) \
 		$(UNIT_SRCS) $(TOOL_SRCS) \
 		$(TOOL_LIB_SRCS) \
 		$(PROBE_SRCS) $(wildcard tests/unit/standalone/*.c) \
@@ -262,7 +269,8 @@ cppcheck:
 # uninitialised va_list in every file after the first one that uses
 # va_start() in the same run (LLVM bug 41311)
 clang-tidy:
-	@rc=0; for f in passt.c client/pesto.c helper/passt_repair.c \
+	@rc=0; for f in passt.c client/pesto.c client/pesto_session.c \
+			helper/passt_repair.c \
 			$(LIB_SRCS) $(TOOL_SRCS) \
 			$(TOOL_LIB_SRCS) $(PROBE_SRCS) \
 			$(wildcard tests/fuzz/*.c); do \

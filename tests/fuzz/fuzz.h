@@ -3,7 +3,8 @@
  *
  * Theory of operation: fuzz_common.c starts one real relay in the fuzzer's
  * process (passt mode, fixed addresses, the guest on one end of a stream
- * socket pair, or with --vhost-user on a socket path) and keeps it for the
+ * socket pair, or listening on a socket path with the stream backend or
+ * --vhost-user) and keeps it for the
  * whole run, like a long-running relay.
  * A target hands frames to fuzz_frame_in(), which feeds them to the same
  * input path as the stream backend and then runs what one main loop
@@ -33,6 +34,9 @@ extern bool fuzz_verbose;
 
 void fuzz_init(void);
 const char *fuzz_init_vhost_user(void);
+const char *fuzz_init_stream(void);
+void fuzz_guest_set(int fd);
+bool fuzz_guest_hung_up(void);
 void fuzz_frame_in(const uint8_t *frame, size_t len);
 void fuzz_pump(unsigned int rounds);
 void fuzz_advance(uint64_t ms);

@@ -11,7 +11,12 @@
  * fuzz_init_vhost_user() starts it the same way but with --vhost-user,
  * listening on a socket path in a temporary directory of its own: the
  * vhost-user targets (fuzz_vu.c) connect there as front-ends, one
- * connection per input. Logging stays on at debug level so that every
+ * connection per input. fuzz_init_stream() starts it with the stream
+ * backend listening on a socket path (-s) in such a directory instead of
+ * -F: the stream target (fuzz_stream.c) connects there, one connection per
+ * input, and hands its end to fuzz_guest_set() so that what the relay
+ * writes is read back as on the -F socket; the relay may hang up on it
+ * (fuzz_guest_hung_up()). Logging stays on at debug level so that every
  * message is formatted, but it is written nowhere.
  *
  * The process must run in a network namespace of its own with only "lo"
@@ -86,11 +91,13 @@ jmp_buf *fuzz_exit_jmp;
 bool fuzz_verbose;		/* FUZZ_LOG set: relay and harness log */
 
 static bool fuzz_ready;
-static char fuzz_sock_dir[] = "/tmp/fuzz-vu-XXXXXX";
+static char fuzz_sock_dir[] = "/tmp/fuzz-sock-XXXXXX";
 static char fuzz_sock[sizeof(fuzz_sock_dir) + 16];
 static uint64_t fuzz_now;
 static uint64_t fuzz_inputs;
 static int fuzz_guest = -1;		/* our end of the guest socket */
+static bool fuzz_guest_eof;		/* the relay closed its end */
+static bool fuzz_listening;		/* -s: guests connect, may hang up */
 static fuzz_out_fn fuzz_out;
 
 static int fuzz_srv_epfd = -1;		/* the harness's own sockets */
@@ -128,7 +135,7 @@ void __wrap_exit(int status)
 }
 
 /**
- * fuzz_sock_cleanup() - remove the vhost-user socket and its directory
+ * fuzz_sock_cleanup() - remove the relay's socket and its directory
  */
 static void fuzz_sock_cleanup(void)
 {
@@ -340,6 +347,10 @@ static void fuzz_guest_read(void)
 		n = recv(fuzz_guest, fuzz_rx + fuzz_rx_fill,
 			 sizeof(fuzz_rx) - fuzz_rx_fill, MSG_DONTWAIT);
 		if (n <= 0) {
+			if (fuzz_listening && (n == 0 || errno != EAGAIN)) {
+				fuzz_guest_eof = true;	/* may connect again */
+				return;
+			}
 			if (n == 0 || (errno != EAGAIN &&
 				       errno != EWOULDBLOCK)) {
 				fprintf(stderr, "fuzz harness: guest socket "
@@ -486,11 +497,44 @@ void fuzz_set_out(fuzz_out_fn fn)
 }
 
 /**
- * fuzz_start() - start the relay, once per process
- * @vhost_user:	--vhost-user on a socket path, else the stream backend on
- *		one end of a socket pair
+ * fuzz_guest_set() - read what the relay writes from a guest connection
+ * @fd:		our end of a connection to the -s socket, -1 for none (the
+ *		caller closes it)
  */
-static void fuzz_start(bool vhost_user)
+void fuzz_guest_set(int fd)
+{
+	fuzz_guest = fd;
+	fuzz_guest_eof = false;
+	fuzz_rx_fill = 0;
+}
+
+/**
+ * fuzz_guest_hung_up() - tell if the relay closed the guest connection
+ *
+ * Return: true once the end of the stream was read on it
+ */
+bool fuzz_guest_hung_up(void)
+{
+	return fuzz_guest_eof;
+}
+
+/**
+ * enum fuzz_mode - how the harness's relay serves the guest
+ * @FUZZ_MODE_FD:		stream backend, -F with a socket pair
+ * @FUZZ_MODE_VHOST_USER:	--vhost-user, listening on a socket path
+ * @FUZZ_MODE_STREAM:		stream backend, listening on a socket path
+ */
+enum fuzz_mode {
+	FUZZ_MODE_FD,
+	FUZZ_MODE_VHOST_USER,
+	FUZZ_MODE_STREAM,
+};
+
+/**
+ * fuzz_start() - start the relay, once per process
+ * @mode:	enum fuzz_mode
+ */
+static void fuzz_start(enum fuzz_mode mode)
 {
 	struct ctx *c = &fuzz_ctx;
 	char fdbuf[16];
@@ -511,15 +555,18 @@ static void fuzz_start(bool vhost_user)
 	if (fuzz_ready)
 		return;
 
-	if (vhost_user) {
+	if (mode != FUZZ_MODE_FD) {
 		if (!mkdtemp(fuzz_sock_dir))
-			fuzz_fail("mkdtemp() for the vhost-user socket");
-		snprintf(fuzz_sock, sizeof(fuzz_sock), "%s/vu.sock",
-			 fuzz_sock_dir);
-		argv[argc - 2] = "--vhost-user";
-		argv[argc - 1] = "-s";
-		argv[argc] = fuzz_sock;
-		argc++;
+			fuzz_fail("mkdtemp() for the relay's socket");
+		snprintf(fuzz_sock, sizeof(fuzz_sock), "%s/%s.sock",
+			 fuzz_sock_dir, mode == FUZZ_MODE_STREAM ? "stream"
+								 : "vu");
+		argc -= 2;	/* instead of -F */
+		if (mode == FUZZ_MODE_VHOST_USER)
+			argv[argc++] = "--vhost-user";
+		argv[argc++] = "-s";
+		argv[argc++] = fuzz_sock;
+		fuzz_listening = mode == FUZZ_MODE_STREAM;
 	} else {
 		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
 			fuzz_fail("socketpair()");
@@ -553,7 +600,7 @@ static void fuzz_start(bool vhost_user)
 	if (tcp_init(c) || udp_init(c) || fwd_listen_init(c) || icmp_init(c) ||
 	    mcast_init(c))
 		fuzz_fail("TCP, UDP, ICMP or multicast set-up");
-	if (vhost_user)
+	if (mode != FUZZ_MODE_FD)
 		atexit(fuzz_sock_cleanup);
 
 	fuzz_servers_init();
@@ -567,7 +614,7 @@ static void fuzz_start(bool vhost_user)
  */
 void fuzz_init(void)
 {
-	fuzz_start(false);
+	fuzz_start(FUZZ_MODE_FD);
 }
 
 /**
@@ -577,6 +624,17 @@ void fuzz_init(void)
  */
 const char *fuzz_init_vhost_user(void)
 {
-	fuzz_start(true);
+	fuzz_start(FUZZ_MODE_VHOST_USER);
+	return fuzz_sock;
+}
+
+/**
+ * fuzz_init_stream() - start the relay listening on a -s path, once
+ *
+ * Return: the path of the socket it listens on
+ */
+const char *fuzz_init_stream(void)
+{
+	fuzz_start(FUZZ_MODE_STREAM);
 	return fuzz_sock;
 }

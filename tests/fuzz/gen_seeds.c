@@ -553,5 +553,7 @@ int main(int argc, char **argv)
 	gen_conf();
 	gen_pesto();
 	gen_vu();
+	gen_stream();
+	gen_pesto_reply();
 	return 0;
 }

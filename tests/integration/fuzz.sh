@@ -19,11 +19,8 @@ cd "$ROOT" || exit 1
 . "$ROOT/tests/lib/apt.sh"
 
 FUZZ_SECS=${FUZZ_SECS:-30}
-TARGETS="fuzz_frame fuzz_tcp fuzz_udp_icmp fuzz_dhcp fuzz_ndp fuzz_conf
-	fuzz_pesto fuzz_vu_msg fuzz_vu_virtq fuzz_migrate"
-TARGETS="$TARGETS fuzz_repair_helper"
-TARGETS="$TARGETS fuzz_repair_passt"
-TARGETS="$TARGETS fuzz_mig_restore"
+# The Makefile's FUZZ_TARGETS: one list for make fuzz and this test
+TARGETS=$(make -s --no-print-directory fuzz-targets) || exit 1
 LIBFUZZER_GLOB='/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a'
 ART=$ROOT/tests/out/fuzz-artefacts
 
