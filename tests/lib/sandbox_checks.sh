@@ -171,7 +171,7 @@ sb_in_chroot() {
 	shift
 
 	# shellcheck disable=SC2016 # expanded by the inner shell
-	rig_h timeout "$SB_LIMIT" unshare --mount --propagation private -- \
+	rig_h timeout -k 5 "$SB_LIMIT" unshare --mount --propagation private -- \
 		sh -c 'r=$0; mount --make-rshared / &&
 		       mount --bind "$r" "$r" && exec chroot "$r" "$@"' \
 		"$r" /bin/passt --runas 0 "$@"
@@ -259,7 +259,7 @@ sb_background() {
 	out=$RIG_TMP/sb.$SB_SEQ.out
 	[ "$1" = 0 ] ||
 		run=(setpriv --reuid="$1" --regid="$1" --clear-groups)
-	rig_h timeout "$SB_LIMIT" "${run[@]}" "$exe" -s "$d/passt.sock" \
+	rig_h timeout -k 5 "$SB_LIMIT" "${run[@]}" "$exe" -s "$d/passt.sock" \
 		-P "$d/passt.pid" -l "$d/passt.log" >"$out" 2>&1
 	rc=$?
 	pid=$(cat "$d/passt.pid" 2>/dev/null)
@@ -300,7 +300,7 @@ sb_symlink() {
 		ln -s "$victim" "$d/planted" ||
 		rig_fail "nobody can't plant the link" || return 1
 
-	rig_h timeout "$SB_LIMIT" "$exe" -s "$RIG_TMP/sb.$SB_SEQ.sock" \
+	rig_h timeout -k 5 "$SB_LIMIT" "$exe" -s "$RIG_TMP/sb.$SB_SEQ.sock" \
 		"$1" "$d/planted" >"$out" 2>&1
 	rc=$?
 	rig_defer "sb_kill_all '$exe'"
