@@ -114,6 +114,19 @@ static unsigned int repair_npending;
 static unsigned int repair_pending_next;	/* to replace when full */
 
 /**
+ * repair_vlog() - print a message on standard error, "passt-repair: " first
+ * @fmt:	format
+ * @ap:		arguments
+ */
+static void __attribute__((format(printf, 1, 0)))
+repair_vlog(const char *fmt, va_list ap)
+{
+	fputs("passt-repair: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+/**
  * repair_log() - print a message on standard error
  * @fmt:	format
  * @...:	arguments
@@ -124,9 +137,7 @@ repair_log(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	fputs("passt-repair: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	repair_vlog(fmt, ap);
 	va_end(ap);
 }
 
@@ -155,9 +166,7 @@ repair_fail(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	fputs("passt-repair: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	repair_vlog(fmt, ap);
 	va_end(ap);
 	_exit(1);
 }

@@ -39,16 +39,7 @@ LIMIT=30
 
 rig_init
 passt_init
-if [ -z "$HOOK_DIR" ]; then
-	HOOK_DIR=$RIG_ROOT/build-hook
-	rig_log "make hook (the test build, in $HOOK_DIR)"
-	if ! make -s --no-print-directory -C "$RIG_ROOT" hook \
-	     >"$RIG_TMP/hook.log" 2>&1; then
-		echo "FAIL: prerequisites: make hook failed"
-		rig_tail "$RIG_TMP/hook.log" 10
-		exit 1
-	fi
-fi
+passt_hook_init
 rig_host_ns || exit 1
 rig_target_ns || exit 1
 

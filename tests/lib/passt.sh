@@ -46,6 +46,21 @@ passt_init() {
 	rig_log "passt: $PASST"
 }
 
+# passt_hook_init() - the test build (make hook: build-hook/, the normal
+# build plus test-only triggers, doc/design.md), made here unless HOOK_DIR
+# names one already; exits on failure. Sets HOOK_DIR.
+passt_hook_init() {
+	[ -n "$HOOK_DIR" ] && return 0
+	HOOK_DIR=$RIG_ROOT/build-hook
+	rig_log "make hook (the test build, in $HOOK_DIR)"
+	if ! make -s --no-print-directory -C "$RIG_ROOT" hook \
+	     >"$RIG_TMP/hook.log" 2>&1; then
+		echo "FAIL: prerequisites: make hook failed"
+		rig_tail "$RIG_TMP/hook.log" 10
+		exit 1
+	fi
+}
+
 # passt_start() - start passt in the host namespace
 # $1: "fg" (-f, in the background of this shell) or "daemon" (-P; exit
 #     status 0 must mean the socket is ready)

@@ -349,23 +349,14 @@ static void flood_dhcp(const struct storm_cfg *cfg, uint8_t *f, size_t *len,
 	uint8_t *ip = f + STORM_ETH_LEN, *l4 = ip + STORM_IP4_LEN;
 	size_t l4len = 8 + 240 + 3 + 6 + 6 + 1;
 	struct in_addr any = { 0 }, all, want = cfg->src4;
-	uint8_t *d = l4 + 8, *o = d + 240;
+	uint8_t *o;
 
 	all.s_addr = htonl(INADDR_BROADCAST);
 	if (i % 2)
 		inet_pton(AF_INET, STORM_DHCP_OTHER, &want);
 
 	eth_hdr(cfg, f, ETH_TYPE_IP4, bcast);
-	memset(l4, 0, l4len);
-	put16(l4, 68);
-	put16(l4 + 2, 67);
-	put16(l4 + 4, (uint16_t)l4len);
-	d[0] = 1;			/* BOOTREQUEST */
-	d[1] = 1;
-	d[2] = 6;
-	put32(d + 4, (uint32_t)storm_rand());
-	memcpy(d + 28, cfg->own_mac, 6);
-	put32(d + 236, 0x63825363);	/* magic cookie */
+	o = dhcp_bootrequest(cfg, l4, l4len);
 	o[0] = 53;			/* message type */
 	o[1] = 1;
 	o[2] = i % 2 ? 3 : 4;		/* DHCPREQUEST : DHCPDECLINE */

@@ -314,15 +314,17 @@ static inline size_t echo_req(uint8_t *l4, bool v4)
 }
 
 /**
- * dhcp_discover() - write a DHCP discover, minimal and plausible
+ * dhcp_bootrequest() - write a client's UDP header and BOOTP fixed part,
+ *			zeroing the options
  * @cfg:	configuration
  * @l4:		UDP header
+ * @l4len:	datagram length, with the options
  *
- * Return: datagram length
+ * Return: the first byte of the options
  */
-static inline size_t dhcp_discover(const struct storm_cfg *cfg, uint8_t *l4)
+static inline uint8_t *dhcp_bootrequest(const struct storm_cfg *cfg,
+					uint8_t *l4, size_t l4len)
 {
-	size_t l4len = 8 + 240 + 4;
 	uint8_t *d = l4 + 8;
 
 	memset(l4, 0, l4len);
@@ -335,6 +337,21 @@ static inline size_t dhcp_discover(const struct storm_cfg *cfg, uint8_t *l4)
 	put32(d + 4, (uint32_t)storm_rand());
 	memcpy(d + 28, cfg->own_mac, 6);
 	put32(d + 236, 0x63825363);	/* magic cookie */
+	return d + 240;
+}
+
+/**
+ * dhcp_discover() - write a DHCP discover, minimal and plausible
+ * @cfg:	configuration
+ * @l4:		UDP header
+ *
+ * Return: datagram length
+ */
+static inline size_t dhcp_discover(const struct storm_cfg *cfg, uint8_t *l4)
+{
+	size_t l4len = 8 + 240 + 4;
+	uint8_t *d = dhcp_bootrequest(cfg, l4, l4len) - 240;
+
 	d[240] = 53;		/* message type: discover */
 	d[241] = 1;
 	d[242] = 1;
