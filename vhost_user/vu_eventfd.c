@@ -38,7 +38,7 @@
 
 /* System calls after start-up: checking, reading and writing eventfds */
 SYSCALLS(SYSCALLS_VU,
-	 SYSCALLS_CALL_IF("newfstatat", "is it an eventfd or a pipe? (fstat())",
+	 SYSCALLS_CALL_IF("newfstatat", "is it an eventfd or a pipe?",
 			  SYSCALLS_ARG_EQ(3, AT_EMPTY_PATH)),
 	 SYSCALLS_CALL_IF("fcntl", "is it non-blocking?",
 			  SYSCALLS_ARG_EQ(1, F_GETFL)),
@@ -79,7 +79,10 @@ int vu_eventfd_check(int fd)
 	struct stat st;
 	int flags;
 
-	if (fstat(fd, &st))
+	/* fstatat(), not fstat(): glibc 2.39 and later make fstat() the
+	 * fstat system call, which the filter doesn't list
+	 */
+	if (fstatat(fd, "", &st, AT_EMPTY_PATH))
 		return -errno;
 	if (!S_ISFIFO(st.st_mode) &&
 	    !(vu_eventfd_dev ? st.st_dev == vu_eventfd_dev :
