@@ -68,13 +68,9 @@ SYSCALLS(SYSCALLS_VU,
 	 SYSCALLS_CALL("epoll_ctl", "watch the helper's connection"),
 	 SYSCALLS_CALL("close", "the helper's connection, when done"));
 
-/* How a user outside our user namespace shows (kernel.overflowuid) */
-#define REPAIR_OVERFLOW_UID	65534
-
 static int repair_listen_fd = -1;
 static int repair_fd = -1;		/* the helper, -1 if none */
-static uid_t repair_uid;		/* ours when we created the socket */
-static unsigned long long repair_refused;	/* peers of other users */
+static uint64_t repair_refused;	/* peers of other users */
 static char repair_sock[sizeof(((struct sockaddr_un *)0)->sun_path)];
 
 static int repair_fds[REPAIR_FDS_MAX];	/* sockets of the next message */
@@ -146,7 +142,6 @@ int repair_init(const struct ctx *c, const char *path)
 	}
 
 	repair_listen_fd = fd;
-	repair_uid = geteuid();
 	snprintf(repair_sock, sizeof(repair_sock), "%s", path);
 	info("Socket for passt-repair (TCP connections in migrations): %s",
 	     path);
@@ -159,7 +154,8 @@ int repair_init(const struct ctx *c, const char *path)
 void repair_stats_log(void)
 {
 	if (repair_listen_fd >= 0)
-		info("repair: refused=%llu", repair_refused);
+		info("repair: refused=%llu",
+		     (unsigned long long)repair_refused);
 }
 
 /**
@@ -173,36 +169,6 @@ const char *repair_path(void)
 }
 
 /**
- * repair_peer_ok() - does a connected process run as our user or root?
- * @fd:		its connection
- * @cred:	its credentials, set on return
- *
- * Return: true if it does, false if not (logged and counted)
- */
-static bool repair_peer_ok(int fd, struct ucred *cred)
-{
-	socklen_t sl = sizeof(*cred);
-
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, cred, &sl)) {
-		warn_perror("Refusing a process on the passt-repair socket: "
-			    "can't read its credentials");
-		repair_refused++;
-		return false;
-	}
-	if (cred->uid == repair_uid || cred->uid == 0)
-		return true;
-
-	repair_refused++;
-	warn("Refusing a process on the passt-repair socket (PID %i): it "
-	     "runs as uid %u, passt-repair must run as uid %u (ours) or "
-	     "root%s", cred->pid, cred->uid, repair_uid,
-	     cred->uid == REPAIR_OVERFLOW_UID ? ". Users outside our user "
-	     "namespace, root included, show as this uid: run passt-repair "
-	     "as our user, with CAP_NET_ADMIN" : "");
-	return false;
-}
-
-/**
  * repair_accept() - a helper connects: keep it, if we trust it and it is
  *		     the first
  * @c:		execution context
@@ -211,18 +177,17 @@ static void repair_accept(const struct ctx *c)
 {
 	struct timeval tv = { .tv_sec = REPAIR_REPLY_MS / 1000,
 			      .tv_usec = (REPAIR_REPLY_MS % 1000) * 1000 };
+	char what[sizeof(repair_sock) + sizeof("passt-repair socket ")];
 	struct ucred cred = { 0 };
 	int fd, rc;
 
-	fd = accept4(repair_listen_fd, NULL, NULL, SOCK_CLOEXEC);
+	snprintf(what, sizeof(what), "passt-repair socket %s", repair_sock);
+	fd = unix_sock_accept(repair_listen_fd, 0, what, &cred,
+			      &repair_refused);
 	if (fd < 0) {
-		if (errno != EAGAIN && errno != EINTR)
-			warn_perror("can't accept passt-repair at %s",
-				    repair_sock);
-		return;
-	}
-	if (!repair_peer_ok(fd, &cred)) {
-		close(fd);
+		if (fd != -EAGAIN && fd != -EPERM)
+			warn("can't accept passt-repair at %s: %s",
+			     repair_sock, strerror(-fd));
 		return;
 	}
 

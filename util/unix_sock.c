@@ -55,6 +55,8 @@ SYSCALLS(SYSCALLS_RELAY,
 
 /* Refused peers logged at warning level per socket, then at debug level */
 #define UNIX_SOCK_REFUSED_LOG	8
+/* What a user our user namespace doesn't map reads as (kernel default) */
+#define UNIX_SOCK_OVERFLOW_UID	65534
 
 /* Most paths one process listens at: passt's socket, -c, passt-repair's */
 #define UNIX_SOCK_OURS_MAX	4
@@ -241,8 +243,12 @@ int unix_sock_accept(int lfd, int flags, const char *what, struct ucred *cred,
 		if ((*refused)++ < UNIX_SOCK_REFUSED_LOG) {
 			warn("%s: refused a connection from PID %i, UID %u: "
 			     "only UID %u (who started us) and root may "
-			     "connect%s", what, (int)pc.pid,
+			     "connect%s%s", what, (int)pc.pid,
 			     (unsigned int)pc.uid, (unsigned int)owner,
+			     pc.uid == UNIX_SOCK_OVERFLOW_UID ?
+			     ". Users our user namespace doesn't map, root "
+			     "included, show as this UID: connect as our user"
+			     : "",
 			     *refused == UNIX_SOCK_REFUSED_LOG ?
 			     " (not reporting further refusals)" : "");
 		} else {

@@ -97,12 +97,7 @@ rig_need strace setcap useradd setpriv nsenter stat unshare ldd mkfifo ||
 	exit 1
 rig_host_ns || exit 1
 
-PESTO=$(dirname "$(readlink -f "$RELAY")")/pesto
-[ -x "$PESTO" ] || PESTO=$RIG_ROOT/build/pesto
-if [ ! -x "$PESTO" ]; then
-	echo "FAIL: prerequisites: pesto not built (run make)"
-	exit 1
-fi
+rig_pesto
 
 # --- passt-repair ---
 
@@ -473,7 +468,7 @@ test_repair_passt_refuses() {
 	rp_passt pp "$plog" "$RP_UID" "$d/user.socket" || return 1
 	rig_h socat -u OPEN:/dev/null UNIX-CONNECT:"$d/user.socket.repair" ||
 		rig_fail "can't connect to passt's repair socket" || return 1
-	rig_poll 3 grep -q 'Refusing a process on the passt-repair socket' \
+	rig_poll 3 grep -q 'passt-repair socket .*: refused a connection' \
 		"$plog" ||
 		rig_fail "passt didn't refuse a process of another uid:" \
 			 "$(tail -n 2 "$plog")" || return 1
