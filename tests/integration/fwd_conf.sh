@@ -49,12 +49,7 @@ rig_init
 passt_init
 rig_host_ns || exit 1
 
-PESTO=$(dirname "$(readlink -f "$RELAY")")/pesto
-[ -x "$PESTO" ] || PESTO=$RIG_ROOT/build/pesto
-if [ ! -x "$PESTO" ]; then
-	echo "FAIL: prerequisites: pesto not built (run make)"
-	exit 1
-fi
+rig_pesto
 rig_log "pesto: $PESTO"
 
 DATA=$RIG_TMP/data.bin

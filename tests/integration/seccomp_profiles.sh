@@ -59,9 +59,9 @@ FUTEX_WAKE_PRIVATE=129; FUTEX_LOCK_PI=6
 rig_init
 passt_init
 DUMP=$TOOLS_DIR/seccomp_dump
-PESTO=$(dirname "$(readlink -f "$RELAY")")/pesto
+rig_pesto
 REPAIR=$(dirname "$(readlink -f "$PASST")")/passt-repair
-for b in "$DUMP" "$PESTO" "$REPAIR"; do
+for b in "$DUMP" "$REPAIR"; do
 	if [ ! -x "$b" ]; then
 		echo "FAIL: prerequisites: $b not built (run make)"
 		exit 1
@@ -186,23 +186,32 @@ upstream_calls() {
 	echo "${n:-0}"
 }
 
+# count_check() - no more calls allowed than upstream's filter of the same
+# mode (skipped for a sanitizer build, whose run time adds its own)
+# $1: mode, after profile_check (passt, vu)
+# $2: upstream's mode (stream, vu)
+count_check() {
+	local up
+
+	if sanitizer "$1"; then
+		echo "# skipped: the count against upstream's (a sanitizer" \
+		     "build allows its run time's calls)"
+		return 0
+	fi
+	up=$(upstream_calls "$2")
+	[ "$PROFILE_CALLS" -le "$up" ] ||
+		rig_fail "$PROFILE_CALLS calls, upstream's $up"
+}
+
 # stream_passt() - test: passt over the stream socket
 stream_passt() {
-	local pid up
+	local pid
 
 	start_fg "$PASST" -f -s "$RIG_TMP/stream.sock" || return 1
 	pid=$RIG_RELAY_PID
 	profile_check passt "$pid" || return 1
 
-	if sanitizer passt; then
-		echo "# skipped: the count against upstream's (a sanitizer" \
-		     "build allows its run time's calls)"
-	else
-		up=$(upstream_calls stream)
-		[ "$PROFILE_CALLS" -le "$up" ] ||
-			rig_fail "$PROFILE_CALLS calls, upstream's $up" ||
-			return 1
-	fi
+	count_check passt stream || return 1
 	probe kill "$pid" mmap 0 4096 "$PROT_RW" "$MAP_SHARED" 3 0 ||
 		return 1
 	probe kill "$pid" mmap 0 4096 "$PROT_RW" "$MAP_PRIV_ANON" -1 0 ||
@@ -229,7 +238,7 @@ stream_passt() {
 
 # vu_passt() - test: passt --vhost-user
 vu_passt() {
-	local pid up
+	local pid
 
 	start_fg "$PASST" -f --vhost-user -s "$RIG_TMP/vu.sock" || return 1
 	pid=$RIG_RELAY_PID
@@ -239,15 +248,7 @@ vu_passt() {
 		return 1
 	probe allow "$pid" mmap 0 4096 "$PROT_RW" "$MAP_PRIV_ANON" -1 0 ||
 		return 1
-	if sanitizer vu; then
-		echo "# skipped: the count against upstream's (a sanitizer" \
-		     "build allows its run time's calls)"
-	else
-		up=$(upstream_calls vu)
-		[ "$PROFILE_CALLS" -le "$up" ] ||
-			rig_fail "$PROFILE_CALLS calls, upstream's $up" ||
-			return 1
-	fi
+	count_check vu vu || return 1
 	probe kill "$pid" mmap 0 4096 "$PROT_RWX" "$MAP_SHARED" 3 0 ||
 		return 1
 	probe kill "$pid" mmap 65536 4096 "$PROT_RW" "$MAP_FIXED_SHARED" 3 0 ||

@@ -190,6 +190,17 @@ rig_init() {
 	fi
 }
 
+# rig_pesto() - this build's pesto, beside the relay's binary or in build/;
+# exits if there is none. Sets PESTO.
+rig_pesto() {
+	PESTO=$(dirname "$(readlink -f "$RELAY")")/pesto
+	[ -x "$PESTO" ] || PESTO=$RIG_ROOT/build/pesto
+	if [ ! -x "$PESTO" ]; then
+		echo "FAIL: prerequisites: pesto not built (run make)"
+		exit 1
+	fi
+}
+
 # rig_upstream() - print upstream's binary for a mode, if one was given
 # $1: passt or pasta
 # Return: 0 with the path printed; 1 with a "#" line on stderr saying that

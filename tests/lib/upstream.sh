@@ -26,8 +26,7 @@ upstream_init() {
 	UP_PASTA=$(rig_upstream pasta)
 	# shellcheck disable=SC2034 # read by the scripts
 	UP_PESTO=${UP_PASTA:+$(dirname "$UP_PASTA")/pesto}
-	PESTO=$(dirname "$(readlink -f "$RELAY")")/pesto
-	[ -x "$PESTO" ] || PESTO=$RIG_ROOT/build/pesto
+	rig_pesto
 
 	DATA=$RIG_TMP/data.bin
 	SMALL=$RIG_TMP/small.bin
