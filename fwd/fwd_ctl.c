@@ -728,8 +728,8 @@ int fwd_ctl_init(const struct ctx *c)
 	}
 
 	fwd_ctl_listen_fd = ret;
-	snprintf(fwd_ctl_what, sizeof(fwd_ctl_what), "Configuration socket %s",
-		 c->conf_path);
+	snprintf(fwd_ctl_what, sizeof(fwd_ctl_what), "Configuration socket %.*s",
+		 (int)sizeof(((struct sockaddr_un *)0)->sun_path), c->conf_path);
 	if (c->mode == MODE_PASTA)
 		fwd_ctl_ns_watch();
 

@@ -39,6 +39,13 @@
 static const unsigned int test_modes[] = {
 	SYSCALLS_PASST, SYSCALLS_VU, SYSCALLS_PASTA,
 };
+/* Sanitizer run times need calls the relay doesn't: counts and mmap()
+ * are checked only without them
+ */
+#if !defined(__SANITIZE_ADDRESS__) && !defined(SANDBOX_SANITIZER)
+#define TEST_SYSCALLS_EXACT	1
+#endif
+
 /* SYSLOG_ACTION_SIZE_BUFFER of syslog(2): only reads a size */
 #define TEST_SYSLOG_SIZE	10
 
@@ -94,6 +101,19 @@ static int test_forbidden(int arg)
 	return 0;
 }
 
+START_TEST(test_lists_present)
+{
+	ck_assert_int_ge(syscalls_count(test_modes[_i]), TEST_SYSCALLS_MIN);
+}
+END_TEST
+
+START_TEST(test_names_known)
+{
+	ck_assert_int_eq(syscalls_unknown(test_modes[_i]), 0);
+}
+END_TEST
+
+#ifdef TEST_SYSCALLS_EXACT
 /**
  * test_mmap() - map a page, executable or not
  * @exec:	non-zero for PROT_EXEC
@@ -107,18 +127,6 @@ static int test_mmap(int exec)
 	(void)mmap(NULL, 4096, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	return 0;
 }
-
-START_TEST(test_lists_present)
-{
-	ck_assert_int_ge(syscalls_count(test_modes[_i]), TEST_SYSCALLS_MIN);
-}
-END_TEST
-
-START_TEST(test_names_known)
-{
-	ck_assert_int_eq(syscalls_unknown(test_modes[_i]), 0);
-}
-END_TEST
 
 START_TEST(test_upstream_counts)
 {
@@ -149,6 +157,8 @@ START_TEST(test_mmap_vu)
 		      "expected SIGSYS", status);
 }
 END_TEST
+
+#endif /* TEST_SYSCALLS_EXACT */
 
 START_TEST(test_allowed_call)
 {
@@ -190,7 +200,7 @@ static Suite *syscalls_suite(void)
 
 	tcase_add_loop_test(tc, test_lists_present, 0, ARRAY_SIZE(test_modes));
 	tcase_add_loop_test(tc, test_names_known, 0, ARRAY_SIZE(test_modes));
-#if !defined(__SANITIZE_ADDRESS__) && !defined(SANDBOX_SANITIZER)
+#ifdef TEST_SYSCALLS_EXACT
 	tcase_add_test(tc, test_upstream_counts);
 	tcase_add_test(tc, test_mmap_stream);
 	tcase_add_test(tc, test_mmap_vu);
