@@ -362,6 +362,7 @@ static void passt_finish_setup(const struct ctx *c, int pidfile_fd)
 		log_to_syslog();
 
 	/* Namespaces first: unshare() needs a single-threaded process */
+	ns_worker_stop();
 	sandbox_detach(c, background);
 	passt_setup_paths = false;
 
@@ -435,6 +436,9 @@ int main(int argc, char **argv)
 
 	if (c->mode == MODE_PASTA && pasta_open_ns(c))
 		die("Can't set up the target network namespace");
+	/* One thread in the namespace for the set-up calls, not one each */
+	if (c->mode == MODE_PASTA && ns_worker_start())
+		die("Can't keep a thread in the target namespace");
 
 	passt_setup_paths = true;
 	if (atexit(passt_cleanup))
