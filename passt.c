@@ -332,12 +332,16 @@ static void __attribute__((noreturn)) passt_loop(const struct ctx *c)
  *
  * Registered with atexit(): die() during set-up leaves no socket behind
  * for a launcher to find. Off once the sandbox took the paths away (the
- * seccomp filter would not allow unlink() anyway).
+ * seccomp filter would not allow unlink() anyway). pasta exiting with the
+ * status of the command it spawned leaves its tap device to the end of
+ * the command's namespace, not to its own exit (tap_leave_to_netns()).
  */
 static void passt_cleanup(void)
 {
 	if (passt_setup_paths)
 		unix_sock_unlink_ours();
+	if (passt_ctx.mode == MODE_PASTA && pasta_netns_ends())
+		tap_leave_to_netns();
 }
 
 /**
