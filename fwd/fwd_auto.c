@@ -587,21 +587,35 @@ static void fwd_auto_have_ports(struct fwd_auto_dir *d)
 static void fwd_auto_want_rules(struct fwd_auto_dir *d, const uint64_t *bound)
 {
 	const struct fwd_spec *spec = fwd_dir_spec(fwd_auto_fdir(d));
-	unsigned int i, p;
+	unsigned int i, w;
 
 	memset(d->want, 0, fwd_auto_slot_words(spec) * sizeof(*d->want));
 	for (i = 0; i < spec->n_rules; i++) {
 		const struct fwd_rule *r = &spec->rules[i];
+		unsigned int lo = fwd_rule_target(r, r->first);
+		unsigned int hi = lo + (unsigned int)(r->last - r->first);
 
 		if (!r->scan)
 			continue;
-		for (p = r->first; p <= r->last; p++) {
-			unsigned int to = fwd_rule_target(r, (uint16_t)p);
+		if (hi >= FWD_PORTS)		/* a range past 65535: cut */
+			hi = FWD_PORTS - 1;
 
-			if (fwd_auto_bit(bound, to))
-				fwd_auto_set(d->want,
-					     fwd_rule_slot(spec, i, (uint16_t)p),
+		/* Only the ports found bound: a few, among thousands */
+		for (w = lo / 64; w <= hi / 64; w++) {
+			uint64_t bits = bound[w];
+
+			while (bits) {
+				unsigned int to = w * 64 +
+					(unsigned int)__builtin_ctzll(bits);
+				uint16_t p;
+
+				bits &= bits - 1;
+				if (to < lo || to > hi)
+					continue;
+				p = (uint16_t)(r->first + (to - lo));
+				fwd_auto_set(d->want, fwd_rule_slot(spec, i, p),
 					     true);
+			}
 		}
 	}
 }
