@@ -34,21 +34,9 @@
  * "auto" of its protocol (auto_open), any other the sockets of its rule
  * (rule_open). Fixed rules of the same table are fwd/fwd_listen.c's.
  *
- * Finding the listening sockets: each side gets a NETLINK_SOCK_DIAG
- * socket, opened once at start-up in its namespace (by a thread inside
- * it, ns_run(), for the namespace; a netlink socket keeps the namespace it
- * was opened in), and each scan asks it for a dump of the TCP sockets in
- * state LISTEN, or of the UDP sockets in state CLOSE (bound, not
- * connected), of one family. The kernel answers a TCP dump from its table
- * of listeners alone. The procfs tables (/proc/net/tcp, tcp6, udp and
- * udp6), which show the same sockets, are the fallback for a kernel
- * without socket diagnostics (CONFIG_INET_DIAG), opened the same way and
- * re-read after a seek: reading a TCP table to its end walks the whole
- * established hash of the host, shared by every namespace, which takes
- * milliseconds even when it is empty (about 5 ms per table on a 2-CPU
- * machine, against 50 us for a dump; a scan reads eight tables). For TCP,
- * the kernel lists the listening sockets before any other, so reading
- * stops at the first socket that is not listening.
+ * Finding the listening sockets is fwd/fwd_auto_list.c's: socket
+ * diagnostics over netlink, or procfs tables, of each side, opened at
+ * start-up in that side's namespace.
  *
  * A timer (util/timer.h) scans every FWD_AUTO_SCAN_MS, well within the
  * second in which a new listener must be followed: for each direction,
@@ -76,49 +64,26 @@
  */
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <arpa/inet.h>
-#include <linux/inet_diag.h>
-#include <linux/netlink.h>
-#include <linux/sock_diag.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 
 #include "../conf/fwd.h"
 #include "fwd_auto.h"
+#include "fwd_auto_list.h"
 #include "fwd_listen.h"
 #include "../conf/ctx.h"
 #include "../util/log.h"
 #include "../util/timer.h"
 #include "../util/util.h"
-#include "../util/syscalls.h"
 #include "../util/ns_worker.h"
-
-/* System calls after start-up: re-reading the procfs tables through
- * descriptors opened at start (ports opened and closed: tcp/, udp/)
- */
-SYSCALLS(SYSCALLS_PASTA,
-	 SYSCALLS_CALL("sendto", "ask for a dump of listening sockets"),
-	 SYSCALLS_CALL("recvfrom", "a dump of listening sockets (recv())"),
-	 SYSCALLS_CALL("lseek", "back to the start of a procfs table"),
-	 SYSCALLS_CALL("read", "a procfs table of listening sockets"));
 
 /* Scans between two attempts at a port that could not be opened */
 #define FWD_AUTO_RETRY_SCANS	10
-/* Buffer for reading procfs socket tables (lines are ~150 bytes) */
-#define FWD_AUTO_BUF_SIZE	65536
 /* 64-bit words in a bitmap of every port */
 #define FWD_AUTO_WORDS		(FWD_PORTS / 64)
 /* 64-bit words in a bitmap of every slot of a table */
 #define FWD_AUTO_SLOT_WORDS	(FWD_SLOTS_MAX / 64)
-/* Socket state, procfs "st" column: listening TCP, unconnected UDP */
-#define FWD_AUTO_TCP_LISTEN	0x0a
-#define FWD_AUTO_UDP_UNCONN	0x07
-/* Longest wait for a chunk of a socket diagnostics dump, milliseconds */
-#define FWD_AUTO_DIAG_WAIT_MS	1000
 
 /**
  * enum fwd_auto_id - the four directions
@@ -144,9 +109,6 @@ enum fwd_auto_id {
  * @on:		"auto" is in use for this direction
  * @ready:	state allocated and @scan opened: "auto" can be switched on
  * @staged:	@nh and @nhave hold the state for a table being switched to
- * @scan:	procfs tables of the scanned side: [0] IPv4, [1] IPv6, -1 if
- *		not available
- * @scan_tcp:	UDP: TCP tables of the scanned side, -1 if not available
  * @rev:	the reverse direction (same protocol)
  * @rev_tcp:	UDP: the TCP direction whose sockets are on the scanned side
  * @excl:	ports never followed: forwarded by fixed rules of the
@@ -169,8 +131,6 @@ struct fwd_auto_dir {
 	bool on;
 	bool ready;
 	bool staged;
-	int scan[2];
-	int scan_tcp[2];
 	enum fwd_auto_id rev;
 	enum fwd_auto_id rev_tcp;
 	uint64_t excl[FWD_AUTO_WORDS];
@@ -186,29 +146,19 @@ struct fwd_auto_dir {
 
 static struct fwd_auto_dir fwd_auto_dirs[FWD_AUTO_DIRS] = {
 	[FWD_AUTO_T_IN]  = { .opt = "-t", .udp = false, .in_ns = false,
-			     .rev = FWD_AUTO_T_OUT, .scan = { -1, -1 },
-			     .scan_tcp = { -1, -1 } },
+			     .rev = FWD_AUTO_T_OUT },
 	[FWD_AUTO_T_OUT] = { .opt = "-T", .udp = false, .in_ns = true,
-			     .rev = FWD_AUTO_T_IN, .scan = { -1, -1 },
-			     .scan_tcp = { -1, -1 } },
+			     .rev = FWD_AUTO_T_IN },
 	[FWD_AUTO_U_IN]  = { .opt = "-u", .udp = true, .in_ns = false,
-			     .rev = FWD_AUTO_U_OUT, .rev_tcp = FWD_AUTO_T_OUT,
-			     .scan = { -1, -1 }, .scan_tcp = { -1, -1 } },
+			     .rev = FWD_AUTO_U_OUT, .rev_tcp = FWD_AUTO_T_OUT },
 	[FWD_AUTO_U_OUT] = { .opt = "-U", .udp = true, .in_ns = true,
-			     .rev = FWD_AUTO_U_IN, .rev_tcp = FWD_AUTO_T_IN,
-			     .scan = { -1, -1 }, .scan_tcp = { -1, -1 } },
+			     .rev = FWD_AUTO_U_IN, .rev_tcp = FWD_AUTO_T_IN },
 };
 
 static struct wheel_timer fwd_auto_timer;
 static unsigned long fwd_auto_scans;		/* scans done so far */
-static char fwd_auto_buf[FWD_AUTO_BUF_SIZE];
 static uint64_t fwd_auto_bound[FWD_AUTO_WORDS];	/* ports found, one scan */
 static uint64_t fwd_auto_tcp[FWD_AUTO_WORDS];	/* UDP: TCP ports found */
-static uint32_t fwd_auto_diag_seq;		/* last dump asked for */
-/* Socket diagnostics (netlink) of each side, -1 if not available (then
- * the procfs tables are read): [0] the host, [1] the namespace
- */
-static int fwd_auto_diag[2] = { -1, -1 };
 
 /**
  * struct fwd_auto_call - what a call into the namespace works on
@@ -246,276 +196,6 @@ static void fwd_auto_set(uint64_t *map, unsigned int port, bool on)
 		map[port / 64] |= 1ULL << (port % 64);
 	else
 		map[port / 64] &= ~(1ULL << (port % 64));
-}
-
-/**
- * fwd_auto_hex() - parse hexadecimal digits
- * @p:		text, advanced past the digits
- * @max:	most digits to read
- * @val:	value, set on success (digits past 16 are skipped)
- *
- * Return: number of digits read
- */
-static unsigned int fwd_auto_hex(const char **p, unsigned int max,
-				 uint64_t *val)
-{
-	unsigned int n = 0;
-	uint64_t v = 0;
-
-	for (; n < max; n++, (*p)++) {
-		char ch = **p;
-		unsigned int d;
-
-		if (ch >= '0' && ch <= '9')
-			d = (unsigned int)(ch - '0');
-		else if (ch >= 'A' && ch <= 'F')
-			d = (unsigned int)(ch - 'A' + 10);
-		else if (ch >= 'a' && ch <= 'f')
-			d = (unsigned int)(ch - 'a' + 10);
-		else
-			break;
-		v = (v << 4) | d;
-	}
-
-	*val = v;
-	return n;
-}
-
-/**
- * fwd_auto_skip_blank() - skip spaces
- * @p:		text
- *
- * Return: first non-space character
- */
-static const char *fwd_auto_skip_blank(const char *p)
-{
-	while (*p == ' ' || *p == '\t')
-		p++;
-	return p;
-}
-
-/**
- * fwd_auto_parse_line() - read one line of /proc/net/{tcp,udp}[6]
- * @line:	the line, NUL-terminated, without newline
- * @udp:	table of UDP sockets (else TCP)
- * @port:	local port, set if the socket is listening
- *
- * Lines look like "  12: 0100007F:1F90 00000000:0000 0A ..." (IPv6 tables
- * have 32 hex digits per address): entry number, local address and port,
- * remote address and port, state, then fields we don't need.
- *
- * Return: 1 for a listening TCP socket (or a bound, unconnected UDP one)
- *	   with a local port, 0 for another socket, -1 if the line is not a
- *	   socket (the header)
- */
-int fwd_auto_parse_line(const char *line, bool udp, uint16_t *port)
-{
-	const char *p = fwd_auto_skip_blank(line);
-	uint64_t v, lport, state;
-
-	if (!fwd_auto_hex(&p, 8, &v) || *p++ != ':')	/* entry number */
-		return -1;
-
-	p = fwd_auto_skip_blank(p);
-	if (!fwd_auto_hex(&p, 32, &v) || *p++ != ':')	/* local address */
-		return -1;
-	if (fwd_auto_hex(&p, 4, &lport) != 4 || *p != ' ')
-		return -1;
-
-	p = fwd_auto_skip_blank(p);
-	if (!fwd_auto_hex(&p, 32, &v) || *p++ != ':')	/* remote address */
-		return -1;
-	if (fwd_auto_hex(&p, 4, &v) != 4 || *p != ' ')
-		return -1;
-
-	p = fwd_auto_skip_blank(p);
-	if (fwd_auto_hex(&p, 2, &state) != 2)
-		return -1;
-
-	if (state != (udp ? FWD_AUTO_UDP_UNCONN : FWD_AUTO_TCP_LISTEN) ||
-	    !lport)
-		return 0;
-
-	*port = (uint16_t)lport;
-	return 1;
-}
-
-/**
- * fwd_auto_read() - add the listening ports of one procfs table to a set
- * @fd:		table, opened once
- * @udp:	UDP table (else TCP: stop at the first non-listening socket)
- * @map:	bitmap to set ports in
- *
- * Return: 0 on success, negative errno on failure
- */
-static int fwd_auto_read(int fd, bool udp, uint64_t *map)
-{
-	size_t len = 0;
-
-	if (lseek(fd, 0, SEEK_SET) < 0)
-		return -errno;
-
-	for (;;) {
-		char *line = fwd_auto_buf, *nl;
-		ssize_t n;
-
-		n = read(fd, fwd_auto_buf + len, sizeof(fwd_auto_buf) - 1 - len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (!n)
-			return 0;
-
-		len += (size_t)n;
-		fwd_auto_buf[len] = '\0';
-
-		while ((nl = strchr(line, '\n'))) {
-			uint16_t port;
-			int r;
-
-			*nl = '\0';
-			r = fwd_auto_parse_line(line, udp, &port);
-			if (r > 0)
-				fwd_auto_set(map, port, true);
-			else if (!r && !udp)
-				return 0;	/* listeners come first */
-			line = nl + 1;
-		}
-
-		/* Keep a partial line for the next read; drop an endless one */
-		len = (size_t)(fwd_auto_buf + len - line);
-		if (len >= sizeof(fwd_auto_buf) - 1)
-			len = 0;
-		memmove(fwd_auto_buf, line, len);
-	}
-}
-
-/**
- * fwd_auto_diag_parse() - add the ports of one chunk of a socket
- *			   diagnostics dump to a set
- * @buf:	chunk, as received (netlink messages)
- * @len:	length of @buf
- * @seq:	sequence number of the dump asked for; others are left out
- * @udp:	UDP dump (else TCP)
- * @map:	bitmap to set ports in
- *
- * Sockets in another state than the one asked for, or without a local
- * port, are left out, as fwd_auto_parse_line() does for procfs lines.
- *
- * Return: 1 at the end of the dump, 0 if more follows, negative errno if
- *	   the kernel refused the dump
- */
-int fwd_auto_diag_parse(const void *buf, size_t len, uint32_t seq, bool udp,
-			uint64_t *map)
-{
-	unsigned int state = udp ? FWD_AUTO_UDP_UNCONN : FWD_AUTO_TCP_LISTEN;
-	const struct nlmsghdr *nh = buf;
-	int left = (int)len;
-
-	for (; NLMSG_OK(nh, left); nh = NLMSG_NEXT(nh, left)) {
-		const struct inet_diag_msg *m = NLMSG_DATA(nh);
-		const int *error = NLMSG_DATA(nh);
-		uint16_t port;
-
-		if (nh->nlmsg_seq != seq)
-			continue;
-		if (nh->nlmsg_type == NLMSG_DONE ||
-		    nh->nlmsg_type == NLMSG_ERROR) {
-			if (nh->nlmsg_len >= NLMSG_LENGTH(sizeof(*error)) &&
-			    *error < 0)
-				return *error;
-			return 1;
-		}
-		if (nh->nlmsg_type != SOCK_DIAG_BY_FAMILY ||
-		    nh->nlmsg_len < NLMSG_LENGTH(sizeof(*m)) ||
-		    m->idiag_state != state)
-			continue;
-
-		port = ntohs(m->id.idiag_sport);
-		if (port)
-			fwd_auto_set(map, port, true);
-	}
-	return 0;
-}
-
-/**
- * fwd_auto_diag_dump() - add the listening ports of one family and
- *			  protocol to a set, from a socket diagnostics dump
- * @s:		NETLINK_SOCK_DIAG socket of the side to scan
- * @af:		AF_INET or AF_INET6
- * @udp:	UDP sockets bound and not connected (else TCP listeners)
- * @map:	bitmap to set ports in
- *
- * Return: 0 on success, negative errno on failure
- */
-static int fwd_auto_diag_dump(int s, sa_family_t af, bool udp, uint64_t *map)
-{
-	unsigned int state = udp ? FWD_AUTO_UDP_UNCONN : FWD_AUTO_TCP_LISTEN;
-	struct {
-		struct nlmsghdr nh;
-		struct inet_diag_req_v2 r;
-	} req = {
-		.nh = {
-			.nlmsg_len	= sizeof(req),
-			.nlmsg_type	= SOCK_DIAG_BY_FAMILY,
-			.nlmsg_flags	= NLM_F_REQUEST | NLM_F_DUMP,
-			.nlmsg_seq	= ++fwd_auto_diag_seq,
-		},
-		.r = {
-			.sdiag_family	= (uint8_t)af,
-			.sdiag_protocol	= udp ? IPPROTO_UDP : IPPROTO_TCP,
-			.idiag_states	= 1U << state,
-		},
-	};
-
-	if (send(s, &req, sizeof(req), 0) < 0)
-		return -errno;
-
-	for (;;) {
-		ssize_t n = recv(s, fwd_auto_buf, sizeof(fwd_auto_buf), 0);
-		int ret;
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (!n)
-			return -EIO;
-
-		ret = fwd_auto_diag_parse(fwd_auto_buf, (size_t)n,
-					  req.nh.nlmsg_seq, udp, map);
-		if (ret)
-			return ret < 0 ? ret : 0;
-	}
-}
-
-/**
- * fwd_auto_diag_open() - open the socket diagnostics of our namespace
- *
- * A first dump of each protocol tells if the kernel has them (modules
- * inet_diag, tcp_diag, udp_diag); if not, the procfs tables are read.
- *
- * Return: NETLINK_SOCK_DIAG socket, -1 if not available
- */
-static int fwd_auto_diag_open(void)
-{
-	struct timeval tv = { .tv_sec = FWD_AUTO_DIAG_WAIT_MS / 1000,
-			      .tv_usec = FWD_AUTO_DIAG_WAIT_MS % 1000 * 1000 };
-	int s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
-
-	if (s < 0)
-		return -1;
-
-	if (setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
-	    fwd_auto_diag_dump(s, AF_INET, false, fwd_auto_bound) ||
-	    fwd_auto_diag_dump(s, AF_INET, true, fwd_auto_bound)) {
-		debug("auto: no socket diagnostics, reading procfs tables");
-		close(s);
-		return -1;
-	}
-	return s;
 }
 
 /**
@@ -743,29 +423,18 @@ static void fwd_auto_find(const struct fwd_auto_dir *d, uint64_t *bound)
 {
 	const struct fwd_auto_dir *rev = &fwd_auto_dirs[d->rev];
 	const struct fwd_auto_dir *rtcp = &fwd_auto_dirs[d->rev_tcp];
-	int diag = fwd_auto_diag[!d->in_ns];	/* we scan the other side */
+	bool side = !d->in_ns;			/* we scan the other side */
 	unsigned int i, w;
 
 	memset(bound, 0, FWD_AUTO_WORDS * sizeof(*bound));
 	memset(fwd_auto_tcp, 0, sizeof(fwd_auto_tcp));
 	for (i = 0; i < 2; i++) {
-		sa_family_t af = i ? AF_INET6 : AF_INET;
-		int ret = 0;
+		int ret = fwd_auto_list(side, d->udp, i, bound);
 
-		if (diag >= 0) {
-			ret = fwd_auto_diag_dump(diag, af, d->udp, bound);
-			if (!ret && d->udp)
-				ret = fwd_auto_diag_dump(diag, af, false,
-							 fwd_auto_tcp);
-		} else {
-			if (d->scan[i] >= 0)
-				ret = fwd_auto_read(d->scan[i], d->udp, bound);
-			if (!ret && d->udp && d->scan_tcp[i] >= 0)
-				ret = fwd_auto_read(d->scan_tcp[i], false,
-						    fwd_auto_tcp);
-		}
+		if (!ret && d->udp)
+			ret = fwd_auto_list(side, false, i, fwd_auto_tcp);
 		if (ret)
-			debug("%s auto: can't read listening sockets: %s",
+			debug("%s auto: can't list listening sockets: %s",
 			      d->opt, strerror(-ret));
 	}
 
@@ -860,73 +529,33 @@ static void fwd_auto_timer_fn(const struct ctx *c, struct wheel_timer *t,
 }
 
 /**
- * fwd_auto_open_one() - open a procfs socket table of our namespace
- * @d:		direction, for messages
- * @path:	table
- * @in_ns:	we run in the namespace, for messages
- *
- * Return: descriptor, -1 if the table can't be opened
- */
-static int fwd_auto_open_one(const struct fwd_auto_dir *d, const char *path,
-			     bool in_ns)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0 && errno != ENOENT)
-		warn("%s auto: can't open %s%s: %s", d->opt, path,
-		     in_ns ? " in the namespace" : "", strerror(errno));
-	return fd;
-}
-
-/**
- * fwd_auto_open_tables() - open the procfs socket tables of our namespace
+ * fwd_auto_open_tables() - get ready to list the ports bound on our side
  * @arg:	true (bool) if called in the target namespace
  *
- * Called directly for the host's tables, and by a thread inside the
- * target namespace for its tables: a netlink socket, like the files of
- * /proc/thread-self/net, shows the namespace of the thread that opened
- * it. The socket diagnostics, if the kernel has them, else the procfs
- * tables; UDP directions also open the TCP tables of the same side.
+ * Called directly for the host, and by a thread inside the target
+ * namespace for the namespace (fwd/fwd_auto_list.c opens what shows the
+ * namespace of the thread that opens it). Only for a side some ready
+ * direction scans; UDP directions also list TCP listeners.
  *
  * Return: 0
  */
 static int fwd_auto_open_tables(void *arg)
 {
-	static const char *const path[2][2] = {
-		{ "/proc/thread-self/net/tcp", "/proc/thread-self/net/tcp6" },
-		{ "/proc/thread-self/net/udp", "/proc/thread-self/net/udp6" },
-	};
 	const bool *in_ns = arg;
-	bool any = false;
-	unsigned int i, f;
+	bool any = false, udp = false;
+	unsigned int i;
 
 	for (i = 0; i < FWD_AUTO_DIRS; i++) {
+		const struct fwd_auto_dir *d = &fwd_auto_dirs[i];
+
 		/* We scan the side opposite to the one we open sockets on */
-		any |= fwd_auto_dirs[i].ready &&
-		       fwd_auto_dirs[i].in_ns != *in_ns;
-	}
-	if (!any)
-		return 0;
-
-	fwd_auto_diag[*in_ns] = fwd_auto_diag_open();
-	if (fwd_auto_diag[*in_ns] >= 0)
-		return 0;
-
-	for (i = 0; i < FWD_AUTO_DIRS; i++) {
-		struct fwd_auto_dir *d = &fwd_auto_dirs[i];
-
 		if (!d->ready || d->in_ns == *in_ns)
 			continue;
-
-		for (f = 0; f < 2; f++) {
-			d->scan[f] = fwd_auto_open_one(d, path[d->udp][f],
-						       *in_ns);
-			if (d->udp)
-				d->scan_tcp[f] = fwd_auto_open_one(d,
-								   path[0][f],
-								   *in_ns);
-		}
+		any = true;
+		udp |= d->udp;
 	}
+	if (any)
+		fwd_auto_list_open(*in_ns, udp);
 
 	return 0;
 }

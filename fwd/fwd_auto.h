@@ -8,7 +8,6 @@
 #define FWD_FWD_AUTO_H
 
 #include <stdbool.h>
-#include <stddef.h>
 #include <stdint.h>
 
 struct ctx;
@@ -19,9 +18,6 @@ struct fwd_spec;
 
 int fwd_auto_init(const struct ctx *c);
 void fwd_auto_scan(const struct ctx *c);
-int fwd_auto_parse_line(const char *line, bool udp, uint16_t *port);
-int fwd_auto_diag_parse(const void *buf, size_t len, uint32_t seq, bool udp,
-			uint64_t *map);
 void fwd_auto_release(const struct ctx *c, bool udp, bool in_ns);
 void fwd_auto_stop(const struct ctx *c, bool udp, bool in_ns);
 void fwd_auto_excl_update(void);

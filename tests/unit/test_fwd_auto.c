@@ -25,7 +25,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
-#include "../../fwd/fwd_auto.h"
+#include "../../fwd/fwd_auto_list.h"
 
 /* Lines as the kernel prints them */
 static const char tcp_hdr[] =
