@@ -332,12 +332,16 @@ static void __attribute__((noreturn)) passt_loop(const struct ctx *c)
  *
  * Registered with atexit(): die() during set-up leaves no socket behind
  * for a launcher to find. Off once the sandbox took the paths away (the
- * seccomp filter would not allow unlink() anyway).
+ * seccomp filter would not allow unlink() anyway). pasta exiting with the
+ * status of the command it spawned leaves its tap device to the end of
+ * the command's namespace, not to its own exit (tap_leave_to_netns()).
  */
 static void passt_cleanup(void)
 {
 	if (passt_setup_paths)
 		unix_sock_unlink_ours();
+	if (passt_ctx.mode == MODE_PASTA && pasta_netns_ends())
+		tap_leave_to_netns();
 }
 
 /**
@@ -362,6 +366,7 @@ static void passt_finish_setup(const struct ctx *c, int pidfile_fd)
 		log_to_syslog();
 
 	/* Namespaces first: unshare() needs a single-threaded process */
+	ns_worker_stop();
 	sandbox_detach(c, background);
 	passt_setup_paths = false;
 
@@ -435,6 +440,9 @@ int main(int argc, char **argv)
 
 	if (c->mode == MODE_PASTA && pasta_open_ns(c))
 		die("Can't set up the target network namespace");
+	/* One thread in the namespace for the set-up calls, not one each */
+	if (c->mode == MODE_PASTA && ns_worker_start())
+		die("Can't keep a thread in the target namespace");
 
 	passt_setup_paths = true;
 	if (atexit(passt_cleanup))

@@ -34,13 +34,9 @@
  * "auto" of its protocol (auto_open), any other the sockets of its rule
  * (rule_open). Fixed rules of the same table are fwd/fwd_listen.c's.
  *
- * Finding the listening sockets: the kernel lists them in /proc/net/tcp,
- * tcp6, udp and udp6 of each network namespace. These files show the
- * namespace of whoever opened them, so the namespace's copies are opened
- * once at start-up by a thread inside it (ns_run()), the host's
- * by the main thread; each scan seeks back to the start and reads them
- * again. For TCP, the kernel walks the listening sockets before any other,
- * so reading stops at the first socket that is not listening.
+ * Finding the listening sockets is fwd/fwd_auto_list.c's: socket
+ * diagnostics over netlink, or procfs tables, of each side, opened at
+ * start-up in that side's namespace.
  *
  * A timer (util/timer.h) scans every FWD_AUTO_SCAN_MS, well within the
  * second in which a new listener must be followed: for each direction,
@@ -68,39 +64,26 @@
  */
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "../conf/fwd.h"
 #include "fwd_auto.h"
+#include "fwd_auto_list.h"
 #include "fwd_listen.h"
 #include "../conf/ctx.h"
 #include "../util/log.h"
 #include "../util/timer.h"
 #include "../util/util.h"
-#include "../util/syscalls.h"
 #include "../util/ns_worker.h"
-
-/* System calls after start-up: re-reading the procfs tables through
- * descriptors opened at start (ports opened and closed: tcp/, udp/)
- */
-SYSCALLS(SYSCALLS_PASTA,
-	 SYSCALLS_CALL("lseek", "back to the start of a procfs table"),
-	 SYSCALLS_CALL("read", "a procfs table of listening sockets"));
 
 /* Scans between two attempts at a port that could not be opened */
 #define FWD_AUTO_RETRY_SCANS	10
-/* Buffer for reading procfs socket tables (lines are ~150 bytes) */
-#define FWD_AUTO_BUF_SIZE	65536
 /* 64-bit words in a bitmap of every port */
 #define FWD_AUTO_WORDS		(FWD_PORTS / 64)
 /* 64-bit words in a bitmap of every slot of a table */
 #define FWD_AUTO_SLOT_WORDS	(FWD_SLOTS_MAX / 64)
-/* Socket state, procfs "st" column: listening TCP, unconnected UDP */
-#define FWD_AUTO_TCP_LISTEN	0x0a
-#define FWD_AUTO_UDP_UNCONN	0x07
 
 /**
  * enum fwd_auto_id - the four directions
@@ -126,9 +109,6 @@ enum fwd_auto_id {
  * @on:		"auto" is in use for this direction
  * @ready:	state allocated and @scan opened: "auto" can be switched on
  * @staged:	@nh and @nhave hold the state for a table being switched to
- * @scan:	procfs tables of the scanned side: [0] IPv4, [1] IPv6, -1 if
- *		not available
- * @scan_tcp:	UDP: TCP tables of the scanned side, -1 if not available
  * @rev:	the reverse direction (same protocol)
  * @rev_tcp:	UDP: the TCP direction whose sockets are on the scanned side
  * @excl:	ports never followed: forwarded by fixed rules of the
@@ -151,8 +131,6 @@ struct fwd_auto_dir {
 	bool on;
 	bool ready;
 	bool staged;
-	int scan[2];
-	int scan_tcp[2];
 	enum fwd_auto_id rev;
 	enum fwd_auto_id rev_tcp;
 	uint64_t excl[FWD_AUTO_WORDS];
@@ -168,22 +146,17 @@ struct fwd_auto_dir {
 
 static struct fwd_auto_dir fwd_auto_dirs[FWD_AUTO_DIRS] = {
 	[FWD_AUTO_T_IN]  = { .opt = "-t", .udp = false, .in_ns = false,
-			     .rev = FWD_AUTO_T_OUT, .scan = { -1, -1 },
-			     .scan_tcp = { -1, -1 } },
+			     .rev = FWD_AUTO_T_OUT },
 	[FWD_AUTO_T_OUT] = { .opt = "-T", .udp = false, .in_ns = true,
-			     .rev = FWD_AUTO_T_IN, .scan = { -1, -1 },
-			     .scan_tcp = { -1, -1 } },
+			     .rev = FWD_AUTO_T_IN },
 	[FWD_AUTO_U_IN]  = { .opt = "-u", .udp = true, .in_ns = false,
-			     .rev = FWD_AUTO_U_OUT, .rev_tcp = FWD_AUTO_T_OUT,
-			     .scan = { -1, -1 }, .scan_tcp = { -1, -1 } },
+			     .rev = FWD_AUTO_U_OUT, .rev_tcp = FWD_AUTO_T_OUT },
 	[FWD_AUTO_U_OUT] = { .opt = "-U", .udp = true, .in_ns = true,
-			     .rev = FWD_AUTO_U_IN, .rev_tcp = FWD_AUTO_T_IN,
-			     .scan = { -1, -1 }, .scan_tcp = { -1, -1 } },
+			     .rev = FWD_AUTO_U_IN, .rev_tcp = FWD_AUTO_T_IN },
 };
 
 static struct wheel_timer fwd_auto_timer;
 static unsigned long fwd_auto_scans;		/* scans done so far */
-static char fwd_auto_buf[FWD_AUTO_BUF_SIZE];
 static uint64_t fwd_auto_bound[FWD_AUTO_WORDS];	/* ports found, one scan */
 static uint64_t fwd_auto_tcp[FWD_AUTO_WORDS];	/* UDP: TCP ports found */
 
@@ -223,150 +196,6 @@ static void fwd_auto_set(uint64_t *map, unsigned int port, bool on)
 		map[port / 64] |= 1ULL << (port % 64);
 	else
 		map[port / 64] &= ~(1ULL << (port % 64));
-}
-
-/**
- * fwd_auto_hex() - parse hexadecimal digits
- * @p:		text, advanced past the digits
- * @max:	most digits to read
- * @val:	value, set on success (digits past 16 are skipped)
- *
- * Return: number of digits read
- */
-static unsigned int fwd_auto_hex(const char **p, unsigned int max,
-				 uint64_t *val)
-{
-	unsigned int n = 0;
-	uint64_t v = 0;
-
-	for (; n < max; n++, (*p)++) {
-		char ch = **p;
-		unsigned int d;
-
-		if (ch >= '0' && ch <= '9')
-			d = (unsigned int)(ch - '0');
-		else if (ch >= 'A' && ch <= 'F')
-			d = (unsigned int)(ch - 'A' + 10);
-		else if (ch >= 'a' && ch <= 'f')
-			d = (unsigned int)(ch - 'a' + 10);
-		else
-			break;
-		v = (v << 4) | d;
-	}
-
-	*val = v;
-	return n;
-}
-
-/**
- * fwd_auto_skip_blank() - skip spaces
- * @p:		text
- *
- * Return: first non-space character
- */
-static const char *fwd_auto_skip_blank(const char *p)
-{
-	while (*p == ' ' || *p == '\t')
-		p++;
-	return p;
-}
-
-/**
- * fwd_auto_parse_line() - read one line of /proc/net/{tcp,udp}[6]
- * @line:	the line, NUL-terminated, without newline
- * @udp:	table of UDP sockets (else TCP)
- * @port:	local port, set if the socket is listening
- *
- * Lines look like "  12: 0100007F:1F90 00000000:0000 0A ..." (IPv6 tables
- * have 32 hex digits per address): entry number, local address and port,
- * remote address and port, state, then fields we don't need.
- *
- * Return: 1 for a listening TCP socket (or a bound, unconnected UDP one)
- *	   with a local port, 0 for another socket, -1 if the line is not a
- *	   socket (the header)
- */
-int fwd_auto_parse_line(const char *line, bool udp, uint16_t *port)
-{
-	const char *p = fwd_auto_skip_blank(line);
-	uint64_t v, lport, state;
-
-	if (!fwd_auto_hex(&p, 8, &v) || *p++ != ':')	/* entry number */
-		return -1;
-
-	p = fwd_auto_skip_blank(p);
-	if (!fwd_auto_hex(&p, 32, &v) || *p++ != ':')	/* local address */
-		return -1;
-	if (fwd_auto_hex(&p, 4, &lport) != 4 || *p != ' ')
-		return -1;
-
-	p = fwd_auto_skip_blank(p);
-	if (!fwd_auto_hex(&p, 32, &v) || *p++ != ':')	/* remote address */
-		return -1;
-	if (fwd_auto_hex(&p, 4, &v) != 4 || *p != ' ')
-		return -1;
-
-	p = fwd_auto_skip_blank(p);
-	if (fwd_auto_hex(&p, 2, &state) != 2)
-		return -1;
-
-	if (state != (udp ? FWD_AUTO_UDP_UNCONN : FWD_AUTO_TCP_LISTEN) ||
-	    !lport)
-		return 0;
-
-	*port = (uint16_t)lport;
-	return 1;
-}
-
-/**
- * fwd_auto_read() - add the listening ports of one procfs table to a set
- * @fd:		table, opened once
- * @udp:	UDP table (else TCP: stop at the first non-listening socket)
- * @map:	bitmap to set ports in
- *
- * Return: 0 on success, negative errno on failure
- */
-static int fwd_auto_read(int fd, bool udp, uint64_t *map)
-{
-	size_t len = 0;
-
-	if (lseek(fd, 0, SEEK_SET) < 0)
-		return -errno;
-
-	for (;;) {
-		char *line = fwd_auto_buf, *nl;
-		ssize_t n;
-
-		n = read(fd, fwd_auto_buf + len, sizeof(fwd_auto_buf) - 1 - len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (!n)
-			return 0;
-
-		len += (size_t)n;
-		fwd_auto_buf[len] = '\0';
-
-		while ((nl = strchr(line, '\n'))) {
-			uint16_t port;
-			int r;
-
-			*nl = '\0';
-			r = fwd_auto_parse_line(line, udp, &port);
-			if (r > 0)
-				fwd_auto_set(map, port, true);
-			else if (!r && !udp)
-				return 0;	/* listeners come first */
-			line = nl + 1;
-		}
-
-		/* Keep a partial line for the next read; drop an endless one */
-		len = (size_t)(fwd_auto_buf + len - line);
-		if (len >= sizeof(fwd_auto_buf) - 1)
-			len = 0;
-		memmove(fwd_auto_buf, line, len);
-	}
 }
 
 /**
@@ -438,21 +267,35 @@ static void fwd_auto_have_ports(struct fwd_auto_dir *d)
 static void fwd_auto_want_rules(struct fwd_auto_dir *d, const uint64_t *bound)
 {
 	const struct fwd_spec *spec = fwd_dir_spec(fwd_auto_fdir(d));
-	unsigned int i, p;
+	unsigned int i, w;
 
 	memset(d->want, 0, fwd_auto_slot_words(spec) * sizeof(*d->want));
 	for (i = 0; i < spec->n_rules; i++) {
 		const struct fwd_rule *r = &spec->rules[i];
+		unsigned int lo = fwd_rule_target(r, r->first);
+		unsigned int hi = lo + (unsigned int)(r->last - r->first);
 
 		if (!r->scan)
 			continue;
-		for (p = r->first; p <= r->last; p++) {
-			unsigned int to = fwd_rule_target(r, (uint16_t)p);
+		if (hi >= FWD_PORTS)		/* a range past 65535: cut */
+			hi = FWD_PORTS - 1;
 
-			if (fwd_auto_bit(bound, to))
-				fwd_auto_set(d->want,
-					     fwd_rule_slot(spec, i, (uint16_t)p),
+		/* Only the ports found bound: a few, among thousands */
+		for (w = lo / 64; w <= hi / 64; w++) {
+			uint64_t bits = bound[w];
+
+			while (bits) {
+				unsigned int to = w * 64 +
+					(unsigned int)__builtin_ctzll(bits);
+				uint16_t p;
+
+				bits &= bits - 1;
+				if (to < lo || to > hi)
+					continue;
+				p = (uint16_t)(r->first + (to - lo));
+				fwd_auto_set(d->want, fwd_rule_slot(spec, i, p),
 					     true);
+			}
 		}
 	}
 }
@@ -580,20 +423,18 @@ static void fwd_auto_find(const struct fwd_auto_dir *d, uint64_t *bound)
 {
 	const struct fwd_auto_dir *rev = &fwd_auto_dirs[d->rev];
 	const struct fwd_auto_dir *rtcp = &fwd_auto_dirs[d->rev_tcp];
+	bool side = !d->in_ns;			/* we scan the other side */
 	unsigned int i, w;
 
 	memset(bound, 0, FWD_AUTO_WORDS * sizeof(*bound));
 	memset(fwd_auto_tcp, 0, sizeof(fwd_auto_tcp));
 	for (i = 0; i < 2; i++) {
-		int ret = 0;
+		int ret = fwd_auto_list(side, d->udp, i, bound);
 
-		if (d->scan[i] >= 0)
-			ret = fwd_auto_read(d->scan[i], d->udp, bound);
-		if (!ret && d->udp && d->scan_tcp[i] >= 0)
-			ret = fwd_auto_read(d->scan_tcp[i], false,
-					    fwd_auto_tcp);
+		if (!ret && d->udp)
+			ret = fwd_auto_list(side, false, i, fwd_auto_tcp);
 		if (ret)
-			debug("%s auto: can't read listening sockets: %s",
+			debug("%s auto: can't list listening sockets: %s",
 			      d->opt, strerror(-ret));
 	}
 
@@ -688,60 +529,33 @@ static void fwd_auto_timer_fn(const struct ctx *c, struct wheel_timer *t,
 }
 
 /**
- * fwd_auto_open_one() - open a procfs socket table of our namespace
- * @d:		direction, for messages
- * @path:	table
- * @in_ns:	we run in the namespace, for messages
- *
- * Return: descriptor, -1 if the table can't be opened
- */
-static int fwd_auto_open_one(const struct fwd_auto_dir *d, const char *path,
-			     bool in_ns)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0 && errno != ENOENT)
-		warn("%s auto: can't open %s%s: %s", d->opt, path,
-		     in_ns ? " in the namespace" : "", strerror(errno));
-	return fd;
-}
-
-/**
- * fwd_auto_open_tables() - open the procfs socket tables of our namespace
+ * fwd_auto_open_tables() - get ready to list the ports bound on our side
  * @arg:	true (bool) if called in the target namespace
  *
- * Called directly for the host's tables, and by a thread inside the
- * target namespace for its tables: /proc/thread-self/net shows the
- * namespace of the calling thread, and an open table keeps showing it.
- * UDP directions also open the TCP tables of the same side.
+ * Called directly for the host, and by a thread inside the target
+ * namespace for the namespace (fwd/fwd_auto_list.c opens what shows the
+ * namespace of the thread that opens it). Only for a side some ready
+ * direction scans; UDP directions also list TCP listeners.
  *
  * Return: 0
  */
 static int fwd_auto_open_tables(void *arg)
 {
-	static const char *const path[2][2] = {
-		{ "/proc/thread-self/net/tcp", "/proc/thread-self/net/tcp6" },
-		{ "/proc/thread-self/net/udp", "/proc/thread-self/net/udp6" },
-	};
 	const bool *in_ns = arg;
-	unsigned int i, f;
+	bool any = false, udp = false;
+	unsigned int i;
 
 	for (i = 0; i < FWD_AUTO_DIRS; i++) {
-		struct fwd_auto_dir *d = &fwd_auto_dirs[i];
+		const struct fwd_auto_dir *d = &fwd_auto_dirs[i];
 
 		/* We scan the side opposite to the one we open sockets on */
 		if (!d->ready || d->in_ns == *in_ns)
 			continue;
-
-		for (f = 0; f < 2; f++) {
-			d->scan[f] = fwd_auto_open_one(d, path[d->udp][f],
-						       *in_ns);
-			if (d->udp)
-				d->scan_tcp[f] = fwd_auto_open_one(d,
-								   path[0][f],
-								   *in_ns);
-		}
+		any = true;
+		udp |= d->udp;
 	}
+	if (any)
+		fwd_auto_list_open(*in_ns, udp);
 
 	return 0;
 }

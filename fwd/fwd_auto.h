@@ -18,7 +18,6 @@ struct fwd_spec;
 
 int fwd_auto_init(const struct ctx *c);
 void fwd_auto_scan(const struct ctx *c);
-int fwd_auto_parse_line(const char *line, bool udp, uint16_t *port);
 void fwd_auto_release(const struct ctx *c, bool udp, bool in_ns);
 void fwd_auto_stop(const struct ctx *c, bool udp, bool in_ns);
 void fwd_auto_excl_update(void);

@@ -98,6 +98,7 @@ SYSCALLS(SYSCALLS_PASTA,
 
 static pid_t pasta_child;		/* spawned command, 0 if none */
 static pid_t pasta_parent;		/* our PID when we spawned it */
+static bool pasta_child_done;		/* it exited, we are exiting */
 static int pasta_go_rd = -1;		/* child waits on this... */
 static int pasta_go_wr = -1;		/* ...until we write here */
 static char **pasta_child_argv;		/* what the child runs */
@@ -458,6 +459,20 @@ int pasta_open_ns(struct ctx *c)
 }
 
 /**
+ * pasta_netns_ends() - will our network namespace end as we exit?
+ *
+ * True once the command we spawned, in a namespace we created, exited
+ * and we are exiting with its status: nothing of ours holds the namespace
+ * then (its own descendants might).
+ *
+ * Return: true if we created the namespace and its command is gone
+ */
+bool pasta_netns_ends(void)
+{
+	return pasta_child_done;
+}
+
+/**
  * pasta_child_pid() - PID of the spawned command
  *
  * Return: PID, 0 if we didn't spawn one
@@ -497,6 +512,7 @@ void pasta_child_start(void)
  */
 static void __attribute__((noreturn)) pasta_exit_child(int status)
 {
+	pasta_child_done = true;
 	if (WIFEXITED(status)) {
 		debug("%s exited with status %i", pasta_child_argv[0],
 		      WEXITSTATUS(status));

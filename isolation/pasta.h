@@ -23,6 +23,7 @@ struct ctx;
 
 int pasta_open_ns(struct ctx *c);
 pid_t pasta_child_pid(void);
+bool pasta_netns_ends(void);
 void pasta_child_start(void);
 int pasta_watch_init(const struct ctx *c);
 void pasta_watch_handler(const struct ctx *c, union epoll_ref ref,

@@ -19,8 +19,9 @@
  *    tmpfs over / and chroot() into it instead. Descriptors opened before
  *    (log and pcap files, procfs tables of "auto" forwarding, sockets)
  *    keep working; paths no longer resolve. unshare(CLONE_NEWNS) fails in
- *    a multi-threaded process, so this runs before pasta starts its
- *    namespace worker thread. It needs CAP_SYS_ADMIN in our user
+ *    a multi-threaded process, so this runs after pasta joined the
+ *    namespace worker thread of its set-up, and before it starts the one
+ *    it keeps. It needs CAP_SYS_ADMIN in our user
  *    namespace: without it, passt first creates a user namespace of its
  *    own (mapping only its own IDs). pasta can't: its worker thread has
  *    to setns() into the target network namespace afterwards, which a
@@ -56,6 +57,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <cap-ng.h>
 #include <sys/mount.h>
@@ -79,6 +81,9 @@
 #define SANDBOX_ROOT_OPTS	"size=4k,mode=0555"
 /* Namespaces we detach into */
 #define SANDBOX_NS_FLAGS	(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS)
+/* unshare() after joining a thread: tries, and the pause between them */
+#define SANDBOX_UNSHARE_TRIES		100
+#define SANDBOX_UNSHARE_PAUSE_NS	100000
 /* Longest line written to /proc/self/{uid,gid}_map */
 #define SANDBOX_MAP_LEN		64
 
@@ -274,6 +279,33 @@ static int sandbox_ns_flags(const struct ctx *c, bool fork_next)
 }
 
 /**
+ * sandbox_unshare_joined() - unshare(), once a joined thread is gone
+ * @flags:	CLONE_* flags
+ *
+ * unshare(CLONE_NEWNS) fails with EINVAL while another thread shares our
+ * file system information, and a thread that pthread_join() returned for
+ * may still hold it for a moment (the kernel wakes the joiner before it
+ * releases that): pasta joins its namespace worker just before. Retry
+ * for a while, then give up with EINVAL as it came.
+ *
+ * Return: 0 on success, -1 with errno set on failure
+ */
+static int sandbox_unshare_joined(int flags)
+{
+	struct timespec pause = { 0, SANDBOX_UNSHARE_PAUSE_NS };
+	int tries;
+
+	for (tries = 0; tries < SANDBOX_UNSHARE_TRIES; tries++) {
+		if (!unshare(flags))
+			return 0;
+		if (errno != EINVAL)
+			return -1;
+		nanosleep(&pause, NULL);
+	}
+	return unshare(flags);
+}
+
+/**
  * sandbox_unshare() - detach into new namespaces, or exit saying why not
  * @c:		execution context
  * @flags:	CLONE_* flags from sandbox_ns_flags()
@@ -286,7 +318,7 @@ static void sandbox_unshare(const struct ctx *c, int flags)
 {
 	int e;
 
-	if (!unshare(flags))
+	if (!sandbox_unshare_joined(flags))
 		return;
 
 	e = errno;

@@ -42,6 +42,8 @@ struct ctx;
  * @lend_end:		done: release what was not committed
  * @notify:		tell the guest about frames given since the last
  *			time (NULL: the backend needs no such call)
+ * @leave:		at exit, leave the device to the end of its network
+ *			namespace instead of removing it (NULL: nothing to do)
  * @batch_bytes:	bytes worth gathering for one send_frames() call
  *			during a run of the scheduler (see tap_batch_bytes();
  *			0: TAP_BATCH_BYTES)
@@ -65,6 +67,7 @@ struct tap_backend {
 			    const struct virtio_net_hdr *vh);
 	void (*lend_end)(void);
 	void (*notify)(void);
+	void (*leave)(void);
 	size_t batch_bytes;
 };
 

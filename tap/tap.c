@@ -168,6 +168,22 @@ size_t tap_send_frames(const struct ctx *c, const struct iovec *iov,
 }
 
 /**
+ * tap_leave_to_netns() - at exit, let the guest's device go with its
+ *			  namespace, which is ending too
+ *
+ * Closing pasta's tap device removes it, and the kernel's removal waits
+ * for RCU grace periods (10 to 25 ms here) before our exit completes: the
+ * caller of `pasta -- CMD` waits for that. Call only when the namespace
+ * ends with us (pasta created it for a command that has exited): the
+ * device then goes with the namespace, in the kernel's own time.
+ */
+void tap_leave_to_netns(void)
+{
+	if (tap_be && tap_be->leave)
+		tap_be->leave();
+}
+
+/**
  * tap_offload() - tell if the backend takes offloaded frames
  * @c:		execution context
  *

@@ -154,6 +154,7 @@ size_t tap_send_frames(const struct ctx *c, const struct iovec *iov,
 size_t tap_send_frames_vnet(const struct ctx *c, const struct iovec *iov,
 			    size_t nframes);
 bool tap_offload(const struct ctx *c);
+void tap_leave_to_netns(void);
 void tap_notify(const struct ctx *c);
 bool tap_lends(const struct ctx *c);
 size_t tap_batch_bytes(const struct ctx *c);

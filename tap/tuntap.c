@@ -50,6 +50,9 @@
 
 /* System calls after start-up: frames from and to the tap device */
 SYSCALLS(SYSCALLS_PASTA,
+	 SYSCALLS_CALL_IF("ioctl", "at exit, leave the device to the end "
+			  "of the namespace (TUNSETPERSIST)",
+			  SYSCALLS_ARG_EQ(1, TUNSETPERSIST)),
 	 SYSCALLS_CALL("read", "a frame from the tap device"),
 	 SYSCALLS_CALL("writev", "a frame to it, virtio-net header first"),
 	 SYSCALLS_CALL("epoll_ctl", "output wake-up on, off; device gone"));
@@ -569,6 +572,20 @@ static bool tuntap_offload(void)
 	return tuntap_vnet;
 }
 
+/**
+ * tuntap_leave() - at exit, leave the device to the end of its namespace
+ *
+ * A persistent device outlives our descriptor: closing it at exit no
+ * longer removes it (which waits for RCU grace periods), and the kernel
+ * deletes it with its network namespace, as it does every virtual device
+ * there. See tap_leave_to_netns() for when this is right.
+ */
+static void tuntap_leave(void)
+{
+	if (tuntap_fd >= 0 && ioctl(tuntap_fd, TUNSETPERSIST, 1))
+		debug_perror("TUNSETPERSIST at exit");
+}
+
 const struct tap_backend tap_tuntap_backend = {
 	.name		= "tuntap",
 	.init		= tuntap_init,
@@ -579,4 +596,5 @@ const struct tap_backend tap_tuntap_backend = {
 	.output_armed	= tuntap_output_armed,
 	.stats		= tuntap_get_stats,
 	.offload	= tuntap_offload,
+	.leave		= tuntap_leave,
 };

@@ -9,16 +9,23 @@
  * namespace. ns_run() hands such a thread a function and waits until it
  * ran.
  *
- * At start-up, each call gets a new thread. At run time, sockets still
- * have to be created in the namespace (ports found by "auto" forwarding,
- * spliced connections from the host's loopback), but by then privileges
- * setns() needs may be gone, and a thread per call is costly. So, once
- * start-up is over (after going to the background, as threads don't
- * survive fork()), and before dropping privileges, ns_worker_start()
- * leaves one thread inside the namespace for good: ns_run() then passes
- * it the function under a mutex and waits on a condition variable, which
- * costs two context switches. The worker blocks every signal, so that
- * they all reach the main thread.
+ * A thread per call is costly: creating, entering and joining one takes
+ * 30 us on an idle machine, and milliseconds on a busy one, where the new
+ * thread waits for a CPU. So ns_worker_start() leaves one thread inside
+ * the namespace, and ns_run() passes it the function under a mutex and
+ * waits on a condition variable, which costs two context switches. The
+ * worker blocks every signal, so that they all reach the main thread.
+ *
+ * pasta starts it twice. At start-up, once the namespace is known, for
+ * the set-up calls (tap device, addresses, listening sockets, "auto"
+ * tables); ns_worker_stop() joins it before the sandbox's unshare(), which
+ * needs a single-threaded process. Then for good, once start-up is over
+ * (after going to the background, as threads don't survive fork()), and
+ * before dropping privileges: at run time, sockets still have to be
+ * created in the namespace (ports found by "auto" forwarding, spliced
+ * connections from the host's loopback). Without a worker, as before
+ * pasta_open_ns() is done (checking that a thread may enter at all), each
+ * call gets a new thread.
  *
  * The namespace is whatever isolation/pasta.c opened (ns_target_set());
  * this module needs no configuration, so every layer above util/ may use
@@ -29,6 +36,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
 #include <linux/futex.h>
@@ -70,12 +78,14 @@ static struct ns_call *ns_worker_req;	/* call to run, or NULL */
  * @arg:	its argument
  * @ret:	its return value, or negative errno from setns()
  * @setns_err:	errno from setns(), 0 if we entered the namespace
+ * @stop:	the worker exits instead (ns_worker_stop())
  */
 struct ns_call {
 	int (*fn)(void *arg);
 	void *arg;
 	int ret;
 	int setns_err;
+	bool stop;
 };
 
 /**
@@ -128,9 +138,14 @@ static void *ns_worker_main(void *arg)
 					  &ns_worker_lock);
 
 		call = ns_worker_req;
-		call->ret = call->fn ? call->fn(call->arg) : 0;
+		if (!call->stop)
+			call->ret = call->fn ? call->fn(call->arg) : 0;
 		ns_worker_req = NULL;
 		pthread_cond_broadcast(&ns_worker_cond);
+		if (call->stop) {
+			pthread_mutex_unlock(&ns_worker_lock);
+			return NULL;
+		}
 	}
 }
 
@@ -153,11 +168,12 @@ static int ns_worker_call(struct ns_call *call)
 }
 
 /**
- * ns_worker_start() - leave a thread in the namespace for run time
+ * ns_worker_start() - leave a thread in the namespace
  *
- * Call once start-up is over: after going to the background (fork()
- * doesn't copy threads) and before dropping privileges (setns() needs
- * them). Without the worker, ns_run() starts a thread per call.
+ * Call once the namespace is set (ns_target_set()), for the calls of
+ * start-up, and again after going to the background (fork() doesn't copy
+ * threads) and before dropping privileges (setns() needs them), for run
+ * time. Without the worker, ns_run() starts a thread per call.
  *
  * Return: 0 on success, negative errno (logged) on failure
  */
@@ -192,6 +208,26 @@ int ns_worker_start(void)
 
 	ns_worker_pid = getpid();
 	return 0;
+}
+
+/**
+ * ns_worker_stop() - end the worker thread, if this process has one
+ *
+ * For a step that needs a single-threaded process (unshare() of the
+ * sandbox). The kernel may release the thread's file system information
+ * a moment after pthread_join() returns: unshare(CLONE_NEWNS) retries
+ * (isolation/sandbox.c).
+ */
+void ns_worker_stop(void)
+{
+	struct ns_call call = { .stop = true };
+
+	if (!ns_worker_pid || ns_worker_pid != getpid())
+		return;
+
+	ns_worker_call(&call);
+	pthread_join(ns_worker, NULL);
+	ns_worker_pid = 0;
 }
 
 /**

@@ -95,9 +95,47 @@ spawn_transfer() {
 	rig_no_san "$RIG_TMP/spawn.err" && no_leftover
 }
 
+# netns_freed() - test: the namespaces of finished commands go away
+#
+# At exit, pasta leaves its tap device to the end of the command's
+# namespace (TUNSETPERSIST) instead of removing it itself: the kernel must
+# then delete the device with the namespace and free the namespace. In a
+# user namespace that allows two network namespaces below it, eight runs
+# one after the other only start if each one's namespace was freed (the
+# kernel frees them asynchronously: a run that can't start is tried again
+# for a while).
+netns_freed() {
+	local script rc
+
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	script='echo 2 >/proc/sys/user/max_net_namespaces || exit 9
+		for i in 1 2 3 4 5 6 7 8; do
+			t=0
+			until "$0" --config-net -- true 2>>"$1"; do
+				t=$((t + 1))
+				[ "$t" -lt 40 ] || exit $((10 + i))
+				sleep 0.25
+			done
+		done'
+	rig_h timeout -k 5 "$LIMIT" unshare -Ur sh -c "$script" "$RELAY" \
+		"$RIG_TMP/spawn.err"
+	rc=$?
+	case $rc in
+	0) ;;
+	9) rig_fail "can't limit network namespaces in a user namespace" ;;
+	1[1-8]) rig_fail "run $((rc - 10)) of 8 could not start: a namespace" \
+			 "of an earlier run was not freed:" \
+			 "$(tail -n 2 "$RIG_TMP/spawn.err" | tr '\n' ' ')" ;;
+	*) rig_fail "unexpected status $rc" ;;
+	esac || return 1
+	no_leftover
+}
+
 rig_run "pasta --config-net -- ip addr shows the host's addresses" \
 	readme_ip_addr
 rig_run "pasta -- CMD exits with CMD's status" exit_status
 rig_run "pasta -- socat: ns->host IPv4 4 MiB sha256" spawn_transfer 4
 rig_run "pasta -- socat: ns->host IPv6 4 MiB sha256" spawn_transfer 6
+rig_run "pasta -- CMD, 8 runs: each namespace freed with its tap" \
+	netns_freed
 rig_summary

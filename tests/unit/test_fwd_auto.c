@@ -5,20 +5,27 @@
  * line with fwd_auto_parse_line(); these tests feed it lines in the
  * formats of /proc/net/tcp, tcp6, udp and udp6 (as the kernel writes
  * them), and malformed ones, and check which sockets count as listening.
- * The last test parses the live tables of the test's own namespace after
+ * The socket diagnostics (netlink) the scan reads first are parsed by
+ * fwd_auto_diag_parse(): made-up dumps, and a live one, test it. The live
+ * tests parse the tables and dumps of the test's own namespace after
  * binding sockets, so that a change in the kernel's format shows up here.
  */
 
 #include <check.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 
-#include "../../fwd/fwd_auto.h"
+#include "../../fwd/fwd_auto_list.h"
 
 /* Lines as the kernel prints them */
 static const char tcp_hdr[] =
@@ -169,6 +176,149 @@ START_TEST(test_live_tables)
 }
 END_TEST
 
+/* Bit of a port in a bitmap of every port */
+#define PORT_BIT(map, p)	(((map)[(p) / 64] >> ((p) % 64)) & 1)
+
+/**
+ * diag_msg() - append a socket diagnostics message to a dump
+ * @buf:	dump being built
+ * @off:	offset of the message in @buf, updated past it
+ * @seq:	sequence number
+ * @state:	socket state
+ * @port:	local port
+ */
+static void diag_msg(char *buf, size_t *off, uint32_t seq, uint8_t state,
+		     uint16_t port)
+{
+	struct nlmsghdr *nh = (struct nlmsghdr *)(buf + *off);
+	struct inet_diag_msg *m = NLMSG_DATA(nh);
+
+	memset(nh, 0, NLMSG_SPACE(sizeof(*m)));
+	nh->nlmsg_len = NLMSG_LENGTH(sizeof(*m));
+	nh->nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	nh->nlmsg_seq = seq;
+	m->idiag_family = AF_INET;
+	m->idiag_state = state;
+	m->id.idiag_sport = htons(port);
+	*off += NLMSG_SPACE(sizeof(*m));
+}
+
+/**
+ * diag_end() - append the end of a dump
+ * @buf:	dump being built
+ * @off:	offset of the message in @buf, updated past it
+ * @seq:	sequence number
+ * @error:	error the kernel reports, 0 for none
+ */
+static void diag_end(char *buf, size_t *off, uint32_t seq, int error)
+{
+	struct nlmsghdr *nh = (struct nlmsghdr *)(buf + *off);
+
+	memset(nh, 0, NLMSG_SPACE(sizeof(int)));
+	nh->nlmsg_len = NLMSG_LENGTH(sizeof(int));
+	nh->nlmsg_type = NLMSG_DONE;
+	nh->nlmsg_seq = seq;
+	memcpy(NLMSG_DATA(nh), &error, sizeof(error));
+	*off += NLMSG_SPACE(sizeof(int));
+}
+
+START_TEST(test_diag_dump)
+{
+	static char buf[4096] __attribute__((aligned(4)));
+	uint64_t map[65536 / 64] = { 0 };
+	size_t off = 0;
+
+	diag_msg(buf, &off, 7, 0x0a, 8080);	/* listening */
+	diag_msg(buf, &off, 7, 0x01, 22);	/* established */
+	diag_msg(buf, &off, 7, 0x0a, 0);	/* no port */
+	diag_msg(buf, &off, 6, 0x0a, 443);	/* an older dump */
+	ck_assert_int_eq(fwd_auto_diag_parse(buf, off, 7, false, map), 0);
+	ck_assert(PORT_BIT(map, 8080));
+	ck_assert(!PORT_BIT(map, 22) && !PORT_BIT(map, 0));
+	ck_assert(!PORT_BIT(map, 443));
+
+	off = 0;
+	diag_msg(buf, &off, 8, 0x07, 53);	/* UDP, bound */
+	diag_msg(buf, &off, 8, 0x0a, 80);	/* not a UDP state */
+	diag_end(buf, &off, 8, 0);
+	ck_assert_int_eq(fwd_auto_diag_parse(buf, off, 8, true, map), 1);
+	ck_assert(PORT_BIT(map, 53) && !PORT_BIT(map, 80));
+
+	off = 0;
+	diag_end(buf, &off, 9, -ENOENT);
+	ck_assert_int_eq(fwd_auto_diag_parse(buf, off, 9, true, map), -ENOENT);
+
+	/* Truncated: nothing parsed, no end */
+	ck_assert_int_eq(fwd_auto_diag_parse(buf, 8, 9, true, map), 0);
+}
+END_TEST
+
+/**
+ * live_diag_has() - tell if a live dump lists a listening port
+ * @udp:	UDP sockets bound, not connected (else TCP listeners)
+ * @want:	port
+ *
+ * Return: true if the dump of our namespace has @want
+ */
+static bool live_diag_has(bool udp, uint16_t want)
+{
+	static char buf[65536] __attribute__((aligned(4)));
+	uint64_t map[65536 / 64] = { 0 };
+	struct {
+		struct nlmsghdr nh;
+		struct inet_diag_req_v2 r;
+	} req = {
+		.nh = { .nlmsg_len = sizeof(req),
+			.nlmsg_type = SOCK_DIAG_BY_FAMILY,
+			.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
+			.nlmsg_seq = 1 },
+		.r = { .sdiag_family = AF_INET,
+		       .sdiag_protocol = udp ? IPPROTO_UDP : IPPROTO_TCP,
+		       .idiag_states = udp ? 1U << 7 : 1U << 10 },
+	};
+	int s = socket(AF_NETLINK, SOCK_RAW, NETLINK_SOCK_DIAG), ret = 0;
+
+	ck_assert_int_ge(s, 0);
+	ck_assert_int_eq(send(s, &req, sizeof(req), 0), (int)sizeof(req));
+	while (!ret) {
+		ssize_t n = recv(s, buf, sizeof(buf), 0);
+
+		ck_assert_int_gt(n, 0);
+		ret = fwd_auto_diag_parse(buf, (size_t)n, 1, udp, map);
+	}
+	close(s);
+	ck_assert_int_eq(ret, 1);
+	return PORT_BIT(map, want);
+}
+
+START_TEST(test_live_diag)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t sl = sizeof(sa);
+	int t, u;
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	t = socket(AF_INET, SOCK_STREAM, 0);
+	u = socket(AF_INET, SOCK_DGRAM, 0);
+	ck_assert_int_ge(t, 0);
+	ck_assert_int_ge(u, 0);
+	ck_assert_int_eq(bind(t, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	ck_assert_int_eq(listen(t, 1), 0);
+	ck_assert_int_eq(getsockname(t, (struct sockaddr *)&sa, &sl), 0);
+	ck_assert(live_diag_has(false, ntohs(sa.sin_port)));
+	ck_assert(!live_diag_has(true, ntohs(sa.sin_port)));
+
+	sa.sin_port = 0;
+	ck_assert_int_eq(bind(u, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	sl = sizeof(sa);
+	ck_assert_int_eq(getsockname(u, (struct sockaddr *)&sa, &sl), 0);
+	ck_assert(live_diag_has(true, ntohs(sa.sin_port)));
+
+	close(t);
+	close(u);
+}
+END_TEST
+
 /**
  * fwd_auto_suite() - the test suite
  *
@@ -184,6 +334,10 @@ static Suite *fwd_auto_suite(void)
 	tcase_add_test(tc, test_port_zero);
 	tcase_add_test(tc, test_malformed);
 	tcase_add_test(tc, test_live_tables);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("diag");
+	tcase_add_test(tc, test_diag_dump);
+	tcase_add_test(tc, test_live_diag);
 	suite_add_tcase(s, tc);
 
 	return s;
