@@ -64,6 +64,7 @@
 #include "udp/udp.h"
 #include "util/daemon.h"
 #include "util/epoll_ref.h"
+#include "util/idle_trim.h"
 #include "util/log.h"
 #include "util/timer.h"
 #include "util/unix_sock.h"
@@ -301,6 +302,7 @@ static void __attribute__((noreturn)) passt_loop(const struct ctx *c)
 
 	for (;;) {
 		int timeout = qdisc_has_ready(c) ? 0 : -1;
+		bool traffic = false;
 		uint64_t now_ms;
 		int n, i;
 
@@ -312,8 +314,15 @@ static void __attribute__((noreturn)) passt_loop(const struct ctx *c)
 		}
 
 		now_ms = timer_now_ms();
-		for (i = 0; i < n; i++)
+		for (i = 0; i < n; i++) {
+			union epoll_ref ref = { .u64 = events[i].data.u64 };
+
 			passt_dispatch(c, &events[i], now_ms);
+			traffic |= ref.type != EPOLL_TYPE_TIMER;
+		}
+		/* Timers alone don't delay the hand-back of idle buffers */
+		if (traffic)
+			idle_trim_traffic(now_ms);
 
 		tcp_defer_handler(c, now_ms);
 		qdisc_run(c, now_ms);
@@ -416,6 +425,7 @@ int main(int argc, char **argv)
 	mode = strncmp(name, "pasta", strlen("pasta")) ? MODE_PASST
 							: MODE_PASTA;
 	log_init(mode == MODE_PASTA ? "pasta" : "passt");
+	idle_trim_init();	/* before any table is allocated */
 
 	conf_defaults(c, mode);
 	conf(c, argc, argv);	/* also sets up logging as asked */

@@ -106,6 +106,7 @@
 #include "../tap/sock_path.h"
 #include "vu_dev.h"
 #include "../conf/ctx.h"
+#include "../util/idle_trim.h"
 #include "../util/log.h"
 #include "../util/util.h"
 #include "../util/timer.h"
@@ -1084,6 +1085,10 @@ static int vu_init(struct ctx *c)
 	vu_msg_init(&vu_dev);
 	vu_dev_clear(&vu_dev);
 	timer_init(&vu_ring_timer, vu_ring_check);
+	/* Frames popped from the TX queue are done with (tap_frames_done())
+	 * within the kick event that read them: no busy check needed
+	 */
+	idle_trim_register(vu_tx_buf, sizeof(vu_tx_buf), NULL);
 
 	if (c->fd_tap_preopened >= 0) {
 		fd = c->fd_tap_preopened;
