@@ -293,6 +293,35 @@ static void passt_dispatch(const struct ctx *c, const struct epoll_event *ev,
 }
 
 /**
+ * passt_is_traffic() - tell if an event is data moving through the relay
+ * @type:	epoll type of the event
+ *
+ * Timers, netlink neighbour updates, signals and the configuration socket
+ * don't delay the hand-back of idle buffers (util/idle_trim.c): they don't
+ * use those buffers.
+ *
+ * Return: true for the guest's side, sockets of flows and their listeners
+ */
+static bool passt_is_traffic(uint8_t type)
+{
+	switch (type) {
+	case EPOLL_TYPE_TAP_PASTA:
+	case EPOLL_TYPE_TAP_STREAM:
+	case EPOLL_TYPE_VHOST_KICK:
+	case EPOLL_TYPE_TCP:
+	case EPOLL_TYPE_TCP_LISTEN:
+	case EPOLL_TYPE_TCP_SPLICE:
+	case EPOLL_TYPE_TCP_SPLICE_LISTEN:
+	case EPOLL_TYPE_UDP:
+	case EPOLL_TYPE_PING:
+	case EPOLL_TYPE_MCAST:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/**
  * passt_loop() - the main loop: wait, dispatch, defer, schedule, flush
  * @c:		execution context
  */
@@ -318,9 +347,8 @@ static void __attribute__((noreturn)) passt_loop(const struct ctx *c)
 			union epoll_ref ref = { .u64 = events[i].data.u64 };
 
 			passt_dispatch(c, &events[i], now_ms);
-			traffic |= ref.type != EPOLL_TYPE_TIMER;
+			traffic |= passt_is_traffic(ref.type);
 		}
-		/* Timers alone don't delay the hand-back of idle buffers */
 		if (traffic)
 			idle_trim_traffic(now_ms);
 

@@ -132,6 +132,7 @@ static unsigned int idle_trim_run(void)
 {
 	unsigned int i, busy = 0;
 
+	debug("No traffic for %i ms: giving idle buffers back", IDLE_TRIM_MS);
 	for (i = 0; i < idle_trim_n; i++) {
 		const struct idle_trim_buf *b = &idle_trim_bufs[i];
 
