@@ -511,6 +511,7 @@ int main(int argc, char **argv)
 	if (c->mode == MODE_PASTA && pasta_watch_init(c))
 		die("Can't watch the target namespace");
 
+	idle_trim_init_end();	/* tables allocated, before any thread */
 	passt_finish_setup(c, pidfile_fd);
 
 	passt_loop(c);

@@ -35,8 +35,11 @@
  * of IDLE_TRIM_MMAP_MIN bytes or more served by mmap() instead, pages the
  * kernel gives zeroed and untouched; and the heap grows by what is asked
  * only (no M_TOP_PAD), so that its spare top rarely holds such a table.
- * The sandbox turns mmap() off for malloc() later (util/syscalls.c), when
- * nothing is allocated any more.
+ * idle_trim_init_end() puts the usual padding back once they are
+ * allocated: pasta's worker thread, started later, gets an arena with
+ * spare room as before (it can't grow it under the sandbox). The sandbox
+ * turns mmap() off for malloc() later (util/syscalls.c), when nothing is
+ * allocated any more.
  *
  * Only the page-aligned part of each buffer is handed back (its first and
  * last pages may be shared with other variables).
@@ -86,6 +89,15 @@ void idle_trim_init(void)
 	if (!mallopt(M_MMAP_THRESHOLD, IDLE_TRIM_MMAP_MIN) ||
 	    !mallopt(M_TOP_PAD, 0))
 		debug("Can't lower the mmap() threshold of malloc()");
+}
+
+/**
+ * idle_trim_init_end() - tables are allocated: usual heap padding again
+ */
+void idle_trim_init_end(void)
+{
+	if (!mallopt(M_TOP_PAD, IDLE_TRIM_TOP_PAD))
+		debug("Can't set the heap padding of malloc() back");
 }
 
 /**

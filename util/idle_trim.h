@@ -23,6 +23,8 @@ struct ctx;
 #define IDLE_TRIM_MAX		16
 /* Allocations from this size on get pages of their own (mmap()) */
 #define IDLE_TRIM_MMAP_MIN	4096
+/* glibc's default M_TOP_PAD, put back once the tables are allocated */
+#define IDLE_TRIM_TOP_PAD	(128 * 1024)
 /* Bytes compared at a time by the sparse helpers below */
 #define IDLE_TRIM_BLOCK		64
 
@@ -34,6 +36,7 @@ struct ctx;
 typedef bool (*idle_trim_busy_fn)(void);
 
 void idle_trim_init(void);
+void idle_trim_init_end(void);
 void idle_trim_register(void *p, size_t len, idle_trim_busy_fn busy);
 void idle_trim_traffic(uint64_t now_ms);
 void idle_trim_now(void);
