@@ -22,7 +22,9 @@
  * Nothing here touches the buffers' contents. A buffer still busy is
  * tried again IDLE_TRIM_MS later. Once everything is handed back, the
  * timer stays off until traffic comes: an idle relay has no wake-up for
- * this.
+ * this. Memory a module maps and unmaps at run time (the guest's memory
+ * of vhost-user) is handed back by a function it registers instead
+ * (idle_trim_register_fn()), called at the same time.
  *
  * The hand-back runs from a timer callback, between events, never while
  * a module is working on one of its buffers: the modules' busy functions
@@ -73,6 +75,8 @@ struct idle_trim_buf {
 
 static struct idle_trim_buf idle_trim_bufs[IDLE_TRIM_MAX];
 static unsigned int idle_trim_n;
+static idle_trim_fn idle_trim_fns[IDLE_TRIM_FNS_MAX];
+static unsigned int idle_trim_nfns;
 static uint64_t idle_trim_last_ms;	/* last pass with traffic */
 static bool idle_trim_dirty;		/* traffic since the last hand-back */
 static struct wheel_timer idle_trim_timer;
@@ -136,6 +140,25 @@ void idle_trim_register(void *p, size_t len, idle_trim_busy_fn busy)
 }
 
 /**
+ * idle_trim_register_fn() - call a function to hand memory back when idle
+ * @fn:		function, called once no traffic came for IDLE_TRIM_MS
+ */
+void idle_trim_register_fn(idle_trim_fn fn)
+{
+	unsigned int i;
+
+	for (i = 0; i < idle_trim_nfns; i++) {
+		if (idle_trim_fns[i] == fn)
+			return;
+	}
+	if (idle_trim_nfns == IDLE_TRIM_FNS_MAX) {
+		warn("Too many idle hand-back functions, one is left out");
+		return;
+	}
+	idle_trim_fns[idle_trim_nfns++] = fn;
+}
+
+/**
  * idle_trim_run() - hand back every registered buffer not busy now
  *
  * Return: number of buffers left alone because they are busy
@@ -157,6 +180,8 @@ static unsigned int idle_trim_run(void)
 			idle_trim_warned = true;
 		}
 	}
+	for (i = 0; i < idle_trim_nfns; i++)
+		idle_trim_fns[i]();
 	return busy;
 }
 
@@ -197,7 +222,7 @@ static void idle_trim_timer_fn(const struct ctx *c, struct wheel_timer *t,
 void idle_trim_traffic(uint64_t now_ms)
 {
 	idle_trim_last_ms = now_ms;
-	if (idle_trim_dirty || !idle_trim_n)
+	if (idle_trim_dirty || (!idle_trim_n && !idle_trim_nfns))
 		return;
 
 	idle_trim_dirty = true;

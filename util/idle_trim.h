@@ -21,6 +21,8 @@ struct ctx;
 #define IDLE_TRIM_MS		10000
 /* Most buffers modules can register */
 #define IDLE_TRIM_MAX		16
+/* Most hand-back functions modules can register */
+#define IDLE_TRIM_FNS_MAX	4
 /* Allocations from this size on get pages of their own (mmap()) */
 #define IDLE_TRIM_MMAP_MIN	4096
 /* glibc's default M_TOP_PAD, put back once the tables are allocated */
@@ -35,9 +37,15 @@ struct ctx;
  */
 typedef bool (*idle_trim_busy_fn)(void);
 
+/**
+ * typedef idle_trim_fn - hand back memory a module maps and unmaps itself
+ */
+typedef void (*idle_trim_fn)(void);
+
 void idle_trim_init(void);
 void idle_trim_init_end(void);
 void idle_trim_register(void *p, size_t len, idle_trim_busy_fn busy);
+void idle_trim_register_fn(idle_trim_fn fn);
 void idle_trim_traffic(uint64_t now_ms);
 void idle_trim_now(void);
 unsigned int idle_trim_count(void);
