@@ -62,7 +62,8 @@ SRCS_test_arp_ndp := $(SRCS_test_net_io)
 SRCS_test_dhcp := net/dhcp.c net/dhcpv6.c net/dns_name.c net/checksum.c \
 	guest/guest.c util/log.c util/outfile.c
 SRCS_test_dhcpv6 := $(SRCS_test_dhcp)
-SRCS_test_qdisc := qdisc/qdisc.c util/log.c util/outfile.c
+SRCS_test_qdisc := qdisc/qdisc.c util/log.c util/outfile.c util/idle_trim.c \
+	util/timer.c
 SRCS_test_vu_virtq := vhost_user/vu_mem.c vhost_user/vu_virtq.c
 SRCS_test_vu_mem := $(SRCS_test_vu_virtq)
 SRCS_test_vu_lend := $(SRCS_test_vu_virtq)

@@ -64,6 +64,7 @@
 #include "udp/udp.h"
 #include "util/daemon.h"
 #include "util/epoll_ref.h"
+#include "util/idle_trim.h"
 #include "util/log.h"
 #include "util/timer.h"
 #include "util/unix_sock.h"
@@ -292,6 +293,35 @@ static void passt_dispatch(const struct ctx *c, const struct epoll_event *ev,
 }
 
 /**
+ * passt_is_traffic() - tell if an event is data moving through the relay
+ * @type:	epoll type of the event
+ *
+ * Timers, netlink neighbour updates, signals and the configuration socket
+ * don't delay the hand-back of idle buffers (util/idle_trim.c): they don't
+ * use those buffers.
+ *
+ * Return: true for the guest's side, sockets of flows and their listeners
+ */
+static bool passt_is_traffic(uint8_t type)
+{
+	switch (type) {
+	case EPOLL_TYPE_TAP_PASTA:
+	case EPOLL_TYPE_TAP_STREAM:
+	case EPOLL_TYPE_VHOST_KICK:
+	case EPOLL_TYPE_TCP:
+	case EPOLL_TYPE_TCP_LISTEN:
+	case EPOLL_TYPE_TCP_SPLICE:
+	case EPOLL_TYPE_TCP_SPLICE_LISTEN:
+	case EPOLL_TYPE_UDP:
+	case EPOLL_TYPE_PING:
+	case EPOLL_TYPE_MCAST:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/**
  * passt_loop() - the main loop: wait, dispatch, defer, schedule, flush
  * @c:		execution context
  */
@@ -301,6 +331,7 @@ static void __attribute__((noreturn)) passt_loop(const struct ctx *c)
 
 	for (;;) {
 		int timeout = qdisc_has_ready(c) ? 0 : -1;
+		bool traffic = false;
 		uint64_t now_ms;
 		int n, i;
 
@@ -312,8 +343,14 @@ static void __attribute__((noreturn)) passt_loop(const struct ctx *c)
 		}
 
 		now_ms = timer_now_ms();
-		for (i = 0; i < n; i++)
+		for (i = 0; i < n; i++) {
+			union epoll_ref ref = { .u64 = events[i].data.u64 };
+
 			passt_dispatch(c, &events[i], now_ms);
+			traffic |= passt_is_traffic(ref.type);
+		}
+		if (traffic)
+			idle_trim_traffic(now_ms);
 
 		tcp_defer_handler(c, now_ms);
 		qdisc_run(c, now_ms);
@@ -421,6 +458,7 @@ int main(int argc, char **argv)
 	mode = strncmp(name, "pasta", strlen("pasta")) ? MODE_PASST
 							: MODE_PASTA;
 	log_init(mode == MODE_PASTA ? "pasta" : "passt");
+	idle_trim_init();	/* before any table is allocated */
 
 	conf_defaults(c, mode);
 	conf(c, argc, argv);	/* also sets up logging as asked */
@@ -481,6 +519,7 @@ int main(int argc, char **argv)
 	if (c->mode == MODE_PASTA && pasta_watch_init(c))
 		die("Can't watch the target namespace");
 
+	idle_trim_init_end();	/* tables allocated, before any thread */
 	passt_finish_setup(c, pidfile_fd);
 
 	passt_loop(c);

@@ -37,6 +37,7 @@
 #include "conf_internal.h"
 #include "netlink.h"
 #include "../util/userns.h"
+#include "../util/idle_trim.h"
 #include "../util/log.h"
 #include "../util/outfile.h"
 #include "../util/util.h"
@@ -52,10 +53,14 @@ static const unsigned char conf_mac_default[ETH_ALEN] = {
  * conf_defaults() - set every field to its default
  * @c:		configuration, cleared entirely first
  * @mode:	passt or pasta
+ *
+ * The context is large (forwarding tables) and mostly zero: clearing it
+ * stores only where it isn't zero yet, so the pages of tables left empty
+ * stay untouched (the relay's context is in the zeroed data segment).
  */
 void conf_defaults(struct ctx *c, enum passt_mode mode)
 {
-	memset(c, 0, sizeof(*c));
+	idle_trim_zero(c, sizeof(*c));
 
 	c->mode = mode;
 	c->epollfd = -1;

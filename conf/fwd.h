@@ -40,7 +40,7 @@
 
 #define FWD_RULES_MAX		256	/* rules of one specification */
 #define FWD_PORTS		65536
-#define FWD_NO_RULE		0xffff
+#define FWD_NO_RULE		0
 /* Ports of all the rules of a specification, a port counted once per rule
  * (so per listening address): each may hold sockets (fwd/)
  */
@@ -104,8 +104,9 @@ struct fwd_rule {
  *		have consecutive slots, and the rules of a specification
  *		FWD_SLOTS_MAX in all (built by fwd_index())
  * @n_slots:	slots in use
- * @rule_of:	for each port, index of the first rule forwarding it,
- *		FWD_NO_RULE if not forwarded (built by fwd_index())
+ * @rule_of:	for each port, index of the first rule forwarding it plus
+ *		one, FWD_NO_RULE (zero) if not forwarded (built by
+ *		fwd_index(), only beyond a few rules: conf/fwd_table.c)
  * @shared:	bitmap of the ports more than one rule forwards (at
  *		addresses that don't overlap)
  */

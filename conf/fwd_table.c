@@ -12,6 +12,10 @@
  * it, a bitmap of the ports more than one rule forwards, and for each
  * rule its first "slot", so that every port of every rule has a number of
  * its own, below FWD_SLOTS_MAX, under which fwd/ keeps its sockets.
+ * With FWD_WALK_RULES rules or fewer, the per-port index and bitmap stay
+ * empty and lookups walk the rules instead: a default "auto" rule spans
+ * every port, and indexing it would make every page of the index (of
+ * the context's tables, and of fwd/'s copies) resident for little gain.
  *
  * Rules may share a port when their addresses don't overlap
  * (fwd_rule_conflicts(), upstream's test): 127.0.0.1 and ::1, or
@@ -26,6 +30,7 @@
 #include <string.h>
 
 #include "fwd.h"
+#include "../util/idle_trim.h"
 #include "../util/log.h"
 
 /**
@@ -38,6 +43,9 @@
  */
 #define fwd_err(errbuf, errlen, ...)					\
 	(snprintf((errbuf), (errlen), __VA_ARGS__), -1)
+
+/* Up to this many rules, lookups walk the rules, without the port index */
+#define FWD_WALK_RULES		8
 
 /**
  * fwd_shared_set() - mark a port shared by more than one rule
@@ -161,16 +169,19 @@ void fwd_index(struct fwd_spec *spec)
 	unsigned int i, port;
 	uint32_t slot = 0;
 
-	memset(spec->rule_of, 0xff, sizeof(spec->rule_of));
-	memset(spec->shared, 0, sizeof(spec->shared));
+	/* Ports no rule forwards stay zero: their pages stay untouched */
+	idle_trim_zero(spec->rule_of, sizeof(spec->rule_of));
+	idle_trim_zero(spec->shared, sizeof(spec->shared));
 	for (i = 0; i < spec->n_rules; i++) {
 		const struct fwd_rule *r = &spec->rules[i];
 
 		spec->slot[i] = slot;
 		slot += (uint32_t)(r->last - r->first) + 1;
+		if (spec->n_rules <= FWD_WALK_RULES)
+			continue;
 		for (port = r->first; port <= r->last; port++) {
 			if (spec->rule_of[port] == FWD_NO_RULE)
-				spec->rule_of[port] = (uint16_t)i;
+				spec->rule_of[port] = (uint16_t)(i + 1);
 			else
 				fwd_shared_set(spec, port);
 		}
@@ -307,6 +318,31 @@ unsigned int fwd_rule_families(const struct fwd_rule *r)
 }
 
 /**
+ * fwd_port_first() - the first rule forwarding a port
+ * @spec:	finalised specification
+ * @port:	port
+ *
+ * Return: index of the rule, -1 if none
+ */
+static int fwd_port_first(const struct fwd_spec *spec, uint16_t port)
+{
+	unsigned int i;
+
+	if (spec->n_rules > FWD_WALK_RULES) {
+		if (spec->rule_of[port] == FWD_NO_RULE ||
+		    spec->rule_of[port] > spec->n_rules)
+			return -1;
+		return spec->rule_of[port] - 1;
+	}
+
+	for (i = 0; i < spec->n_rules; i++) {
+		if (spec->rules[i].first <= port && port <= spec->rules[i].last)
+			return (int)i;
+	}
+	return -1;
+}
+
+/**
  * fwd_port_is_forwarded() - tell if a port is forwarded
  * @spec:	finalised specification
  * @port:	port
@@ -315,7 +351,7 @@ unsigned int fwd_rule_families(const struct fwd_rule *r)
  */
 bool fwd_port_is_forwarded(const struct fwd_spec *spec, uint16_t port)
 {
-	return spec->rule_of[port] != FWD_NO_RULE;
+	return fwd_port_first(spec, port) >= 0;
 }
 
 /**
@@ -327,7 +363,14 @@ bool fwd_port_is_forwarded(const struct fwd_spec *spec, uint16_t port)
  */
 bool fwd_port_shared(const struct fwd_spec *spec, uint16_t port)
 {
-	return spec->shared[port / 8] & (1U << (port % 8));
+	unsigned int i, n = 0;
+
+	if (spec->n_rules > FWD_WALK_RULES)
+		return spec->shared[port / 8] & (1U << (port % 8));
+
+	for (i = 0; i < spec->n_rules; i++)
+		n += spec->rules[i].first <= port && port <= spec->rules[i].last;
+	return n > 1;
 }
 
 /**
@@ -342,12 +385,8 @@ int fwd_port_next(const struct fwd_spec *spec, uint16_t port, int after)
 {
 	unsigned int i;
 
-	if (after < 0) {
-		if (spec->rule_of[port] == FWD_NO_RULE ||
-		    spec->rule_of[port] >= spec->n_rules)
-			return -1;
-		return spec->rule_of[port];
-	}
+	if (after < 0)
+		return fwd_port_first(spec, port);
 	if (!fwd_port_shared(spec, port))
 		return -1;
 

@@ -4,11 +4,15 @@
  * Theory of operation: flow_table_init() allocates, once, an array of
  * entries (type, key, hash) and an open-addressing hash table of flow
  * indices with twice as many buckets as entries, rounded up to a power of
- * two, so the load factor never exceeds one half. Free entries form a
- * singly linked free list (lowest indices first at start), making
- * flow_alloc() and flow_free() O(1) with no allocation.
+ * two, so the load factor never exceeds one half. Entries given back form
+ * a singly linked free list, taken first; past them, flow_alloc() hands
+ * out the entries never used yet in increasing order, counted by a
+ * high-water mark. Both are O(1) with no allocation, and neither needs an
+ * initialisation pass: an idle relay touches only the pages of the entries
+ * it used (the table is reserved zeroed, by calloc()).
  *
- * The hash table uses linear probing. Deletion uses backward shift: the
+ * The hash table uses linear probing. A bucket holds a flow index plus
+ * one, so that zero, what calloc() gives, means empty. Deletion uses backward shift: the
  * entries following the removed one in its probe run are moved back when
  * their home bucket allows it, so there are no tombstones and lookups never
  * degrade with churn.
@@ -72,6 +76,7 @@ static uint32_t *flow_htab;
 static uint32_t flow_hmask;
 static unsigned int flow_cap;
 static unsigned int flow_used;
+static unsigned int flow_hwm;	/* entries from here on were never used */
 static uint32_t flow_free_head = FLOW_IDX_NONE;
 static uint64_t flow_secret[2];
 
@@ -215,7 +220,7 @@ static void flow_seed(void)
  */
 int flow_table_init(unsigned int capacity)
 {
-	uint32_t hsize = 1, i;
+	uint32_t hsize = 1;
 
 	if (!capacity || capacity > FLOW_CAPACITY_MAX)
 		return -EINVAL;
@@ -226,19 +231,15 @@ int flow_table_init(unsigned int capacity)
 		hsize <<= 1;
 
 	flow_tab = calloc(capacity, sizeof(*flow_tab));
-	flow_htab = malloc(sizeof(*flow_htab) * hsize);
+	flow_htab = calloc(hsize, sizeof(*flow_htab));
 	if (!flow_tab || !flow_htab) {
 		flow_table_fini();
 		return -ENOMEM;
 	}
 
-	for (i = 0; i < hsize; i++)
-		flow_htab[i] = FLOW_IDX_NONE;
 	flow_hmask = hsize - 1;
-
-	for (i = 0; i < capacity; i++)
-		flow_tab[i].next_free = i + 1 < capacity ? i + 1 : FLOW_IDX_NONE;
-	flow_free_head = 0;
+	flow_hwm = 0;
+	flow_free_head = FLOW_IDX_NONE;
 	flow_cap = capacity;
 	flow_used = 0;
 
@@ -258,6 +259,7 @@ void flow_table_fini(void)
 	flow_hmask = 0;
 	flow_cap = 0;
 	flow_used = 0;
+	flow_hwm = 0;
 	flow_free_head = FLOW_IDX_NONE;
 }
 
@@ -272,12 +274,18 @@ uint32_t flow_alloc(enum flow_type type)
 	uint32_t idx = flow_free_head;
 	struct flow_entry *e;
 
-	if (idx == FLOW_IDX_NONE || type <= FLOW_TYPE_NONE ||
-	    type >= FLOW_TYPE_MAX)
+	if (type <= FLOW_TYPE_NONE || type >= FLOW_TYPE_MAX)
 		return FLOW_IDX_NONE;
 
+	if (idx != FLOW_IDX_NONE) {
+		flow_free_head = flow_tab[idx].next_free;
+	} else {
+		if (flow_hwm >= flow_cap)
+			return FLOW_IDX_NONE;
+		idx = flow_hwm++;
+	}
+
 	e = &flow_tab[idx];
-	flow_free_head = e->next_free;
 	e->next_free = FLOW_IDX_NONE;
 	e->type = (uint8_t)type;
 	e->hashed = false;
@@ -393,8 +401,8 @@ int flow_hash_insert(uint32_t idx, const struct flow_key *key)
 	if (e->hashed)
 		return -EALREADY;
 
-	while (flow_htab[b] != FLOW_IDX_NONE) {
-		const struct flow_entry *o = &flow_tab[flow_htab[b]];
+	while (flow_htab[b]) {
+		const struct flow_entry *o = &flow_tab[flow_htab[b] - 1];
 
 		if (o->hash == h && flow_key_equal(&o->key, key))
 			return -EEXIST;
@@ -404,7 +412,7 @@ int flow_hash_insert(uint32_t idx, const struct flow_key *key)
 	e->key = *key;
 	e->hash = h;
 	e->hashed = true;
-	flow_htab[b] = idx;
+	flow_htab[b] = idx + 1;
 	flow_log_key(idx, "created", key);
 	return 0;
 }
@@ -421,13 +429,13 @@ void flow_hash_remove(uint32_t idx)
 		return;
 
 	for (i = (uint32_t)flow_tab[idx].hash & flow_hmask;
-	     flow_htab[i] != idx; i = (i + 1) & flow_hmask)
+	     flow_htab[i] != idx + 1; i = (i + 1) & flow_hmask)
 		;
 
 	/* Move back later members of the run whose home allows it */
-	for (j = (i + 1) & flow_hmask; flow_htab[j] != FLOW_IDX_NONE;
+	for (j = (i + 1) & flow_hmask; flow_htab[j];
 	     j = (j + 1) & flow_hmask) {
-		uint32_t home = (uint32_t)flow_tab[flow_htab[j]].hash &
+		uint32_t home = (uint32_t)flow_tab[flow_htab[j] - 1].hash &
 				flow_hmask;
 
 		/* Stays if its home is cyclically within (i, j] */
@@ -437,7 +445,7 @@ void flow_hash_remove(uint32_t idx)
 		flow_htab[i] = flow_htab[j];
 		i = j;
 	}
-	flow_htab[i] = FLOW_IDX_NONE;
+	flow_htab[i] = 0;
 	flow_tab[idx].hashed = false;
 }
 
@@ -456,12 +464,12 @@ uint32_t flow_lookup(const struct flow_key *key)
 		return FLOW_IDX_NONE;
 
 	h = flow_key_hash(key);
-	for (b = (uint32_t)h & flow_hmask; flow_htab[b] != FLOW_IDX_NONE;
+	for (b = (uint32_t)h & flow_hmask; flow_htab[b];
 	     b = (b + 1) & flow_hmask) {
-		const struct flow_entry *e = &flow_tab[flow_htab[b]];
+		const struct flow_entry *e = &flow_tab[flow_htab[b] - 1];
 
 		if (e->hash == h && flow_key_equal(&e->key, key))
-			return flow_htab[b];
+			return flow_htab[b] - 1;
 	}
 	return FLOW_IDX_NONE;
 }

@@ -65,6 +65,7 @@
 #include "../conf/fwd.h"
 #include "fwd_auto.h"
 #include "../conf/ctx.h"
+#include "../util/idle_trim.h"
 #include "../util/log.h"
 #include "../util/util.h"
 #include "../util/ns_worker.h"
@@ -575,10 +576,13 @@ static int fwd_listen_stage(void *arg)
 	unsigned int i;
 	int ret;
 
-	memset(ld->nh, 0, call->next->n_slots * sizeof(*ld->nh));
-	memset(ld->fresh, 0, (call->next->n_slots + 7) / 8);
-	memset(ld->kept, 0, (cur_slots + 7) / 8);
-	memset(ld->rebound, 0, (cur_slots + 7) / 8);
+	/* Stored only where not zero yet: an "auto" rule spans most ports,
+	 * and the pages of slots never used stay untouched
+	 */
+	idle_trim_zero(ld->nh, call->next->n_slots * sizeof(*ld->nh));
+	idle_trim_zero(ld->fresh, (call->next->n_slots + 7) / 8);
+	idle_trim_zero(ld->kept, (cur_slots + 7) / 8);
+	idle_trim_zero(ld->rebound, (cur_slots + 7) / 8);
 	ld->staged = true;
 
 	for (i = 0; i < call->next->n_rules; i++) {
@@ -769,7 +773,9 @@ int fwd_listen_init(const struct ctx *c)
 			    fwd_dir_opt(d));
 			return -1;
 		}
-		fwd_tables[d] = *fwd_dir_conf(c, d);
+		/* Copied where it differs: empty parts stay untouched */
+		idle_trim_copy(&fwd_tables[d], fwd_dir_conf(c, d),
+			       sizeof(fwd_tables[d]));
 		next[d] = &fwd_tables[d];
 	}
 
@@ -831,7 +837,7 @@ int fwd_listen_switch(const struct ctx *c,
 			continue;
 		if (spec->mode == FWD_AUTO && next[d]->mode != FWD_AUTO)
 			fwd_auto_stop(c, fwd_dir_udp(d), fwd_dir_out(d));
-		memcpy(spec, next[d], sizeof(*spec));
+		idle_trim_copy(spec, next[d], sizeof(*spec));
 		if (released[d])
 			fwd_auto_commit(fwd_dir_udp(d), fwd_dir_out(d));
 		if (spec->mode == FWD_AUTO &&

@@ -39,6 +39,7 @@
 
 #include "fwd_rules.h"
 #include "../conf/fwd.h"
+#include "../util/idle_trim.h"
 
 /**
  * fwd_rules_err() - format an error message
@@ -254,7 +255,7 @@ int fwd_rules_from_wire(const struct fwd_rules_env *env,
 	unsigned int i;
 	char why[320];
 
-	memset(next, 0, sizeof(*next));
+	idle_trim_zero(next, sizeof(*next));	/* empty parts stay untouched */
 	for (i = 0; i < t->count; i++) {
 		const struct pesto_rule *w = &t->rules[i];
 		char rs[128];

@@ -111,6 +111,9 @@ static struct icmp_counters {
 	uint64_t evicted;
 } icmp_stats;
 
+/* Zeroed, never walked at start-up: icmp_flow_at() checks the flow's type
+ * before the socket, and the socket is set when the flow is allocated.
+ */
 static struct icmp_flow *icmp_flows;	/* indexed like the flow table */
 static unsigned int icmp_cap;
 static bool icmp_denied_logged;
@@ -509,8 +512,6 @@ static const struct net_l4_ops icmp_net_ops = {
  */
 int icmp_init(const struct ctx *c)
 {
-	unsigned int i;
-
 	net_l4_register(NET_L4_ICMP, &icmp_net_ops);
 
 	/* The group we'll have once privileges are dropped, for messages */
@@ -527,8 +528,6 @@ int icmp_init(const struct ctx *c)
 		icmp_cap = 0;
 		return -ENOMEM;
 	}
-	for (i = 0; i < icmp_cap; i++)
-		icmp_flows[i].sock = -1;
 
 	qdisc_register(FLOW_TYPE_PING, icmp_pull);
 	flow_evict_register(FLOW_TYPE_PING, &icmp_evict_ops);

@@ -71,6 +71,7 @@
 
 #include "qdisc.h"
 #include "../tap/tap.h"
+#include "../util/idle_trim.h"
 #include "../util/log.h"
 #include "../util/util.h"
 
@@ -112,6 +113,18 @@ static struct qdisc_flow_stats *qdisc_flow_counters;	/* per flow */
 static uint32_t qdisc_cur_flow = FLOW_IDX_NONE;	/* whose turn it is */
 
 /**
+ * qdisc_trim_busy() - tell if frames are queued toward the guest
+ *
+ * Return: true if any data or control frame waits to be written: buffers
+ *	   are only handed back with the queue empty (free buffers hold
+ *	   nothing: a protocol fills and commits one within a call)
+ */
+static bool qdisc_trim_busy(void)
+{
+	return qdisc_count || qdisc_ctrl_count;
+}
+
+/**
  * qdisc_init() - allocate the ready list for the flow table's capacity
  * @flow_max:	capacity of the flow table
  *
@@ -128,6 +141,8 @@ int qdisc_init(unsigned int flow_max)
 		return -ENOMEM;
 
 	qdisc_ready_cap = flow_max;
+	idle_trim_register(qdisc_frames, sizeof(qdisc_frames), qdisc_trim_busy);
+	idle_trim_register(qdisc_ctrl, sizeof(qdisc_ctrl), qdisc_trim_busy);
 	return 0;
 }
 

@@ -74,6 +74,7 @@
 #include "backend.h"
 #include "sock_path.h"
 #include "../conf/ctx.h"
+#include "../util/idle_trim.h"
 #include "../util/log.h"
 #include "../util/sockbuf.h"
 #include "../util/unix_sock.h"
@@ -155,6 +156,26 @@ static size_t stream_tail_done;		/* of which already written */
 /* Output: length prefixes (network order) and buffers of one batch */
 static uint32_t stream_tx_len[STREAM_TX_FRAMES];
 static struct iovec stream_tx_iov[STREAM_TX_IOV];
+
+/**
+ * stream_rx_busy() - tell if the input buffer holds part of a frame
+ *
+ * Return: true if bytes read wait for the rest of their frame
+ */
+static bool stream_rx_busy(void)
+{
+	return stream_rx_fill;
+}
+
+/**
+ * stream_tail_busy() - tell if the rest of a frame waits to be written
+ *
+ * Return: true if it does: its bytes were reported as sent, they must stay
+ */
+static bool stream_tail_busy(void)
+{
+	return stream_tail_len;
+}
 
 /**
  * stream_rx_base() - start of the input buffer
@@ -739,6 +760,9 @@ static void stream_handler(const struct ctx *c, union epoll_ref ref,
 static int stream_init(struct ctx *c)
 {
 	int fd;
+
+	idle_trim_register(stream_rx, sizeof(stream_rx), stream_rx_busy);
+	idle_trim_register(stream_tail, sizeof(stream_tail), stream_tail_busy);
 
 	if (c->fd_tap_preopened >= 0) {
 		fd = c->fd_tap_preopened;

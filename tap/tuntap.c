@@ -43,6 +43,7 @@
 #include "backend.h"
 #include "../conf/ctx.h"
 #include "../conf/netlink.h"
+#include "../util/idle_trim.h"
 #include "../util/log.h"
 #include "../util/util.h"
 #include "../util/syscalls.h"
@@ -271,6 +272,12 @@ static int tuntap_init(struct ctx *c)
 
 	if (c->splice_only)
 		return tuntap_splice_only(c);
+
+	/* A batch is read and handed over in one event, whole frames only,
+	 * and the frames are done with by net_input_done() before the event
+	 * ends: nothing stays in it between events, no busy check.
+	 */
+	idle_trim_register(tuntap_rx, sizeof(tuntap_rx), NULL);
 
 	if (c->fd_tap_preopened >= 0) {
 		ret = tuntap_adopt(c->fd_tap_preopened, &o);

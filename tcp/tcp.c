@@ -61,6 +61,10 @@ SYSCALLS(SYSCALLS_RELAY,
 
 struct tcp_stats tcp_stats;
 
+/* Reserved zeroed (calloc()), never walked at start-up: CONN_CLOSED is zero,
+ * and tcp_conn_new() sets an entry up whole, so only the pages of entries
+ * in use become resident.
+ */
 static struct tcp_conn *tcp_conns;
 static unsigned int tcp_conns_cap;
 
@@ -708,8 +712,6 @@ static const struct net_l4_ops tcp_net_ops = {
  */
 int tcp_init(const struct ctx *c)
 {
-	unsigned int i;
-
 	tcp_listen_register();
 	net_l4_register(NET_L4_TCP, &tcp_net_ops);
 	tcp_isn_init(timer_now_ms());
@@ -720,9 +722,7 @@ int tcp_init(const struct ctx *c)
 	if (!tcp_conns || !tcp_dirty)
 		return -ENOMEM;
 
-	for (i = 0; i < tcp_conns_cap; i++)
-		tcp_conns[i].sock = -1;
-
+	tcp_emit_init();
 	if (tcp_ooo_init())
 		return -ENOMEM;
 	if (tcp_window_init())

@@ -64,6 +64,7 @@
 #include "../util/log.h"
 #include "../util/util.h"
 #include "../util/syscalls.h"
+#include "../util/idle_trim.h"
 #include "../net/frame.h"
 
 /* System calls after start-up: peeking socket data into frames */
@@ -85,6 +86,17 @@ SYSCALLS(SYSCALLS_RELAY,
 /* Fallback without SO_PEEK_OFF: in-flight bytes are peeked again into this */
 #define TCP_DISCARD_MAX		(8 * 1024 * 1024)
 static uint8_t tcp_discard_buf[TCP_DISCARD_MAX];
+
+/**
+ * tcp_emit_init() - let the idle hand-back take the discard buffer's pages
+ *
+ * Peeked bytes land there only to be thrown away, within one call: the
+ * buffer never holds anything to keep, so it needs no busy check.
+ */
+void tcp_emit_init(void)
+{
+	idle_trim_register(tcp_discard_buf, sizeof(tcp_discard_buf), NULL);
+}
 
 /* The guest's receive buffers, when the backend lends them (vhost-user) */
 static struct tap_lend tcp_lend;

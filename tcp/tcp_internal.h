@@ -258,6 +258,7 @@ void tcp_timer_arm(struct tcp_conn *conn, uint64_t now_ms, uint32_t ms);
 void tcp_sock_opts(const struct ctx *c, int s);
 
 /* tcp_emit.c */
+void tcp_emit_init(void);
 void tcp_send_ctrl(const struct ctx *c, struct tcp_conn *conn, uint8_t flags);
 void tcp_send_syn(const struct ctx *c, struct tcp_conn *conn, bool ack);
 void tcp_send_rst_unknown(const struct ctx *c, const union inany_addr *saddr,

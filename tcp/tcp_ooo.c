@@ -40,6 +40,7 @@
 
 #include "tcp_internal.h"
 #include "../flow/flow.h"
+#include "../util/idle_trim.h"
 #include "../util/util.h"
 
 #define TCP_OOO_MASK	(TCP_OOO_BUF_SIZE - 1)
@@ -68,6 +69,17 @@ static unsigned int tcp_ooo_used;	/* buffers with a flow */
 static uint8_t *tcp_ooo_mem;
 
 /**
+ * tcp_ooo_busy() - tell if any connection holds data in the buffers
+ *
+ * Return: true if a buffer is claimed: its held runs must survive, so none
+ *	   is handed back (they are all claimed and released together, rarely)
+ */
+static bool tcp_ooo_busy(void)
+{
+	return tcp_ooo_used;
+}
+
+/**
  * tcp_ooo_init() - allocate the buffers (their pages are touched on use)
  *
  * Return: 0 on success, -1 if out of memory
@@ -85,6 +97,8 @@ int tcp_ooo_init(void)
 		tcp_ooo[i].data = tcp_ooo_mem + (size_t)i * TCP_OOO_BUF_SIZE;
 	}
 	tcp_ooo_used = 0;
+	idle_trim_register(tcp_ooo_mem, (size_t)TCP_OOO_BUFS * TCP_OOO_BUF_SIZE,
+			   tcp_ooo_busy);
 	return 0;
 }
 

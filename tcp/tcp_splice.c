@@ -154,6 +154,10 @@ struct tcp_splice_conn {
 	bool blocked[2];
 };
 
+/* Zeroed, never walked at start-up: tcp_splice_conn_init() sets up an entry
+ * when its flow is allocated, and every lookup checks the flow's type first,
+ * so untouched entries stay non-resident.
+ */
 static struct tcp_splice_conn *tcp_splice_conns;	/* by flow index */
 static unsigned int tcp_splice_cap;		/* entries in the array */
 static unsigned int tcp_splice_count;		/* connections in use */
@@ -1074,8 +1078,6 @@ int tcp_splice_listen_rule(const struct ctx *c, const struct fwd_rule *r,
  */
 int tcp_splice_init(const struct ctx *c)
 {
-	unsigned int i;
-
 	if (!tcp_splice_conns) {
 		tcp_splice_conns = calloc(c->flow_max,
 					  sizeof(*tcp_splice_conns));
@@ -1085,13 +1087,6 @@ int tcp_splice_init(const struct ctx *c)
 			return -ENOMEM;
 		}
 		tcp_splice_cap = c->flow_max;
-		for (i = 0; i < tcp_splice_cap; i++) {
-			struct tcp_splice_conn *conn = &tcp_splice_conns[i];
-
-			conn->sock[0] = conn->sock[1] = -1;
-			conn->pipe_r[0] = conn->pipe_r[1] = -1;
-			conn->pipe_w[0] = conn->pipe_w[1] = -1;
-		}
 	}
 
 	if (tcp_splice_pool_init(c))

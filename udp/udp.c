@@ -74,6 +74,9 @@ SYSCALLS(SYSCALLS_RELAY,
 
 struct udp_counters udp_stats;
 
+/* Zeroed, never walked at start-up (UDP_KIND_NONE is zero): udp_flow_new()
+ * sets an entry up, so only entries used become resident.
+ */
 static struct udp_flow *udp_flows;	/* indexed like the flow table */
 static unsigned int udp_cap;
 
@@ -466,8 +469,6 @@ static const struct net_l4_ops udp_net_ops = {
  */
 int udp_init(const struct ctx *c)
 {
-	unsigned int i;
-
 	udp_fwd_register();
 	net_l4_register(NET_L4_UDP, &udp_net_ops);
 	if (c->no_udp)
@@ -481,10 +482,9 @@ int udp_init(const struct ctx *c)
 		udp_cap = 0;
 		return -ENOMEM;
 	}
-	for (i = 0; i < udp_cap; i++)
-		udp_flows[i].sock = -1;
 
 	qdisc_register(FLOW_TYPE_UDP, udp_pull);
+	udp_splice_init();
 	udp_evict_init();
 
 	return udp_fwd_init(c);

@@ -231,6 +231,7 @@ enum qdisc_pull_result udp_proxy_pull(const struct ctx *c, size_t budget,
 				      uint64_t now_ms);
 
 /* udp_splice.c */
+void udp_splice_init(void);
 void udp_ctl_dst(const struct udp_lsn *l, const struct udp_ctl *ctl,
 		 union inany_addr *dst);
 bool udp_splice_from_host(const struct ctx *c, const struct udp_lsn *l,

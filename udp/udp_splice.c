@@ -73,6 +73,7 @@
 #include "../util/log.h"
 #include "../util/util.h"
 #include "../util/syscalls.h"
+#include "../util/idle_trim.h"
 #include "../fwd/fwd_listen.h"
 #include "../util/ns_worker.h"
 #include "../guest/guest.h"
@@ -99,6 +100,18 @@ static struct iovec udp_splice_iov[UDP_SPLICE_BATCH];
 static struct mmsghdr udp_splice_mm[UDP_SPLICE_BATCH];
 static union sockaddr_inany udp_splice_names[UDP_SPLICE_BATCH];
 static struct udp_ctl udp_splice_ctl[UDP_SPLICE_BATCH];
+
+/**
+ * udp_splice_init() - let the idle hand-back take the batch buffers' pages
+ *
+ * A batch is read and written within one event: datagrams sendmmsg()
+ * refuses are dropped and counted, never kept, so the buffers hold nothing
+ * between events and need no busy check.
+ */
+void udp_splice_init(void)
+{
+	idle_trim_register(udp_splice_buf, sizeof(udp_splice_buf), NULL);
+}
 
 /**
  * udp_splice_recv() - read a batch of datagrams into the splice buffers

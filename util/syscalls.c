@@ -10,10 +10,22 @@
  * the linker-provided __start_relay_syscalls and __stop_relay_syscalls,
  * adds an allow rule, with its argument comparisons, for each rule of each
  * list naming the running mode (rules for the same call add up, identical
- * ones merge: libseccomp's semantics), and loads the filter with
- * SCMP_ACT_KILL_PROCESS as the default action. The filter is synchronised
- * to every thread of the process (SCMP_FLTATR_CTL_TSYNC): pasta keeps a
- * worker thread in the target namespace, and it must be confined as well.
+ * ones merge: libseccomp's semantics), with SCMP_ACT_KILL_PROCESS as the
+ * default action. The filter is synchronised to every thread of the
+ * process (SECCOMP_FILTER_FLAG_TSYNC): pasta keeps a worker thread in the
+ * target namespace, and it must be confined as well.
+ *
+ * libseccomp's filter database takes about a megabyte of heap while it is
+ * built. Freed, that memory would stay resident for the life of the
+ * relay: once the filter is in force, free() must not give memory back
+ * (brk() and munmap() are not allowed), and libseccomp frees it only after
+ * loading. So the program is exported (seccomp_export_bpf(), to a memfd),
+ * read back onto the stack, the database released and the heap trimmed
+ * (malloc_trim()) while that is still allowed, and only then are free()'s
+ * hand-backs turned off and the program loaded, with seccomp() directly.
+ * As the database did before, SYSCALLS_HEAP_SLACK bytes of free space are
+ * left at the top of the heap (allocated and freed: never written, they
+ * cost no memory) for whatever a library call might still allocate.
  *
  * Sanitizer builds (ASan/UBSan, detected with __SANITIZE_ADDRESS__ or
  * SANDBOX_SANITIZER) add the calls the sanitizer runtimes make at run
@@ -25,13 +37,23 @@
 #include <malloc.h>
 #include <seccomp.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 
 #include "syscalls.h"
 #include "log.h"
 
 /* Longest name, alternatives included ("a|b") */
 #define SYSCALLS_NAME_MAX	64
+/* Free space kept at the top of the heap once the filter is in force, in
+ * case a library call allocates: the heap can't grow any more then
+ */
+#define SYSCALLS_HEAP_SLACK	(1024 * 1024)
 /* Most distinct calls a mode can list (syscalls_count()) */
 #define SYSCALLS_DISTINCT_MAX	256
 
@@ -306,6 +328,59 @@ int syscalls_unknown(unsigned int mode)
 }
 
 /**
+ * syscalls_export() - the BPF program of a filter, read into a buffer
+ * @ctx:	filter
+ * @insn:	buffer of BPF_MAXINSNS instructions
+ * @len:	set to the number of instructions
+ *
+ * Return: 0 on success, negative error code (logged) on failure
+ */
+static int syscalls_export(scmp_filter_ctx ctx, struct sock_filter *insn,
+			   unsigned short *len)
+{
+	size_t got = 0;
+	int fd, ret = 0;
+	off_t size;
+	ssize_t n;
+
+	fd = memfd_create("seccomp", MFD_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		err("seccomp: can't create a memfd for the filter: %s",
+		    strerror(-ret));
+		return ret;
+	}
+
+	ret = seccomp_export_bpf(ctx, fd);
+	if (ret) {
+		err("seccomp: can't export the filter: %s", strerror(-ret));
+		goto out;
+	}
+
+	size = lseek(fd, 0, SEEK_END);
+	if (size <= 0 || (size_t)size > sizeof(*insn) * BPF_MAXINSNS ||
+	    (size_t)size % sizeof(*insn)) {
+		err("seccomp: exported filter has a bad size (%lli bytes)",
+		    (long long)size);
+		ret = -EINVAL;
+		goto out;
+	}
+	while (got < (size_t)size &&
+	       (n = pread(fd, (char *)insn + got, (size_t)size - got,
+			  (off_t)got)) > 0)
+		got += (size_t)n;
+	if (got != (size_t)size) {
+		err("seccomp: can't read the exported filter back");
+		ret = -EIO;
+		goto out;
+	}
+	*len = (unsigned short)(got / sizeof(*insn));
+out:
+	close(fd);
+	return ret;
+}
+
+/**
  * syscalls_filter_load() - build the filter for a mode, load it for all
  *			    threads
  * @mode:	running mode: one SYSCALLS_* bit
@@ -318,7 +393,11 @@ int syscalls_unknown(unsigned int mode)
  */
 int syscalls_filter_load(unsigned int mode)
 {
+	struct sock_filter insn[BPF_MAXINSNS];	/* only the used part is hit */
+	struct sock_fprog prog = { .filter = insn };
+	void *volatile slack;
 	scmp_filter_ctx ctx;
+	long rc;
 	int ret;
 
 	ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
@@ -327,36 +406,40 @@ int syscalls_filter_load(unsigned int mode)
 		return -ENOMEM;
 	}
 
-	ret = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);
-	if (ret) {
-		err("seccomp: can't ask for the filter on every thread: %s",
-		    strerror(-ret));
-		goto out;
-	}
-
 	ret = syscalls_each(mode, syscalls_add, ctx);
+	if (!ret)
+		ret = syscalls_export(ctx, insn, &prog.len);
+	seccomp_release(ctx);
 	if (ret)
-		goto out;
+		return ret;
 
-	/* free() must not give memory back from now on: it would call brk()
-	 * or munmap(), which the filter refuses (seccomp_load() frees the
-	 * program it built once it is loaded). A sanitizer's allocator
-	 * ignores this, and its calls are allowed.
+	/* The filter database is freed: give its pages back now. Then free()
+	 * must not give memory back any more: it would call brk() or
+	 * munmap(), which the filter refuses. A sanitizer's allocator ignores
+	 * both, and its calls are allowed.
 	 */
+	malloc_trim(0);
 	if ((!mallopt(M_TRIM_THRESHOLD, -1) || !mallopt(M_MMAP_MAX, 0)) &&
 	    !SYSCALLS_SANITIZER) {
 		err("seccomp: can't keep free() from returning memory");
-		ret = -EINVAL;
-		goto out;
+		return -EINVAL;
+	}
+	slack = malloc(SYSCALLS_HEAP_SLACK);	/* volatile: not elided */
+	free(slack);
+
+	rc = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+		     SECCOMP_FILTER_FLAG_TSYNC, &prog);
+	if (rc > 0) {
+		err("seccomp: thread %li can't take the filter", rc);
+		return -EAGAIN;
+	}
+	if (rc < 0) {
+		ret = -errno;
+		err("seccomp: can't load the filter: %s", strerror(-ret));
+		return ret;
 	}
 
-	ret = seccomp_load(ctx);
-	if (ret)
-		err("seccomp: can't load the filter: %s", strerror(-ret));
-	else
-		debug("seccomp: %d calls allowed, anything else kills us",
-		      syscalls_count(mode));
-out:
-	seccomp_release(ctx);
-	return ret;
+	debug("seccomp: %d calls allowed, anything else kills us",
+	      syscalls_count(mode));
+	return 0;
 }

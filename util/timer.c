@@ -51,6 +51,7 @@
 
 #include "timer.h"
 #include "epoll_ref.h"
+#include "idle_trim.h"
 #include "log.h"
 #include "util.h"
 #include "syscalls.h"
@@ -235,8 +236,9 @@ int timer_wheel_init(const struct ctx *c, int epollfd)
 
 	(void)c;
 
-	memset(timer_slot, 0, sizeof(timer_slot));
-	memset(timer_map, 0, sizeof(timer_map));
+	/* Pages of an empty wheel stay untouched until timers hang there */
+	idle_trim_zero(timer_slot, sizeof(timer_slot));
+	idle_trim_zero(timer_map, sizeof(timer_map));
 	timer_due = timer_far = timer_cursor = NULL;
 	timer_far_min = timer_programmed = UINT64_MAX;
 	timer_nr = 0;

@@ -97,6 +97,7 @@
 #include <unistd.h>
 #include <linux/if_ether.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <sys/un.h>
@@ -106,6 +107,7 @@
 #include "../tap/sock_path.h"
 #include "vu_dev.h"
 #include "../conf/ctx.h"
+#include "../util/idle_trim.h"
 #include "../util/log.h"
 #include "../util/util.h"
 #include "../util/timer.h"
@@ -1071,6 +1073,28 @@ static void vu_handler(const struct ctx *c, union epoll_ref ref,
 }
 
 /**
+ * vu_mem_idle() - drop our page table entries of the guest's memory
+ *
+ * Called when traffic stopped (util/idle_trim.c): the regions are shared
+ * mappings of the front-end's file, so MADV_DONTNEED loses nothing, it
+ * only stops counting the pages we touched as ours; the next access maps
+ * them again from the file. The mappings themselves stay, with every
+ * pointer into them (rings, lent chains).
+ */
+static void vu_mem_idle(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < vu_dev.mem.n; i++) {
+		const struct vu_mem_region *r = &vu_dev.mem.r[i];
+
+		if (r->mmap_base &&
+		    madvise(r->mmap_base, r->mmap_len, MADV_DONTNEED))
+			debug_perror("vhost-user: madvise() of region %u", i);
+	}
+}
+
+/**
  * vu_init() - listen for the front-end, or adopt the -F socket
  * @c:		execution context
  *
@@ -1084,6 +1108,11 @@ static int vu_init(struct ctx *c)
 	vu_msg_init(&vu_dev);
 	vu_dev_clear(&vu_dev);
 	timer_init(&vu_ring_timer, vu_ring_check);
+	/* Frames popped from the TX queue are done with (tap_frames_done())
+	 * within the kick event that read them: no busy check needed
+	 */
+	idle_trim_register(vu_tx_buf, sizeof(vu_tx_buf), NULL);
+	idle_trim_register_fn(vu_mem_idle);
 
 	if (c->fd_tap_preopened >= 0) {
 		fd = c->fd_tap_preopened;

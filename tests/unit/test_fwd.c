@@ -569,6 +569,41 @@ static union inany_addr addr(const char *s)
 	return a;
 }
 
+/**
+ * lookups_agree() - lookups of every port (a walk of the rules for a short
+ *		     table, the port index for a long one) against a walk here
+ */
+static void lookups_agree(void)
+{
+	unsigned int p, i;
+
+	for (p = 0; p < 65536; p++) {
+		int first = -1, n = 0;
+
+		for (i = 0; i < spec.n_rules; i++) {
+			if (spec.rules[i].first <= p && p <= spec.rules[i].last)
+				first = n++ ? first : (int)i;
+		}
+		ck_assert_int_eq(fwd_port_next(&spec, (uint16_t)p, -1), first);
+		ck_assert(fwd_port_is_forwarded(&spec, (uint16_t)p) == !!n);
+		ck_assert(fwd_port_shared(&spec, (uint16_t)p) == (n > 1));
+	}
+}
+
+START_TEST(test_walk_and_index)
+{
+	OK("127.0.0.1/8080-8090", "::1/8085:81", "22", "1000-1009");
+	lookups_agree();	/* few rules, walked, a shared port */
+	OK("127.0.0.1/8080-8090", "::1/8085:81", "22", "1000-1009", "2000",
+	   "2002", "2004", "2006", "2008", "192.0.2.1/4000-4010",
+	   "192.0.2.2/4005-4020");
+	ck_assert_uint_gt(spec.n_rules, 8);
+	lookups_agree();	/* indexed */
+	OK("22");
+	lookups_agree();	/* walked again: the index is not used */
+}
+END_TEST
+
 START_TEST(test_shared_ports)
 {
 	union inany_addr lo4 = addr("127.0.0.1"), lo6 = addr("::1");
@@ -1138,6 +1173,7 @@ static Suite *fwd_suite(void)
 	tcase_add_test(tc, test_too_many_rules);
 	tcase_add_test(tc, test_null_errbuf);
 	tcase_add_test(tc, test_finalise_twice);
+	tcase_add_test(tc, test_walk_and_index);
 	suite_add_tcase(s, tc);
 
 	return s;
