@@ -25,7 +25,9 @@
  * This file keeps the connection table (indexed like the flow table), the
  * life cycle of connections, the host socket events, the per-connection
  * timer, and the deferred work done once per batch of guest frames:
- * dropping acknowledged data and sending one ACK per connection.
+ * dropping acknowledged data and sending one ACK per connection. The ACK
+ * of a short request may wait, briefly, for the reply to carry it
+ * (tcp_ack_may_wait()).
  * tcp_guest.c handles segments from the guest, tcp_listen.c forwarded
  * ports.
  */

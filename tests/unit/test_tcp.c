@@ -1147,69 +1147,6 @@ START_TEST(test_keepalive)
 }
 END_TEST
 
-/* ---- 12. The ACK of a request rides on the reply (tcp_ack_may_wait()) ---- */
-
-/**
- * tt_reply() - the host peer reads the guest's request, sends a reply
- * @s:		host socket
- * @req:	request the guest sent
- * @len:	its length
- * @rep:	reply
- * @rlen:	its length
- *
- * Without running the relay: loopback delivers both within the calls.
- */
-static void tt_reply(int s, const uint8_t *req, size_t len,
-		     const uint8_t *rep, size_t rlen)
-{
-	uint8_t in[TT_MSS];
-
-	ck_assert_uint_le(len, sizeof(in));
-	ck_assert_int_eq(recv(s, in, len, MSG_DONTWAIT), (ssize_t)len);
-	ck_assert(!memcmp(in, req, len));
-	ck_assert_int_eq(send(s, rep, rlen, MSG_DONTWAIT), (ssize_t)rlen);
-}
-
-START_TEST(test_ack_rides_reply)
-{
-	static uint8_t req[TT_MSS], rep[TT_MSS], in[TT_MSS];
-	struct tt_conn k;
-	struct tt_seg g;
-	int s;
-
-	tt_setup(0);
-	tt_pattern(req, sizeof(req), 7);
-	tt_pattern(rep, sizeof(rep), 8);
-	s = tt_open_out(&k, true, tt_syn_opts, sizeof(tt_syn_opts), 0, &g);
-
-	/* A short request, then its reply: one segment, carrying the ACK */
-	tt_send_data(&k, req, 64, false);
-	tt_reply(s, req, 64, rep, 64);
-	tt_expect(&k, &g, "reply");
-	ck_assert_uint_eq(g.len, 64);
-	ck_assert_uint_eq(g.ack, k.snd_nxt);
-	ck_assert(g.flags & TH_ACK);
-	k.rcv_nxt += 64;
-	tt_send_ack(&k);
-	tt_expect_none(&k, "after the reply");
-
-	/* No reply: the ACK comes alone, within TCP_ACK_DELAY_NS */
-	tt_send_data(&k, req, 64, false);
-	tt_expect_ack(&k, &g);
-	tt_reply(s, req, 64, rep, 64);
-	tt_guest_recv(&k, in, 64, TT_MSS, false);
-	ck_assert(!memcmp(in, rep, 64));
-
-	/* A full segment is acknowledged at once, before any reply */
-	tt_send_data(&k, req, TT_MSS, false);
-	tt_reply(s, req, TT_MSS, rep, 64);
-	tt_expect_ack(&k, &g);
-	tt_guest_recv(&k, in, 64, TT_MSS, false);
-	ck_assert(!memcmp(in, rep, 64));
-	close(s);
-}
-END_TEST
-
 /**
  * tcp_suite() - the TCP core suite
  *
@@ -1239,7 +1176,6 @@ static Suite *tcp_suite(void)
 	tcase_add_loop_test(tc, test_no_push, 0, 3);
 	tcase_add_test(tc, test_mig_sndbuf);
 	tcase_add_test(tc, test_keepalive);
-	tcase_add_test(tc, test_ack_rides_reply);
 	suite_add_tcase(s, tc);
 
 	return s;
