@@ -77,8 +77,6 @@
 /* System calls after start-up: the main loop, signals */
 SYSCALLS(SYSCALLS_RELAY,
 	 SYSCALLS_CALL("epoll_wait|epoll_pwait", "the main loop's wait"),
-	 SYSCALLS_CALL("epoll_pwait2", "the main loop's wait, below a "
-		       "millisecond: an ACK waiting for a reply"),
 	 SYSCALLS_CALL("read", "SIGTERM, SIGINT, SIGHUP, SIGUSR1: signalfd"));
 
 static struct ctx passt_ctx;
@@ -324,35 +322,6 @@ static bool passt_is_traffic(uint8_t type)
 }
 
 /**
- * passt_wait() - the main loop's wait: until an event, or the first ACK
- *		  waiting for a reply is due (tcp_ack_delay_ns())
- * @c:		execution context
- * @events:	events to fill, EPOLL_EVENTS_MAX
- *
- * Return: as epoll_wait()
- */
-static int passt_wait(const struct ctx *c, struct epoll_event *events)
-{
-	static bool pwait2_missing;	/* Linux before 5.11 */
-	int64_t delay = qdisc_has_ready(c) ? 0 : tcp_ack_delay_ns();
-	int n;
-
-	if (delay > 0 && !pwait2_missing) {
-		struct timespec ts = { .tv_sec = delay / 1000000000LL,
-				       .tv_nsec = delay % 1000000000LL };
-
-		n = epoll_pwait2(c->epollfd, events, EPOLL_EVENTS_MAX, &ts,
-				 NULL);
-		if (n >= 0 || errno != ENOSYS)
-			return n;
-		pwait2_missing = true;
-	}
-	if (delay > 0)		/* whole milliseconds, rounded up */
-		delay = (delay + 999999) / 1000000;
-	return epoll_wait(c->epollfd, events, EPOLL_EVENTS_MAX, (int)delay);
-}
-
-/**
  * passt_loop() - the main loop: wait, dispatch, defer, schedule, flush
  * @c:		execution context
  */
@@ -361,11 +330,12 @@ static void __attribute__((noreturn)) passt_loop(const struct ctx *c)
 	struct epoll_event events[EPOLL_EVENTS_MAX];
 
 	for (;;) {
+		int timeout = qdisc_has_ready(c) ? 0 : -1;
 		bool traffic = false;
 		uint64_t now_ms;
 		int n, i;
 
-		n = passt_wait(c, events);
+		n = epoll_wait(c->epollfd, events, EPOLL_EVENTS_MAX, timeout);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;

@@ -25,9 +25,7 @@
  * This file keeps the connection table (indexed like the flow table), the
  * life cycle of connections, the host socket events, the per-connection
  * timer, and the deferred work done once per batch of guest frames:
- * dropping acknowledged data and sending one ACK per connection. The ACK
- * of a short request may wait, briefly, for the reply to carry it
- * (tcp_ack_may_wait()).
+ * dropping acknowledged data and sending one ACK per connection.
  * tcp_guest.c handles segments from the guest, tcp_listen.c forwarded
  * ports.
  */
@@ -35,7 +33,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -75,13 +72,6 @@ static unsigned int tcp_conns_cap;
 static uint32_t *tcp_dirty;
 static unsigned int tcp_dirty_count;
 static unsigned int tcp_dirty_cap;
-
-/* Connections whose ACK waits for the host's reply (TCP_F_ACK_DELAYED),
- * sized like tcp_dirty; all wait until tcp_delay_due_ns at the latest
- */
-static uint32_t *tcp_delayed;
-static unsigned int tcp_delayed_count;
-static uint64_t tcp_delay_due_ns;
 
 /**
  * tcp_conn_at() - connection of a flow
@@ -453,122 +443,6 @@ static bool tcp_ack_rides(const struct tcp_conn *conn, uint32_t rmem)
 }
 
 /**
- * tcp_now_ns() - current time, finer than the timer wheel's ticks
- *
- * Return: CLOCK_MONOTONIC time, nanoseconds
- */
-static uint64_t tcp_now_ns(void)
-{
-	struct timespec ts = { 0 };
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-/**
- * tcp_ack_may_wait() - may the ACK of the guest's data wait for a reply?
- * @conn:	connection, established, with an ACK to send now
- * @rmem:	memory of the socket's receive queues, just queried
- * @wnd:	window to advertise, just queried
- *
- * A request-response exchange: the guest sent less than a segment since
- * our last ACK, and the host's reply, written soon after the request
- * reaches the host socket, can carry the ACK (tcp_ack_rides() once it is
- * queued). Sent alone first, the ACK costs a frame, and the guest's
- * kernel handles two segments per round trip instead of one. So it waits,
- * at most TCP_ACK_DELAY_NS: far below any retransmission timeout of the
- * guest (200 ms at least for Linux), and below the 40 ms a Linux receiver
- * delays the same ACK by itself. It never waits for full segments (a bulk
- * flow is clocked by our ACKs), a FIN, a window that doubled, or when the
- * guest used more than half the window it had (it may wait for more),
- * data the guest sent out of order, or when nothing can come (the host
- * peer closed, or something is queued already: then the next turn takes
- * it at once).
- *
- * Return: true if the ACK may wait for the reply
- */
-bool tcp_ack_may_wait(const struct tcp_conn *conn, uint32_t rmem, uint32_t wnd)
-{
-	uint32_t unacked = conn->seq_from_guest - conn->seq_ack_sent;
-
-	return !rmem && tcp_peek_off_supported() &&
-	       unacked && unacked < conn->mss &&
-	       !(conn->flags & (TCP_F_GUEST_FIN | TCP_F_SOCK_EOF |
-				TCP_F_WND_UPDATE | TCP_F_WND_CLOSED |
-				TCP_F_FIN_SENT | TCP_F_RETX_ONE)) &&
-	       !conn->discard && conn->seq_to_guest == conn->seq_acked &&
-	       conn->wnd_from_guest && unacked <= conn->wnd_to_guest / 2 &&
-	       wnd / 2 < conn->wnd_to_guest && !tcp_ooo_holds(conn);
-}
-
-/**
- * tcp_ack_delay() - let the ACK due wait for the host's reply
- * @c:		execution context
- * @conn:	connection, tcp_ack_may_wait() true
- */
-static void tcp_ack_delay(const struct ctx *c, struct tcp_conn *conn)
-{
-	if (conn->flags & TCP_F_ACK_DELAYED)
-		return;	/* the first deadline holds */
-	if (tcp_delayed_count >= tcp_dirty_cap) {
-		tcp_send_ctrl(c, conn, TH_ACK);
-		return;
-	}
-	if (!tcp_delayed_count)
-		tcp_delay_due_ns = tcp_now_ns() + TCP_ACK_DELAY_NS;
-	conn->flags |= TCP_F_ACK_DELAYED;
-	tcp_delayed[tcp_delayed_count++] = conn->flow;
-}
-
-/**
- * tcp_ack_delayed_run() - send the ACKs that waited long enough
- * @c:		execution context
- *
- * An ACK a data segment carried meanwhile (tcp_pull()) is gone already;
- * one that still waits goes once the deadline passed.
- */
-static void tcp_ack_delayed_run(const struct ctx *c)
-{
-	bool due = tcp_delayed_count && tcp_now_ns() >= tcp_delay_due_ns;
-	unsigned int i, n = 0;
-
-	for (i = 0; i < tcp_delayed_count; i++) {
-		struct tcp_conn *conn = &tcp_conns[tcp_delayed[i]];
-
-		if (!(conn->flags & TCP_F_ACK_DELAYED))
-			continue;
-		if (conn->state != CONN_ESTABLISHED ||
-		    !(conn->flags & TCP_F_ACK_PENDING)) {
-			conn->flags &= ~TCP_F_ACK_DELAYED;
-			continue;
-		}
-		if (due) {
-			conn->flags &= ~TCP_F_ACK_DELAYED;
-			tcp_send_ctrl(c, conn, TH_ACK);
-			continue;
-		}
-		tcp_delayed[n++] = tcp_delayed[i];
-	}
-	tcp_delayed_count = n;
-}
-
-/**
- * tcp_ack_delay_ns() - time until the first waiting ACK is due
- *
- * Return: nanoseconds, 0 if one is due, -1 if none waits
- */
-int64_t tcp_ack_delay_ns(void)
-{
-	uint64_t now;
-
-	if (!tcp_delayed_count)
-		return -1;
-	now = tcp_now_ns();
-	return now >= tcp_delay_due_ns ? 0 :
-	       (int64_t)(tcp_delay_due_ns - now);
-}
-
-/**
  * tcp_conn_deferred() - once per batch: drop acknowledged data, ACK
  * @c:		execution context
  * @conn:	connection
@@ -591,13 +465,9 @@ static void tcp_conn_deferred(const struct ctx *c, struct tcp_conn *conn,
 		if (conn->seq_ack_sent != conn->seq_from_guest ||
 		    !(conn->flags & TCP_F_WND_UPDATE) ||
 		    wnd > conn->wnd_to_guest) {
-			bool wait = tcp_ack_may_wait(conn, rmem, wnd);
-
 			conn->wnd_to_guest = wnd;
 			if (tcp_ack_rides(conn, rmem))
 				qdisc_wake(conn->flow);	/* tcp_pull() sends it */
-			else if (wait)
-				tcp_ack_delay(c, conn);	/* a reply may carry it */
 			else
 				tcp_send_ctrl(c, conn, TH_ACK);
 		} else {
@@ -647,7 +517,6 @@ void tcp_defer_handler(const struct ctx *c, uint64_t now_ms)
 		tcp_conn_deferred(c, conn, now_ms);
 	}
 	tcp_dirty_count = 0;
-	tcp_ack_delayed_run(c);
 }
 
 /**
@@ -730,10 +599,7 @@ void tcp_sock_handler(const struct ctx *c, union epoll_ref ref, uint32_t events,
 	}
 
 	if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP)) {
-		/* The reply came: this iteration's turn carries the ACK
-		 * that waited for it, or sends it alone
-		 */
-		conn->flags &= ~(TCP_F_SOCK_DRAINED | TCP_F_ACK_DELAYED);
+		conn->flags &= ~TCP_F_SOCK_DRAINED;
 		if (conn->state == CONN_ESTABLISHED)
 			qdisc_wake(conn->flow);
 	}
@@ -854,8 +720,7 @@ int tcp_init(const struct ctx *c)
 	tcp_conns = calloc(tcp_conns_cap, sizeof(*tcp_conns));
 	tcp_dirty_cap = c->flow_max;
 	tcp_dirty = calloc(tcp_dirty_cap, sizeof(*tcp_dirty));
-	tcp_delayed = calloc(tcp_dirty_cap, sizeof(*tcp_delayed));
-	if (!tcp_conns || !tcp_dirty || !tcp_delayed)
+	if (!tcp_conns || !tcp_dirty)
 		return -ENOMEM;
 
 	tcp_emit_init();

@@ -25,7 +25,6 @@ void tcp_sock_handler(const struct ctx *c, union epoll_ref ref, uint32_t events,
 void tcp_listen_handler(const struct ctx *c, union epoll_ref ref,
 			uint32_t events, uint64_t now_ms);
 void tcp_defer_handler(const struct ctx *c, uint64_t now_ms);
-int64_t tcp_ack_delay_ns(void);
 int tcp_listen_auto(const struct ctx *c, uint16_t port, int fds[2]);
 int tcp_listen_rule(const struct ctx *c, const struct fwd_rule *r,
 		    uint16_t port, int fds[2]);

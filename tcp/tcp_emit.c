@@ -269,7 +269,7 @@ void tcp_send_ctrl(const struct ctx *c, struct tcp_conn *conn, uint8_t flags)
 		qdisc_send_ordered(c, buf, len);
 	else
 		qdisc_send(c, buf, len);
-	conn->flags &= ~(TCP_F_ACK_PENDING | TCP_F_ACK_DELAYED);
+	conn->flags &= ~TCP_F_ACK_PENDING;
 }
 
 /**
@@ -797,8 +797,7 @@ static enum qdisc_pull_result tcp_pull_account(const struct ctx *c,
 	if (retrans)
 		tcp_stats.retrans += frames;
 
-	/* They all carried it */
-	conn->flags &= ~(TCP_F_ACK_PENDING | TCP_F_ACK_DELAYED);
+	conn->flags &= ~TCP_F_ACK_PENDING;	/* they all carried it */
 	if (!p->skip && !(conn->flags & TCP_F_PEEK_OFF) &&
 	    tcp_peek_off_enable(conn)) {
 		/* The next peek would send the same data again */
@@ -968,8 +967,7 @@ static enum qdisc_pull_result tcp_pull_data(const struct ctx *c, uint32_t flow,
  *
  * The deferred work of the batch may leave the ACK it owes the guest to
  * the segment this turn sends (tcp_ack_rides()): if the turn sends none,
- * the ACK goes alone, unless it waits for a reply (tcp_ack_may_wait()),
- * until its deadline.
+ * the ACK goes alone.
  *
  * Return: QDISC_MORE if more data can be sent right away, QDISC_DONE if
  *	   the socket is drained or the guest's window is full
@@ -980,10 +978,8 @@ enum qdisc_pull_result tcp_pull(const struct ctx *c, uint32_t flow,
 	enum qdisc_pull_result res = tcp_pull_data(c, flow, budget, now_ms);
 	struct tcp_conn *conn = tcp_conn_at(flow);
 
-	/* An ACK waiting for the host's reply keeps waiting */
 	if (conn && conn->state == CONN_ESTABLISHED &&
-	    (conn->flags & TCP_F_ACK_PENDING) &&
-	    !(conn->flags & TCP_F_ACK_DELAYED))
+	    (conn->flags & TCP_F_ACK_PENDING))
 		tcp_send_ctrl(c, conn, TH_ACK);
 	return res;
 }

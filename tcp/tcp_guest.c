@@ -29,9 +29,7 @@
  * ACKs to the guest are not sent per segment but once per connection at
  * the end of the batch (tcp_defer_handler()), carrying the window; or on
  * the data or FIN segment the flow's next turn sends, if the socket has
- * something queued for the guest (tcp_ack_rides() in tcp.c); or, for a
- * short request, on the reply, if it comes within TCP_ACK_DELAY_NS
- * (tcp_ack_may_wait() in tcp.c).
+ * something queued for the guest (tcp_ack_rides() in tcp.c).
  */
 
 #include <errno.h>

@@ -36,11 +36,6 @@ struct ctx;
  */
 #define TCP_WND_RESERVE_DIV	4
 #define TCP_WND_HOLD_MS		1
-
-/* An ACK of a short request from the guest waits at most this long for the
- * host's reply to carry it (tcp_ack_may_wait())
- */
-#define TCP_ACK_DELAY_NS	200000
 #define TCP_CONNECT_TIMEOUT_MS	30000
 #define TCP_FRAMES_PER_PULL	64
 #define TCP_STATS_CONNS		8	/* connections in --stats, SIGUSR1 */
@@ -92,8 +87,7 @@ enum tcp_conn_state {
 						 * the source still to write */
 #define TCP_F_WND_HELD		(1U << 19)	/* window's end kept free: wait */
 #define TCP_F_WQ_MORE		(1U << 20)	/* last queued segment: no PSH */
-#define TCP_F_ACK_DELAYED	(1U << 21)	/* ACK waits for a reply to ride */
-#define TCP_F_SOCK_DRAINED	(1U << 22)	/* last peek read all, no EPOLLIN
+#define TCP_F_SOCK_DRAINED	(1U << 21)	/* last peek read all, no EPOLLIN
 						 * since: nothing new queued */
 
 /**
@@ -257,8 +251,6 @@ unsigned int tcp_conns_capacity(void);
 struct tcp_conn *tcp_conn_new(const struct ctx *c, int sock, bool inbound);
 void tcp_conn_close(const struct ctx *c, struct tcp_conn *conn, bool rst);
 void tcp_conn_dirty(struct tcp_conn *conn);
-bool tcp_ack_may_wait(const struct tcp_conn *conn, uint32_t rmem,
-		      uint32_t wnd);
 void tcp_conn_state(struct tcp_conn *conn, enum tcp_conn_state state);
 int tcp_epoll_add(const struct ctx *c, struct tcp_conn *conn, bool out);
 int tcp_epoll_set(const struct ctx *c, struct tcp_conn *conn, bool out);

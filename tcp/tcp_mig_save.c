@@ -350,7 +350,7 @@ static void tcp_mig_park(const struct ctx *c, struct tcp_conn *conn)
 	timer_cancel(&conn->timer);
 	qdisc_forget(conn->flow);
 	tcp_wq_purge(conn);
-	conn->flags &= ~(TCP_F_DIRTY | TCP_F_ACK_PENDING | TCP_F_ACK_DELAYED);
+	conn->flags &= ~(TCP_F_DIRTY | TCP_F_ACK_PENDING);
 }
 
 /**
