@@ -102,7 +102,7 @@ pasta: passt
 
 # pesto: client of the -c configuration socket (client/), with the relay's
 # own port parser and protocol code, and its seccomp filter code
-PESTO_SRCS := client/pesto.c client/pesto_session.c conf/fwd.c conf/fwd_table.c fwd/fwd_rules.c \
+PESTO_SRCS := client/pesto.c client/pesto_session.c conf/fwd_parse.c conf/fwd_table.c fwd/fwd_rules.c \
 	fwd/pesto_wire.c util/log.c util/outfile.c util/syscalls.c
 $(BUILD)/pesto: $(PESTO_SRCS) $(HDRS) client/pesto_session.h
 	@mkdir -p $(dir $@)
