@@ -44,8 +44,8 @@ ifneq ($(DEBUG),)
 override CFLAGS	+= -DPASST_DEBUG
 endif
 
-MODULE_DIRS := util conf guest net flow fwd tap vhost_user tcp udp qdisc \
-	isolation migrate
+MODULE_DIRS := util conf guest net flow fwd tap stream vhost_user tcp udp \
+	qdisc isolation migrate
 LIB_SRCS := $(sort $(foreach d,$(MODULE_DIRS),$(wildcard $(d)/*.c)))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 HDRS := $(foreach d,$(MODULE_DIRS),$(wildcard $(d)/*.h))
