@@ -87,8 +87,10 @@ void vu_mig_log_update(struct vu_dev *dev)
  */
 static void vu_mig_precopy(const struct ctx *c, bool on)
 {
-	if (tap_state_ops_get() && tap_state_ops_get()->precopy)
-		tap_state_ops_get()->precopy(c, on);
+	const struct tap_state_ops *ops = tap_state_ops_get();
+
+	if (ops && ops->precopy)
+		ops->precopy(c, on);
 }
 
 /**
@@ -264,10 +266,11 @@ enum vu_res vu_mig_set_state_fd(const struct ctx *c, struct vu_dev *dev,
 				struct vu_msg *m)
 {
 	uint32_t dir = m->p.transfer.direction, phase = m->p.transfer.phase;
+	const struct tap_state_ops *ops = tap_state_ops_get();
 	int fd = vu_msg_take_fd(m), ret;
 	const char *why = NULL;
 
-	if (!tap_state_ops_get())
+	if (!ops)
 		why = "this back-end can't migrate";
 	else if (phase != VU_TRANSFER_STOPPED)
 		why = "only the stopped phase is supported";
@@ -279,10 +282,10 @@ enum vu_res vu_mig_set_state_fd(const struct ctx *c, struct vu_dev *dev,
 	/* A transfer before the last one ended (no queue ran, the front-end
 	 * stayed): that one is over
 	 */
-	if (tap_state_ops_get() && dev->saved)
-		tap_state_ops_get()->resume(c);
-	else if (tap_state_ops_get() && dev->loaded)
-		tap_state_ops_get()->discard(c);
+	if (ops && dev->saved)
+		ops->resume(c);
+	else if (ops && dev->loaded)
+		ops->discard(c);
 	dev->saved = dev->loaded = false;
 
 	if (why) {
@@ -300,9 +303,9 @@ enum vu_res vu_mig_set_state_fd(const struct ctx *c, struct vu_dev *dev,
 	}
 
 	if (dir == VU_TRANSFER_SAVE)
-		ret = tap_state_ops_get()->save(c, fd);
+		ret = ops->save(c, fd);
 	else
-		ret = tap_state_ops_get()->load(c, fd);
+		ret = ops->load(c, fd);
 	close(fd);
 
 	dev->state_result = ret;
@@ -373,18 +376,19 @@ void vu_mig_running(const struct ctx *c, struct vu_dev *dev)
  */
 bool vu_mig_closed(const struct ctx *c, struct vu_dev *dev)
 {
+	const struct tap_state_ops *ops = tap_state_ops_get();
 	bool away = dev->saved;
 
-	if (!tap_state_ops_get()) {	/* nothing registered: no migration */
+	if (!ops) {	/* nothing registered: no migration */
 		vu_mig_clear(dev);
 		return false;
 	}
 	if (dev->features & VU_BIT(VU_F_LOG_ALL))
 		vu_mig_precopy(c, false);
 	if (dev->saved)
-		tap_state_ops_get()->finish(c);
+		ops->finish(c);
 	else if (dev->loaded)
-		tap_state_ops_get()->discard(c);
+		ops->discard(c);
 	vu_mig_clear(dev);
 	return away;
 }
