@@ -62,7 +62,8 @@ SYSCALLS(SYSCALLS_PASTA,
 #define TUNTAP_DEV		"/dev/net/tun"
 /* Transmit queue of the device, frames (the kernel's default is 1000): one
  * full relay window (4 MiB) of 1514-byte frames, with room to spare, for a
- * namespace without segmentation offloads; see doc/performance.md
+ * namespace without segmentation offloads; see
+ * doc/perf-notes/tap-txqueue.md
  */
 #define TUNTAP_TXQUEUELEN	5000
 /* Room beyond Ethernet header and MTU: VLAN tags, a virtio-net header */

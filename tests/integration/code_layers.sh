@@ -15,6 +15,11 @@
 #     naming the file; the same long file under build/, build-san/ and
 #     build-deb/ (build output) must not be reported. No git needed: the
 #     files are found by name (tests/tools/layers.sh --list).
+#   perfdoc: doc/performance.md is a method, by tests/tools/perfdoc.sh: at
+#     most 500 lines, no date and no commit id, nor in doc/perf-notes/.
+#   perfdoc planted: a copy of both with a 501st line, a date and a commit
+#     id in the method and in a note: the check must name each, and must
+#     not take a number or an English word of hex letters for an id.
 #
 # No namespace and no relay: rig.sh only for its result lines and cleanup.
 
@@ -24,6 +29,7 @@
 rig_init
 rig_need cc nm
 LAYERS=$RIG_ROOT/tests/tools/layers.sh
+PERFDOC=$RIG_ROOT/tests/tools/perfdoc.sh
 # The objects of the relay's build: build/ for ./pasta, build-san/ for
 # make sanitize's
 OBJS=$(dirname "$(readlink -f "$RELAY")")
@@ -129,6 +135,58 @@ planted() {
 			  <<<"$out")" || return 1
 }
 
+# perfdoc() - test: doc/performance.md and doc/perf-notes/ pass the check
+perfdoc() {
+	local out
+
+	out=$("$PERFDOC" "$RIG_ROOT" 2>&1)
+	local rc=$?
+	rig_indent <<<"$out"
+	[ "$rc" -eq 0 ] || rig_fail "tests/tools/perfdoc.sh failed (above)"
+}
+
+# perfdoc_planted() - test: the check fails on a long method, a date and a
+# commit id, and passes numbers and hex-letter words
+perfdoc_planted() {
+	local dir=$RIG_TMP/perfdoc out rc n
+
+	mkdir -p "$dir/doc/perf-notes" &&
+		cp "$RIG_ROOT/doc/performance.md" "$dir/doc/" &&
+		cp "$RIG_ROOT"/doc/perf-notes/*.md "$dir/doc/perf-notes/" ||
+		rig_fail "can't copy the docs" || return 1
+	echo '1048576 bytes, a defaced table' >>"$dir/doc/perf-notes/README.md"
+	echo 'Run of 2026-12-05 at commit 916bfcd.' \
+		>>"$dir/doc/perf-notes/README.md"
+	echo 'The run (3f2a1c0e9b) of 2026-12-02.' >>"$dir/doc/performance.md"
+	n=$(wc -l <"$dir/doc/performance.md")
+	while [ "$n" -lt 501 ]; do
+		echo >>"$dir/doc/performance.md"
+		n=$((n + 1))
+	done
+
+	out=$("$PERFDOC" "$dir" 2>&1)
+	rc=$?
+	rig_indent <<<"$out"
+	[ "$rc" -ne 0 ] || rig_fail "check passed planted violations" ||
+		return 1
+	grep -q '^doc/performance.md: 501 lines, over 500' <<<"$out" ||
+		rig_fail "501 lines not reported" || return 1
+	grep -q '^doc/performance.md:[0-9]*: a date: 2026-12-02' <<<"$out" ||
+		rig_fail "date in the method not reported" || return 1
+	grep -q '^doc/performance.md:[0-9]*: a commit id: 3f2a1c0e9b' \
+		<<<"$out" || rig_fail "commit id in the method not reported" ||
+		return 1
+	grep -q '^doc/perf-notes/README.md:[0-9]*: a date: 2026-12-05' \
+		<<<"$out" || rig_fail "date in a note not reported" || return 1
+	grep -q '^doc/perf-notes/README.md:[0-9]*: a commit id: 916bfcd' \
+		<<<"$out" || rig_fail "commit id in a note not reported" ||
+		return 1
+	! grep -qE '1048576|defaced' <<<"$out" ||
+		rig_fail "a number or a word taken for a commit id" || return 1
+}
+
 rig_run "layers: the tree's includes and links follow doc/design.md, sizes within limits" tree
 rig_run "layers: planted upward and sideways includes, upward weak link, long function and file are each caught, build output ignored" planted
+rig_run "perfdoc: doc/performance.md within 500 lines, no date or commit id there or in doc/perf-notes/" perfdoc
+rig_run "perfdoc: a planted 501st line, date and commit id are each caught" perfdoc_planted
 rig_summary
