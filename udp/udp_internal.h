@@ -166,7 +166,8 @@ struct udp_counters {
 
 extern struct udp_counters udp_stats;
 
-/* udp.c */
+/* udp_flow.c */
+int udp_flow_init(void);
 struct udp_flow *udp_flow_at(uint32_t idx);
 uint32_t udp_flow_new(const struct ctx *c, enum udp_kind kind, bool v4,
 		      uint64_t now_ms);
@@ -213,8 +214,9 @@ int udp_recv_frames(int fd, size_t off, unsigned int n,
 		    uint8_t **bufs, size_t *lens, unsigned int *got);
 bool udp_emit(const struct ctx *c, uint8_t *const *bufs, unsigned int i,
 	      unsigned int *j, const struct flow_key *key, size_t plen);
-enum qdisc_pull_result udp_pull(const struct ctx *c, uint32_t idx,
-				size_t budget, uint64_t now_ms);
+enum qdisc_pull_result udp_emit_pull(const struct ctx *c, uint32_t idx,
+				     struct udp_flow *uf, size_t budget,
+				     uint64_t now_ms);
 
 /* udp_err.c */
 int udp_sock_recverr(int s, bool v4);
@@ -240,6 +242,7 @@ bool udp_splice_from_host(const struct ctx *c, const struct udp_lsn *l,
 			  size_t len, uint64_t now_ms);
 void udp_splice_from_ns(const struct ctx *c, struct udp_lsn *l, uint32_t li,
 			uint64_t now_ms);
-void udp_splice_to_ns(const struct ctx *c, uint32_t idx, uint64_t now_ms);
+void udp_splice_to_ns(const struct ctx *c, uint32_t idx,
+		      const struct udp_lsn *l, uint64_t now_ms);
 
 #endif /* UDP_UDP_INTERNAL_H */
