@@ -67,15 +67,15 @@
 #include "../util/syscalls.h"
 
 /**
- * udp_sock_out() - open the host socket of a flow the guest starts
+ * udp_guest_sock() - open the host socket of a flow the guest starts
  * @c:		execution context
  * @key:	flow as the guest sees it
  * @dst:	host-side destination (mapped by nat_outbound())
  *
  * Return: connected socket, or -errno
  */
-static int udp_sock_out(const struct ctx *c, const struct flow_key *key,
-			const union inany_addr *dst)
+static int udp_guest_sock(const struct ctx *c, const struct flow_key *key,
+			  const union inany_addr *dst)
 {
 	bool v4 = inany_v4(dst) != NULL;
 	const char *ifname = v4 ? c->ip4.outbound_if : c->ip6.outbound_if;
@@ -98,15 +98,15 @@ static int udp_sock_out(const struct ctx *c, const struct flow_key *key,
 }
 
 /**
- * udp_flow_out() - start a flow for a new datagram from the guest
+ * udp_guest_flow() - start a flow for a new datagram from the guest
  * @c:		execution context
  * @key:	flow as the guest sees it
  * @now_ms:	current time
  *
  * Return: flow index, FLOW_IDX_NONE on failure (logged, counted)
  */
-static uint32_t udp_flow_out(const struct ctx *c, const struct flow_key *key,
-			     uint64_t now_ms)
+static uint32_t udp_guest_flow(const struct ctx *c,
+			       const struct flow_key *key, uint64_t now_ms)
 {
 	union inany_addr dst;
 	struct udp_flow *uf;
@@ -116,9 +116,9 @@ static uint32_t udp_flow_out(const struct ctx *c, const struct flow_key *key,
 
 	nat_outbound(c, &key->remote_addr, key->remote_port, &dst);
 
-	s = udp_sock_out(c, key, &dst);
+	s = udp_guest_sock(c, key, &dst);
 	if ((s == -EMFILE || s == -ENFILE) && flow_evict(c, now_ms))
-		s = udp_sock_out(c, key, &dst);
+		s = udp_guest_sock(c, key, &dst);
 	if (s < 0) {
 		udp_stats.drop_no_flow++;
 		debug("UDP: can't open a socket toward %s port %u: %s",
@@ -126,7 +126,7 @@ static uint32_t udp_flow_out(const struct ctx *c, const struct flow_key *key,
 		return FLOW_IDX_NONE;
 	}
 
-	idx = udp_flow_new(c, UDP_KIND_OUT, inany_v4(&dst) != NULL, now_ms);
+	idx = udp_flow_new(c, UDP_KIND_GUEST, inany_v4(&dst) != NULL, now_ms);
 	if (idx == FLOW_IDX_NONE) {
 		close(s);
 		return FLOW_IDX_NONE;
@@ -140,7 +140,7 @@ static uint32_t udp_flow_out(const struct ctx *c, const struct flow_key *key,
 		return FLOW_IDX_NONE;
 	}
 
-	udp_stats.flows_out++;
+	udp_stats.flows_guest++;
 	trace("UDP flow %u: guest port %u to %s port %u", idx,
 	      key->guest_port, inany_ntop(&dst, buf), key->remote_port);
 	return idx;
@@ -183,7 +183,7 @@ void udp_guest_input(const struct ctx *c, const union inany_addr *saddr,
 
 	idx = flow_lookup(&key);
 	if (idx == FLOW_IDX_NONE) {
-		idx = udp_flow_out(c, &key, now_ms);
+		idx = udp_guest_flow(c, &key, now_ms);
 		if (idx == FLOW_IDX_NONE) {
 			/* Flow table full, or no socket: refuse it */
 			udp_err_refuse(c, &key, udp + UDP_HDR_LEN,
@@ -197,13 +197,13 @@ void udp_guest_input(const struct ctx *c, const union inany_addr *saddr,
 
 	udp_flow_touch(uf, now_ms);
 
-	if (uf->kind == UDP_KIND_OUT) {
+	if (uf->kind == UDP_KIND_GUEST) {
 		/* Counted when it leaves, with the datagrams after it */
 		udp_gso_queue(idx, uf->sock, udp + UDP_HDR_LEN,
 			      ulen - UDP_HDR_LEN);
 		return;
 	}
-	if (uf->kind != UDP_KIND_IN)
+	if (uf->kind != UDP_KIND_FWD)
 		return;
 
 	/* A reply to a -u peer: from the listening socket, at once */
@@ -265,7 +265,7 @@ static enum qdisc_pull_result udp_pull(const struct ctx *c, uint32_t idx,
 		return QDISC_DONE;
 
 	switch (uf->kind) {
-	case UDP_KIND_OUT:
+	case UDP_KIND_GUEST:
 		return udp_emit_pull(c, idx, uf, budget, now_ms);
 	case UDP_KIND_PROXY:
 		return udp_proxy_pull(c, budget, now_ms);

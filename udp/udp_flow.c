@@ -13,8 +13,8 @@
  * zeroed: UDP_KIND_NONE is zero, so an entry is unused until
  * udp_flow_new() sets it up, and only entries used become resident. A
  * flow's kind (enum udp_kind) says who started it and which sockets carry
- * it: the guest (UDP_KIND_OUT, its own connected socket), a host peer on
- * a -u port (UDP_KIND_IN, the listening socket), a peer of a -U port or a
+ * it: the guest (UDP_KIND_GUEST, its own connected socket), a host peer on
+ * a -u port (UDP_KIND_FWD, the listening socket), a peer of a -U port or a
  * loopback peer of pasta's -u (UDP_KIND_SPLICE), or none at all, the entry
  * standing for the -u sockets in the output scheduler (UDP_KIND_PROXY).
  *

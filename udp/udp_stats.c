@@ -24,12 +24,13 @@ void udp_stats_log(void)
 {
 	const struct udp_counters *u = &udp_stats;
 
-	info("udp: flows_out=%llu flows_in=%llu flows_splice=%llu "
+	info("udp: flows_guest=%llu flows_fwd=%llu flows_splice=%llu "
 	     "to_guest=%llu from_guest=%llu drop_mtu=%llu drop_send=%llu "
 	     "gso_runs=%llu gso_refused=%llu "
 	     "drop_no_flow=%llu drop_splice=%llu icmp_errors=%llu "
 	     "evicted=%llu",
-	     (unsigned long long)u->flows_out, (unsigned long long)u->flows_in,
+	     (unsigned long long)u->flows_guest,
+	     (unsigned long long)u->flows_fwd,
 	     (unsigned long long)u->flows_splice,
 	     (unsigned long long)u->to_guest,
 	     (unsigned long long)u->from_guest,
