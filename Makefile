@@ -44,8 +44,8 @@ ifneq ($(DEBUG),)
 override CFLAGS	+= -DPASST_DEBUG
 endif
 
-MODULE_DIRS := util conf guest net flow fwd tap vhost_user tcp udp qdisc \
-	isolation migrate
+MODULE_DIRS := util conf guest net flow fwd tap stream vhost_user tcp udp \
+	qdisc isolation migrate
 LIB_SRCS := $(sort $(foreach d,$(MODULE_DIRS),$(wildcard $(d)/*.c)))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 HDRS := $(foreach d,$(MODULE_DIRS),$(wildcard $(d)/*.h))
@@ -102,7 +102,7 @@ pasta: passt
 
 # pesto: client of the -c configuration socket (client/), with the relay's
 # own port parser and protocol code, and its seccomp filter code
-PESTO_SRCS := client/pesto.c client/pesto_session.c conf/fwd.c conf/fwd_table.c fwd/fwd_rules.c \
+PESTO_SRCS := client/pesto.c client/pesto_session.c conf/fwd_parse.c conf/fwd_table.c fwd/fwd_rules.c \
 	fwd/pesto_wire.c util/log.c util/outfile.c util/syscalls.c
 $(BUILD)/pesto: $(PESTO_SRCS) $(HDRS) client/pesto_session.h
 	@mkdir -p $(dir $@)

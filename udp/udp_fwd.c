@@ -33,7 +33,7 @@
  * address of the host (127.0.0.53 to 127.0.0.53) without touching the
  * guest interface (udp_splice.c).
  *
- * "auto" (pasta): conf/fwd_auto.c follows the ports bound on the other
+ * "auto" (pasta): fwd/fwd_auto.c follows the ports bound on the other
  * side and opens or closes the listening sockets of single ports at run
  * time (udp_fwd_auto_open(), udp_fwd_close()). Room for them is
  * reserved at start-up, UDP_FWD_AUTO_LSN slots per "auto" specification

@@ -1,14 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# tests/tools/layers.sh - check the code's shape: includes point down the
-# layer order of doc/design.md, no function over 80 lines, no file over
-# 1,200 lines
+# tests/tools/layers.sh - check the code's shape: includes and links point
+# down the layer order of doc/design.md, no function over 80 lines, no file
+# over 1,200 lines
 #
-# Usage: tests/tools/layers.sh [--list] [ROOT]
+# Usage: tests/tools/layers.sh [--list] [--objects DIR] [ROOT]
 #   ROOT: the tree to check (default: this repository)
 #   --list: print the files the size check reads (C sources and headers,
 #     shell scripts), and doc/design.md, instead of checking
+#   --objects DIR: the build whose objects the link check reads, relative
+#     to ROOT or absolute (default: build, as make builds it)
 #
 # Theory of operation
 #
@@ -25,6 +27,13 @@
 # against the including file's folder, so "../net/net.h" from tcp/ is an
 # edge tcp/ -> net/.
 #
+# Includes don't show every link: a folder can declare a symbol itself
+# (an extern, a weak reference) and be linked with the folder above that
+# defines it. So the objects of the build are read too (nm): a symbol
+# undefined in the objects of one folder and defined by another folder's
+# is an edge between them, held to the same order. Without objects (the
+# tree was not built), that check is skipped and says so.
+#
 # Sizes apply to every C source and header and shell script of the tree
 # (build output excluded), tests included: a function (from the line of its signature to its closing
 # brace in column 0; a Check START_TEST counts as a function) over
@@ -37,12 +46,18 @@ FUNC_MAX=80
 FILE_MAX=1200
 
 LIST=
-if [ "$1" = --list ]; then
-	LIST=1
+OBJ_DIR=build
+while [ $# -gt 0 ]; do
+	case $1 in
+	--list)	LIST=1 ;;
+	--objects) OBJ_DIR=${2:?--objects needs a folder}; shift ;;
+	*)	break ;;
+	esac
 	shift
-fi
+done
 ROOT=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
 cd "$ROOT" || exit 1
+OBJ_DIR=$(realpath -m --relative-to=. "$OBJ_DIR")
 
 # Files of the tree by name patterns, paths relative to ROOT, sorted. Not
 # git: a clone or an exported tree without git must give the same list.
@@ -116,6 +131,68 @@ check_includes() {
 	return $bad
 }
 
+# check_symbols() - the layer order at link level: a symbol that a
+# folder's objects use (undefined in them, weak or not) and that a higher
+# folder's objects define, or another folder's of the same layer, is a
+# violation, as an include would be. Reads the objects under OBJ_DIR whose
+# source is in the tree (a stale object of a moved file is passed over).
+#
+# Return: 0 if none, 1 if violations (printed), 2 if no object was found
+check_symbols() {
+	local table o rel objs=()
+
+	table=$(layer_table)
+	[ -n "$table" ] || return 1
+
+	while read -r o; do
+		rel=${o#"$OBJ_DIR"/}
+		[ -f "${rel%.o}.c" ] && objs+=("$rel")
+	done < <(find "$OBJ_DIR" \( -path "$OBJ_DIR/tests" \
+		-o -path "$OBJ_DIR/tools" -o -path "$OBJ_DIR/probes" \) -prune \
+		-o -type f -name '*.o' -print 2>/dev/null | LC_ALL=C sort)
+	if [ ${#objs[@]} -eq 0 ]; then
+		echo "$OBJ_DIR: no objects of the relay: build it first"
+		return 2
+	fi
+
+	# "object name type" for each global symbol (nm -P: name type ...)
+	for o in "${objs[@]}"; do
+		nm -P "$OBJ_DIR/$o" | sed "s|^|$o |"
+	done | awk -v table="$table" '
+		BEGIN {
+			n = split(table, line, "\n")
+			for (i = 1; i <= n; i++) {
+				split(line[i], f, " ")
+				rank[f[1]] = f[2]
+			}
+		}
+		function folder(obj,	d) {
+			d = obj
+			return sub(/\/[^\/]*$/, "", d) ? d : "."
+		}
+		$3 ~ /^[Uwv]$/ { use[++nuse] = $1 " " $2 " " $3; next }
+		$3 ~ /^[ABCDGRSTVWiu]$/ { def[$2] = $1 }
+		END {
+			bad = 0
+			for (i = 1; i <= nuse; i++) {
+				split(use[i], u, " ")
+				if (!(u[2] in def))
+					continue	# libc, or the linker
+				from = folder(u[1])
+				to = folder(def[u[2]])
+				if (from == to || !(from in rank) ||
+				    !(to in rank) || rank[to] + 0 < rank[from] + 0)
+					continue	# unknown: check_includes()
+				printf "%s: %s/ (layer %s) uses %s%s, defined by %s of %s/ (layer %s): links must point to a lower layer\n",
+				       u[1], from, rank[from], u[2],
+				       u[3] == "U" ? "" : " (weak)", def[u[2]],
+				       to, rank[to]
+				bad = 1
+			}
+			exit bad
+		}'
+}
+
 check_functions() {
 	local out
 
@@ -166,6 +243,13 @@ else
 	echo "FAIL: layers: includes against the layer order (above)"
 	rc=1
 fi
+check_symbols
+case $? in
+0)	echo "PASS: layers: every symbol an object uses comes from its folder, a lower layer or libc" ;;
+2)	echo "SKIP: layers: symbols not checked (no objects in $OBJ_DIR/)" ;;
+*)	echo "FAIL: layers: symbols against the layer order (above)"
+	rc=1 ;;
+esac
 if check_functions; then
 	echo "PASS: layers: no function over $FUNC_MAX lines"
 else
