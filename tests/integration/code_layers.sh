@@ -22,8 +22,6 @@
 #     not take a number or an English word of hex letters for an id.
 #
 # No namespace and no relay: rig.sh only for its result lines and cleanup.
-# make sanitize skips the script (tests/run --relay-only):
-# tests/run: independent of RELAY
 
 # shellcheck source=tests/lib/rig.sh disable=SC2317 # tests run via rig_run
 . "$(dirname "$0")/../lib/rig.sh"
