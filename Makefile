@@ -176,8 +176,14 @@ unit: $(UNIT_BINS)
 # processes".)
 STOP_MAKE_QUIETLY = || { kill -PIPE $$PPID; exit 1; }
 
+# TESTS: integration scripts to run (names, as tests/run takes them);
+# default all, with the unit tests. make sanitize skips the scripts that
+# don't run the relay under test (tests/run --relay-only): fuzz.sh builds
+# its own sanitized targets, and make check runs them all.
+TESTS ?=
+
 check: all hook $(UNIT_BINS)
-	@tests/run $(STOP_MAKE_QUIETLY)
+	@tests/run $(TESTS) $(STOP_MAKE_QUIETLY)
 
 # The clients users run (podman 5, QEMU 10, libvirt 11) from a Debian 13
 # root that tests/interop/run builds on the first run and keeps
@@ -203,7 +209,8 @@ sanitize:
 		$(STANDALONE:%=build-san/tests/%)
 	$(MAKE) hook
 	RELAY=build-san/pasta UNIT_DIR=build-san/tests \
-		ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 tests/run
+		ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
+		tests/run --relay-only $(TESTS)
 
 # Fuzzing (tests/fuzz/, doc/fuzzing.md): libFuzzer targets built with clang
 # into build-fuzz/, then each run for FUZZ_SECS seconds, FUZZ_JOBS at a
