@@ -5,8 +5,9 @@
 #
 #   tree: every #include of the sources points to a lower layer of the list
 #     in doc/design.md, and so does every symbol the objects of the relay's
-#     build use (nm: the check must have run, not been skipped), no
-#     function is over 80 lines, no file over 1,200.
+#     build use (nm: the check must have run, not been skipped), files
+#     of a folder that declares their order (doc/udp.md) use only earlier
+#     ones, no function is over 80 lines, no file over 1,200.
 #   planted: a copy of the tree with an upward include (util/ -> tcp/), a
 #     sideways one (tcp/ -> udp/), an upward link without any include (an
 #     object of util/ with a weak reference to a function an object of
