@@ -50,7 +50,9 @@ tree() {
 	[ "$rc" -eq 0 ] || rig_fail "tests/tools/layers.sh failed (above)" ||
 		return 1
 	grep -q '^PASS: layers: every symbol' <<<"$out" ||
-		rig_fail "symbols of $OBJS/ not checked"
+		rig_fail "symbols of $OBJS/ not checked" || return 1
+	grep -q '^PASS: layers: files follow the order .*doc/udp.md' \
+		<<<"$out" || rig_fail "udp/'s file order (doc/udp.md) not checked"
 }
 
 # plant_link() - an upward link no include shows: util/planted_link.c
