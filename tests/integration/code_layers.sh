@@ -5,8 +5,9 @@
 #
 #   tree: every #include of the sources points to a lower layer of the list
 #     in doc/design.md, and so does every symbol the objects of the relay's
-#     build use (nm: the check must have run, not been skipped), no
-#     function is over 80 lines, no file over 1,200.
+#     build use (nm: the check must have run, not been skipped), files
+#     of a folder that declares their order (doc/udp.md) use only earlier
+#     ones, no function is over 80 lines, no file over 1,200.
 #   planted: a copy of the tree with an upward include (util/ -> tcp/), a
 #     sideways one (tcp/ -> udp/), an upward link without any include (an
 #     object of util/ with a weak reference to a function an object of
@@ -15,6 +16,11 @@
 #     naming the file; the same long file under build/, build-san/ and
 #     build-deb/ (build output) must not be reported. No git needed: the
 #     files are found by name (tests/tools/layers.sh --list).
+#   planted order: the copy's util/ declares a file order (doc/util.md)
+#     with util/planted_low.c before util/planted_high.c: the low file
+#     includes the high one's header and calls its function (objects in
+#     the copy's build/), and util/planted_stray.c is not in the list: the
+#     check must name each.
 #   perfdoc: doc/performance.md is a method, by tests/tools/perfdoc.sh: at
 #     most 500 lines, no date and no commit id, nor in doc/perf-notes/.
 #   perfdoc planted: a copy of both with a 501st line, a date and a commit
@@ -44,7 +50,9 @@ tree() {
 	[ "$rc" -eq 0 ] || rig_fail "tests/tools/layers.sh failed (above)" ||
 		return 1
 	grep -q '^PASS: layers: every symbol' <<<"$out" ||
-		rig_fail "symbols of $OBJS/ not checked"
+		rig_fail "symbols of $OBJS/ not checked" || return 1
+	grep -q '^PASS: layers: files follow the order .*doc/udp.md' \
+		<<<"$out" || rig_fail "udp/'s file order (doc/udp.md) not checked"
 }
 
 # plant_link() - an upward link no include shows: util/planted_link.c
@@ -69,6 +77,44 @@ plant_link() {
 	mkdir -p "$dir/build/util" "$dir/build/tcp" || return 1
 	cc -c -o "$dir/build/util/planted_link.o" "$dir/util/planted_link.c" &&
 		cc -c -o "$dir/build/tcp/planted_top.o" "$dir/tcp/planted_top.c"
+}
+
+# plant_order() - a file order for the copy's util/, broken three ways:
+# an include of a later file's header, a call to a later file's function
+# (built into the copy's build/), and a file the list doesn't name
+# $1: the copy
+plant_order() {
+	local dir=$1 rest f b='`'
+
+	printf '%s\n' '/* planted: the later file */' \
+		'void planted_high(void);' >"$dir/util/planted_high.h"
+	printf '%s\n' '/* planted: the later file */' \
+		'#include "planted_high.h"' '' \
+		'/**' ' * planted_high() - nothing' ' */' \
+		'void planted_high(void)' '{' '}' >"$dir/util/planted_high.c"
+	printf '%s\n' '/* planted: the earlier file */' \
+		'#include "planted_high.h"' 'void planted_low(void);' '' \
+		'/**' ' * planted_low() - call a later file' ' */' \
+		'void planted_low(void)' '{' '	planted_high();' '}' \
+		>"$dir/util/planted_low.c"
+	echo '/* planted: in no item of the order */' \
+		>"$dir/util/planted_stray.c"
+	rest=
+	for f in "$dir"/util/*.c "$dir"/util/*.h; do
+		f=${f##*/}
+		case $f in planted_low.c|planted_high.[ch]|planted_stray.c) ;;
+		*) rest+="${rest:+, }$b$f$b" ;;
+		esac
+	done
+	{
+		printf '# util/\n\n## File order\n\n1. %s: the rest\n' "$rest"
+		printf '2. %s: planted\n3. %s, %s: planted\n' \
+		       "${b}planted_low.c$b" "${b}planted_high.c$b" \
+		       "${b}planted_high.h$b"
+	} >"$dir/doc/util.md"
+	cc -c -o "$dir/build/util/planted_low.o" "$dir/util/planted_low.c" &&
+		cc -c -o "$dir/build/util/planted_high.o" \
+			"$dir/util/planted_high.c"
 }
 
 # plant_tree() - copy the tree's sources and doc/design.md, then plant one
@@ -113,6 +159,8 @@ planted() {
 	plant_tree "$dir" || rig_fail "can't copy the tree" || return 1
 	plant_link "$dir" || rig_fail "can't build the planted link" ||
 		return 1
+	plant_order "$dir" || rig_fail "can't plant the file order" ||
+		return 1
 	out=$("$LAYERS" "$dir" 2>&1)
 	rc=$?
 	rig_indent <<<"$out"
@@ -126,6 +174,17 @@ planted() {
 		return 1
 	grep -q '^util/planted_link.o: util/ (layer 1) uses planted_top (weak), defined by tcp/planted_top.o' \
 		<<<"$out" || rig_fail "upward link not reported" || return 1
+	grep -q '^util/planted_low.c:[0-9]*: (item 2 of doc/util.md) includes planted_high.h (item 3)' \
+		<<<"$out" || rig_fail "include of a later file not reported" ||
+		return 1
+	grep -q '^util/planted_low.o: (item 2 of doc/util.md) uses planted_high, defined by util/planted_high.o (item 3)' \
+		<<<"$out" || rig_fail "call to a later file not reported" ||
+		return 1
+	grep -q '^util/planted_stray.c: not in the file order of doc/util.md' \
+		<<<"$out" || rig_fail "file out of the order not reported" ||
+		return 1
+	! grep -q '^util/planted_high.c:.*item' <<<"$out" ||
+		rig_fail "an include within an item reported" || return 1
 	grep -q '^util/planted.c:[0-9]*: 81 lines, over 80: void planted_long' \
 		<<<"$out" || rig_fail "long function not reported" || return 1
 	grep -q '^util/planted_big.h: 1201 lines, over 1200' <<<"$out" ||
@@ -186,7 +245,7 @@ perfdoc_planted() {
 }
 
 rig_run "layers: the tree's includes and links follow doc/design.md, sizes within limits" tree
-rig_run "layers: planted upward and sideways includes, upward weak link, long function and file are each caught, build output ignored" planted
+rig_run "layers: planted upward and sideways includes, upward weak link, file order broken by include, call and stray file, long function and file are each caught, build output ignored" planted
 rig_run "perfdoc: doc/performance.md within 500 lines, no date or commit id there or in doc/perf-notes/" perfdoc
 rig_run "perfdoc: a planted 501st line, date and commit id are each caught" perfdoc_planted
 rig_summary

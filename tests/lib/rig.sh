@@ -695,7 +695,7 @@ rig_relay_stats() {
 	RIG_CNT=()
 	# Each module's line, by its first key (qdisc's per-flow lines and
 	# tcp's per-connection ones start otherwise)
-	for first in tap:rx_frames net:frames tcp:conns_out udp:flows_out \
+	for first in tap:rx_frames net:frames tcp:conns_out udp:flows_guest \
 		     qdisc:frames; do
 		m=${first%%:*}
 		line=$(grep "$m: ${first#*:}=" "$RIG_RELAY_LOG" | tail -n 1)

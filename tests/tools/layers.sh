@@ -8,7 +8,8 @@
 # Usage: tests/tools/layers.sh [--list] [--objects DIR] [ROOT]
 #   ROOT: the tree to check (default: this repository)
 #   --list: print the files the size check reads (C sources and headers,
-#     shell scripts), and doc/design.md, instead of checking
+#     shell scripts), doc/design.md and the docs declaring a file order,
+#     instead of checking
 #   --objects DIR: the build whose objects the link check reads, relative
 #     to ROOT or absolute (default: build, as make builds it)
 #
@@ -33,6 +34,16 @@
 # undefined in the objects of one folder and defined by another folder's
 # is an edge between them, held to the same order. Without objects (the
 # tree was not built), that check is skipped and says so.
+#
+# Inside a folder, files may be ordered the same way: a folder's doc,
+# doc/FOLDER.md, may hold a section "## File order", a numbered list,
+# lowest first, each item naming files of the folder in backquotes before
+# a colon ("2. `udp_gso.c`: ..."). A file of such a folder may include a
+# header of its folder, and use a symbol defined by an object of its
+# folder, only if that file is in the same item or an earlier one; every
+# C source and header of the folder must be in the list. Files of one item
+# may use each other (at most a circle of the item's files); a circle
+# across items is impossible. Folders without the section are not checked.
 #
 # Sizes apply to every C source and header and shell script of the tree
 # (build output excluded), tests included: a function (from the line of its signature to its closing
@@ -193,6 +204,118 @@ check_symbols() {
 		}'
 }
 
+# order_docs() - the docs that declare a folder's file order, one a line
+order_docs() {
+	local d
+
+	for d in doc/*.md; do
+		[ -f "$d" ] && grep -qx '## File order' "$d" && echo "$d"
+	done
+}
+
+# order_table() - "file rank" lines from a doc's "File order" list
+# $1: doc/FOLDER.md
+order_table() {
+	awk '
+		/^## / { inside = ($0 == "## File order") ; next }
+		inside && /^[0-9]+\. `/ {
+			rank = $1 + 0
+			head = $0
+			sub(/:.*/, "", head)
+			while (match(head, /`[^`]*`/)) {
+				print substr(head, RSTART + 1, RLENGTH - 2), rank
+				head = substr(head, RSTART + RLENGTH)
+			}
+		}
+	' "$1"
+}
+
+# order_symbols() - "user definer" object pairs of one folder: the first
+# object uses a global symbol the second defines
+# $1: folder
+order_symbols() {
+	local dir=$1 o objs=()
+
+	for o in "$OBJ_DIR/$dir"/*.o; do
+		[ -f "$o" ] && [ -f "$dir/$(basename "${o%.o}").c" ] &&
+			objs+=("$o")
+	done
+	[ ${#objs[@]} -gt 0 ] || return 0
+	for o in "${objs[@]}"; do
+		nm -P "$o" | sed "s|^|$(basename "$o") |"
+	done | awk '
+		$3 ~ /^[Uwv]$/ { use[++n] = $1 " " $2; next }
+		$3 ~ /^[ABCDGRSTVWiu]$/ { def[$2] = $1 }
+		END {
+			for (i = 1; i <= n; i++) {
+				split(use[i], u, " ")
+				if ((u[2] in def) && def[u[2]] != u[1])
+					print u[1], def[u[2]], u[2]
+			}
+		}' | LC_ALL=C sort -u
+}
+
+# check_order_one() - one folder against the file order of its doc
+# $1: doc/FOLDER.md
+# Return: 0 if no violation, 1 if violations (printed)
+check_order_one() {
+	local doc=$1 dir f n r bad=0 line inc target user def sym
+	declare -A rank
+
+	dir=$(basename "$doc" .md)
+	if [ ! -d "$dir" ]; then
+		echo "$doc: declares a file order for $dir/, which doesn't exist"
+		return 1
+	fi
+	while read -r f n; do
+		rank[$f]=$n
+	done < <(order_table "$doc")
+
+	while read -r f; do
+		[ "$(dirname "$f")" = "$dir" ] || continue
+		r=${rank[$(basename "$f")]}
+		if [ -z "$r" ]; then
+			echo "$f: not in the file order of $doc"
+			bad=1
+			continue
+		fi
+		while IFS=: read -r line inc; do
+			inc=${inc#*\"}
+			inc=${inc%%\"*}
+			target=$(realpath -m --relative-to=. "$dir/$inc")
+			[ "$(dirname "$target")" = "$dir" ] || continue
+			n=${rank[$(basename "$target")]}
+			if [ -n "$n" ] && [ "$n" -gt "$r" ]; then
+				echo "$f:$line: (item $r of $doc) includes $inc (item $n): includes must point to an earlier file"
+				bad=1
+			fi
+		done < <(grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$f")
+	done < <(list_files '*.c' '*.h')
+
+	while read -r user def sym; do
+		r=${rank[${user%.o}.c]}
+		n=${rank[${def%.o}.c]}
+		if [ -z "$r" ] || [ -z "$n" ] || [ "$n" -le "$r" ]; then
+			continue
+		fi
+		echo "$dir/$user: (item $r of $doc) uses $sym, defined by $dir/$def (item $n): links must point to an earlier file"
+		bad=1
+	done < <(order_symbols "$dir")
+
+	return $bad
+}
+
+# check_order() - every folder that declares a file order
+# Return: 0 if no violation, 1 if violations (printed)
+check_order() {
+	local doc bad=0
+
+	while read -r doc; do
+		check_order_one "$doc" || bad=1
+	done < <(order_docs)
+	return $bad
+}
+
 check_functions() {
 	local out
 
@@ -233,6 +356,7 @@ check_files() {
 if [ -n "$LIST" ]; then
 	list_files '*.c' '*.h' '*.sh'
 	echo doc/design.md
+	order_docs
 	exit 0
 fi
 
@@ -250,6 +374,15 @@ case $? in
 *)	echo "FAIL: layers: symbols against the layer order (above)"
 	rc=1 ;;
 esac
+docs=$(order_docs | tr '\n' ' ')
+if [ -z "$docs" ]; then
+	echo "PASS: layers: no folder declares a file order"
+elif check_order; then
+	echo "PASS: layers: files follow the order their folder declares (${docs% })"
+else
+	echo "FAIL: layers: files against their folder's order (above)"
+	rc=1
+fi
 if check_functions; then
 	echo "PASS: layers: no function over $FUNC_MAX lines"
 else
