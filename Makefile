@@ -44,8 +44,8 @@ ifneq ($(DEBUG),)
 override CFLAGS	+= -DPASST_DEBUG
 endif
 
-MODULE_DIRS := util conf guest net flow fwd tap vhost_user tcp udp qdisc \
-	isolation migrate
+MODULE_DIRS := util conf guest net flow fwd tap stream vhost_user tcp udp \
+	qdisc isolation migrate
 LIB_SRCS := $(sort $(foreach d,$(MODULE_DIRS),$(wildcard $(d)/*.c)))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 HDRS := $(foreach d,$(MODULE_DIRS),$(wildcard $(d)/*.h))
@@ -102,7 +102,7 @@ pasta: passt
 
 # pesto: client of the -c configuration socket (client/), with the relay's
 # own port parser and protocol code, and its seccomp filter code
-PESTO_SRCS := client/pesto.c client/pesto_session.c conf/fwd.c conf/fwd_table.c fwd/fwd_rules.c \
+PESTO_SRCS := client/pesto.c client/pesto_session.c conf/fwd_parse.c conf/fwd_table.c fwd/fwd_rules.c \
 	fwd/pesto_wire.c util/log.c util/outfile.c util/syscalls.c
 $(BUILD)/pesto: $(PESTO_SRCS) $(HDRS) client/pesto_session.h
 	@mkdir -p $(dir $@)
@@ -176,8 +176,14 @@ unit: $(UNIT_BINS)
 # processes".)
 STOP_MAKE_QUIETLY = || { kill -PIPE $$PPID; exit 1; }
 
+# TESTS: integration scripts to run (names, as tests/run takes them);
+# default all, with the unit tests. make sanitize skips the scripts that
+# don't run the relay under test (tests/run --relay-only): fuzz.sh builds
+# its own sanitized targets, and make check runs them all.
+TESTS ?=
+
 check: all hook $(UNIT_BINS)
-	@tests/run $(STOP_MAKE_QUIETLY)
+	@tests/run $(TESTS) $(STOP_MAKE_QUIETLY)
 
 # The clients users run (podman 5, QEMU 10, libvirt 11) from a Debian 13
 # root that tests/interop/run builds on the first run and keeps
@@ -203,7 +209,8 @@ sanitize:
 		$(STANDALONE:%=build-san/tests/%)
 	$(MAKE) hook
 	RELAY=build-san/pasta UNIT_DIR=build-san/tests \
-		ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 tests/run
+		ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
+		tests/run --relay-only $(TESTS)
 
 # Fuzzing (tests/fuzz/, doc/fuzzing.md): libFuzzer targets built with clang
 # into build-fuzz/, then each run for FUZZ_SECS seconds, FUZZ_JOBS at a

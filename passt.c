@@ -58,6 +58,7 @@
 #include "net/net.h"
 #include "net/neigh.h"
 #include "qdisc/qdisc.h"
+#include "stream/stream.h"
 #include "tap/tap.h"
 #include "tcp/tcp.h"
 #include "tcp/tcp_splice.h"
@@ -69,6 +70,7 @@
 #include "util/timer.h"
 #include "util/unix_sock.h"
 #include "util/util.h"
+#include "vhost_user/vhost_user.h"
 #include "util/ns_worker.h"
 #include "guest/guest.h"
 
@@ -242,7 +244,6 @@ static void passt_dispatch(const struct ctx *c, const struct epoll_event *ev,
 	case EPOLL_TYPE_VHOST_KICK:
 	case EPOLL_TYPE_VHOST_LISTEN:
 		tap_handler(c, ref, ev->events, now_ms);
-		net_input_done(c);
 		break;
 	case EPOLL_TYPE_TCP:
 		tcp_sock_handler(c, ref, ev->events, now_ms);
@@ -488,6 +489,9 @@ int main(int argc, char **argv)
 
 	guest_init(c);
 	tap_sink_set(&passt_tap_sink);
+	tuntap_register();
+	stream_register();
+	vu_register();
 	if (tap_init(c))
 		die("Can't set up the guest interface");
 	if (c->mode == MODE_PASTA)

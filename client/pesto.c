@@ -14,7 +14,7 @@
  * doc/pesto.md). This file connects and sandboxes; the conversation from the
  * greeting on is client/pesto_session.c. The operations are applied in order to
  * a copy of the tables: a specification is parsed with the relay's own parser
- * (conf/fwd.c) and turned into protocol rules (fwd/fwd_rules.c) the way the
+ * (conf/fwd_parse.c) and turned into protocol rules (fwd/fwd_rules.c) the way the
  * relay shows its own; a rule is added if it conflicts with none, and deleted
  * if one matches it exactly. Before the first -A, -D or -C, a specification
  * replaces the table it goes to (-t and -u: HOST, -T and -U: SPLICE). The whole

@@ -2,7 +2,7 @@
 /* fwd_table.c - forwarding tables: finalising, the per-port index, and the
  * lookups of the data path
  *
- * Theory of operation: conf/fwd.c parses the options into the rules of a
+ * Theory of operation: conf/fwd_parse.c parses the options into the rules of a
  * struct fwd_spec; the functions here work on those rules, for the
  * relay (conf/, fwd/, tcp/, udp/) and for pesto alike.
  *

@@ -24,7 +24,7 @@
  *
  * Which ports are followed, where the sockets listen and where they
  * forward to, is said by the "auto" (scan) rules of the direction's table
- * in force (conf/fwd.c, fwd/fwd_listen.c): "auto" alone is every
+ * in force (conf/fwd_parse.c, fwd/fwd_listen.c): "auto" alone is every
  * non-ephemeral port, on any address, to the same port; "80-90,auto" only
  * those ports, "::1/auto" on ::1 only, "8080:80,auto" port 8080 while 80
  * is bound on the other side; "-t 127.0.0.1/auto -t ::1/auto" both, each

@@ -551,9 +551,9 @@ static bool qdisc_backlogged(const struct ctx *c)
  * write to the tap running the guest's receive path: a request waiting
  * in the tap and the reply of an interactive flow waiting in its socket
  * would both wait for the iteration to end. QDISC_RUN_BYTES bounds that
- * wait to about one quantum of frames (doc/performance.md, "The scheduler
- * and latency under load", has the measurements behind the value). The
- * main loop does not sleep while qdisc_has_ready().
+ * wait to about one quantum of frames (the measurements behind the value
+ * are in doc/perf-notes/scheduler-run-bytes.md). The main loop does not
+ * sleep while qdisc_has_ready().
  */
 void qdisc_run(const struct ctx *c, uint64_t now_ms)
 {

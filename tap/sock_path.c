@@ -9,10 +9,9 @@
  * socket someone listens on is never touched, and neither is a file that
  * is not a socket (util/unix_sock.c). The socket file is created with mode
  * 0600 whatever the umask, and only its owner or root may connect
- * (unix_sock_accept()). The stream backend (stream.c) and
- * the vhost-user backend (vhost_user.c) both use tap_sock_listen(); with
- * -F/--fd they use tap_sock_adopt() instead, to check the descriptor they
- * were given.
+ * (unix_sock_accept()). Both passt backends (stream/, vhost_user/) reach
+ * this through guest_sock.c, which uses tap_sock_listen(); with -F/--fd,
+ * tap_sock_adopt() instead, to check the descriptor they were given.
  *
  * All of this runs at start-up, before the sandbox.
  */

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* sock_path.h - the UNIX socket passt listens on (private to tap/)
  *
- * Theory of operation: both passt backends (stream.c, vhost_user.c) listen
+ * Theory of operation: both passt backends (stream/, vhost_user/) listen
  * on the same kind of socket, chosen the same way: the -s path, or the
  * first free /tmp/passt_N.socket. sock_path.c implements the choice, the
- * stale socket check and the bind.
+ * stale socket check and the bind; guest_sock.c, the only user, the rest
+ * of the socket's life.
  */
 #ifndef TAP_SOCK_PATH_H
 #define TAP_SOCK_PATH_H

@@ -3,10 +3,12 @@
  *
  * Theory of operation
  *
- * A thin dispatcher. tap_init() chooses the backend once, from the mode:
- * pasta uses the tuntap device (tuntap.c); passt uses the UNIX stream
- * socket (stream.c), or vhost-user with --vhost-user. Every other tap_*()
- * call goes straight to the chosen backend's operations (backend.h).
+ * A thin dispatcher. Backends register at start-up, each for its kind
+ * (tap_backend_register(), tap_backend.h): tap/ names none of them, and
+ * two of them live in higher layers. tap_init() chooses the backend once,
+ * from the mode: pasta uses the tuntap device (tuntap.c); passt uses the
+ * UNIX stream socket (stream/), or vhost-user with --vhost-user. Every
+ * other tap_*() call goes straight to the chosen backend's operations.
  * Before tap_init(), or if it failed, there is no backend: output is
  * refused (nothing written) and nothing is connected.
  *
@@ -23,6 +25,13 @@
  * and frames the backend took from tap_send_frames() are recorded once it
  * returns.
  *
+ * The end of a batch has one owner, this file: frames handed over stay
+ * valid until the sink's input_done(), which tap_frames_done() calls, once
+ * for whatever came since the last call. A backend calls it before it
+ * reuses the memory within an event; tap_handler() calls it when the
+ * backend's event is over, so a backend that reuses nothing within an
+ * event (tuntap) needs no call of its own.
+ *
  * Input side, for every backend: one bad frame never costs the guest its
  * connection. A frame the backend can't hand to net/ (shorter than an
  * Ethernet header, longer than the largest frame, an unreadable vhost-user
@@ -36,9 +45,10 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "tap.h"
-#include "backend.h"
+#include "tap_backend.h"
 #include "../conf/ctx.h"
 #include "../util/log.h"
 #include "../util/pcap.h"
@@ -47,9 +57,16 @@
 /* Log this many dropped input frames of each reason at warning level */
 #define TAP_DROP_LOG_MAX	8
 
+/* Log this many frames for the guest dropped by a backend at warning level */
+#define TAP_TX_ERR_LOG_MAX	8
+
+static const struct tap_backend *tap_backends[TAP_KINDS];	/* registered */
 static const struct tap_backend *tap_be;	/* chosen at tap_init() */
 static const struct tap_sink *tap_sink;	/* set by main(), tap_sink_set() */
+static const struct tap_state_ops *tap_state;	/* tap_state_register() */
+static bool tap_in_pending;	/* frames handed over, input_done() due */
 static unsigned int tap_drop_logged[TAP_DROPS];
+static unsigned int tap_tx_err_logged;
 
 /**
  * struct tap_drop_desc - how a reason of enum tap_drop reads in messages
@@ -74,20 +91,27 @@ static const struct tap_drop_desc tap_drop_desc[TAP_DROPS] = {
 };
 
 /**
- * tap_backend_for() - the backend for our mode
+ * tap_backend_register() - make a backend available to tap_init()
+ * @kind:	the way to the guest it implements
+ * @be:		its operations, static storage
+ */
+void tap_backend_register(enum tap_kind kind, const struct tap_backend *be)
+{
+	tap_backends[kind] = be;
+}
+
+/**
+ * tap_kind_for() - the kind of backend our mode needs
  * @c:		execution context
  *
- * Return: backend, or NULL if it isn't built in
+ * Return: kind of backend
  */
-static const struct tap_backend *tap_backend_for(const struct ctx *c)
+static enum tap_kind tap_kind_for(const struct ctx *c)
 {
 	if (c->mode == MODE_PASTA)
-		return &tap_tuntap_backend;
+		return TAP_KIND_TUNTAP;
 
-	if (c->vhost_user)
-		return &tap_vu_backend;
-
-	return &tap_stream_backend;
+	return c->vhost_user ? TAP_KIND_VHOST_USER : TAP_KIND_STREAM;
 }
 
 /**
@@ -98,12 +122,17 @@ static const struct tap_backend *tap_backend_for(const struct ctx *c)
  */
 int tap_init(struct ctx *c)
 {
-	const struct tap_backend *be = tap_backend_for(c);
+	static const char *const what[TAP_KINDS] = {
+		[TAP_KIND_TUNTAP] = "tuntap", [TAP_KIND_STREAM] = "stream socket",
+		[TAP_KIND_VHOST_USER] = "vhost-user",
+	};
+	enum tap_kind kind = tap_kind_for(c);
+	const struct tap_backend *be = tap_backends[kind];
 	int ret;
 
 	if (!be) {
-		err("%s backend is not built in this version",
-		    c->vhost_user ? "vhost-user" : "stream socket");
+		err("the %s backend was not registered (tap_backend_register())",
+		    what[kind]);
 		return -ENOSYS;
 	}
 	if (!tap_sink) {
@@ -137,8 +166,11 @@ int tap_init(struct ctx *c)
 void tap_handler(const struct ctx *c, union epoll_ref ref, uint32_t events,
 		 uint64_t now_ms)
 {
-	if (tap_be)
-		tap_be->handler(c, ref, events, now_ms);
+	if (!tap_be)
+		return;
+
+	tap_be->handler(c, ref, events, now_ms);
+	tap_frames_done(c);	/* the end of the event ends its batch */
 }
 
 /**
@@ -376,18 +408,25 @@ void tap_frame_in(const struct ctx *c, const uint8_t *frame, size_t len,
 	if (pcap_active())
 		pcap_frame(frame, len);
 
+	tap_in_pending = true;
 	tap_sink->input(c, frame, len, now_ms);
 }
 
 /**
- * tap_frames_done() - the backend reuses the memory of the frames it gave
+ * tap_frames_done() - the end of a batch: the frames handed over so far may
+ *		       be reused
  * @c:		execution context
  *
  * Backends call this before they overwrite frames handed to
- * tap_frame_in(): whoever took them may still point there.
+ * tap_frame_in() within an event: whoever took them may still point there.
+ * tap_handler() calls it after every event of a backend.
  */
 void tap_frames_done(const struct ctx *c)
 {
+	if (!tap_in_pending)
+		return;
+
+	tap_in_pending = false;
 	tap_sink->input_done(c);
 }
 
@@ -439,6 +478,57 @@ void tap_rx_drop(struct tap_stats *s, enum tap_drop why, size_t len,
 	     "connection stays up (counted in %s%s)", len, d->before, limit,
 	     d->after, d->name, tap_drop_logged[why] == TAP_DROP_LOG_MAX ?
 	     ", further ones logged at debug level" : "");
+}
+
+/**
+ * tap_tx_error() - count a frame for the guest that a backend can't write
+ * @s:		the backend's counters
+ * @len:	the frame's length, bytes
+ * @err_no:	why, as an errno
+ *
+ * The frame is dropped for good (it counts as written). The first
+ * TAP_TX_ERR_LOG_MAX are logged as warnings, later ones at debug level.
+ */
+void tap_tx_error(struct tap_stats *s, size_t len, int err_no)
+{
+	const char *name = tap_be ? tap_be->name : "guest";
+
+	s->tx_errors++;
+
+	if (tap_tx_err_logged >= TAP_TX_ERR_LOG_MAX) {
+		debug("%s: dropping a frame of %zu bytes for the guest: %s",
+		      name, len, strerror(err_no));
+		return;
+	}
+
+	tap_tx_err_logged++;
+	warn("%s: dropping a frame of %zu bytes for the guest: %s (counted in "
+	     "tx_errors%s)", name, len, strerror(err_no),
+	     tap_tx_err_logged == TAP_TX_ERR_LOG_MAX ?
+	     ", further ones logged at debug level" : "");
+}
+
+/**
+ * tap_state_register() - take migrate/'s handlers of the device state
+ * @ops:	handlers, static storage
+ *
+ * The backend that migrates (vhost-user) finds them with
+ * tap_state_ops_get(): migrate/ and vhost_user/ share a layer, and
+ * neither may call the other.
+ */
+void tap_state_register(const struct tap_state_ops *ops)
+{
+	tap_state = ops;
+}
+
+/**
+ * tap_state_ops_get() - the handlers of the device state of a migration
+ *
+ * Return: what migrate/ registered, NULL if nothing
+ */
+const struct tap_state_ops *tap_state_ops_get(void)
+{
+	return tap_state;
 }
 
 /**

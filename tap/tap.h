@@ -145,6 +145,7 @@ struct tap_sink {
 };
 
 void tap_sink_set(const struct tap_sink *sink);
+void tuntap_register(void);
 
 int tap_init(struct ctx *c);
 void tap_handler(const struct ctx *c, union epoll_ref ref, uint32_t events,

@@ -40,7 +40,7 @@
 #include <sys/uio.h>
 
 #include "tap.h"
-#include "backend.h"
+#include "tap_backend.h"
 #include "../conf/ctx.h"
 #include "../conf/netlink.h"
 #include "../util/idle_trim.h"
@@ -62,7 +62,8 @@ SYSCALLS(SYSCALLS_PASTA,
 #define TUNTAP_DEV		"/dev/net/tun"
 /* Transmit queue of the device, frames (the kernel's default is 1000): one
  * full relay window (4 MiB) of 1514-byte frames, with room to spare, for a
- * namespace without segmentation offloads; see doc/performance.md
+ * namespace without segmentation offloads; see
+ * doc/perf-notes/tap-txqueue.md
  */
 #define TUNTAP_TXQUEUELEN	5000
 /* Room beyond Ethernet header and MTU: VLAN tags, a virtio-net header */
@@ -76,14 +77,10 @@ static bool tuntap_vnet = true;		/* frames carry a virtio-net header */
 static char tuntap_name[IFNAMSIZ];	/* its name in the namespace */
 static bool tuntap_out_armed;		/* EPOLLOUT is in the epoll set */
 static struct tap_stats tuntap_stats;
-static unsigned int tuntap_tx_err_logged; /* errors logged so far */
 
 /* Input batch: frames read, before any is processed */
 static uint8_t tuntap_rx[TAP_FRAMES_BATCH][TUNTAP_FRAME_MAX]
 	__attribute__((aligned(64)));
-
-/* Log this many write errors at warning level, then only at debug level */
-#define TUNTAP_TX_ERR_LOG_MAX	8
 
 /**
  * struct tuntap_open - request to, and result from, the namespace thread
@@ -274,8 +271,8 @@ static int tuntap_init(struct ctx *c)
 		return tuntap_splice_only(c);
 
 	/* A batch is read and handed over in one event, whole frames only,
-	 * and the frames are done with by net_input_done() before the event
-	 * ends: nothing stays in it between events, no busy check.
+	 * and the frames are done with (tap_frames_done(), from tap_handler())
+	 * before the event ends: nothing stays in it between events, no busy check.
 	 */
 	idle_trim_register(tuntap_rx, sizeof(tuntap_rx), NULL);
 
@@ -465,27 +462,6 @@ static void tuntap_handler(const struct ctx *c, union epoll_ref ref,
 }
 
 /**
- * tuntap_tx_error() - count and report a frame the device rejected
- * @err_no:	errno of the failed write
- * @len:	frame length
- */
-static void tuntap_tx_error(int err_no, size_t len)
-{
-	tuntap_stats.tx_errors++;
-
-	if (tuntap_tx_err_logged < TUNTAP_TX_ERR_LOG_MAX) {
-		tuntap_tx_err_logged++;
-		warn("tap device %s rejected a frame of %zu bytes: %s%s",
-		     tuntap_name, len, strerror(err_no),
-		     tuntap_tx_err_logged == TUNTAP_TX_ERR_LOG_MAX ?
-		     " (not reporting further errors)" : "");
-	} else {
-		debug("tap device %s rejected a frame of %zu bytes: %s",
-		      tuntap_name, len, strerror(err_no));
-	}
-}
-
-/**
  * tuntap_send_frames() - write frames to the device, one writev() each
  * @c:			execution context
  * @iov:		@nframes groups of @bufs_per_frame buffers
@@ -526,7 +502,8 @@ static size_t tuntap_send_frames(const struct ctx *c, const struct iovec *iov,
 			if (errno == EBADFD)
 				tuntap_gone(errno);
 
-			tuntap_tx_error(errno, iov_size(f, bufs_per_frame));
+			tap_tx_error(&tuntap_stats,
+				     iov_size(f, bufs_per_frame), errno);
 		} else {
 			tuntap_stats.tx_frames++;
 			tuntap_stats.tx_bytes += (size_t)n;
@@ -593,7 +570,7 @@ static void tuntap_leave(void)
 		debug_perror("TUNSETPERSIST at exit");
 }
 
-const struct tap_backend tap_tuntap_backend = {
+static const struct tap_backend tuntap_backend = {
 	.name		= "tuntap",
 	.init		= tuntap_init,
 	.handler	= tuntap_handler,
@@ -605,3 +582,11 @@ const struct tap_backend tap_tuntap_backend = {
 	.offload	= tuntap_offload,
 	.leave		= tuntap_leave,
 };
+
+/**
+ * tuntap_register() - offer the tuntap backend to tap.c (main(), at start-up)
+ */
+void tuntap_register(void)
+{
+	tap_backend_register(TAP_KIND_TUNTAP, &tuntap_backend);
+}

@@ -73,8 +73,8 @@ SYSCALLS(SYSCALLS_RELAY,
 /* Within a batch, acknowledge at least every this many bytes. Each ACK
  * makes the guest's kernel free and send (run in our write() to the tap),
  * and each sendmsg() wakes the host's reader: fewer of both cost less CPU
- * (doc/performance.md), while the guest still gets several ACKs per batch
- * of 64 frames of 64 KiB
+ * (doc/performance.md, "Where the speed comes from"), while the guest
+ * still gets several ACKs per batch of 64 frames of 64 KiB
  */
 #define TCP_ACK_INTERVAL	(1024 * 1024)
 

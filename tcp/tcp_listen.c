@@ -32,7 +32,7 @@
  * device, as upstream's does. --splice-only refuses (resets) every
  * connection that is not spliced.
  *
- * "auto" forwarding (conf/fwd_auto.c) opens and closes the listening
+ * "auto" forwarding (fwd/fwd_auto.c) opens and closes the listening
  * sockets of single ports at run time with tcp_listen_auto(); a rule-less
  * port maps to itself.
  */

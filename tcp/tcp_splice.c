@@ -64,7 +64,7 @@
  * fewer than TCP_SPLICE_POOL_LOW, so that one thread serves many
  * connections. An empty pool (a burst) is refilled on the spot.
  *
- * For "auto" forwarding (conf/fwd_auto.c), tcp_splice_listen_auto() opens
+ * For "auto" forwarding (fwd/fwd_auto.c), tcp_splice_listen_auto() opens
  * the listening sockets of one -T port at run time, from a thread inside
  * the namespace; they are closed with close() when the port goes away.
  *

@@ -35,12 +35,14 @@
  *   udp_splice.c.
  *
  * A flow is closed after UDP_FLOW_TIMEOUT_MS without a datagram in either
- * direction, or earlier if a new flow needs its place and it has been idle
- * for a second (flow/flow_evict.c, udp_evict.c). Traffic only stores the
- * time of the last datagram; the timer (util/timer.h) stays armed at its
- * old deadline and, when it fires on a flow that saw traffic since, moves
- * itself to the new deadline. Keeping a flow alive thus costs one store
- * per datagram.
+ * direction (udp_flow.c), or earlier if a new flow needs its place and it
+ * has been idle for a second (flow/flow_evict.c, udp_evict.c).
+ *
+ * This file is the roof of udp/ (doc/udp.md gives the order of the
+ * files): the entry points the rest of the relay calls (socket events,
+ * datagrams from the guest, the output scheduler's turns, init) and the
+ * start of the flows the guest initiates. It dispatches to the files
+ * below it; none of them calls up into it.
  */
 
 #include <errno.h>
@@ -64,217 +66,16 @@
 #include "../util/util.h"
 #include "../util/syscalls.h"
 
-/* System calls after start-up: flow sockets for guest datagrams (opened,
- * bound and connected by net/sock.c)
- */
-SYSCALLS(SYSCALLS_RELAY,
-	 SYSCALLS_SETSOCKOPT("SO_RCVBUFFORCE, SO_RCVBUF", SOL_SOCKET),
-	 SYSCALLS_CALL("epoll_ctl", "watch a flow's socket, or stop"),
-	 SYSCALLS_CALL("close", "the socket of a flow that ended"));
-
-struct udp_counters udp_stats;
-
-/* Zeroed, never walked at start-up (UDP_KIND_NONE is zero): udp_flow_new()
- * sets an entry up, so only entries used become resident.
- */
-static struct udp_flow *udp_flows;	/* indexed like the flow table */
-static unsigned int udp_cap;
-
 /**
- * udp_flow_at() - UDP state of a flow
- * @idx:	flow index
- *
- * Return: state, or NULL if @idx is not a live UDP flow
- */
-struct udp_flow *udp_flow_at(uint32_t idx)
-{
-	if (idx >= udp_cap || flow_type_of(idx) != FLOW_TYPE_UDP)
-		return NULL;
-	if (udp_flows[idx].kind == UDP_KIND_NONE)
-		return NULL;
-	return &udp_flows[idx];
-}
-
-/**
- * udp_flow_touch() - note traffic on a flow, keeping it alive
- * @uf:		flow
- * @now_ms:	current time
- */
-void udp_flow_touch(struct udp_flow *uf, uint64_t now_ms)
-{
-	uf->last_ms = now_ms;
-}
-
-/**
- * udp_stats_log() - log the module's counters (SIGUSR1, --stats)
- */
-void udp_stats_log(void)
-{
-	const struct udp_counters *u = &udp_stats;
-
-	info("udp: flows_out=%llu flows_in=%llu flows_splice=%llu "
-	     "to_guest=%llu from_guest=%llu drop_mtu=%llu drop_send=%llu "
-	     "gso_runs=%llu gso_refused=%llu "
-	     "drop_no_flow=%llu drop_splice=%llu icmp_errors=%llu "
-	     "evicted=%llu",
-	     (unsigned long long)u->flows_out, (unsigned long long)u->flows_in,
-	     (unsigned long long)u->flows_splice,
-	     (unsigned long long)u->to_guest,
-	     (unsigned long long)u->from_guest,
-	     (unsigned long long)u->drop_mtu,
-	     (unsigned long long)u->drop_send,
-	     (unsigned long long)u->gso_runs,
-	     (unsigned long long)u->gso_refused,
-	     (unsigned long long)u->drop_no_flow,
-	     (unsigned long long)u->drop_splice,
-	     (unsigned long long)u->icmp_errors,
-	     (unsigned long long)u->evicted);
-}
-
-/**
- * udp_timer_fn() - idle timer of a flow expired
- * @c:		execution context
- * @t:		timer, embedded in a struct udp_flow
- * @now_ms:	current time
- */
-static void udp_timer_fn(const struct ctx *c, struct wheel_timer *t,
-			 uint64_t now_ms)
-{
-	struct udp_flow *uf = (struct udp_flow *)((char *)t -
-			      offsetof(struct udp_flow, timer));
-	uint32_t idx = (uint32_t)(uf - udp_flows);
-
-	if (uf->kind == UDP_KIND_PROXY)
-		return;
-
-	if (now_ms < uf->last_ms + UDP_FLOW_TIMEOUT_MS) {
-		timer_arm(&uf->timer, uf->last_ms + UDP_FLOW_TIMEOUT_MS);
-		return;
-	}
-
-	debug("UDP flow %u: idle for %u s, closing", idx,
-	      UDP_FLOW_TIMEOUT_MS / 1000);
-	udp_flow_close(c, idx);
-}
-
-/**
- * udp_flow_new() - allocate a UDP flow and arm its idle timer
- * @c:		execution context
- * @kind:	enum udp_kind
- * @v4:		IPv4 (else IPv6)
- * @now_ms:	current time
- *
- * Return: flow index, FLOW_IDX_NONE if the flow table is full
- */
-uint32_t udp_flow_new(const struct ctx *c, enum udp_kind kind, bool v4,
-		      uint64_t now_ms)
-{
-	uint32_t idx = flow_alloc(FLOW_TYPE_UDP);
-	struct udp_flow *uf;
-
-	if (idx == FLOW_IDX_NONE && kind != UDP_KIND_PROXY &&
-	    flow_evict(c, now_ms))
-		idx = flow_alloc(FLOW_TYPE_UDP);
-
-	if (idx == FLOW_IDX_NONE || idx >= udp_cap) {
-		if (idx != FLOW_IDX_NONE)
-			flow_free(idx);
-		udp_stats.drop_no_flow++;
-		debug("UDP: flow table full, dropping datagram");
-		return FLOW_IDX_NONE;
-	}
-
-	uf = &udp_flows[idx];
-	memset(&uf->peer, 0, sizeof(uf->peer));
-	uf->sock = -1;
-	uf->lsn = 0;
-	uf->kind = (uint8_t)kind;
-	uf->v4 = v4;
-	uf->last_ms = now_ms;
-	timer_init(&uf->timer, udp_timer_fn);
-	if (kind != UDP_KIND_PROXY)
-		timer_arm(&uf->timer, now_ms + UDP_FLOW_TIMEOUT_MS);
-
-	return idx;
-}
-
-/**
- * udp_flow_close() - close a flow: its socket, timer and table entry
- * @c:		execution context
- * @idx:	flow index
- */
-void udp_flow_close(const struct ctx *c, uint32_t idx)
-{
-	struct udp_flow *uf = udp_flow_at(idx);
-
-	if (!uf)
-		return;
-
-	udp_gso_forget(idx);
-	if (uf->sock >= 0) {
-		epoll_ctl(c->epollfd, EPOLL_CTL_DEL, uf->sock, NULL);
-		close(uf->sock);
-		uf->sock = -1;
-	}
-	timer_cancel(&uf->timer);
-	qdisc_forget(idx);
-	uf->kind = UDP_KIND_NONE;
-	flow_free(idx);
-}
-
-/**
- * udp_epoll_add() - add a UDP socket to the epoll set
- * @c:		execution context
- * @fd:		socket
- * @data:	reference data word: flow index, or UDP_REF_LSN | listener
- * @edge:	edge-triggered (reading is scheduled, and goes on until
- *		the socket is empty)
- *
- * Return: 0 on success, -errno on failure
- */
-int udp_epoll_add(const struct ctx *c, int fd, uint32_t data, bool edge)
-{
-	union epoll_ref ref = { .type = EPOLL_TYPE_UDP };
-	struct epoll_event ev = { .events = EPOLLIN };
-
-	ref.fd = (uint32_t)fd;
-	ref.data = data;
-	ev.data.u64 = ref.u64;
-	if (edge)
-		ev.events |= EPOLLET;
-
-	if (epoll_ctl(c->epollfd, EPOLL_CTL_ADD, fd, &ev))
-		return -errno;
-	return 0;
-}
-
-/**
- * udp_sock_rcvbuf() - give a UDP socket a receive buffer for bursts
- * @s:		socket
- *
- * With CAP_NET_ADMIN over the host's network namespace, the buffer is set
- * past net.core.rmem_max; otherwise the kernel caps it there.
- */
-void udp_sock_rcvbuf(int s)
-{
-	int v = UDP_SOCK_RCVBUF;
-
-	if (!setsockopt(s, SOL_SOCKET, SO_RCVBUFFORCE, &v, sizeof(v)))
-		return;
-	if (setsockopt(s, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v)))
-		debug_perror("UDP: can't set SO_RCVBUF");
-}
-
-/**
- * udp_sock_out() - open the host socket of a flow the guest starts
+ * udp_guest_sock() - open the host socket of a flow the guest starts
  * @c:		execution context
  * @key:	flow as the guest sees it
  * @dst:	host-side destination (mapped by nat_outbound())
  *
  * Return: connected socket, or -errno
  */
-static int udp_sock_out(const struct ctx *c, const struct flow_key *key,
-			const union inany_addr *dst)
+static int udp_guest_sock(const struct ctx *c, const struct flow_key *key,
+			  const union inany_addr *dst)
 {
 	bool v4 = inany_v4(dst) != NULL;
 	const char *ifname = v4 ? c->ip4.outbound_if : c->ip6.outbound_if;
@@ -297,15 +98,15 @@ static int udp_sock_out(const struct ctx *c, const struct flow_key *key,
 }
 
 /**
- * udp_flow_out() - start a flow for a new datagram from the guest
+ * udp_guest_flow() - start a flow for a new datagram from the guest
  * @c:		execution context
  * @key:	flow as the guest sees it
  * @now_ms:	current time
  *
  * Return: flow index, FLOW_IDX_NONE on failure (logged, counted)
  */
-static uint32_t udp_flow_out(const struct ctx *c, const struct flow_key *key,
-			     uint64_t now_ms)
+static uint32_t udp_guest_flow(const struct ctx *c,
+			       const struct flow_key *key, uint64_t now_ms)
 {
 	union inany_addr dst;
 	struct udp_flow *uf;
@@ -315,9 +116,9 @@ static uint32_t udp_flow_out(const struct ctx *c, const struct flow_key *key,
 
 	nat_outbound(c, &key->remote_addr, key->remote_port, &dst);
 
-	s = udp_sock_out(c, key, &dst);
+	s = udp_guest_sock(c, key, &dst);
 	if ((s == -EMFILE || s == -ENFILE) && flow_evict(c, now_ms))
-		s = udp_sock_out(c, key, &dst);
+		s = udp_guest_sock(c, key, &dst);
 	if (s < 0) {
 		udp_stats.drop_no_flow++;
 		debug("UDP: can't open a socket toward %s port %u: %s",
@@ -325,13 +126,13 @@ static uint32_t udp_flow_out(const struct ctx *c, const struct flow_key *key,
 		return FLOW_IDX_NONE;
 	}
 
-	idx = udp_flow_new(c, UDP_KIND_OUT, inany_v4(&dst) != NULL, now_ms);
+	idx = udp_flow_new(c, UDP_KIND_GUEST, inany_v4(&dst) != NULL, now_ms);
 	if (idx == FLOW_IDX_NONE) {
 		close(s);
 		return FLOW_IDX_NONE;
 	}
 
-	uf = &udp_flows[idx];
+	uf = udp_flow_at(idx);
 	uf->sock = s;
 	if (udp_epoll_add(c, s, idx, true) || flow_hash_insert(idx, key)) {
 		udp_stats.drop_no_flow++;
@@ -339,7 +140,7 @@ static uint32_t udp_flow_out(const struct ctx *c, const struct flow_key *key,
 		return FLOW_IDX_NONE;
 	}
 
-	udp_stats.flows_out++;
+	udp_stats.flows_guest++;
 	trace("UDP flow %u: guest port %u to %s port %u", idx,
 	      key->guest_port, inany_ntop(&dst, buf), key->remote_port);
 	return idx;
@@ -382,7 +183,7 @@ void udp_guest_input(const struct ctx *c, const union inany_addr *saddr,
 
 	idx = flow_lookup(&key);
 	if (idx == FLOW_IDX_NONE) {
-		idx = udp_flow_out(c, &key, now_ms);
+		idx = udp_guest_flow(c, &key, now_ms);
 		if (idx == FLOW_IDX_NONE) {
 			/* Flow table full, or no socket: refuse it */
 			udp_err_refuse(c, &key, udp + UDP_HDR_LEN,
@@ -396,13 +197,13 @@ void udp_guest_input(const struct ctx *c, const union inany_addr *saddr,
 
 	udp_flow_touch(uf, now_ms);
 
-	if (uf->kind == UDP_KIND_OUT) {
+	if (uf->kind == UDP_KIND_GUEST) {
 		/* Counted when it leaves, with the datagrams after it */
 		udp_gso_queue(idx, uf->sock, udp + UDP_HDR_LEN,
 			      ulen - UDP_HDR_LEN);
 		return;
 	}
-	if (uf->kind != UDP_KIND_IN)
+	if (uf->kind != UDP_KIND_FWD)
 		return;
 
 	/* A reply to a -u peer: from the listening socket, at once */
@@ -436,7 +237,7 @@ void udp_sock_handler(const struct ctx *c, union epoll_ref ref, uint32_t events,
 		return;
 
 	if (uf->kind == UDP_KIND_SPLICE) {
-		udp_splice_to_ns(c, ref.data, now_ms);
+		udp_splice_to_ns(c, ref.data, udp_lsn_at(uf->lsn), now_ms);
 		return;
 	}
 
@@ -444,6 +245,33 @@ void udp_sock_handler(const struct ctx *c, union epoll_ref ref, uint32_t events,
 		udp_err_drain(c, ref.data);
 	if (events & EPOLLIN)
 		qdisc_wake(ref.data);
+}
+
+/**
+ * udp_pull() - output scheduler's turn for a UDP flow
+ * @c:		execution context
+ * @idx:	flow index
+ * @budget:	bytes to send in this turn
+ * @now_ms:	current time
+ *
+ * Return: enum qdisc_pull_result
+ */
+static enum qdisc_pull_result udp_pull(const struct ctx *c, uint32_t idx,
+				       size_t budget, uint64_t now_ms)
+{
+	struct udp_flow *uf = udp_flow_at(idx);
+
+	if (!uf)
+		return QDISC_DONE;
+
+	switch (uf->kind) {
+	case UDP_KIND_GUEST:
+		return udp_emit_pull(c, idx, uf, budget, now_ms);
+	case UDP_KIND_PROXY:
+		return udp_proxy_pull(c, budget, now_ms);
+	default:
+		return QDISC_DONE;
+	}
 }
 
 /**
@@ -469,19 +297,16 @@ static const struct net_l4_ops udp_net_ops = {
  */
 int udp_init(const struct ctx *c)
 {
+	int ret;
+
 	udp_fwd_register();
 	net_l4_register(NET_L4_UDP, &udp_net_ops);
 	if (c->no_udp)
 		return 0;
 
-	udp_cap = flow_capacity();
-	udp_flows = calloc(udp_cap, sizeof(*udp_flows));
-	if (!udp_flows) {
-		err("UDP: can't allocate state for %u flows: lower --max-flows",
-		    udp_cap);
-		udp_cap = 0;
-		return -ENOMEM;
-	}
+	ret = udp_flow_init();
+	if (ret)
+		return ret;
 
 	qdisc_register(FLOW_TYPE_UDP, udp_pull);
 	udp_splice_init();

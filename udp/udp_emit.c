@@ -186,7 +186,7 @@ bool udp_emit(const struct ctx *c, uint8_t *const *bufs, unsigned int i,
 }
 
 /**
- * udp_pull_out() - read a connected flow socket into frames for the guest
+ * udp_emit_pull() - read a connected flow socket into frames for the guest
  * @c:		execution context
  * @idx:	flow index
  * @uf:		flow
@@ -196,9 +196,9 @@ bool udp_emit(const struct ctx *c, uint8_t *const *bufs, unsigned int i,
  * Return: QDISC_MORE if the socket may still hold datagrams, QDISC_DONE if
  *	   it is empty
  */
-static enum qdisc_pull_result udp_pull_out(const struct ctx *c, uint32_t idx,
-					   struct udp_flow *uf, size_t budget,
-					   uint64_t now_ms)
+enum qdisc_pull_result udp_emit_pull(const struct ctx *c, uint32_t idx,
+				     struct udp_flow *uf, size_t budget,
+				     uint64_t now_ms)
 {
 	const struct flow_key *key = flow_key_of(idx);
 	size_t off = udp_payload_off(uf->v4), sent = 0;
@@ -240,32 +240,5 @@ static enum qdisc_pull_result udp_pull_out(const struct ctx *c, uint32_t idx,
 			return QDISC_DONE;
 		if (sent >= budget)
 			return QDISC_MORE;
-	}
-}
-
-/**
- * udp_pull() - output scheduler's turn for a UDP flow
- * @c:		execution context
- * @idx:	flow index
- * @budget:	bytes to send in this turn
- * @now_ms:	current time
- *
- * Return: enum qdisc_pull_result
- */
-enum qdisc_pull_result udp_pull(const struct ctx *c, uint32_t idx,
-				size_t budget, uint64_t now_ms)
-{
-	struct udp_flow *uf = udp_flow_at(idx);
-
-	if (!uf)
-		return QDISC_DONE;
-
-	switch (uf->kind) {
-	case UDP_KIND_OUT:
-		return udp_pull_out(c, idx, uf, budget, now_ms);
-	case UDP_KIND_PROXY:
-		return udp_proxy_pull(c, budget, now_ms);
-	default:
-		return QDISC_DONE;
 	}
 }

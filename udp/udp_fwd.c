@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* udp_fwd.c - forwarded UDP ports: listening sockets and inbound flows
+/* udp_fwd.c - forwarded UDP ports: listening sockets, flows host peers start
  *
  * Theory of operation
  *
@@ -33,7 +33,7 @@
  * address of the host (127.0.0.53 to 127.0.0.53) without touching the
  * guest interface (udp_splice.c).
  *
- * "auto" (pasta): conf/fwd_auto.c follows the ports bound on the other
+ * "auto" (pasta): fwd/fwd_auto.c follows the ports bound on the other
  * side and opens or closes the listening sockets of single ports at run
  * time (udp_fwd_auto_open(), udp_fwd_close()). Room for them is
  * reserved at start-up, UDP_FWD_AUTO_LSN slots per "auto" specification
@@ -339,22 +339,27 @@ static unsigned int udp_fwd_ports(const struct fwd_spec *spec)
  */
 int udp_fwd_init(const struct ctx *c)
 {
-	unsigned int n_in = udp_fwd_ports(&c->udp_in), n_out = 0, n_auto = 0;
+	/* -u: host ports to the guest; -U (ctx's udp_out): namespace ports
+	 * to the host
+	 */
+	const struct fwd_spec *to_guest = &c->udp_in, *to_host = &c->udp_out;
 	unsigned int n_conf = *c->conf_path ? UDP_FWD_CONF_LSN : 0;
-	bool auto_in = false, in = false;
+	unsigned int n_guest = udp_fwd_ports(to_guest), n_host = 0;
+	bool auto_guest = false, guest = false;
+	unsigned int n_auto = 0;
 
 	if (c->mode == MODE_PASTA) {
-		n_out = udp_fwd_ports(&c->udp_out) + n_conf;
-		auto_in = c->udp_in.mode == FWD_AUTO;
-		n_auto = (auto_in ? UDP_FWD_AUTO_LSN : 0) +
-			 (c->udp_out.mode == FWD_AUTO ? UDP_FWD_AUTO_LSN : 0);
+		n_host = udp_fwd_ports(to_host) + n_conf;
+		auto_guest = to_guest->mode == FWD_AUTO;
+		n_auto = (auto_guest ? UDP_FWD_AUTO_LSN : 0) +
+			 (to_host->mode == FWD_AUTO ? UDP_FWD_AUTO_LSN : 0);
 	}
-	n_in += n_conf;
-	in = n_in || auto_in;
-	if (!in && !n_out && !n_auto)
+	n_guest += n_conf;
+	guest = n_guest || auto_guest;
+	if (!guest && !n_host && !n_auto)
 		return 0;
 
-	udp_lsn_cap = 2 * (n_in + n_out) + n_auto;
+	udp_lsn_cap = 2 * (n_guest + n_host) + n_auto;
 	udp_lsns = calloc(udp_lsn_cap, sizeof(*udp_lsns));
 	udp_lsn_ring = calloc(udp_lsn_cap, sizeof(*udp_lsn_ring));
 	udp_lsn_free = calloc(udp_lsn_cap, sizeof(*udp_lsn_free));
@@ -364,7 +369,7 @@ int udp_fwd_init(const struct ctx *c)
 	}
 
 	/* --splice-only: -u sockets splice, no flow goes to a guest */
-	if (in && !c->splice_only) {
+	if (guest && !c->splice_only) {
 		udp_proxy = udp_flow_new(c, UDP_KIND_PROXY, true, 0);
 		if (udp_proxy == FLOW_IDX_NONE) {
 			err("UDP: no flow left for forwarded ports: raise --max-flows");
@@ -376,7 +381,7 @@ int udp_fwd_init(const struct ctx *c)
 }
 
 /**
- * udp_in_flow() - find or start the flow of a datagram on a -u socket
+ * udp_fwd_flow() - find or start the flow of a datagram on a -u socket
  * @c:		execution context
  * @l:		listening socket
  * @li:		its index
@@ -387,9 +392,9 @@ int udp_fwd_init(const struct ctx *c)
  * Return: flow index, FLOW_IDX_NONE if the datagram must be dropped (then
  *	   it is counted, as drop_no_flow)
  */
-static uint32_t udp_in_flow(const struct ctx *c, const struct udp_lsn *l,
-			    uint32_t li, const struct fwd_rule *r,
-			    const union sockaddr_inany *peer, uint64_t now_ms)
+static uint32_t udp_fwd_flow(const struct ctx *c, const struct udp_lsn *l,
+			     uint32_t li, const struct fwd_rule *r,
+			     const union sockaddr_inany *peer, uint64_t now_ms)
 {
 	union inany_addr src;
 	struct flow_key key;
@@ -419,14 +424,14 @@ static uint32_t udp_in_flow(const struct ctx *c, const struct udp_lsn *l,
 	if (idx != FLOW_IDX_NONE) {
 		uf = udp_flow_at(idx);
 		/* Two peers that look the same to the guest: first one wins */
-		if (!uf || (uf->kind == UDP_KIND_IN &&
+		if (!uf || (uf->kind == UDP_KIND_FWD &&
 			    !sockaddr_inany_eq(&uf->peer, peer)))
 			goto drop;
 		udp_flow_touch(uf, now_ms);
 		return idx;
 	}
 
-	idx = udp_flow_new(c, UDP_KIND_IN, l->v4, now_ms);
+	idx = udp_flow_new(c, UDP_KIND_FWD, l->v4, now_ms);
 	if (idx == FLOW_IDX_NONE)
 		return FLOW_IDX_NONE;
 
@@ -439,7 +444,7 @@ static uint32_t udp_in_flow(const struct ctx *c, const struct udp_lsn *l,
 		return FLOW_IDX_NONE;
 	}
 
-	udp_stats.flows_in++;
+	udp_stats.flows_fwd++;
 	trace("UDP flow %u: from the host to guest port %u", idx,
 	      key.guest_port);
 	return idx;
@@ -522,7 +527,7 @@ static bool udp_lsn_read(const struct ctx *c, const struct udp_lsn *l,
 				continue;
 			}
 
-			idx = udp_in_flow(c, l, li, r, &names[i], now_ms);
+			idx = udp_fwd_flow(c, l, li, r, &names[i], now_ms);
 			key = flow_key_of(idx);
 			if (idx == FLOW_IDX_NONE)
 				continue;
@@ -672,7 +677,7 @@ void udp_fwd_close(const struct ctx *c, uint32_t i)
 		const struct udp_flow *uf = udp_flow_at(idx);
 
 		if (uf && uf->lsn == i &&
-		    (uf->kind == UDP_KIND_IN || uf->kind == UDP_KIND_SPLICE))
+		    (uf->kind == UDP_KIND_FWD || uf->kind == UDP_KIND_SPLICE))
 			udp_flow_close(c, idx);
 	}
 

@@ -7,7 +7,7 @@
  * the kernel's UDP and IP output path (for a local peer, its receive path
  * too, in the same call). A bulk sender in the guest sends runs of
  * datagrams of one size to one peer, so datagrams from the guest for a
- * connected flow socket (UDP_KIND_OUT) are not sent one by one: they are
+ * connected flow socket (UDP_KIND_GUEST) are not sent one by one: they are
  * collected into a run, which leaves in one sendmsg() with UDP_SEGMENT
  * (UDP GSO): the kernel builds and routes one packet, and cuts it into
  * the original datagrams on the way out (or at a local receiver).

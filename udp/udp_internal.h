@@ -67,9 +67,10 @@ struct udp_ctl {
 /**
  * enum udp_kind - what a UDP flow is
  * @UDP_KIND_NONE:	slot unused
- * @UDP_KIND_OUT:	the guest started it: own socket, connected
- * @UDP_KIND_IN:	a host peer started it on a -u port: replies leave
- *			from the listening socket toward @peer
+ * @UDP_KIND_GUEST:	the guest started it: own socket, connected
+ * @UDP_KIND_FWD:	forwarded from the host: a host peer started it on a
+ *			-u port; replies leave from the listening socket
+ *			toward @peer
  * @UDP_KIND_SPLICE:	-U: a peer in the namespace, on a listening socket
  *			there, and a connected socket on the host's loopback
  * @UDP_KIND_PROXY:	stands for all -u listening sockets in the output
@@ -77,8 +78,8 @@ struct udp_ctl {
  */
 enum udp_kind {
 	UDP_KIND_NONE = 0,
-	UDP_KIND_OUT,
-	UDP_KIND_IN,
+	UDP_KIND_GUEST,
+	UDP_KIND_FWD,
 	UDP_KIND_SPLICE,
 	UDP_KIND_PROXY,
 };
@@ -86,10 +87,10 @@ enum udp_kind {
 /**
  * struct udp_flow - one UDP pseudo-connection
  * @timer:	idle timer
- * @peer:	UDP_KIND_IN, UDP_KIND_SPLICE: the peer of the listening socket
+ * @peer:	UDP_KIND_FWD, UDP_KIND_SPLICE: the peer of the listening socket
  * @last_ms:	time of the last datagram, either direction
- * @sock:	UDP_KIND_OUT, UDP_KIND_SPLICE: our own socket, else -1
- * @lsn:	UDP_KIND_IN, UDP_KIND_SPLICE: index of the listening socket
+ * @sock:	UDP_KIND_GUEST, UDP_KIND_SPLICE: our own socket, else -1
+ * @lsn:	UDP_KIND_FWD, UDP_KIND_SPLICE: index of the listening socket
  * @kind:	enum udp_kind
  * @v4:		IPv4 (else IPv6)
  */
@@ -132,8 +133,9 @@ struct udp_lsn {
 
 /**
  * struct udp_counters - events of the UDP module, for debugging
- * @flows_out:		flows started by the guest
- * @flows_in:		flows started by host peers on -u ports
+ * @flows_guest:	flows started by the guest
+ * @flows_fwd:		flows started by host peers on -u ports (forwarded
+ *			from the host)
  * @flows_splice:	flows started by namespace peers on -U ports, and by
  *			host loopback peers on -u ports (pasta)
  * @to_guest:		datagrams sent to the guest
@@ -143,14 +145,14 @@ struct udp_lsn {
  * @gso_runs:		runs of datagrams from the guest sent in one call
  * @gso_refused:	runs the kernel would not segment, sent one by one
  * @drop_no_flow:	datagrams dropped: no socket, flow table full, or no
- *			flow they may belong to (udp_in_flow())
+ *			flow they may belong to (udp_fwd_flow())
  * @drop_splice:	-U datagrams the destination socket refused
  * @icmp_errors:	ICMP errors reflected to the guest
  * @evicted:		idle flows closed to make room (udp_evict.c)
  */
 struct udp_counters {
-	uint64_t flows_out;
-	uint64_t flows_in;
+	uint64_t flows_guest;
+	uint64_t flows_fwd;
 	uint64_t flows_splice;
 	uint64_t to_guest;
 	uint64_t from_guest;
@@ -166,7 +168,8 @@ struct udp_counters {
 
 extern struct udp_counters udp_stats;
 
-/* udp.c */
+/* udp_flow.c */
+int udp_flow_init(void);
 struct udp_flow *udp_flow_at(uint32_t idx);
 uint32_t udp_flow_new(const struct ctx *c, enum udp_kind kind, bool v4,
 		      uint64_t now_ms);
@@ -213,8 +216,9 @@ int udp_recv_frames(int fd, size_t off, unsigned int n,
 		    uint8_t **bufs, size_t *lens, unsigned int *got);
 bool udp_emit(const struct ctx *c, uint8_t *const *bufs, unsigned int i,
 	      unsigned int *j, const struct flow_key *key, size_t plen);
-enum qdisc_pull_result udp_pull(const struct ctx *c, uint32_t idx,
-				size_t budget, uint64_t now_ms);
+enum qdisc_pull_result udp_emit_pull(const struct ctx *c, uint32_t idx,
+				     struct udp_flow *uf, size_t budget,
+				     uint64_t now_ms);
 
 /* udp_err.c */
 int udp_sock_recverr(int s, bool v4);
@@ -240,6 +244,7 @@ bool udp_splice_from_host(const struct ctx *c, const struct udp_lsn *l,
 			  size_t len, uint64_t now_ms);
 void udp_splice_from_ns(const struct ctx *c, struct udp_lsn *l, uint32_t li,
 			uint64_t now_ms);
-void udp_splice_to_ns(const struct ctx *c, uint32_t idx, uint64_t now_ms);
+void udp_splice_to_ns(const struct ctx *c, uint32_t idx,
+		      const struct udp_lsn *l, uint64_t now_ms);
 
 #endif /* UDP_UDP_INTERNAL_H */

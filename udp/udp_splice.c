@@ -627,21 +627,20 @@ void udp_splice_from_ns(const struct ctx *c, struct udp_lsn *l, uint32_t li,
  *			peer, from the listening socket
  * @c:		execution context
  * @idx:	flow index
+ * @l:		its listening socket (udp_lsn_at() of the flow's @lsn), or
+ *		NULL if that is closed
  * @now_ms:	current time
  */
-void udp_splice_to_ns(const struct ctx *c, uint32_t idx, uint64_t now_ms)
+void udp_splice_to_ns(const struct ctx *c, uint32_t idx,
+		      const struct udp_lsn *l, uint64_t now_ms)
 {
 	struct udp_flow *uf = udp_flow_at(idx);
 	const struct flow_key *key;
-	const struct udp_lsn *l;
 	unsigned int n;
 
 	(void)c;
 
-	if (!uf)
-		return;
-	l = udp_lsn_at(uf->lsn);
-	if (!l)
+	if (!uf || !l)
 		return;
 
 	/* An error (a refused datagram) is consumed by this read */

@@ -57,11 +57,11 @@
 /* Most distinct calls a mode can list (syscalls_count()) */
 #define SYSCALLS_DISTINCT_MAX	256
 
-/* Bounds of the section holding the lists: weak, in case it is empty */
-extern const struct syscalls_list *const __start_relay_syscalls[]
-	__attribute__((weak));
-extern const struct syscalls_list *const __stop_relay_syscalls[]
-	__attribute__((weak));
+/* Bounds of the section holding the lists, from the linker: never empty,
+ * this file has a list of its own (below)
+ */
+extern const struct syscalls_list *const __start_relay_syscalls[];
+extern const struct syscalls_list *const __stop_relay_syscalls[];
 
 /* Every mode: the way out, through exit() or die() */
 SYSCALLS(SYSCALLS_RELAY | SYSCALLS_PESTO | SYSCALLS_REPAIR,
@@ -181,9 +181,6 @@ static int syscalls_each(unsigned int mode,
 			 void *arg)
 {
 	size_t n, k;
-
-	if (!__start_relay_syscalls || !__stop_relay_syscalls)
-		return 0;
 
 	/* Linker symbols, not C objects: count entries from the addresses */
 	n = ((uintptr_t)__stop_relay_syscalls -

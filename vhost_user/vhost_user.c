@@ -10,12 +10,11 @@
  * messages); this file owns the connection, the epoll registrations and
  * the data path.
  *
- * Connection set-up is the stream backend's: with -F/--fd, a connected
- * socket given by the caller (QEMU 10.1 "-netdev passt"), for one
- * connection; otherwise we listen at the -s path or at the first free
- * /tmp/passt_N.socket (sock_path.c, mode 0600), one front-end at a time,
- * and only from the user who started us or root (unix_sock_accept():
- * others are closed and counted as conn_refused).
+ * Connection set-up is the stream backend's, shared through
+ * tap/guest_sock.c: with -F/--fd, a connected socket given by the caller
+ * (QEMU 10.1 "-netdev passt"), for one connection; otherwise we listen at
+ * the -s path or at the first free /tmp/passt_N.socket, one front-end at
+ * a time, and only from the user who started us or root.
  *
  * The front-end can't hold the loop: its socket is non-blocking, a message
  * is read as it comes, and one not complete VU_MSG_TIMEOUT_MS after its
@@ -23,7 +22,8 @@
  * non-blocking, and a signal to a full one is counted as lost
  * (vu_eventfd.c: signals_lost, logged when the front-end goes). When the front-end
  * goes, the queues stop, the guest's memory is unmapped, every eventfd is
- * closed, and we exit with -1/--one-off, or listen again.
+ * closed, and we exit with -1/--one-off, or listen again (guest_sock.c,
+ * which also knows what a migration away changes).
  *
  * Queues: 0 receives (our output), 1 transmits (our input). A queue
  * starts when vu_msg.c gave it a size, ring addresses, a kick eventfd and
@@ -89,7 +89,6 @@
  */
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,18 +99,17 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
-#include <sys/un.h>
 
+#include "vhost_user.h"
 #include "../tap/tap.h"
-#include "../tap/backend.h"
-#include "../tap/sock_path.h"
+#include "../tap/tap_backend.h"
+#include "../tap/guest_sock.h"
 #include "vu_dev.h"
 #include "../conf/ctx.h"
 #include "../util/idle_trim.h"
 #include "../util/log.h"
 #include "../util/util.h"
 #include "../util/timer.h"
-#include "../util/unix_sock.h"
 
 /* Longest frame from the guest: the largest IP packet with a VLAN tag, an
  * IPv6 TSO super-frame (65535 bytes of payload after its 40-byte header)
@@ -142,16 +140,9 @@
  */
 #define VU_RING_CHECK_MS	200
 
-/* Log this many rejected frames at warning level, then at debug level */
-#define VU_TX_ERR_LOG_MAX	8
-
 static struct vu_dev vu_dev = { .fd = -1, .log_fd = -1 };
-static int vu_listen_fd = -1;		/* listening socket, -1 with -F */
-static bool vu_listening;		/* listening socket in epoll set */
 static bool vu_out_armed;		/* receive kick eventfd watched */
-static char vu_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 static struct tap_stats vu_stats;
-static unsigned int vu_tx_err_logged;
 static struct wheel_timer vu_ring_timer;	/* vu_ring_check() */
 
 /**
@@ -421,27 +412,6 @@ static void vu_want_output(const struct ctx *c, bool on)
 }
 
 /**
- * vu_tx_error() - count and report a frame the guest can't take
- * @len:	its length
- * @ret:	error from vu_virtq_push_frame()
- */
-static void vu_tx_error(size_t len, int ret)
-{
-	vu_stats.tx_errors++;
-
-	if (vu_tx_err_logged < VU_TX_ERR_LOG_MAX) {
-		vu_tx_err_logged++;
-		warn("vhost-user: dropping a frame of %zu bytes for the "
-		     "guest: %s%s", len, strerror(-ret),
-		     vu_tx_err_logged == VU_TX_ERR_LOG_MAX ?
-		     " (not reporting further drops)" : "");
-	} else {
-		debug("vhost-user: dropping a frame of %zu bytes for the "
-		      "guest", len);
-	}
-}
-
-/**
  * vu_tx_count() - count a frame the guest has now
  * @len:	its length
  * @vh:		its offload description, NULL for a plain frame
@@ -539,7 +509,7 @@ static size_t vu_send_frames(const struct ctx *c, const struct iovec *iov,
 		}
 
 		if (ret < 0) {
-			vu_tx_error(len, ret);
+			tap_tx_error(&vu_stats, len, -ret);
 		} else {
 			vu_tx_count(len, vh);
 		}
@@ -607,7 +577,7 @@ static bool vu_lend_commit(size_t f, size_t len,
 
 	ret = vu_virtq_lend_commit(&q->vq, &vu_lent, (unsigned int)f, len, vh);
 	if (ret < 0) {
-		vu_tx_error(len, ret);
+		tap_tx_error(&vu_stats, len, -ret);
 		return false;
 	}
 
@@ -788,30 +758,6 @@ static void vu_tx_kick(const struct ctx *c, uint64_t now_ms)
 }
 
 /**
- * vu_listen_enable() - add or remove the listening socket from epoll
- * @c:		execution context
- * @on:		true to accept connections, false to leave them waiting
- */
-static void vu_listen_enable(const struct ctx *c, bool on)
-{
-	union epoll_ref ref = { .type = EPOLL_TYPE_VHOST_LISTEN };
-	struct epoll_event ev = { .events = EPOLLIN };
-
-	if (vu_listen_fd < 0 || on == vu_listening)
-		return;
-
-	ref.fd = (uint32_t)vu_listen_fd;
-	ev.data.u64 = ref.u64;
-	if (epoll_ctl(c->epollfd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL,
-		      vu_listen_fd, &ev)) {
-		die_perror("can't %s listening socket %s %s epoll",
-			   on ? "add" : "remove", vu_path,
-			   on ? "to" : "from");
-	}
-	vu_listening = on;
-}
-
-/**
  * vu_dev_clear() - initial state of the device, no connection
  * @dev:	device
  */
@@ -891,48 +837,42 @@ static void vu_ring_check(const struct ctx *c, struct wheel_timer *t,
 }
 
 /**
- * vu_guest_attach() - start serving a connected front-end socket
+ * vu_guest_attach() - vu_dev.fd is a connected front-end: serve it
  * @c:		execution context
- * @fd:		connected stream socket
  *
- * Return: 0 on success, negative errno (logged, @fd closed)
+ * Return: its epoll reference
  */
-static int vu_guest_attach(const struct ctx *c, int fd)
+static union epoll_ref vu_guest_attach(const struct ctx *c)
 {
-	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP };
 	union epoll_ref ref = { .type = EPOLL_TYPE_VHOST_CMD };
-	int flags, ret;
+	int fd = vu_dev.fd;
 
-	flags = fcntl(fd, F_GETFL);
-	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK)) {
-		ret = -errno;
-		err("vhost-user: can't make the front-end socket "
-		    "non-blocking: %s", strerror(-ret));
-		close(fd);
-		return ret;
-	}
-
+	(void)c;
 	vu_dev_clear(&vu_dev);
-	vu_dev.fd = fd;
 	vu_dev.gen++;
 	vu_out_armed = false;
 	memset(&vu_off_stats, 0, sizeof(vu_off_stats));
 
 	ref.fd = (uint32_t)fd;
 	ref.data = vu_dev.gen;
-	ev.data.u64 = ref.u64;
-	if (epoll_ctl(c->epollfd, EPOLL_CTL_ADD, fd, &ev)) {
-		ret = -errno;
-		err("vhost-user: can't add the front-end socket to epoll: %s",
-		    strerror(-ret));
-		close(fd);
-		vu_dev.fd = -1;
-		return ret;
-	}
-
 	timer_arm(&vu_ring_timer, timer_now_ms() + VU_RING_CHECK_MS);
-	return 0;
+	return ref;
 }
+
+static const struct guest_sock_ops vu_sock_ops = {
+	.peer		= "vhost-user front-end",
+	.suffix		= " (vhost-user)",
+	.hint		= { "-chardev socket,id=c,path=", " -netdev vhost-user,"
+			    "id=v,chardev=c -device virtio-net-pci,netdev=v "
+			    "-object memory-backend-memfd,id=m,share=on,"
+			    "size=RAM -numa node,memdev=m" },
+	.listen_type	= EPOLL_TYPE_VHOST_LISTEN,
+	.conn_refused	= &vu_stats.conn_refused,
+	.fd		= &vu_dev.fd,
+	.attach		= vu_guest_attach,
+};
+
+static struct guest_sock vu_sock = GUEST_SOCK_INIT(&vu_sock_ops);
 
 /**
  * vu_guest_close() - the front-end is gone, or must go: clean up, then
@@ -974,56 +914,7 @@ void vu_guest_close(const struct ctx *c, const char *why)
 	vu_dev_clear(&vu_dev);
 	vu_out_armed = false;
 
-	if (away && c->migrate_exit) {
-		info("Guest connection closed (%s), the guest migrated away: "
-		     "exiting (--migrate-exit)", why);
-		exit(EXIT_SUCCESS);
-	}
-
-	/* After a migration away, exiting would close sockets the guest's
-	 * peers may still send to, and they would get resets: stay
-	 */
-	if (c->one_off && !away) {
-		info("Guest connection closed (%s), exiting (one-off)", why);
-		exit(EXIT_SUCCESS);
-	}
-
-	info("Guest connection closed (%s)%s", why,
-	     away ? ", the guest migrated away" : "");
-	vu_listen_enable(c, true);
-}
-
-/**
- * vu_accept() - a connection on the listening socket: serve it
- * @c:		execution context
- */
-static void vu_accept(const struct ctx *c)
-{
-	char what[sizeof(vu_path) + 32];
-	struct ucred cred;
-	int fd;
-
-	if (vu_dev.fd >= 0) {
-		/* Wait in the backlog: stop being woken up for it */
-		vu_listen_enable(c, false);
-		return;
-	}
-
-	snprintf(what, sizeof(what), "vhost-user socket %s", vu_path);
-	fd = unix_sock_accept(vu_listen_fd, 0, what, &cred,
-			      &vu_stats.conn_refused);
-	if (fd < 0) {
-		if (fd != -EAGAIN && fd != -EPERM && fd != -ECONNABORTED)
-			warn("can't accept a guest on %s: %s", vu_path,
-			     strerror(-fd));
-		return;
-	}
-
-	if (vu_guest_attach(c, fd))
-		return;
-
-	info("Accepted guest connection from PID %i (vhost-user)", cred.pid);
-	vu_listen_enable(c, false);
+	guest_sock_gone(c, &vu_sock, why, away);
 }
 
 /**
@@ -1040,7 +931,7 @@ static void vu_handler(const struct ctx *c, union epoll_ref ref,
 
 	switch (ref.type) {
 	case EPOLL_TYPE_VHOST_LISTEN:
-		vu_accept(c);
+		guest_sock_accept(c, &vu_sock);
 		return;
 	case EPOLL_TYPE_VHOST_CMD:
 		if (vu_dev.fd < 0 || ref.data != vu_dev.gen)
@@ -1102,8 +993,6 @@ static void vu_mem_idle(void)
  */
 static int vu_init(struct ctx *c)
 {
-	int fd;
-
 	vu_eventfd_init();
 	vu_msg_init(&vu_dev);
 	vu_dev_clear(&vu_dev);
@@ -1114,31 +1003,7 @@ static int vu_init(struct ctx *c)
 	idle_trim_register(vu_tx_buf, sizeof(vu_tx_buf), NULL);
 	idle_trim_register_fn(vu_mem_idle);
 
-	if (c->fd_tap_preopened >= 0) {
-		fd = c->fd_tap_preopened;
-		if (tap_sock_adopt(fd))
-			return -ENOTSOCK;
-		if (vu_guest_attach(c, fd))
-			return -EBADF;
-		info("Serving the vhost-user front-end on socket descriptor "
-		     "%i%s", fd, c->one_off ? " (one-off)" : "");
-		return 0;
-	}
-
-	fd = tap_sock_listen(c, vu_path, sizeof(vu_path));
-	if (fd < 0)
-		return fd;
-
-	vu_listen_fd = fd;
-	vu_listen_enable(c, true);
-
-	info("UNIX domain socket bound at %s (vhost-user)", vu_path);
-	info("Connect QEMU (7.2 or later) to it with:");
-	info("    qemu-system-x86_64 ... -chardev socket,id=c,path=%s "
-	     "-netdev vhost-user,id=v,chardev=c -device virtio-net-pci,"
-	     "netdev=v -object memory-backend-memfd,id=m,share=on,"
-	     "size=RAM -numa node,memdev=m", vu_path);
-	return 0;
+	return guest_sock_init(c, &vu_sock);
 }
 
 /**
@@ -1171,19 +1036,21 @@ static const struct tap_stats *vu_get_stats(void)
 	return &vu_stats;
 }
 
-const struct tap_backend tap_vu_backend = {
-	.name		= "vhost-user",
-	.init		= vu_init,
-	.handler	= vu_handler,
-	.send_frames	= vu_send_frames,
-	.lend		= vu_lend,
-	.lend_commit	= vu_lend_commit,
-	.lend_end	= vu_lend_end,
-	.notify		= vu_notify,
-	.connected	= vu_connected,
-	.want_output	= vu_want_output,
-	.output_armed	= vu_output_armed,
-	.stats		= vu_get_stats,
-	.offload	= vu_offload,
-	.batch_bytes	= VU_BATCH_BYTES,
+static const struct tap_backend vu_backend = {
+	.name = "vhost-user", .init = vu_init, .handler = vu_handler,
+	/* Output: copied, or written in place in lent buffers */
+	.send_frames = vu_send_frames, .offload = vu_offload,
+	.lend = vu_lend, .lend_commit = vu_lend_commit, .lend_end = vu_lend_end,
+	.notify = vu_notify, .batch_bytes = VU_BATCH_BYTES,
+	/* State, for tap.c and the invariant checks */
+	.connected = vu_connected, .want_output = vu_want_output,
+	.output_armed = vu_output_armed, .stats = vu_get_stats,
 };
+
+/**
+ * vu_register() - offer the vhost-user backend to tap/ (main(), at start-up)
+ */
+void vu_register(void)
+{
+	tap_backend_register(TAP_KIND_VHOST_USER, &vu_backend);
+}

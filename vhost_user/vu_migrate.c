@@ -25,7 +25,7 @@
  *   move the state, blocking: QEMU reads or writes the other end after
  *   our answer. CHECK_DEVICE_STATE then tells QEMU whether it went well.
  *   What the state is, and how it is read and written, is migrate/'s
- *   business (struct tap_state_ops, registered at start-up).
+ *   business (struct tap_state_ops, registered with tap/ at start-up).
  *
  * After the transfer, the device's next step says how the migration
  * ended (vu_mig_running(), vu_mig_closed()): a source whose queues run
@@ -44,6 +44,7 @@
 #include <sys/stat.h>
 
 #include "../tap/tap.h"
+#include "../tap/tap_backend.h"
 #include "vu_dev.h"
 #include "vu_msg.h"
 #include "../conf/ctx.h"
@@ -57,17 +58,6 @@
 
 /* SET_DEVICE_STATE_FD reply: success, and no descriptor of ours */
 #define VU_STATE_FD_NONE	(1ULL << 8)
-
-static const struct tap_state_ops *vu_state_ops;
-
-/**
- * tap_state_register() - take the handlers of migration device state
- * @ops:	what migrate/ does with it
- */
-void tap_state_register(const struct tap_state_ops *ops)
-{
-	vu_state_ops = ops;
-}
 
 /**
  * vu_mig_log_update() - point the queues at the log, or not
@@ -97,8 +87,10 @@ void vu_mig_log_update(struct vu_dev *dev)
  */
 static void vu_mig_precopy(const struct ctx *c, bool on)
 {
-	if (vu_state_ops && vu_state_ops->precopy)
-		vu_state_ops->precopy(c, on);
+	const struct tap_state_ops *ops = tap_state_ops_get();
+
+	if (ops && ops->precopy)
+		ops->precopy(c, on);
 }
 
 /**
@@ -274,10 +266,11 @@ enum vu_res vu_mig_set_state_fd(const struct ctx *c, struct vu_dev *dev,
 				struct vu_msg *m)
 {
 	uint32_t dir = m->p.transfer.direction, phase = m->p.transfer.phase;
+	const struct tap_state_ops *ops = tap_state_ops_get();
 	int fd = vu_msg_take_fd(m), ret;
 	const char *why = NULL;
 
-	if (!vu_state_ops)
+	if (!ops)
 		why = "this back-end can't migrate";
 	else if (phase != VU_TRANSFER_STOPPED)
 		why = "only the stopped phase is supported";
@@ -289,10 +282,10 @@ enum vu_res vu_mig_set_state_fd(const struct ctx *c, struct vu_dev *dev,
 	/* A transfer before the last one ended (no queue ran, the front-end
 	 * stayed): that one is over
 	 */
-	if (vu_state_ops && dev->saved)
-		vu_state_ops->resume(c);
-	else if (vu_state_ops && dev->loaded)
-		vu_state_ops->discard(c);
+	if (ops && dev->saved)
+		ops->resume(c);
+	else if (ops && dev->loaded)
+		ops->discard(c);
 	dev->saved = dev->loaded = false;
 
 	if (why) {
@@ -310,9 +303,9 @@ enum vu_res vu_mig_set_state_fd(const struct ctx *c, struct vu_dev *dev,
 	}
 
 	if (dir == VU_TRANSFER_SAVE)
-		ret = vu_state_ops->save(c, fd);
+		ret = ops->save(c, fd);
 	else
-		ret = vu_state_ops->load(c, fd);
+		ret = ops->load(c, fd);
 	close(fd);
 
 	dev->state_result = ret;
@@ -367,10 +360,10 @@ void vu_mig_running(const struct ctx *c, struct vu_dev *dev)
 		dev->exit_at = 0;
 		warn("vhost-user: the device runs again after its state was "
 		     "saved: the migration failed, the guest goes on here");
-		vu_state_ops->resume(c);
+		tap_state_ops_get()->resume(c);
 	} else if (dev->loaded) {
 		dev->loaded = false;
-		vu_state_ops->start(c);
+		tap_state_ops_get()->start(c);
 	}
 }
 
@@ -383,18 +376,19 @@ void vu_mig_running(const struct ctx *c, struct vu_dev *dev)
  */
 bool vu_mig_closed(const struct ctx *c, struct vu_dev *dev)
 {
+	const struct tap_state_ops *ops = tap_state_ops_get();
 	bool away = dev->saved;
 
-	if (!vu_state_ops) {	/* nothing registered: no migration */
+	if (!ops) {	/* nothing registered: no migration */
 		vu_mig_clear(dev);
 		return false;
 	}
 	if (dev->features & VU_BIT(VU_F_LOG_ALL))
 		vu_mig_precopy(c, false);
 	if (dev->saved)
-		vu_state_ops->finish(c);
+		ops->finish(c);
 	else if (dev->loaded)
-		vu_state_ops->discard(c);
+		ops->discard(c);
 	vu_mig_clear(dev);
 	return away;
 }

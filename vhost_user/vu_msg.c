@@ -59,15 +59,11 @@
 #include "../util/syscalls.h"
 
 /* System calls after start-up, for the whole backend: the front-end's
- * connection (vhost_user.c, here); the eventfds: vu_eventfd.c; the guest's
- * memory: vu_mem.c; who the peer is: util/unix_sock.c
+ * messages (vhost_user.c, here); its connection: tap/guest_sock.c; the
+ * eventfds: vu_eventfd.c; the guest's memory: vu_mem.c; who the peer is:
+ * util/unix_sock.c
  */
 SYSCALLS(SYSCALLS_VU,
-	 SYSCALLS_CALL("accept4", "a front-end on the vhost-user socket"),
-	 SYSCALLS_CALL_IF("fcntl", "flags of the front-end's socket",
-			  SYSCALLS_ARG_EQ(1, F_GETFL)),
-	 SYSCALLS_CALL_IF("fcntl", "make that socket non-blocking",
-			  SYSCALLS_ARG_EQ(1, F_SETFL)),
 	 SYSCALLS_CALL("recvmsg", "a message, with its descriptors"),
 	 SYSCALLS_CALL("sendmsg", "a reply"),
 	 SYSCALLS_CALL("read", "reset a kick eventfd"),

@@ -66,7 +66,6 @@
 #include "../../net/icmp.h"
 #include "../../net/net.h"
 #include "../../qdisc/qdisc.h"
-#include "../../tap/backend.h"
 #include "../../tap/tap.h"
 #include "../unit/relay_sink.h"
 #include "../../guest/guest.h"
@@ -594,7 +593,7 @@ static void fuzz_start(enum fuzz_mode mode)
 	if (timer_wheel_init(c, c->epollfd))
 		fuzz_fail("timer wheel set-up");
 	guest_init(c);
-	tap_sink_set(&relay_sink);
+	relay_sink_set();
 	if (tap_init(c))
 		fuzz_fail("guest backend set-up");
 	if (tcp_init(c) || udp_init(c) || fwd_listen_init(c) || icmp_init(c) ||

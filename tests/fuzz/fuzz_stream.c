@@ -52,10 +52,10 @@
 
 #include "fuzz.h"
 #include "fuzz_build.h"
-#include "../../tap/backend.h"
+#include "../../tap/tap_backend.h"
 #include "../../tap/tap.h"
 
-/* The stream backend's limits (tap/stream.c), as doc/design.md has them */
+/* The stream backend's limits (stream/stream.c), as doc/design.md has them */
 #define FUZZ_STREAM_FRAME_MIN	14
 #define FUZZ_STREAM_FRAME_MAX	(14 + 4 + 65535)
 #define FUZZ_STREAM_SKIP_MAX	(16 * FUZZ_STREAM_FRAME_MAX)

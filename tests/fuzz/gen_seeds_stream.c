@@ -19,7 +19,7 @@
 #include "fuzz_build.h"
 #include "gen_seeds.h"
 
-/* tap/stream.c's limits: the largest frame, the longest one skipped */
+/* stream/stream.c's limits: the largest frame, the longest one skipped */
 #define GEN_FRAME_MAX		(14 + 4 + 65535)
 #define GEN_SKIP_MAX		(16 * GEN_FRAME_MAX)
 

@@ -12,6 +12,11 @@
 # are copied to tests/out/fuzz-artefacts/ and the report is shown.
 #
 # Output: "PASS: fuzz_NAME (S s, N runs)" or "FAIL: ..." per target.
+#
+# The targets are built here, with their own sanitizers (ASan, UBSan): the
+# relay under test (RELAY) never runs, so make sanitize skips the script
+# (tests/run --relay-only) rather than run the same 30 s per target again.
+# tests/run: independent of RELAY
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 1

@@ -29,6 +29,11 @@
 #     files (passt.avx2, qrap; it owns none of them any more, and purging
 #     it leaves ours alone), the profile ours; the installed pasta
 #     --version names pasta and our version, and passt --version too.
+#
+# The package is built from the tree (build-deb/): the relay under test
+# (RELAY) never runs, so make sanitize skips the script (tests/run
+# --relay-only).
+# tests/run: independent of RELAY
 
 # shellcheck source=tests/lib/rig.sh disable=SC2317 # tests run via rig_run
 . "$(dirname "$0")/../lib/rig.sh"

@@ -365,15 +365,22 @@ EOF
 # udp_to() - a datagram to a port, echoed back: sha256
 # $1: namespace of the server, $2: its listen address (socat), $3:
 # namespace of the client, $4: client address (socat)
+#
+# The client is stopped once the whole echo is in, or after 10 s: socat
+# -t would wait out its time, whatever came.
 udp_to() {
-	local got=$RIG_TMP/echo.$RANDOM.bin
+	local got=$RIG_TMP/echo.$RANDOM.bin cli
 
 	ip netns exec "$1" timeout -k 5 "$LIMIT" socat "$2,reuseaddr" \
 		EXEC:cat &
 	rig_defer "rig_kill $!"
 	rig_poll 5 rig_udp_bound "$1" "$(rig_port_of "$2")" ||
 		rig_fail "UDP server did not start" || return 1
-	ip netns exec "$3" timeout 10 socat -t 3 - "$4" <"$DGRAM" >"$got"
+	: >"$got"
+	ip netns exec "$3" timeout 12 socat -t 12 - "$4" <"$DGRAM" >"$got" &
+	cli=$!
+	rig_poll 10 eval "[ \$(stat -c %s '$got') -ge $(stat -c %s "$DGRAM") ]"
+	rig_kill "$cli"
 	rig_sha_eq "$DGRAM" "$got" || rig_fail "UDP $4: $RIG_WHY"
 }
 

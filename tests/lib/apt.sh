@@ -34,7 +34,8 @@ APT_CMD_PKGS="ip:iproute2 ss:iproute2 tc:iproute2 nstat:iproute2
 	      qemu-system-x86_64:qemu-system-x86 zstd:zstd
 	      clang:clang debootstrap:debootstrap
 	      dpkg-buildpackage:dpkg-dev dh:debhelper dh_apparmor:dh-apparmor
-	      apparmor_parser:apparmor pkg-config:pkg-config"
+	      apparmor_parser:apparmor pkg-config:pkg-config
+	      cc:gcc nm:binutils"
 
 # apt_install() - install packages, waiting for apt's lock
 # $1: log file for apt's output

@@ -305,13 +305,17 @@ rig_summary() {
 
 # rig_kill() - stop a process we started: SIGTERM, then SIGKILL after 3 s
 # $1: PID
+#
+# A process that exited counts as gone (rig_exited()), zombie or not: a
+# daemon's zombie waits for PID 1 to reap it, a second or two on some
+# machines, and holds nothing by then.
 rig_kill() {
 	local pid=$1 i
 
 	[ -n "$pid" ] || return 0
 	kill -TERM "$pid" 2>/dev/null || return 0
 	for i in $(seq 30); do
-		kill -0 "$pid" 2>/dev/null || break
+		rig_exited "$pid" && break
 		sleep 0.1
 	done
 	kill -KILL "$pid" 2>/dev/null
@@ -691,7 +695,7 @@ rig_relay_stats() {
 	RIG_CNT=()
 	# Each module's line, by its first key (qdisc's per-flow lines and
 	# tcp's per-connection ones start otherwise)
-	for first in tap:rx_frames net:frames tcp:conns_out udp:flows_out \
+	for first in tap:rx_frames net:frames tcp:conns_out udp:flows_guest \
 		     qdisc:frames; do
 		m=${first%%:*}
 		line=$(grep "$m: ${first#*:}=" "$RIG_RELAY_LOG" | tail -n 1)

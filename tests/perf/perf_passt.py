@@ -13,7 +13,7 @@ side's sockets (the relays' and the clients') use one congestion control,
 Linux's default unless --congestion says otherwise, whatever the machine
 is set to: with BBR, the host sender's pacing timers send from whichever
 process they interrupt, and a relay's CPU time then includes some of the
-sender's work (doc/performance.md). The table
+sender's work (doc/perf-notes/host-congestion-control.md). The table
 (perf_table.py) has a row per backend and metric, a column per peer and
 this project's ratio to each peer. Raw outputs, relay logs, the guests'
 consoles, results.json and table.txt stay in the output directory.

@@ -1,14 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# tests/tools/layers.sh - check the code's shape: includes point down the
-# layer order of doc/design.md, no function over 80 lines, no file over
-# 1,200 lines
+# tests/tools/layers.sh - check the code's shape: includes and links point
+# down the layer order of doc/design.md, no function over 80 lines, no file
+# over 1,200 lines
 #
-# Usage: tests/tools/layers.sh [--list] [ROOT]
+# Usage: tests/tools/layers.sh [--list] [--objects DIR] [ROOT]
 #   ROOT: the tree to check (default: this repository)
 #   --list: print the files the size check reads (C sources and headers,
-#     shell scripts), and doc/design.md, instead of checking
+#     shell scripts), doc/design.md and the docs declaring a file order,
+#     instead of checking
+#   --objects DIR: the build whose objects the link check reads, relative
+#     to ROOT or absolute (default: build, as make builds it)
 #
 # Theory of operation
 #
@@ -25,6 +28,23 @@
 # against the including file's folder, so "../net/net.h" from tcp/ is an
 # edge tcp/ -> net/.
 #
+# Includes don't show every link: a folder can declare a symbol itself
+# (an extern, a weak reference) and be linked with the folder above that
+# defines it. So the objects of the build are read too (nm): a symbol
+# undefined in the objects of one folder and defined by another folder's
+# is an edge between them, held to the same order. Without objects (the
+# tree was not built), that check is skipped and says so.
+#
+# Inside a folder, files may be ordered the same way: a folder's doc,
+# doc/FOLDER.md, may hold a section "## File order", a numbered list,
+# lowest first, each item naming files of the folder in backquotes before
+# a colon ("2. `udp_gso.c`: ..."). A file of such a folder may include a
+# header of its folder, and use a symbol defined by an object of its
+# folder, only if that file is in the same item or an earlier one; every
+# C source and header of the folder must be in the list. Files of one item
+# may use each other (at most a circle of the item's files); a circle
+# across items is impossible. Folders without the section are not checked.
+#
 # Sizes apply to every C source and header and shell script of the tree
 # (build output excluded), tests included: a function (from the line of its signature to its closing
 # brace in column 0; a Check START_TEST counts as a function) over
@@ -37,12 +57,18 @@ FUNC_MAX=80
 FILE_MAX=1200
 
 LIST=
-if [ "$1" = --list ]; then
-	LIST=1
+OBJ_DIR=build
+while [ $# -gt 0 ]; do
+	case $1 in
+	--list)	LIST=1 ;;
+	--objects) OBJ_DIR=${2:?--objects needs a folder}; shift ;;
+	*)	break ;;
+	esac
 	shift
-fi
+done
 ROOT=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
 cd "$ROOT" || exit 1
+OBJ_DIR=$(realpath -m --relative-to=. "$OBJ_DIR")
 
 # Files of the tree by name patterns, paths relative to ROOT, sorted. Not
 # git: a clone or an exported tree without git must give the same list.
@@ -116,6 +142,180 @@ check_includes() {
 	return $bad
 }
 
+# check_symbols() - the layer order at link level: a symbol that a
+# folder's objects use (undefined in them, weak or not) and that a higher
+# folder's objects define, or another folder's of the same layer, is a
+# violation, as an include would be. Reads the objects under OBJ_DIR whose
+# source is in the tree (a stale object of a moved file is passed over).
+#
+# Return: 0 if none, 1 if violations (printed), 2 if no object was found
+check_symbols() {
+	local table o rel objs=()
+
+	table=$(layer_table)
+	[ -n "$table" ] || return 1
+
+	while read -r o; do
+		rel=${o#"$OBJ_DIR"/}
+		[ -f "${rel%.o}.c" ] && objs+=("$rel")
+	done < <(find "$OBJ_DIR" \( -path "$OBJ_DIR/tests" \
+		-o -path "$OBJ_DIR/tools" -o -path "$OBJ_DIR/probes" \) -prune \
+		-o -type f -name '*.o' -print 2>/dev/null | LC_ALL=C sort)
+	if [ ${#objs[@]} -eq 0 ]; then
+		echo "$OBJ_DIR: no objects of the relay: build it first"
+		return 2
+	fi
+
+	# "object name type" for each global symbol (nm -P: name type ...)
+	for o in "${objs[@]}"; do
+		nm -P "$OBJ_DIR/$o" | sed "s|^|$o |"
+	done | awk -v table="$table" '
+		BEGIN {
+			n = split(table, line, "\n")
+			for (i = 1; i <= n; i++) {
+				split(line[i], f, " ")
+				rank[f[1]] = f[2]
+			}
+		}
+		function folder(obj,	d) {
+			d = obj
+			return sub(/\/[^\/]*$/, "", d) ? d : "."
+		}
+		$3 ~ /^[Uwv]$/ { use[++nuse] = $1 " " $2 " " $3; next }
+		$3 ~ /^[ABCDGRSTVWiu]$/ { def[$2] = $1 }
+		END {
+			bad = 0
+			for (i = 1; i <= nuse; i++) {
+				split(use[i], u, " ")
+				if (!(u[2] in def))
+					continue	# libc, or the linker
+				from = folder(u[1])
+				to = folder(def[u[2]])
+				if (from == to || !(from in rank) ||
+				    !(to in rank) || rank[to] + 0 < rank[from] + 0)
+					continue	# unknown: check_includes()
+				printf "%s: %s/ (layer %s) uses %s%s, defined by %s of %s/ (layer %s): links must point to a lower layer\n",
+				       u[1], from, rank[from], u[2],
+				       u[3] == "U" ? "" : " (weak)", def[u[2]],
+				       to, rank[to]
+				bad = 1
+			}
+			exit bad
+		}'
+}
+
+# order_docs() - the docs that declare a folder's file order, one a line
+order_docs() {
+	local d
+
+	for d in doc/*.md; do
+		[ -f "$d" ] && grep -qx '## File order' "$d" && echo "$d"
+	done
+}
+
+# order_table() - "file rank" lines from a doc's "File order" list
+# $1: doc/FOLDER.md
+order_table() {
+	awk '
+		/^## / { inside = ($0 == "## File order") ; next }
+		inside && /^[0-9]+\. `/ {
+			rank = $1 + 0
+			head = $0
+			sub(/:.*/, "", head)
+			while (match(head, /`[^`]*`/)) {
+				print substr(head, RSTART + 1, RLENGTH - 2), rank
+				head = substr(head, RSTART + RLENGTH)
+			}
+		}
+	' "$1"
+}
+
+# order_symbols() - "user definer" object pairs of one folder: the first
+# object uses a global symbol the second defines
+# $1: folder
+order_symbols() {
+	local dir=$1 o objs=()
+
+	for o in "$OBJ_DIR/$dir"/*.o; do
+		[ -f "$o" ] && [ -f "$dir/$(basename "${o%.o}").c" ] &&
+			objs+=("$o")
+	done
+	[ ${#objs[@]} -gt 0 ] || return 0
+	for o in "${objs[@]}"; do
+		nm -P "$o" | sed "s|^|$(basename "$o") |"
+	done | awk '
+		$3 ~ /^[Uwv]$/ { use[++n] = $1 " " $2; next }
+		$3 ~ /^[ABCDGRSTVWiu]$/ { def[$2] = $1 }
+		END {
+			for (i = 1; i <= n; i++) {
+				split(use[i], u, " ")
+				if ((u[2] in def) && def[u[2]] != u[1])
+					print u[1], def[u[2]], u[2]
+			}
+		}' | LC_ALL=C sort -u
+}
+
+# check_order_one() - one folder against the file order of its doc
+# $1: doc/FOLDER.md
+# Return: 0 if no violation, 1 if violations (printed)
+check_order_one() {
+	local doc=$1 dir f n r bad=0 line inc target user def sym
+	declare -A rank
+
+	dir=$(basename "$doc" .md)
+	if [ ! -d "$dir" ]; then
+		echo "$doc: declares a file order for $dir/, which doesn't exist"
+		return 1
+	fi
+	while read -r f n; do
+		rank[$f]=$n
+	done < <(order_table "$doc")
+
+	while read -r f; do
+		[ "$(dirname "$f")" = "$dir" ] || continue
+		r=${rank[$(basename "$f")]}
+		if [ -z "$r" ]; then
+			echo "$f: not in the file order of $doc"
+			bad=1
+			continue
+		fi
+		while IFS=: read -r line inc; do
+			inc=${inc#*\"}
+			inc=${inc%%\"*}
+			target=$(realpath -m --relative-to=. "$dir/$inc")
+			[ "$(dirname "$target")" = "$dir" ] || continue
+			n=${rank[$(basename "$target")]}
+			if [ -n "$n" ] && [ "$n" -gt "$r" ]; then
+				echo "$f:$line: (item $r of $doc) includes $inc (item $n): includes must point to an earlier file"
+				bad=1
+			fi
+		done < <(grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$f")
+	done < <(list_files '*.c' '*.h')
+
+	while read -r user def sym; do
+		r=${rank[${user%.o}.c]}
+		n=${rank[${def%.o}.c]}
+		if [ -z "$r" ] || [ -z "$n" ] || [ "$n" -le "$r" ]; then
+			continue
+		fi
+		echo "$dir/$user: (item $r of $doc) uses $sym, defined by $dir/$def (item $n): links must point to an earlier file"
+		bad=1
+	done < <(order_symbols "$dir")
+
+	return $bad
+}
+
+# check_order() - every folder that declares a file order
+# Return: 0 if no violation, 1 if violations (printed)
+check_order() {
+	local doc bad=0
+
+	while read -r doc; do
+		check_order_one "$doc" || bad=1
+	done < <(order_docs)
+	return $bad
+}
+
 check_functions() {
 	local out
 
@@ -156,6 +356,7 @@ check_files() {
 if [ -n "$LIST" ]; then
 	list_files '*.c' '*.h' '*.sh'
 	echo doc/design.md
+	order_docs
 	exit 0
 fi
 
@@ -164,6 +365,22 @@ if check_includes; then
 	echo "PASS: layers: every include points to a lower layer of doc/design.md"
 else
 	echo "FAIL: layers: includes against the layer order (above)"
+	rc=1
+fi
+check_symbols
+case $? in
+0)	echo "PASS: layers: every symbol an object uses comes from its folder, a lower layer or libc" ;;
+2)	echo "SKIP: layers: symbols not checked (no objects in $OBJ_DIR/)" ;;
+*)	echo "FAIL: layers: symbols against the layer order (above)"
+	rc=1 ;;
+esac
+docs=$(order_docs | tr '\n' ' ')
+if [ -z "$docs" ]; then
+	echo "PASS: layers: no folder declares a file order"
+elif check_order; then
+	echo "PASS: layers: files follow the order their folder declares (${docs% })"
+else
+	echo "FAIL: layers: files against their folder's order (above)"
 	rc=1
 fi
 if check_functions; then

@@ -155,7 +155,7 @@ static inline void tt_setup(int wmem)
 	ck_assert_int_eq(flow_table_init(TT_FLOWS), 0);
 	ck_assert_int_eq(qdisc_init(TT_FLOWS), 0);
 	ck_assert_int_eq(timer_wheel_init(&tt_ctx, -1), 0);	/* virtual */
-	tap_sink_set(&relay_sink);
+	relay_sink_set();
 	ck_assert_int_eq(tap_init(&tt_ctx), 0);
 	ck_assert_int_eq(tcp_init(&tt_ctx), 0);
 	ck_assert_int_eq(fwd_listen_init(&tt_ctx), 0);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* test_fwd.c - unit tests for port forwarding specifications (conf/fwd.c)
+/* test_fwd.c - unit tests for port forwarding specifications (conf/fwd_parse.c)
  *
  * Theory of operation: every form of the -t/-u/-T/-U grammar is parsed
  * into a fresh specification and finalised, then checked through the
@@ -73,7 +73,7 @@ static void bad(const char *arg, const char *needle)
 }
 
 /**
- * ephemeral_start() - first ephemeral port, as fwd.c should find it
+ * ephemeral_start() - first ephemeral port, as fwd_parse.c should find it
  *
  * Return: port
  */

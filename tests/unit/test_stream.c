@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* test_stream.c - unit tests for passt's stream backend (tap/stream.c)
+/* test_stream.c - unit tests for passt's stream backend (stream/stream.c)
  *
  * Theory of operation: the backend is started through tap_init() with
  * -F pointing to one end of a socket pair (as QEMU 10.1 passes it); the
@@ -120,7 +120,7 @@ static void setup(int wmem, bool one_off, const char *pcap)
 	if (pcap)
 		snprintf(c.pcap, sizeof(c.pcap), "%s", pcap);
 
-	tap_sink_set(&relay_sink);
+	relay_sink_set();
 	ck_assert_int_eq(tap_init(&c), 0);
 	ck_assert(tap_connected(&c));
 	relay_fd = sv[0];

@@ -110,7 +110,7 @@ static void tu_setup(const char *udp_in)
 	ck_assert_int_eq(flow_table_init(TU_FLOWS), 0);
 	ck_assert_int_eq(qdisc_init(TU_FLOWS), 0);
 	ck_assert_int_eq(timer_wheel_init(&tu_ctx, tu_ctx.epollfd), 0);
-	tap_sink_set(&relay_sink);
+	relay_sink_set();
 	ck_assert_int_eq(tap_init(&tu_ctx), 0);
 	ck_assert_int_eq(udp_init(&tu_ctx), 0);
 	ck_assert_int_eq(fwd_listen_init(&tu_ctx), 0);

@@ -388,7 +388,7 @@ static void setup_features(bool event_idx, uint64_t extra)
 	c.epollfd = epoll_create1(0);
 	ck_assert_int_ge(c.epollfd, 0);
 	c.fd_tap_preopened = sv[0];
-	tap_sink_set(&relay_sink);
+	relay_sink_set();
 	ck_assert_int_eq(tap_init(&c), 0);
 	ck_assert(!tap_connected(&c));	/* no queue yet */
 	fe = sv[1];

@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* backend.h - what a guest backend provides to tap.c (private to tap/)
+/* tap_backend.h - what a guest backend provides to tap.c, and what tap/
+ *		   provides to backends (public to the backends: tuntap.c
+ *		   here, stream/, vhost_user/)
  *
- * Theory of operation: tap.c picks one backend at tap_init() from the mode
- * (pasta: tuntap; passt: stream socket or vhost-user) and forwards every
- * tap_*() call to it through this table. A backend is one file defining
- * one const struct tap_backend. Backends that are not built yet are weak
- * references: tap_init() reports them as missing instead of failing to
- * link.
+ * Theory of operation: every backend registers itself at start-up
+ * (tap_backend_register(), called by main() through the backend's own
+ * *_register() function), so that tap/ never names a backend of a higher
+ * layer. tap.c picks one at tap_init() from the mode (pasta: tuntap;
+ * passt: stream socket or vhost-user) and forwards every tap_*() call to
+ * it through this table. A mode whose backend was not registered fails
+ * tap_init() with a message.
  */
-#ifndef TAP_BACKEND_H
-#define TAP_BACKEND_H
+#ifndef TAP_TAP_BACKEND_H
+#define TAP_TAP_BACKEND_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -71,6 +74,23 @@ struct tap_backend {
 	size_t batch_bytes;
 };
 
+/**
+ * enum tap_kind - the backends, one per way of reaching the guest
+ * @TAP_KIND_TUNTAP:	pasta: tuntap device in the namespace (tap/tuntap.c)
+ * @TAP_KIND_STREAM:	passt: UNIX stream socket, QEMU -netdev stream
+ *			(stream/stream.c)
+ * @TAP_KIND_VHOST_USER: passt --vhost-user (vhost_user/vhost_user.c)
+ * @TAP_KINDS:		number of kinds
+ */
+enum tap_kind {
+	TAP_KIND_TUNTAP,
+	TAP_KIND_STREAM,
+	TAP_KIND_VHOST_USER,
+	TAP_KINDS,
+};
+
+void tap_backend_register(enum tap_kind kind, const struct tap_backend *be);
+
 /* Every frame from the guest goes through this (tap.c): capture, net/ */
 void tap_frames_done(const struct ctx *c);
 void tap_writable(const struct ctx *c);
@@ -82,14 +102,12 @@ void tap_frame_in(const struct ctx *c, const uint8_t *frame, size_t len,
  */
 void tap_rx_drop(struct tap_stats *s, enum tap_drop why, size_t len,
 		 size_t limit);
+/* A frame for the guest the backend can't write: count it, log the first
+ * ones (tap.c)
+ */
+void tap_tx_error(struct tap_stats *s, size_t len, int err_no);
 
-/* pasta: tuntap device in the namespace (tap/tuntap.c) */
-extern const struct tap_backend tap_tuntap_backend;
+/* The migration handlers registered with tap_state_register(), or NULL */
+const struct tap_state_ops *tap_state_ops_get(void);
 
-/* passt: UNIX stream socket, QEMU -netdev stream (tap/stream.c) */
-extern const struct tap_backend tap_stream_backend __attribute__((weak));
-
-/* passt --vhost-user (vhost_user/vhost_user.c) */
-extern const struct tap_backend tap_vu_backend __attribute__((weak));
-
-#endif /* TAP_BACKEND_H */
+#endif /* TAP_TAP_BACKEND_H */

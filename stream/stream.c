@@ -7,18 +7,16 @@
  * its length as a 4-byte big-endian integer (QEMU's "-netdev stream" and
  * "-netdev socket" framing).
  *
- * Connection set-up: with -F/--fd, the caller gave us a connected socket
- * (QEMU 10.1 "-netdev passt"): it is the guest, for one connection only.
- * Otherwise we listen on a UNIX socket at the -s path, or at the first
- * free /tmp/passt_N.socket (sock_path.c: stale sockets are removed, live
- * ones never touched; the file is 0600), and take a connection only from
- * the user who started us or root (unix_sock_accept(): others are closed
- * and counted as conn_refused).
- * One guest is served at a time: while it is connected, the listening
- * socket is out of the epoll set and newer connections wait in its
- * backlog (so a QEMU that reconnects before we noticed the old connection
- * go is served right after, not refused). When the guest disconnects,
- * we exit with -1/--one-off, otherwise we listen again.
+ * Connection set-up is tap/guest_sock.c's, shared with vhost-user: the
+ * -F/--fd socket for one connection, or a UNIX socket at the -s path or
+ * the first free /tmp/passt_N.socket, one guest at a time, from our user
+ * or root only; when the guest goes, we exit (-1/--one-off) or listen
+ * again.
+ *
+ * Why not in tap/: this is not a tap device but a protocol over a socket,
+ * as vhost-user is; both register with tap/ (tap_backend_register()) as
+ * tuntap.c does, and share the socket's life through tap/ (doc/design.md,
+ * "Layers").
  *
  * Input: the socket is non-blocking; one read() per wake-up into a large
  * static buffer takes whatever the socket holds, then every complete frame
@@ -58,7 +56,6 @@
  */
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,28 +65,22 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
-#include <sys/un.h>
 
-#include "tap.h"
-#include "backend.h"
-#include "sock_path.h"
+#include "stream.h"
+#include "../tap/tap.h"
+#include "../tap/tap_backend.h"
+#include "../tap/guest_sock.h"
 #include "../conf/ctx.h"
 #include "../util/idle_trim.h"
 #include "../util/log.h"
 #include "../util/sockbuf.h"
-#include "../util/unix_sock.h"
 #include "../util/util.h"
 #include "../util/syscalls.h"
 
-/* System calls after start-up: accepting a guest, reading frames, sending
- * batches of them (buffer sizes: util/sockbuf.c)
+/* System calls after start-up: reading frames, sending batches of them
+ * (buffer sizes: util/sockbuf.c); accepting a guest: tap/guest_sock.c
  */
 SYSCALLS(SYSCALLS_PASST,
-	 SYSCALLS_CALL("accept4", "a guest on the stream socket"),
-	 SYSCALLS_CALL_IF("fcntl", "the guest socket's flags",
-			  SYSCALLS_ARG_EQ(1, F_GETFL)),
-	 SYSCALLS_CALL_IF("fcntl", "the guest socket, non-blocking",
-			  SYSCALLS_ARG_EQ(1, F_SETFL)),
 	 SYSCALLS_CALL("read", "length-prefixed frames from the guest"),
 	 SYSCALLS_CALL("sendmsg", "a batch of frames to the guest"),
 	 SYSCALLS_CALL("sendto", "the rest of a frame cut short (send())"),
@@ -129,18 +120,11 @@ SYSCALLS(SYSCALLS_PASST,
 #define STREAM_TX_IOV		1024
 #define STREAM_TX_FRAMES	(STREAM_TX_IOV / 2)
 
-/* Log this many rejected frames at warning level, then at debug level */
-#define STREAM_TX_ERR_LOG_MAX	8
-
-static int stream_listen_fd = -1;	/* listening socket, -1 with -F */
-static bool stream_listening;		/* listening socket in epoll set */
 static int stream_fd = -1;		/* connected guest, -1 if none */
 static uint32_t stream_gen;		/* connection number, in epoll refs */
 static uint64_t stream_conn_frames;	/* frames read on this connection */
 static bool stream_out_armed;		/* EPOLLOUT is in the epoll set */
-static char stream_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 static struct tap_stats stream_stats;
-static unsigned int stream_tx_err_logged;
 static bool stream_rmem_reported, stream_wmem_reported;
 
 /* Input: bytes read and not yet handed over start at stream_rx_base() */
@@ -202,50 +186,14 @@ static union epoll_ref stream_epoll_ref(void)
 }
 
 /**
- * stream_listen_enable() - add or remove the listening socket from epoll
+ * stream_guest_attach() - stream_fd is a connected guest: serve it
  * @c:		execution context
- * @on:		true to accept connections, false to leave them waiting
- */
-static void stream_listen_enable(const struct ctx *c, bool on)
-{
-	union epoll_ref ref = { .type = EPOLL_TYPE_TAP_LISTEN };
-	struct epoll_event ev = { .events = EPOLLIN };
-
-	if (stream_listen_fd < 0 || on == stream_listening)
-		return;
-
-	ref.fd = (uint32_t)stream_listen_fd;
-	ev.data.u64 = ref.u64;
-	if (epoll_ctl(c->epollfd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL,
-		      stream_listen_fd, &ev)) {
-		die_perror("can't %s listening socket %s %s epoll",
-			   on ? "add" : "remove", stream_path,
-			   on ? "to" : "from");
-	}
-	stream_listening = on;
-}
-
-/**
- * stream_guest_attach() - start serving a connected guest socket
- * @c:		execution context
- * @fd:		connected stream socket
  *
- * Return: 0 on success, negative errno (logged, @fd closed)
+ * Return: its epoll reference
  */
-static int stream_guest_attach(const struct ctx *c, int fd)
+static union epoll_ref stream_guest_attach(const struct ctx *c)
 {
-	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP };
-	union epoll_ref ref;
-	int flags, ret;
-
-	flags = fcntl(fd, F_GETFL);
-	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK)) {
-		ret = -errno;
-		err("can't make the guest socket non-blocking: %s",
-		    strerror(-ret));
-		close(fd);
-		return ret;
-	}
+	int fd = stream_fd;
 
 	if (c->tap_rmem > 0)
 		sockbuf_set(fd, SO_RCVBUF, c->tap_rmem, "--tap-rmem",
@@ -258,26 +206,27 @@ static int stream_guest_attach(const struct ctx *c, int fd)
 	else
 		sockbuf_set_quiet(fd, SO_SNDBUF, STREAM_SOCK_BUF);
 
-	stream_fd = fd;
 	stream_gen++;
 	stream_conn_frames = 0;
 	stream_rx_fill = 0;
 	stream_tail_len = stream_tail_done = 0;
 	stream_out_armed = false;
 
-	ref = stream_epoll_ref();
-	ev.data.u64 = ref.u64;
-	if (epoll_ctl(c->epollfd, EPOLL_CTL_ADD, fd, &ev)) {
-		ret = -errno;
-		err("can't add the guest socket to epoll: %s",
-		    strerror(-ret));
-		close(fd);
-		stream_fd = -1;
-		return ret;
-	}
-
-	return 0;
+	return stream_epoll_ref();
 }
+
+static const struct guest_sock_ops stream_sock_ops = {
+	.peer		= "guest",
+	.suffix		= "",
+	.hint		= { "-device virtio-net-pci,netdev=s -netdev stream,"
+			    "id=s,server=off,addr.type=unix,addr.path=", "" },
+	.listen_type	= EPOLL_TYPE_TAP_LISTEN,
+	.conn_refused	= &stream_stats.conn_refused,
+	.fd		= &stream_fd,
+	.attach		= stream_guest_attach,
+};
+
+static struct guest_sock stream_sock = GUEST_SOCK_INIT(&stream_sock_ops);
 
 /**
  * stream_guest_close() - the guest is gone: close, then exit or listen
@@ -297,46 +246,7 @@ static void stream_guest_close(const struct ctx *c, const char *why)
 	stream_tail_len = stream_tail_done = 0;
 	stream_out_armed = false;
 
-	if (c->one_off) {
-		info("Guest connection closed (%s), exiting (one-off)", why);
-		exit(EXIT_SUCCESS);
-	}
-
-	info("Guest connection closed (%s)", why);
-	stream_listen_enable(c, true);
-}
-
-/**
- * stream_accept() - a connection on the listening socket: serve it
- * @c:		execution context
- */
-static void stream_accept(const struct ctx *c)
-{
-	struct ucred cred;
-	char what[sizeof(stream_path) + 16];
-	int fd;
-
-	if (stream_fd >= 0) {
-		/* Wait in the backlog: stop being woken up for it */
-		stream_listen_enable(c, false);
-		return;
-	}
-
-	snprintf(what, sizeof(what), "guest socket %s", stream_path);
-	fd = unix_sock_accept(stream_listen_fd, 0, what, &cred,
-			      &stream_stats.conn_refused);
-	if (fd < 0) {
-		if (fd != -EAGAIN && fd != -EPERM && fd != -ECONNABORTED)
-			warn("can't accept a guest on %s: %s", stream_path,
-			     strerror(-fd));
-		return;
-	}
-
-	if (stream_guest_attach(c, fd))
-		return;
-
-	info("Accepted guest connection from PID %i", cred.pid);
-	stream_listen_enable(c, false);
+	guest_sock_gone(c, &stream_sock, why, false);
 }
 
 /**
@@ -539,27 +449,6 @@ static void stream_keep_tail(const uint32_t *prefix, const struct iovec *f,
 }
 
 /**
- * stream_tx_error() - count and report a frame we can't send
- * @len:	its length
- */
-static void stream_tx_error(size_t len)
-{
-	stream_stats.tx_errors++;
-
-	if (stream_tx_err_logged < STREAM_TX_ERR_LOG_MAX) {
-		stream_tx_err_logged++;
-		warn("dropping a frame of %zu bytes for the guest: valid "
-		     "lengths are %u to %u%s", len,
-		     (unsigned int)STREAM_FRAME_MIN,
-		     (unsigned int)STREAM_FRAME_MAX,
-		     stream_tx_err_logged == STREAM_TX_ERR_LOG_MAX ?
-		     " (not reporting further drops)" : "");
-	} else {
-		debug("dropping a frame of %zu bytes for the guest", len);
-	}
-}
-
-/**
  * stream_tx_build() - fill stream_tx_iov with one batch for sendmsg()
  * @iov:		@nframes groups of @bufs_per_frame buffers
  * @bufs_per_frame:	buffers per frame
@@ -598,7 +487,7 @@ static size_t stream_tx_build(const struct iovec *iov, size_t bufs_per_frame,
 		if (len < STREAM_FRAME_MIN || len > STREAM_FRAME_MAX) {
 			if (k)
 				break;	/* send what precedes it */
-			stream_tx_error(len);
+			tap_tx_error(&stream_stats, len, EMSGSIZE);
 			(*done)++;
 			continue;
 		}
@@ -729,7 +618,7 @@ static void stream_handler(const struct ctx *c, union epoll_ref ref,
 			   uint32_t events, uint64_t now_ms)
 {
 	if (ref.type == EPOLL_TYPE_TAP_LISTEN) {
-		stream_accept(c);
+		guest_sock_accept(c, &stream_sock);
 		return;
 	}
 
@@ -759,35 +648,10 @@ static void stream_handler(const struct ctx *c, union epoll_ref ref,
  */
 static int stream_init(struct ctx *c)
 {
-	int fd;
-
 	idle_trim_register(stream_rx, sizeof(stream_rx), stream_rx_busy);
 	idle_trim_register(stream_tail, sizeof(stream_tail), stream_tail_busy);
 
-	if (c->fd_tap_preopened >= 0) {
-		fd = c->fd_tap_preopened;
-		if (tap_sock_adopt(fd))
-			return -ENOTSOCK;
-		if (stream_guest_attach(c, fd))
-			return -EBADF;
-		info("Serving the guest on socket descriptor %i%s", fd,
-		     c->one_off ? " (one-off)" : "");
-		return 0;
-	}
-
-	fd = tap_sock_listen(c, stream_path, sizeof(stream_path));
-	if (fd < 0)
-		return fd;
-
-	stream_listen_fd = fd;
-	stream_listen_enable(c, true);
-
-	info("UNIX domain socket bound at %s", stream_path);
-	info("Connect QEMU (7.2 or later) to it with:");
-	info("    qemu-system-x86_64 ... -device virtio-net-pci,netdev=s "
-	     "-netdev stream,id=s,server=off,addr.type=unix,addr.path=%s",
-	     stream_path);
-	return 0;
+	return guest_sock_init(c, &stream_sock);
 }
 
 /**
@@ -830,7 +694,7 @@ static const struct tap_stats *stream_get_stats(void)
 	return &stream_stats;
 }
 
-const struct tap_backend tap_stream_backend = {
+static const struct tap_backend stream_backend = {
 	.name		= "stream",
 	.init		= stream_init,
 	.handler	= stream_handler,
@@ -842,3 +706,11 @@ const struct tap_backend tap_stream_backend = {
 	.stats		= stream_get_stats,
 	.batch_bytes	= STREAM_BATCH_BYTES,
 };
+
+/**
+ * stream_register() - offer the stream backend to tap/ (main(), at start-up)
+ */
+void stream_register(void)
+{
+	tap_backend_register(TAP_KIND_STREAM, &stream_backend);
+}

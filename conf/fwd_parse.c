@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* fwd.c - port forwarding specifications (-t, -u, -T, -U)
+/* fwd_parse.c - the parser of port forwarding specifications (-t, -u,
+ *		 -T, -U), into the types of fwd.h
  *
  * Theory of operation: fwd_parse() turns one option argument into rules
  * and appends them to a struct fwd_spec; repeated options for the same
