@@ -599,6 +599,7 @@ void tcp_sock_handler(const struct ctx *c, union epoll_ref ref, uint32_t events,
 	}
 
 	if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP)) {
+		conn->flags &= ~TCP_F_SOCK_DRAINED;
 		if (conn->state == CONN_ESTABLISHED)
 			qdisc_wake(conn->flow);
 	}

@@ -353,6 +353,7 @@ void tcp_send_rst_unknown(const struct ctx *c, const union inany_addr *saddr,
 void tcp_rewind(struct tcp_conn *conn)
 {
 	conn->seq_to_guest = conn->seq_acked;
+	conn->flags &= ~TCP_F_SOCK_DRAINED;
 	if ((conn->flags & TCP_F_FIN_SENT) && !(conn->flags & TCP_F_FIN_ACKED))
 		conn->flags &= ~TCP_F_FIN_SENT;
 	conn->rtt_ts = 0;
@@ -619,8 +620,11 @@ static ssize_t tcp_pull_peek(const struct ctx *c, struct tcp_conn *conn,
 		 */
 		n = 0;
 	} else if (n < 0) {
-		if (errno == EAGAIN || errno == EWOULDBLOCK)
+		if (errno == EAGAIN || errno == EWOULDBLOCK) {
+			if (!p->skip)	/* see tcp_pull_drained() */
+				conn->flags |= TCP_F_SOCK_DRAINED;
 			return -1;
+		}
 		debug("TCP flow %u: read from host socket: %s", conn->flow,
 		      strerror(errno));
 		tcp_send_ctrl(c, conn, TH_RST | TH_ACK);
@@ -859,6 +863,28 @@ static void tcp_pull_lend(const struct ctx *c, struct tcp_pull *p)
 }
 
 /**
+ * tcp_pull_drained() - is there nothing new to read, without reading?
+ * @conn:	connection
+ *
+ * The last peek read less than it asked for and sent it all, and no
+ * EPOLLIN came since (edge-triggered: each arrival reports one): the peek
+ * would find nothing. A guest's ACK that opens its window wakes the flow
+ * in qdisc/ often with nothing to send (a request that acknowledges the
+ * last reply): this saves that peek. Not while resending (the peek offset
+ * moved back), nor once the host peer closed (the FIN is sent from a
+ * peek that returns 0).
+ *
+ * Return: true if the turn can end without a peek
+ */
+static bool tcp_pull_drained(const struct tcp_conn *conn)
+{
+	return (conn->flags & TCP_F_SOCK_DRAINED) &&
+	       (conn->flags & TCP_F_PEEK_OFF) &&
+	       !(conn->flags & (TCP_F_SOCK_EOF | TCP_F_RETX_ONE)) &&
+	       conn->seq_to_guest == conn->seq_max_sent;
+}
+
+/**
  * tcp_pull_data() - read socket data into frames, or send the FIN
  * @c:		execution context
  * @flow:	flow index
@@ -883,6 +909,8 @@ static enum qdisc_pull_result tcp_pull_data(const struct ctx *c, uint32_t flow,
 
 	if (!tcp_pull_budget(c, conn, budget, now_ms, &p, &res))
 		return res;
+	if (tcp_pull_drained(conn))
+		return QDISC_DONE;
 	tcp_pull_lend(c, &p);
 
 	n = tcp_pull_peek(c, conn, &p);
@@ -900,8 +928,14 @@ static enum qdisc_pull_result tcp_pull_data(const struct ctx *c, uint32_t flow,
 	qdisc_lend_end(c, &tcp_lend);
 	if (sent)
 		res = tcp_pull_account(c, conn, &p, sent, frames, now_ms);
-	if (sent == (size_t)n)
+	if (sent == (size_t)n) {
+		/* Less than asked for, all sent: the queue holds nothing
+		 * new until the next EPOLLIN
+		 */
+		if ((size_t)n < p.want && !p.skip)
+			conn->flags |= TCP_F_SOCK_DRAINED;
 		return res;
+	}
 	/* The rest was peeked, not sent: read it again next time. A short
 	 * end left on purpose waits for new data or the guest's ACK
 	 */

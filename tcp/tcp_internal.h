@@ -87,6 +87,8 @@ enum tcp_conn_state {
 						 * the source still to write */
 #define TCP_F_WND_HELD		(1U << 19)	/* window's end kept free: wait */
 #define TCP_F_WQ_MORE		(1U << 20)	/* last queued segment: no PSH */
+#define TCP_F_SOCK_DRAINED	(1U << 21)	/* last peek read all, no EPOLLIN
+						 * since: nothing new queued */
 
 /**
  * struct tcp_conn - one TCP connection: guest segments <-> host socket

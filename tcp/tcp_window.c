@@ -19,7 +19,14 @@
  * reopen (design.md invariant 3). The drop itself makes the kernel send
  * the update, except in one state, where the peer is left with a window
  * below one of its segments: tcp_rcvwnd.c finds that state after every
- * drop and releases the update (tcp_stats.wnd_forced).
+ * drop and releases the update (tcp_stats.wnd_forced). A drop that leaves
+ * the queue empty cannot leave that state, and needs no look: the last
+ * peek drained the socket, no data arrived since (TCP_F_SOCK_DRAINED),
+ * and the guest acknowledged all it was sent. Data that arrives between
+ * that peek and the drop is at most what the peer could send into a
+ * window just opened; if it left the update held, the drop that follows
+ * the guest's ACK of that data sends it (or looks again). A grown buffer
+ * is always looked at, to shrink it back.
  * tests/probes/trunc_window.c and trunc_hold.c check both on the running
  * kernel, and doc/tcp.md records what they found.
  *
@@ -279,12 +286,16 @@ static void tcp_host_wnd_release(const struct ctx *c, struct tcp_conn *conn,
 int tcp_discard_acked(const struct ctx *c, struct tcp_conn *conn)
 {
 	uint32_t free_before = 0, consumed;
+	bool emptied;
 
 	/* Bytes taken from the socket, once the drop is done: everything
 	 * the guest acknowledged, after the SYN
 	 */
 	consumed = conn->seq_acked - conn->seq_isn - 1;
-	if (!tcp_rcvwnd_precise())
+	emptied = (conn->flags & TCP_F_SOCK_DRAINED) &&
+		  !(conn->flags & TCP_F_RCVBUF_RAISED) &&
+		  conn->seq_to_guest == conn->seq_acked;
+	if (!tcp_rcvwnd_precise() && !emptied)
 		tcp_rcvwnd_free(conn->sock, consumed - conn->discard,
 				&free_before);
 
@@ -305,7 +316,11 @@ int tcp_discard_acked(const struct ctx *c, struct tcp_conn *conn)
 	}
 
 	conn->discard = 0;
-	if (!(conn->flags & TCP_F_SOCK_EOF))	/* else nothing more comes */
+
+	/* Nothing more comes after the peer's FIN; and a drop that empties
+	 * the queue lets the kernel send its update (tcp_rcvwnd.c)
+	 */
+	if (!(conn->flags & TCP_F_SOCK_EOF) && !emptied)
 		tcp_host_wnd_release(c, conn, consumed, free_before);
 
 	return 0;
