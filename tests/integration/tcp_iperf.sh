@@ -25,9 +25,7 @@
 SECS=${IPERF_TIME:-5}
 INTERVAL=${IPERF_INTERVAL:-0.5}
 # Intervals in a run, and the shortest one counted (half an interval)
-SAMPLES=$(awk -v s="$SECS" -v i="$INTERVAL" \
-	'BEGIN { if (s !~ /^[0-9]+$/ || i < 0.1 || i > s) exit 1
-		 printf "%d\n", s / i + 0.5 }') || {
+SAMPLES=$(rig_iperf_samples "$SECS" "$INTERVAL") || {
 	echo "FAIL: prerequisites: IPERF_TIME $SECS (whole seconds) or" \
 	     "IPERF_INTERVAL $INTERVAL (0.1 to IPERF_TIME) invalid"
 	exit 1

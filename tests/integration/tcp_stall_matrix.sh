@@ -71,9 +71,7 @@
 SECS=${STALL_SECS:-5}
 INTERVAL=${STALL_INTERVAL:-0.5}
 # Intervals in a run: iperf3's last one can be a little short
-SAMPLES=$(awk -v s="$SECS" -v i="$INTERVAL" \
-	'BEGIN { if (s !~ /^[0-9]+$/ || i < 0.1 || i > s) exit 1
-		 printf "%d\n", s / i + 0.5 }') || {
+SAMPLES=$(rig_iperf_samples "$SECS" "$INTERVAL") || {
 	echo "FAIL: prerequisites: STALL_SECS $SECS (whole seconds) or" \
 	     "STALL_INTERVAL $INTERVAL (0.1 to STALL_SECS) invalid"
 	exit 1

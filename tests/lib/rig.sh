@@ -122,6 +122,16 @@ rig_exit_trap() {
 	exit $rc
 }
 
+# rig_iperf_samples() - intervals an iperf3 run of SECS at INTERVAL gives
+# $1: run length, whole seconds
+# $2: interval, seconds (0.1 to $1)
+# Output: the number of intervals, rounded; Return: 1 if either is invalid
+rig_iperf_samples() {
+	awk -v s="$1" -v i="$2" \
+		'BEGIN { if (s !~ /^[0-9]+$/ || i < 0.1 || i > s) exit 1
+			 printf "%d\n", s / i + 0.5 }'
+}
+
 # rig_need() - install missing commands (tests/lib/apt.sh), check for them
 # $@: command names
 # Return: 0 if all exist, 1 (with a FAIL line naming them, and their Debian

@@ -102,6 +102,20 @@ layer_table() {
 	' doc/design.md
 }
 
+# file_includes() - the local headers a file includes, resolved in the tree
+# $1: source file, relative to the tree's root
+# Output: one "LINE PATH NAME" per #include "NAME", PATH relative to the root
+file_includes() {
+	local line inc
+
+	while IFS=: read -r line inc; do
+		inc=${inc#*\"}
+		inc=${inc%%\"*}
+		echo "$line $(realpath -m --relative-to=. \
+			      "$(dirname "$1")/$inc") $inc"
+	done < <(grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$1")
+}
+
 check_includes() {
 	local table bad=0 f dir line inc target tdir
 	declare -A rank
@@ -123,10 +137,7 @@ check_includes() {
 			bad=1
 			continue
 		fi
-		while IFS=: read -r line inc; do
-			inc=${inc#*\"}
-			inc=${inc%%\"*}
-			target=$(realpath -m --relative-to=. "$dir/$inc")
+		while read -r line target inc; do
 			tdir=$(dirname "$target")
 			[ "$tdir" = "$dir" ] && continue
 			if [ -z "${rank[$tdir]}" ]; then
@@ -136,7 +147,7 @@ check_includes() {
 				echo "$f:$line: $dir/ (layer ${rank[$dir]}) includes $inc of $tdir/ (layer ${rank[$tdir]}): includes must point to a lower layer"
 				bad=1
 			fi
-		done < <(grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$f")
+		done < <(file_includes "$f")
 	done < <(list_files '*.c' '*.h')
 
 	return $bad
@@ -279,17 +290,14 @@ check_order_one() {
 			bad=1
 			continue
 		fi
-		while IFS=: read -r line inc; do
-			inc=${inc#*\"}
-			inc=${inc%%\"*}
-			target=$(realpath -m --relative-to=. "$dir/$inc")
+		while read -r line target inc; do
 			[ "$(dirname "$target")" = "$dir" ] || continue
 			n=${rank[$(basename "$target")]}
 			if [ -n "$n" ] && [ "$n" -gt "$r" ]; then
 				echo "$f:$line: (item $r of $doc) includes $inc (item $n): includes must point to an earlier file"
 				bad=1
 			fi
-		done < <(grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$f")
+		done < <(file_includes "$f")
 	done < <(list_files '*.c' '*.h')
 
 	while read -r user def sym; do
