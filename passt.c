@@ -44,6 +44,7 @@
 
 #include "conf/ctx.h"
 #include "conf/conf.h"
+#include "conf/netlink.h"
 #include "fwd/fwd_auto.h"
 #include "flow/flow.h"
 #include "fwd/fwd_ctl.h"
@@ -57,6 +58,7 @@
 #include "net/icmp.h"
 #include "net/net.h"
 #include "net/neigh.h"
+#include "guest/follow.h"
 #include "qdisc/qdisc.h"
 #include "stream/stream.h"
 #include "tap/tap.h"
@@ -192,6 +194,19 @@ static void passt_signals_rearm(const struct ctx *c)
 }
 
 /**
+ * passt_follow_ns() - pasta --config-net: the namespace follows the host
+ * @c:		execution context
+ * @old4:	IPv4 settings before the change
+ * @old6:	IPv6 settings before the change
+ */
+static void passt_follow_ns(const struct ctx *c, const struct ip4_ctx *old4,
+			    const struct ip6_ctx *old6)
+{
+	(void)nl_ns_follow(c, c->pasta_ifname, old4, follow_ip4(c), old6,
+			   follow_ip6(c));
+}
+
+/**
  * passt_signal_handler() - SIGUSR1: log counters; others: exit cleanly
  * @ref:	epoll reference of the signalfd
  */
@@ -286,6 +301,9 @@ static void passt_dispatch(const struct ctx *c, const struct epoll_event *ev,
 		break;
 	case EPOLL_TYPE_NEIGH:
 		neigh_handler(c);
+		break;
+	case EPOLL_TYPE_FOLLOW:
+		follow_watch_handler(c);
 		break;
 	default:
 		debug("Event for unknown descriptor type %u", ref.type);
@@ -487,6 +505,7 @@ int main(int argc, char **argv)
 	if (atexit(passt_cleanup))
 		die("Can't register the clean-up at exit");
 
+	follow_init(c);
 	guest_init(c);
 	tap_sink_set(&passt_tap_sink);
 	tuntap_register();
@@ -513,6 +532,9 @@ int main(int argc, char **argv)
 		die("Can't set up the configuration socket (-c)");
 	mcast_init(c);
 	neigh_init(c);
+	if (!follow_watch_init(c) && c->mode == MODE_PASTA &&
+	    c->pasta_conf_ns && follow_register(passt_follow_ns))
+		die("Can't register the namespace's update");
 	if (migrate_init(c))
 		die("Can't set up the socket for passt-repair: see above, or "
 		    "give --repair-path none");

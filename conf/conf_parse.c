@@ -112,6 +112,7 @@ static const struct option conf_longopts[] = {
 	{ "map-host-loopback",	CONF_ARG,	NULL, OPT_MAP_HOST_LO },
 	{ "map-guest-addr",	CONF_ARG,	NULL, OPT_MAP_GUEST_ADDR },
 	{ "no-map-gw",		CONF_NOARG,	NULL, OPT_NO_MAP_GW },
+	{ "no-follow-host",	CONF_NOARG,	NULL, OPT_NO_FOLLOW_HOST },
 	{ "freebind",		CONF_NOARG,	NULL, OPT_FREEBIND },
 	/* Protocols */
 	{ "no-tcp",		CONF_NOARG,	NULL, OPT_NO_TCP },
@@ -625,6 +626,9 @@ static bool conf_opt_proto(struct ctx *c, struct conf_given *g, int opt,
 		break;
 	case OPT_NO_MAP_GW:
 		c->no_map_gw = true;
+		break;
+	case OPT_NO_FOLLOW_HOST:
+		c->no_follow_host = true;
 		break;
 	case OPT_FREEBIND:
 		c->freebind = true;

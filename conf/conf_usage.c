@@ -134,6 +134,8 @@ static const char *const usage_map[] = {
 	"                           guest destination that reaches the host's",
 	"                           own address",
 	"      --no-map-gw          don't map the gateway to the host",
+	"      --no-follow-host     keep the addresses and routes read from the",
+	"                           host at start-up, even when the host's change",
 	"      --freebind           allow binding to non-local addresses",
 	"",
 	"Protocols:",

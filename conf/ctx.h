@@ -193,6 +193,7 @@ struct ip6_ctx {
  * @no_dhcpv6:		--no-dhcpv6
  * @no_ra:		--no-ra
  * @no_map_gw:		--no-map-gw
+ * @no_follow_host:	--no-follow-host: keep the start-up picture of the host
  * @freebind:		--freebind
  * @tcp_in:		-t, as configured (in force: fwd_dir_spec())
  * @tcp_out:		-T, as configured
@@ -270,6 +271,7 @@ struct ctx {
 	bool no_dhcpv6;
 	bool no_ra;
 	bool no_map_gw;
+	bool no_follow_host;
 	bool freebind;
 
 	struct fwd_spec tcp_in;

@@ -54,6 +54,7 @@
 #include "ndp.h"
 #include "neigh.h"
 #include "net.h"
+#include "../guest/follow.h"
 #include "../guest/guest.h"
 #include "frame.h"
 
@@ -129,7 +130,9 @@ static void ndp_mcast_mac(uint8_t *mac, const struct in6_addr *a)
  */
 static bool ndp_is_guest_addr(const struct ctx *c, const struct in6_addr *a)
 {
-	return IN6_ARE_ADDR_EQUAL(a, &c->ip6.addr) ||
+	const struct ip6_ctx *ip6 = follow_ip6(c);
+
+	return IN6_ARE_ADDR_EQUAL(a, &ip6->addr) ||
 	       IN6_ARE_ADDR_EQUAL(a, guest_addr6()) ||
 	       IN6_ARE_ADDR_EQUAL(a, guest_addr6_ll());
 }
@@ -143,8 +146,10 @@ static bool ndp_is_guest_addr(const struct ctx *c, const struct in6_addr *a)
  */
 static bool ndp_is_our_addr(const struct ctx *c, const struct in6_addr *a)
 {
-	return IN6_ARE_ADDR_EQUAL(a, &c->ip6.our_tap_ll) ||
-	       IN6_ARE_ADDR_EQUAL(a, &c->ip6.gw);
+	const struct ip6_ctx *ip6 = follow_ip6(c);
+
+	return IN6_ARE_ADDR_EQUAL(a, &ip6->our_tap_ll) ||
+	       IN6_ARE_ADDR_EQUAL(a, &ip6->gw);
 }
 
 /**
@@ -244,6 +249,7 @@ static void ndp_na_send(const struct ctx *c, const uint8_t *eth_src,
 			const struct in6_addr *saddr,
 			const struct in6_addr *target)
 {
+	const struct ip6_ctx *ip6 = follow_ip6(c);
 	uint8_t buf[ETH_HDR_LEN + IP6_HDR_LEN + NDP_NA_LEN];
 	uint8_t *na = buf + ETH_HDR_LEN + IP6_HDR_LEN;
 	const struct in6_addr *src = target, *dst = saddr;
@@ -252,8 +258,8 @@ static void ndp_na_send(const struct ctx *c, const uint8_t *eth_src,
 	union inany_addr tgt;
 
 	if (IN6_IS_ADDR_LINKLOCAL(target) &&
-	    !IN6_IS_ADDR_UNSPECIFIED(&c->ip6.our_tap_ll))
-		src = &c->ip6.our_tap_ll;
+	    !IN6_IS_ADDR_UNSPECIFIED(&ip6->our_tap_ll))
+		src = &ip6->our_tap_ll;
 
 	if (IN6_IS_ADDR_UNSPECIFIED(saddr)) {
 		dst = &ndp_all_nodes;
@@ -337,14 +343,15 @@ static size_t ndp_ra_opt_dnssl(const struct ctx *c, uint8_t *opt,
  */
 static size_t ndp_ra_opt_rdnss(const struct ctx *c, uint8_t *opt)
 {
+	const struct ip6_ctx *ip6 = follow_ip6(c);
 	size_t len = NDP_OPT_DNS_HDR_LEN;
 	int i;
 
-	for (i = 0; i < c->ip6.dns_count && i < DNS_MAX; i++) {
-		if (IN6_IS_ADDR_UNSPECIFIED(&c->ip6.dns[i]))
+	for (i = 0; i < ip6->dns_count && i < DNS_MAX; i++) {
+		if (IN6_IS_ADDR_UNSPECIFIED(&ip6->dns[i]))
 			continue;
-		memcpy(opt + len, &c->ip6.dns[i], sizeof(c->ip6.dns[i]));
-		len += sizeof(c->ip6.dns[i]);
+		memcpy(opt + len, &ip6->dns[i], sizeof(ip6->dns[i]));
+		len += sizeof(ip6->dns[i]);
 	}
 
 	if (len == NDP_OPT_DNS_HDR_LEN)
@@ -384,8 +391,10 @@ static bool ndp_ra_off(const struct ctx *c)
  */
 static size_t ndp_ra_opt_prefix(const struct ctx *c, uint8_t *opt)
 {
-	if (!net_ip6_is_unicast(&c->ip6.addr) ||
-	    IN6_IS_ADDR_LINKLOCAL(&c->ip6.addr))
+	const struct ip6_ctx *ip6 = follow_ip6(c);
+
+	if (!net_ip6_is_unicast(&ip6->addr) ||
+	    IN6_IS_ADDR_LINKLOCAL(&ip6->addr))
 		return 0;
 
 	opt[0] = NDP_OPT_PREFIX;
@@ -395,7 +404,7 @@ static size_t ndp_ra_opt_prefix(const struct ctx *c, uint8_t *opt)
 	net_put32(opt + 4, NDP_LIFETIME_INFINITE);	/* valid */
 	net_put32(opt + 8, NDP_LIFETIME_INFINITE);	/* preferred */
 	net_put32(opt + 12, 0);				/* reserved */
-	memcpy(opt + 16, &c->ip6.addr, NDP_PREFIX_LEN / 8);
+	memcpy(opt + 16, &ip6->addr, NDP_PREFIX_LEN / 8);
 	memset(opt + 16 + NDP_PREFIX_LEN / 8, 0,
 	       sizeof(struct in6_addr) - NDP_PREFIX_LEN / 8);
 
@@ -416,11 +425,12 @@ static size_t ndp_ra_opt_prefix(const struct ctx *c, uint8_t *opt)
 static bool ndp_ra_send(const struct ctx *c, const struct in6_addr *dst,
 			const uint8_t *eth_dst)
 {
+	const struct ip6_ctx *ip6 = follow_ip6(c);
 	uint8_t buf[ETH_HDR_LEN + IP6_HDR_LEN + NDP_RA_MAX];
 	uint8_t *ra = buf + ETH_HDR_LEN + IP6_HDR_LEN;
 	size_t len = NDP_RA_HDR_LEN, rdnss = 0;
 
-	if (!IN6_IS_ADDR_LINKLOCAL(&c->ip6.our_tap_ll)) {
+	if (!IN6_IS_ADDR_LINKLOCAL(&ip6->our_tap_ll)) {
 		debug("ndp: no link-local address of ours, can't send a "
 		      "router advertisement");
 		return false;
@@ -457,7 +467,7 @@ static bool ndp_ra_send(const struct ctx *c, const struct in6_addr *dst,
 	if (rdnss && !c->no_search && !c->no_dhcp_search)
 		len += ndp_ra_opt_dnssl(c, ra + len, NDP_RA_MAX - len);
 
-	ndp_send(c, buf, &c->ip6.our_tap_ll, dst, eth_dst, len);
+	ndp_send(c, buf, &ip6->our_tap_ll, dst, eth_dst, len);
 	return true;
 }
 
