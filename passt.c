@@ -207,6 +207,21 @@ static void passt_follow_ns(const struct ctx *c, const struct ip4_ctx *old4,
 }
 
 /**
+ * passt_follow_init() - watch the host's network; pasta --config-net: the
+ *			 namespace follows it
+ * @c:		execution context
+ */
+static void passt_follow_init(const struct ctx *c)
+{
+	follow_init(c);	/* readers had the context's identical values so far */
+	if (follow_watch_init(c) || c->no_follow_host)
+		return;
+	if (c->mode == MODE_PASTA && c->pasta_conf_ns &&
+	    follow_register(passt_follow_ns))
+		die("Can't register the namespace's update");
+}
+
+/**
  * passt_signal_handler() - SIGUSR1: log counters; others: exit cleanly
  * @ref:	epoll reference of the signalfd
  */
@@ -505,7 +520,6 @@ int main(int argc, char **argv)
 	if (atexit(passt_cleanup))
 		die("Can't register the clean-up at exit");
 
-	follow_init(c);
 	guest_init(c);
 	tap_sink_set(&passt_tap_sink);
 	tuntap_register();
@@ -532,9 +546,7 @@ int main(int argc, char **argv)
 		die("Can't set up the configuration socket (-c)");
 	mcast_init(c);
 	neigh_init(c);
-	if (!follow_watch_init(c) && c->mode == MODE_PASTA &&
-	    c->pasta_conf_ns && follow_register(passt_follow_ns))
-		die("Can't register the namespace's update");
+	passt_follow_init(c);
 	if (migrate_init(c))
 		die("Can't set up the socket for passt-repair: see above, or "
 		    "give --repair-path none");

@@ -243,7 +243,7 @@ static int nl_follow_af_apply(int s, const struct nl_follow_af *f,
 			      unsigned int ifindex, const char *ifname)
 {
 	size_t alen = nl_af_len(f->af);
-	bool moved = memcmp(f->old_addr, f->addr, alen);
+	bool moved = memcmp(f->old_addr, f->addr, alen) != 0;
 	const char *what = "addresses";
 	int ret = 0;
 

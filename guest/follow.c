@@ -162,7 +162,7 @@ static void follow_log_change(int af, const char *what, const void *old,
  */
 static void follow_log4(const struct ip4_ctx *o, const struct ip4_ctx *n)
 {
-	if (strcmp(o->ifname, n->ifname))
+	if (strcmp(o->ifname, n->ifname) != 0)
 		info("Host network changed: IPv4 template interface %s -> %s",
 		     *o->ifname ? o->ifname : "(none)",
 		     *n->ifname ? n->ifname : "(none)");
@@ -172,7 +172,7 @@ static void follow_log4(const struct ip4_ctx *o, const struct ip4_ctx *n)
 	if (o->gw.s_addr != n->gw.s_addr)
 		follow_log_change(AF_INET, "IPv4 gateway", &o->gw, -1,
 				  &n->gw, -1);
-	if (memcmp(o->dns, n->dns, sizeof(o->dns)))
+	if (memcmp(o->dns, n->dns, sizeof(o->dns)) != 0)
 		follow_log_change(AF_INET, "IPv4 DNS stand-in",
 				  &o->dns_match, -1, &n->dns_match, -1);
 }
@@ -184,7 +184,7 @@ static void follow_log4(const struct ip4_ctx *o, const struct ip4_ctx *n)
  */
 static void follow_log6(const struct ip6_ctx *o, const struct ip6_ctx *n)
 {
-	if (strcmp(o->ifname, n->ifname))
+	if (strcmp(o->ifname, n->ifname) != 0)
 		info("Host network changed: IPv6 template interface %s -> %s",
 		     *o->ifname ? o->ifname : "(none)",
 		     *n->ifname ? n->ifname : "(none)");
@@ -198,7 +198,7 @@ static void follow_log6(const struct ip6_ctx *o, const struct ip6_ctx *n)
 	if (!IN6_ARE_ADDR_EQUAL(&o->our_tap_ll, &n->our_tap_ll))
 		follow_log_change(AF_INET6, "IPv6 router address",
 				  &o->our_tap_ll, -1, &n->our_tap_ll, -1);
-	if (memcmp(o->dns, n->dns, sizeof(o->dns)))
+	if (memcmp(o->dns, n->dns, sizeof(o->dns)) != 0)
 		follow_log_change(AF_INET6, "IPv6 DNS stand-in",
 				  &o->dns_match, -1, &n->dns_match, -1);
 }
