@@ -6,7 +6,7 @@
  * The relay has no congestion control of its own: the guest's window and
  * the host socket pace each direction. What it decides is the shape of
  * what it sends within them, and each such decision is here, apart from
- * the code that carries it out: the mechanism (tcp_emit.c)
+ * the code that carries it out: the mechanism (tcp_emit.c, tcp_guest.c)
  * gathers the numbers, calls the policy and applies its answer. A policy
  * reads only its arguments and returns a number or a yes/no: no system
  * call, no state, no connection. So each can be tested alone, edge by
@@ -20,8 +20,15 @@
  * - The window reserve (tcp_pace_wnd_room()): a turn leaves the last
  *   quarter of the largest window the guest advertised free, so that a
  *   Linux guest's window never closes while its reader keeps up.
+ * - MSG_MORE (tcp_pace_more()): a batch of guest data ending without PSH
+ *   lets the host socket wait for the rest, if the guest's window lets
+ *   the guest send it.
+ * - The ACK interval (tcp_pace_ack_now()): a large batch is written and
+ *   acknowledged before its end, as the guest's sending is clocked by our
+ *   ACKs.
  *
- * doc/tcp.md (steps 6 and 7) gives the measurements behind each.
+ * doc/tcp.md (steps 6 and 7, and "Guest to host") gives the measurements
+ * behind each.
  */
 
 #include "tcp_pace.h"
@@ -110,4 +117,46 @@ size_t tcp_pace_wnd_room(size_t room, size_t wnd_max, bool resend_one)
 	if (room <= reserve)
 		return 0;
 	return room - reserve;
+}
+
+/**
+ * tcp_pace_more() - may the host socket wait for more data before sending?
+ * @no_push:	the last segment queued came without PSH, and no data held
+ *		after a hole went with it
+ * @edge:	right edge of the window last advertised to the guest
+ *		(sequence acknowledged plus window)
+ * @next:	sequence after the bytes queued for the socket
+ * @mss:	the guest's segment size
+ *
+ * A segment without PSH means the guest has more right behind it (Linux
+ * sets PSH at the end of each write), and MSG_MORE lets the kernel fill
+ * whole segments toward the host instead of sending (and waking the
+ * host's reader) once per batch. The guest sends the rest only if the
+ * window lets it: so only with room for TCP_MORE_WND_SEGS more segments.
+ * Otherwise the socket would hold its data until the host acknowledges
+ * what is in flight, or its probe timer (TCP_CORK's ceiling).
+ *
+ * Return: true to write with MSG_MORE
+ */
+bool tcp_pace_more(bool no_push, uint32_t edge, uint32_t next, uint32_t mss)
+{
+	if (!no_push || !SEQ_GT(edge, next))
+		return false;
+	return edge - next >= mss * TCP_MORE_WND_SEGS;
+}
+
+/**
+ * tcp_pace_ack_now() - write and acknowledge a connection's queue at once?
+ * @queued:	bytes queued for the socket in this batch
+ * @fin:	the segment just queued carries the guest's FIN
+ *
+ * Past TCP_ACK_INTERVAL bytes, the guest doesn't wait for the end of the
+ * batch: its sending is clocked by our ACKs. A FIN is handled, and
+ * acknowledged, after its data is written.
+ *
+ * Return: true to write and acknowledge now
+ */
+bool tcp_pace_ack_now(size_t queued, bool fin)
+{
+	return queued >= TCP_ACK_INTERVAL && !fin;
 }

@@ -25,6 +25,20 @@
 #define TCP_WND_RESERVE_DIV	4
 #define TCP_WND_HOLD_MS		1
 
+/* A batch ending in a segment without PSH is written with MSG_MORE only if
+ * the window left to the guest takes at least this many more segments: the
+ * guest must be able to send what completes the socket's segment
+ */
+#define TCP_MORE_WND_SEGS	2
+
+/* Within a batch, acknowledge at least every this many bytes. Each ACK
+ * makes the guest's kernel free and send (run in our write() to the tap),
+ * and each sendmsg() wakes the host's reader: fewer of both cost less CPU
+ * (doc/performance.md, "Where the speed comes from"), while the guest
+ * still gets several ACKs per batch of 64 frames of 64 KiB
+ */
+#define TCP_ACK_INTERVAL	(1024 * 1024)
+
 /**
  * struct tcp_pace_tail - one turn's peek, as the tail hold weighs it
  * @n:		bytes peeked, more than zero
@@ -52,5 +66,7 @@ size_t tcp_pace_tail_end(const struct tcp_pace_tail *t);
 size_t tcp_pace_tail_hold(const struct tcp_pace_tail *t, size_t tail,
 			  size_t host_seg);
 size_t tcp_pace_wnd_room(size_t room, size_t wnd_max, bool resend_one);
+bool tcp_pace_more(bool no_push, uint32_t edge, uint32_t next, uint32_t mss);
+bool tcp_pace_ack_now(size_t queued, bool fin);
 
 #endif /* TCP_TCP_PACE_H */
