@@ -18,6 +18,11 @@
  *      search domains from /etc/resolv.conf, pasta's tap name;
  *   7. forwarding: mode defaults, then the per-port tables.
  *
+ * Stage 5 and the gateway mapping of stage 6 can run again at run time:
+ * conf_host_rederive() starts from the command line's settings, saved by
+ * conf_host(), and derives what a start now would (guest/follow.c puts it
+ * in force).
+ *
  * conf_print() logs the outcome for the user (not for a pasta that runs a
  * command of its own, unless -d: that command has the terminal).
  */

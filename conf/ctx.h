@@ -10,7 +10,9 @@
  * settings and a few shared descriptors live here. What changes while the
  * relay runs lives with its owner: what the guest shows of itself (its MAC
  * address, the addresses it sends from) in guest/, the forwarding tables
- * in force (a -c client may replace them) in fwd/fwd_listen.c.
+ * in force (a -c client may replace them) in fwd/fwd_listen.c, and the
+ * part of @ip4 and @ip6 derived from the host, as it follows the host, in
+ * guest/follow.c (read it with follow_ip4() and follow_ip6()).
  */
 #ifndef CONF_CTX_H
 #define CONF_CTX_H
