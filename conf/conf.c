@@ -49,6 +49,12 @@
 
 #define CONF_LINE_MAX		512	/* longest resolv.conf line read */
 #define CONF_FWD_STR_MAX	256	/* forwarding summary in conf_print() */
+/* IPv4 placeholders while the host has no network: link-local, as
+ * upstream's "local mode" (conf_fallback_ip4())
+ */
+#define CONF_FALLBACK_ADDR4	"169.254.2.1"
+#define CONF_FALLBACK_GW4	"169.254.2.2"
+#define CONF_FALLBACK_PREFIX4	16
 
 /**
  * struct conf_saved - what conf_host_rederive() starts from again
@@ -571,6 +577,28 @@ int conf_resolv_read(struct ctx *c, const char *path,
 }
 
 /**
+ * conf_fallback_ip4() - IPv4 placeholders until the host has a network
+ * @c:		configuration
+ * @g:		explicit settings
+ *
+ * The host has no default route with an address (yet: a container
+ * started at boot before the network is up). Rather than exit, the guest
+ * gets link-local placeholders, and the relay, which follows the host,
+ * moves it to what the host gets (guest/follow.c).
+ */
+static void conf_fallback_ip4(struct ctx *c, const struct conf_given *g)
+{
+	inet_pton(AF_INET, CONF_FALLBACK_ADDR4, &c->ip4.addr);
+	if (!g->prefix4)
+		c->ip4.prefix_len = CONF_FALLBACK_PREFIX4;
+	if (!g->gw4)
+		inet_pton(AF_INET, CONF_FALLBACK_GW4, &c->ip4.gw);
+	c->ip4.enabled = true;
+	warn("The host has no default route with an address yet: the guest gets %s/%d via %s until it has one (--no-follow-host: exit instead)",
+	     CONF_FALLBACK_ADDR4, c->ip4.prefix_len, CONF_FALLBACK_GW4);
+}
+
+/**
  * conf_map_gw() - the gateway maps to the host's loopback, by default
  * @c:		configuration (--no-map-gw)
  * @g:		explicit settings
@@ -726,8 +754,11 @@ static void conf_host(struct ctx *c, const struct conf_given *g)
 	if (c->ip6.enabled)
 		conf_host_ip6(c, g, nl_ok);
 
-	if (!c->ip4.enabled && !c->ip6.enabled)
-		die("No usable IPv4 or IPv6 configuration: the host has no default route with an address. Give the guest an address and gateway with -a and -g");
+	if (!c->ip4.enabled && !c->ip6.enabled) {
+		if (c->no_follow_host || !conf_saved.ip4.enabled)
+			die("No usable IPv4 or IPv6 configuration: the host has no default route with an address. Give the guest an address and gateway with -a and -g");
+		conf_fallback_ip4(c, g);
+	}
 
 	if (c->ip6.enabled && c->mtu && c->mtu < MTU_MIN_IPV6) {
 		if (!c->ip4.enabled)

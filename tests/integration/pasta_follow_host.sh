@@ -27,6 +27,11 @@
 #   no_follow: the --no-follow-host namespace kept its start-up picture,
 #              asserted after the following one converged (so the change
 #              was seen).
+#   late:      pasta started from a host namespace with no address and no
+#              route gets link-local IPv4 placeholders instead of
+#              exiting; once that host has 192.0.2.2/24 and a default
+#              route, the namespace has them too, and a transfer through
+#              the gateway is sha256-intact.
 #   flips:     1,000 address flips on the host (ip -batch, no pause): the
 #              relay's RSS grows by at most RSS_TOLERANCE_KIB and its
 #              descriptor count by at most FD_TOLERANCE, it ends on the
@@ -57,6 +62,8 @@ rig_init
 rig_host_ns || exit 1
 rig_target_ns || exit 1
 rig_ns_new NS_FIXED f || exit 1
+rig_ns_new NS_LATE l || exit 1
+rig_ns_new HOST_LATE e || exit 1
 
 DATA=$RIG_TMP/data.bin
 rig_random_file "$DATA" 1M || exit 1
@@ -234,6 +241,41 @@ no_follow() {
 		rig_fail "--no-follow-host namespace got $NEW4"
 }
 
+# late_converged() - does the late namespace have the host's IPv4 picture?
+late_converged() {
+	[ "$(ns_addr_state "$NS_LATE" "$RIG_ADDR4")" = preferred ] &&
+	[ "$(ns_default "$NS_LATE" -4)" = "$RIG_GW4" ]
+}
+
+# late() - test: a relay started before the host's network comes up
+late() {
+	local host=$RIG_HOSTNS
+
+	ip -n "$HOST_LATE" link add veth0 type veth peer name veth1 &&
+	ip -n "$HOST_LATE" link set veth0 up &&
+	ip -n "$HOST_LATE" link set veth1 up || return 1
+	RIG_HOSTNS=$HOST_LATE
+	pasta_start netns --runas 0 --config-net -t none -u none -T none \
+		-U none --netns "$NS_LATE"
+	RIG_HOSTNS=$host
+	[ -n "$PASTA_PID" ] || return 1
+	[ "$(ns_addr_state "$NS_LATE" 169.254.2.1)" = preferred ] ||
+		rig_fail "no placeholder address: $(ns_picture "$NS_LATE")" ||
+		return 1
+
+	ip -n "$HOST_LATE" addr add "$RIG_ADDR4/24" dev veth0 &&
+	ip -n "$HOST_LATE" neigh add "$RIG_GW4" lladdr "$RIG_GW_MAC" \
+		dev veth0 nud permanent &&
+	ip -n "$HOST_LATE" route add default via "$RIG_GW4" || return 1
+	rig_poll "$FOLLOW_BOUND" late_converged ||
+		rig_fail "after $FOLLOW_BOUND s the namespace shows" \
+			 "$(ns_picture "$NS_LATE")" || return 1
+	pasta_tcp_sha "ip netns exec $HOST_LATE" \
+		"TCP4-LISTEN:$PORT,bind=127.0.0.1" \
+		"ip netns exec $NS_LATE" "TCP4:$RIG_GW4:$PORT" \
+		"$DATA" "$LIMIT"
+}
+
 # flips() - test: 1,000 rapid address flips leave RSS and descriptors
 # flat and the data path working
 flips() {
@@ -277,6 +319,7 @@ rig_run across across
 rig_run after after
 rig_run logged logged
 rig_run no_follow no_follow
+rig_run late late
 rig_run flips flips
 rig_run stop rig_relay_stop_check
 rig_summary
