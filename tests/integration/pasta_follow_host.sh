@@ -37,6 +37,11 @@
 #              descriptor count by at most FD_TOLERANCE, it ends on the
 #              host's final picture, and a transfer still carries intact
 #              data.
+#   userns:    pasta as root of a user namespace that maps only itself
+#              (rootless containers), serving a namespace of that user
+#              namespace: the host moves back to 192.0.2.2/24 and
+#              2001:db8::2/64, and that namespace follows (its worker
+#              thread holds CAP_NET_ADMIN over it, not over the host).
 #
 # No timing assertion: every wait is a poll up to a generous bound.
 
@@ -276,6 +281,46 @@ late() {
 		"$DATA" "$LIMIT"
 }
 
+# host_move_back() - the host goes back to the rig's start-up network
+host_move_back() {
+	ip -n "$RIG_HOSTNS" addr add "$RIG_ADDR4/24" dev veth0 &&
+	ip -n "$RIG_HOSTNS" addr add "$RIG_ADDR6/64" dev veth0 nodad &&
+	ip -n "$RIG_HOSTNS" route replace default via "$RIG_GW4" &&
+	ip -n "$RIG_HOSTNS" -6 route replace default via "$RIG_GW6" &&
+	ip -n "$RIG_HOSTNS" addr del "$NEW4/24" dev veth0 &&
+	ip -n "$RIG_HOSTNS" addr del "$NEW6/64" dev veth0
+}
+
+# userns() - test: pasta in a user namespace mapping only itself follows
+userns() {
+	local sp name="${RIG_PREFIX}u" pidfile=$RIG_TMP/userns.pid
+
+	ip netns exec "$RIG_HOSTNS" unshare -U -r unshare -n \
+		sleep $((LIMIT * 4)) &
+	sp=$!
+	rig_defer "rig_kill $sp"
+	rig_poll 5 eval "[ \"\$(readlink /proc/$sp/exe)\" = \
+			 \"\$(command -v sleep)\" ]" ||
+		rig_fail "no user namespace holder" || return 1
+	ip netns attach "$name" "$sp" || return 1
+	rig_defer "ip netns del '$name'"
+
+	ip netns exec "$RIG_HOSTNS" nsenter -t "$sp" -U "$RELAY" \
+		--config-net -t none -u none -T none -U none -P "$pidfile" \
+		--netns "/proc/$sp/ns/net" >"$RIG_TMP/userns.log" 2>&1 ||
+		rig_fail "pasta in the user namespace failed:" \
+			 "$(tr '\n' ' ' <"$RIG_TMP/userns.log")" || return 1
+	rig_defer "rig_kill $(cat "$pidfile")"
+	ns_shows "$name" "$NEW4" "$NEWGW4" "$NEW6" "$NEWGW6" ||
+		rig_fail "start-up picture: $(ns_picture "$name")" || return 1
+
+	host_move_back || rig_fail "can't move the host back" || return 1
+	rig_poll "$FOLLOW_BOUND" ns_shows "$name" "$RIG_ADDR4" "$RIG_GW4" \
+		"$RIG_ADDR6" "$RIG_GW6" ||
+		rig_fail "after $FOLLOW_BOUND s the namespace shows" \
+			 "$(ns_picture "$name")"
+}
+
 # flips() - test: 1,000 rapid address flips leave RSS and descriptors
 # flat and the data path working
 flips() {
@@ -321,5 +366,6 @@ rig_run logged logged
 rig_run no_follow no_follow
 rig_run late late
 rig_run flips flips
+rig_run userns userns
 rig_run stop rig_relay_stop_check
 rig_summary
