@@ -426,8 +426,7 @@ START_TEST(test_equals_forms)
 			       "--runas=0:0", "--log-size=2M",
 			       "--max-flows=100000", "--tcp-rmem=4M",
 			       "--tcp-wmem=0", "--tap-rmem=1k",
-			       "--tap-wmem=65536", "--socket-path=/tmp/s",
-			       "--busy-poll=50"));
+			       "--tap-wmem=65536", "--socket-path=/tmp/s"));
 	ck_assert_str_eq(ip4(c.ip4.addr), "192.0.2.5");
 	ck_assert_int_eq(c.ip4.prefix_len, 25);
 	ck_assert(fwd_parse(&c.tcp_to_guest, "22", NULL, 0) == -1);
@@ -440,17 +439,11 @@ START_TEST(test_equals_forms)
 	ck_assert_int_eq(c.tap_rmem, 1024);
 	ck_assert_int_eq(c.tap_wmem, 65536);
 	ck_assert_str_eq(c.sock_path, "/tmp/s");
-	ck_assert_uint_eq(c.busy_poll_us, 50);
 
 	parse(MODE_PASST, ARGV("passt", "--address", "192.0.2.5/25",
 			       "--max-flows", "16", "--max-flows", "1048576"));
 	ck_assert_int_eq(c.ip4.prefix_len, 25);
 	ck_assert_uint_eq(c.flow_max, 1048576);
-	ck_assert_uint_eq(c.busy_poll_us, 0);
-
-	parse(MODE_PASTA, ARGV("pasta", "--busy-poll", "10000", "--busy-poll",
-			       "0", "--busy-poll", "10000"));
-	ck_assert_uint_eq(c.busy_poll_us, 10000);
 }
 END_TEST
 
@@ -658,10 +651,6 @@ START_TEST(test_bad_numbers)
 	fails(MODE_PASST, "--log-size", ARGV("passt", "--log-size", "100"));
 	fails(MODE_PASST, "-F/--fd", ARGV("passt", "--fd", "-1"));
 	fails(MODE_PASST, "--stats", ARGV("passt", "--stats", "0"));
-	fails(MODE_PASST, "--busy-poll",
-	      ARGV("passt", "--busy-poll", "10001"));
-	fails(MODE_PASTA, "--busy-poll", ARGV("pasta", "--busy-poll", "-1"));
-	fails(MODE_PASTA, "--busy-poll", ARGV("pasta", "--busy-poll", "5us"));
 	fails(MODE_PASST, "-t/--tcp-ports", ARGV("passt", "-t", "70000"));
 	ck_assert(strstr(res.err, "invalid port range '70000'"));
 	fails(MODE_PASTA, "-T/--tcp-ns", ARGV("pasta", "-T", "80,80"));
