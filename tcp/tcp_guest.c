@@ -158,11 +158,17 @@ static void tcp_parse_syn_opts(const struct tcphdr *th, size_t hlen,
 static uint64_t tcp_isn_secret;
 
 /**
- * tcp_isn_init() - draw the secret of the initial sequence numbers
+ * tcp_guest_init() - draw the secret of the initial sequence numbers, and
+ *		      have the core drop a closing connection's queued data
  * @now_ms:	current time, if getrandom() fails
  */
-void tcp_isn_init(uint64_t now_ms)
+void tcp_guest_init(uint64_t now_ms)
 {
+	static const struct tcp_conn_hooks hooks = {
+		.queue_drop = tcp_wq_purge,
+	};
+
+	tcp_conn_register(&hooks);
 	if (getrandom(&tcp_isn_secret, sizeof(tcp_isn_secret), 0) !=
 	    (ssize_t)sizeof(tcp_isn_secret))
 		tcp_isn_secret = now_ms * 0x9e3779b97f4a7c15ULL;
@@ -211,6 +217,39 @@ static uint16_t tcp_mss_for_guest(const struct ctx *c, bool v4,
 		guest_mss = v4 ? TCP_MSS_DEFAULT4 : TCP_MSS_DEFAULT6;
 
 	return (uint16_t)MIN(MIN(ours, guest_mss), 65535U);
+}
+
+/**
+ * tcp_connect_done() - host connect() finished: answer the guest's SYN
+ * @c:		execution context
+ * @conn:	connection in CONN_CONNECTING
+ * @error:	0 if the host connection is up, the error of connect() if not
+ * @now_ms:	current time
+ *
+ * The guest gets its SYN-ACK only now, or a RST if the host refused.
+ */
+void tcp_connect_done(const struct ctx *c, struct tcp_conn *conn, int error,
+		      uint64_t now_ms)
+{
+	if (error) {
+		char buf[INANY_STRLEN];
+
+		debug("TCP flow %u: connect to %s:%u failed: %s", conn->flow,
+		      inany_ntop(&conn->remote_addr, buf), conn->remote_port,
+		      strerror(error));
+		tcp_stats.conns_refused++;
+		tcp_send_ctrl(c, conn, TH_RST | TH_ACK);
+		tcp_conn_close(c, conn, false);
+		return;
+	}
+
+	if (conn->flags & TCP_F_EPOLLOUT)
+		tcp_epoll_set(c, conn, false);
+	conn->wnd_to_guest = tcp_wnd_for_guest(c, conn);
+	tcp_conn_state(conn, CONN_SYN_ACK_SENT);
+	conn->retries = 0;
+	tcp_send_syn(c, conn, true);
+	tcp_timer_arm(conn, now_ms, TCP_RTO_INIT_MS);
 }
 
 /**

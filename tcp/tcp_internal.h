@@ -245,17 +245,42 @@ enum tcp_limit {
 
 extern struct tcp_stats tcp_stats;
 
-/* tcp.c */
+/* tcp_conn.c */
+
+/**
+ * struct tcp_conn_hooks - what files above the core do on its events,
+ *			   registered at start-up (tcp_conn_register())
+ * @timer:		a connection's timer expired (tcp.c)
+ * @sock_new:		a host socket got the core's options (tcp_sock_opts()):
+ *			its send buffer is capped while a migration is under
+ *			way (tcp_mig_sndbuf.c, registered by tcp_migrate.c)
+ * @queue_drop:		a connection closes or is parked: the guest data
+ *			queued for its socket goes (tcp_guest.c)
+ * @pending_drop:	a connection with TCP_F_PENDING closes: the bytes of
+ *			a migration source still to write go (tcp_migrate.c)
+ */
+struct tcp_conn_hooks {
+	timer_fn timer;
+	void (*sock_new)(int s);
+	void (*queue_drop)(struct tcp_conn *conn);
+	void (*pending_drop)(struct tcp_conn *conn);
+};
+
+int tcp_conn_init(const struct ctx *c);
+void tcp_conn_register(const struct tcp_conn_hooks *h);
 struct tcp_conn *tcp_conn_at(uint32_t flow);
 unsigned int tcp_conns_capacity(void);
+unsigned int tcp_conns_active(void);
 struct tcp_conn *tcp_conn_new(const struct ctx *c, int sock, bool inbound);
 void tcp_conn_close(const struct ctx *c, struct tcp_conn *conn, bool rst);
+void tcp_conn_park(const struct ctx *c, struct tcp_conn *conn);
 void tcp_conn_dirty(struct tcp_conn *conn);
+void tcp_conn_dirty_run(const struct ctx *c, uint64_t now_ms,
+			void (*fn)(const struct ctx *c, struct tcp_conn *conn,
+				   uint64_t now_ms));
 void tcp_conn_state(struct tcp_conn *conn, enum tcp_conn_state state);
 int tcp_epoll_add(const struct ctx *c, struct tcp_conn *conn, bool out);
 int tcp_epoll_set(const struct ctx *c, struct tcp_conn *conn, bool out);
-void tcp_connect_done(const struct ctx *c, struct tcp_conn *conn, int error,
-		      uint64_t now_ms);
 void tcp_timer_arm(struct tcp_conn *conn, uint64_t now_ms, uint32_t ms);
 void tcp_sock_opts(const struct ctx *c, int s);
 
@@ -311,7 +336,9 @@ int tcp_peek_off_enable(struct tcp_conn *conn);
 void tcp_rtt_sample(struct tcp_conn *conn, uint64_t now_ms);
 
 /* tcp_guest.c */
-void tcp_isn_init(uint64_t now_ms);
+void tcp_guest_init(uint64_t now_ms);
+void tcp_connect_done(const struct ctx *c, struct tcp_conn *conn, int error,
+		      uint64_t now_ms);
 uint32_t tcp_isn(const struct tcp_conn *conn, uint64_t now_ms);
 void tcp_wq_purge(struct tcp_conn *conn);
 void tcp_guest_held_push(const struct ctx *c, struct tcp_conn *conn);

@@ -339,21 +339,6 @@ static void tcp_mig_put_data(struct mig_out *o, uint32_t index,
 }
 
 /**
- * tcp_mig_park() - source: a saved connection stops here
- * @c:		execution context
- * @conn:	connection, frozen and in repair mode
- */
-static void tcp_mig_park(const struct ctx *c, struct tcp_conn *conn)
-{
-	if (conn->sock >= 0)
-		epoll_ctl(c->epollfd, EPOLL_CTL_DEL, conn->sock, NULL);
-	timer_cancel(&conn->timer);
-	qdisc_forget(conn->flow);
-	tcp_wq_purge(conn);
-	conn->flags &= ~(TCP_F_DIRTY | TCP_F_ACK_PENDING);
-}
-
-/**
  * tcp_mig_buf() - source: memory for the queues of every frozen socket
  * @size:	set to its size
  *
@@ -461,7 +446,7 @@ int tcp_mig_save(const struct ctx *c, struct mig_out *o)
 
 	i = 0;
 	while ((conn = tcp_mig_each(&i, TCP_F_MIGRATED)))
-		tcp_mig_park(c, conn);
+		tcp_conn_park(c, conn);
 	tcp_stats.mig_out += n;
 	info("Migration: %u TCP connections saved", n);
 	return 0;

@@ -810,15 +810,23 @@ static const struct migrate_section tcp_mig_section = {
 };
 
 /**
- * tcp_migrate_init() - tables for migrations, register the section
+ * tcp_migrate_init() - tables for migrations, register the section, and
+ *			what the core does for migration (struct tcp_conn_hooks)
  * @c:		execution context
  *
  * Return: 0 on success, -ENOMEM
  */
 int tcp_migrate_init(const struct ctx *c)
 {
+	static const struct tcp_conn_hooks hooks = {
+		.sock_new = tcp_mig_sndbuf_sock,
+		.pending_drop = tcp_mig_pending_drop,
+	};
+
+	tcp_conn_register(&hooks);
 	if (!c->vhost_user)
 		return 0;
+
 
 	tcp_mig_cap = tcp_conns_capacity();
 	tcp_migs = calloc(tcp_mig_cap, sizeof(*tcp_migs));
