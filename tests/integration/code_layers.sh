@@ -6,8 +6,9 @@
 #   tree: every #include of the sources points to a lower layer of the list
 #     in doc/design.md, and so does every symbol the objects of the relay's
 #     build use (nm: the check must have run, not been skipped), files
-#     of a folder that declares their order (doc/udp.md) use only earlier
-#     ones, no function is over 80 lines, no file over 1,200.
+#     of a folder that declares their order (doc/udp.md, doc/tcp.md: both
+#     must have been checked) use only earlier ones, no function is over
+#     80 lines, no file over 1,200.
 #   planted: a copy of the tree with an upward include (util/ -> tcp/), a
 #     sideways one (tcp/ -> udp/), an upward link without any include (an
 #     object of util/ with a weak reference to a function an object of
@@ -52,7 +53,11 @@ tree() {
 	grep -q '^PASS: layers: every symbol' <<<"$out" ||
 		rig_fail "symbols of $OBJS/ not checked" || return 1
 	grep -q '^PASS: layers: files follow the order .*doc/udp.md' \
-		<<<"$out" || rig_fail "udp/'s file order (doc/udp.md) not checked"
+		<<<"$out" ||
+		rig_fail "udp/'s file order (doc/udp.md) not checked" ||
+		return 1
+	grep -q '^PASS: layers: files follow the order .*doc/tcp.md' \
+		<<<"$out" || rig_fail "tcp/'s file order (doc/tcp.md) not checked"
 }
 
 # plant_link() - an upward link no include shows: util/planted_link.c
