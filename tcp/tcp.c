@@ -110,7 +110,7 @@ static void tcp_timer_fn(const struct ctx *c, struct wheel_timer *t,
 		}
 		tcp_stats.rto++;
 		conn->rto_ms = MIN(conn->rto_ms * 2, TCP_RTO_MAX_MS);
-		conn->flags &= ~(TCP_F_RECOVERY | TCP_F_RETX_ONE);
+		tcp_conn_rto_fired(conn);
 		tcp_rewind(conn);
 		qdisc_wake(conn->flow);
 		tcp_timer_arm(conn, now_ms, conn->rto_ms);
@@ -121,7 +121,7 @@ static void tcp_timer_fn(const struct ctx *c, struct wheel_timer *t,
 		/* No window update came: the guest keeps its window small
 		 * now, so the reserve goes by this window from here on
 		 */
-		conn->flags &= ~TCP_F_WND_HELD;
+		tcp_conn_wnd_hold_end(conn);
 		conn->wnd_max = conn->wnd_from_guest;
 		qdisc_wake(conn->flow);
 		return;
@@ -193,9 +193,9 @@ static void tcp_conn_deferred(const struct ctx *c, struct tcp_conn *conn,
 			else
 				tcp_send_ctrl(c, conn, TH_ACK);
 		} else {
-			conn->flags &= ~TCP_F_ACK_PENDING;
+			tcp_conn_ack_clear(conn);
 		}
-		conn->flags &= ~TCP_F_WND_UPDATE;
+		tcp_conn_wnd_update_clear(conn);
 	}
 
 	/* Both sides closed, and the ACK of the guest's FIN is on its way:
@@ -272,11 +272,11 @@ void tcp_sock_handler(const struct ctx *c, union epoll_ref ref, uint32_t events,
 	if ((events & (EPOLLRDHUP | EPOLLHUP)) &&
 	    !(conn->flags & TCP_F_SOCK_EOF)) {
 		flow_log(conn->flow, "host side closed (end of data)");
-		conn->flags |= TCP_F_SOCK_EOF;
+		tcp_conn_sock_eof(conn);
 	}
 
 	if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP)) {
-		conn->flags &= ~TCP_F_SOCK_DRAINED;
+		tcp_conn_sock_readable(conn);
 		if (conn->state == CONN_ESTABLISHED)
 			qdisc_wake(conn->flow);
 	}
@@ -294,7 +294,7 @@ void tcp_sock_handler(const struct ctx *c, union epoll_ref ref, uint32_t events,
 			if (conn->state != CONN_ESTABLISHED)
 				return;
 			tcp_stats.wnd_updates++;
-			conn->flags |= TCP_F_ACK_PENDING | TCP_F_WND_UPDATE;
+			tcp_conn_wnd_update_due(conn);
 			tcp_conn_dirty(conn);
 		}
 	}

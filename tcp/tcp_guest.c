@@ -427,7 +427,7 @@ static void tcp_guest_conn_init(const struct ctx *c, struct tcp_conn *conn,
 		conn->ws_to_guest = TCP_WS_OURS;
 	}
 	if (opts.sack)
-		conn->flags |= TCP_F_SACK;
+		tcp_conn_sack_on(conn);
 	conn->mss = tcp_mss_for_guest(c, v4, opts.mss);
 	conn->wnd_from_guest = ntohs(th->window);
 	conn->seq_from_guest = ntohl(th->seq) + 1;
@@ -551,7 +551,7 @@ static void tcp_guest_ack(struct tcp_conn *conn, const struct tcphdr *th,
 		if ((conn->flags & TCP_F_FIN_SENT) &&
 		    ack == conn->seq_max_sent) {
 			acked--;
-			conn->flags |= TCP_F_FIN_ACKED;
+			tcp_conn_fin_acked(conn);
 		}
 		conn->discard += acked;
 		conn->seq_acked = ack;
@@ -571,7 +571,7 @@ static void tcp_guest_ack(struct tcp_conn *conn, const struct tcphdr *th,
 			tcp_stats.fast_retrans++;
 			tcp_retransmit_first(conn);
 		} else {
-			conn->flags &= ~TCP_F_RECOVERY;
+			tcp_conn_recovery_end(conn);
 		}
 	} else if (ack == conn->seq_acked && !plen && wnd == old_wnd &&
 		   !th->fin && conn->seq_to_guest != conn->seq_acked) {
@@ -607,7 +607,7 @@ static void tcp_wq_reset(struct tcp_conn *conn)
 {
 	conn->wq_segs = 0;
 	conn->wq_bytes = 0;
-	conn->flags &= ~(TCP_F_WQ_FIN | TCP_F_WQ_MORE);
+	tcp_conn_wq_reset(conn);
 }
 
 /**
@@ -645,7 +645,7 @@ static void tcp_guest_fin(struct tcp_conn *conn)
 	if (!(conn->flags & (TCP_F_FIN_ACKED | TCP_F_PENDING)))
 		shutdown(conn->sock, SHUT_WR);
 	conn->seq_from_guest++;
-	conn->flags |= TCP_F_GUEST_FIN;
+	tcp_conn_guest_fin(conn);
 	flow_log(conn->flow, "FIN from the guest");
 }
 
@@ -819,7 +819,7 @@ void tcp_guest_held_push(const struct ctx *c, struct tcp_conn *conn)
 		tcp_wq_add(conn, held[i].iov_base, held[i].iov_len);
 	tcp_wq_flush_conn(c, conn);
 	if (conn->state == CONN_ESTABLISHED) {
-		conn->flags |= TCP_F_ACK_PENDING;
+		tcp_conn_ack_due(conn);
 		tcp_conn_dirty(conn);
 	}
 }
@@ -857,7 +857,7 @@ static bool tcp_guest_data_old(struct tcp_conn *conn, uint32_t expected,
 			tcp_stats.probes_acked++;
 		if (tcp_keepalive_is(conn, skip, *plen))
 			tcp_keepalive_mirror(conn, now_ms);
-		conn->flags |= TCP_F_ACK_PENDING;
+		tcp_conn_ack_due(conn);
 		tcp_conn_dirty(conn);
 		return true;
 	}
@@ -906,10 +906,7 @@ static bool tcp_guest_data_queue(const struct ctx *c, struct tcp_conn *conn,
 		tcp_wq_add(conn, held[i].iov_base, held[i].iov_len);
 
 	/* Held data may end where the guest pushed: no MSG_MORE then */
-	if (more && !nheld)
-		conn->flags |= TCP_F_WQ_MORE;
-	else
-		conn->flags &= ~TCP_F_WQ_MORE;
+	tcp_conn_wq_more(conn, more && !nheld);
 
 	/* Large batches: don't let the guest wait for the end of the
 	 * batch, its sending is clocked by our ACKs
@@ -945,7 +942,7 @@ static void tcp_guest_data(const struct ctx *c, struct tcp_conn *conn,
 	if (conn->flags & (TCP_F_GUEST_FIN | TCP_F_WQ_FIN)) {
 		/* Already closed: a repeated FIN or data after it */
 		if (plen || fin) {
-			conn->flags |= TCP_F_ACK_PENDING;
+			tcp_conn_ack_due(conn);
 			tcp_conn_dirty(conn);
 		}
 		return;
@@ -975,13 +972,13 @@ static void tcp_guest_data(const struct ctx *c, struct tcp_conn *conn,
 
 	if (fin) {
 		if (conn->wq_segs)
-			conn->flags |= TCP_F_WQ_FIN;	/* after the data */
+			tcp_conn_wq_fin(conn);	/* after the data */
 		else
 			tcp_guest_fin(conn);
 	}
 
 	if (plen || fin) {
-		conn->flags |= TCP_F_ACK_PENDING;
+		tcp_conn_ack_due(conn);
 		tcp_conn_dirty(conn);
 	}
 }
@@ -1015,7 +1012,7 @@ static void tcp_guest_syn_ack(const struct ctx *c, struct tcp_conn *conn,
 		conn->ws_to_guest = 0;
 	}
 	if (opts.sack)
-		conn->flags |= TCP_F_SACK;
+		tcp_conn_sack_on(conn);
 	conn->mss = tcp_mss_for_guest(c, conn->v4, opts.mss);
 	conn->wnd_from_guest = ntohs(th->window);
 	conn->seq_from_guest = ntohl(th->seq) + 1;
@@ -1024,7 +1021,7 @@ static void tcp_guest_syn_ack(const struct ctx *c, struct tcp_conn *conn,
 	conn->retries = 0;
 	timer_cancel(&conn->timer);
 
-	conn->flags |= TCP_F_ACK_PENDING;
+	tcp_conn_ack_due(conn);
 	tcp_conn_dirty(conn);
 	qdisc_wake(conn->flow);
 	(void)now_ms;

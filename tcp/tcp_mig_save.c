@@ -80,7 +80,7 @@ int tcp_mig_save_init(unsigned int cap)
 static void tcp_mig_unpark(const struct ctx *c, struct tcp_conn *conn,
 			   bool stuck)
 {
-	conn->flags &= ~TCP_F_MIGRATED;
+	tcp_conn_mig_resumed(conn);
 	if (conn->sock < 0 || stuck || tcp_repair_thaw(conn->sock) ||
 	    tcp_epoll_add(c, conn, conn->flags & TCP_F_EPOLLOUT)) {
 		warn("TCP flow %u: can't run again after the migration%s, "
@@ -98,7 +98,7 @@ static void tcp_mig_unpark(const struct ctx *c, struct tcp_conn *conn,
 	/* Frames to the guest may have been lost on the way: again */
 	tcp_peek_off_reset(conn);
 	tcp_rewind(conn);
-	conn->flags |= TCP_F_ACK_PENDING;
+	tcp_conn_ack_due(conn);
 	tcp_conn_dirty(conn);
 	qdisc_wake(conn->flow);
 }
@@ -229,7 +229,7 @@ static int tcp_mig_freeze(const struct ctx *c)
 			rc = 0;
 			continue;
 		}
-		conn->flags |= TCP_F_MIGRATED;
+		tcp_conn_mig_saved(conn);
 		tcp_migs[i].saved = false;
 		if ((rc = repair_set(conn->sock, TCP_REPAIR_ON)))
 			break;

@@ -57,7 +57,8 @@ tree() {
 		rig_fail "udp/'s file order (doc/udp.md) not checked" ||
 		return 1
 	grep -q '^PASS: layers: files follow the order .*doc/tcp.md' \
-		<<<"$out" || rig_fail "tcp/'s file order (doc/tcp.md) not checked"
+		<<<"$out" ||
+		rig_fail "tcp/'s file order (doc/tcp.md) not checked"
 }
 
 # plant_link() - an upward link no include shows: util/planted_link.c

@@ -233,7 +233,8 @@ order_table() {
 			rest = head
 			sub(/:.*/, "", rest)
 			while (match(rest, /`[^`]*`/)) {
-				print substr(rest, RSTART + 1, RLENGTH - 2), rank
+				print substr(rest, RSTART + 1, RLENGTH - 2),
+				      rank
 				rest = substr(rest, RSTART + RLENGTH)
 			}
 			open = 0
