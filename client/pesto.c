@@ -43,7 +43,7 @@
 #include <sys/un.h>
 
 #include "pesto_session.h"
-#include "../conf/fwd.h"
+#include "../conf/fwd_spec.h"
 #include "../conf/ctx.h"
 #include "../util/log.h"
 #include "../util/syscalls.h"

@@ -29,7 +29,7 @@
 #include <netinet/in.h>
 
 #include "pesto_session.h"
-#include "../conf/fwd.h"
+#include "../conf/fwd_spec.h"
 #include "../fwd/fwd_rules.h"
 #include "../fwd/pesto_wire.h"
 #include "../util/log.h"

@@ -77,8 +77,8 @@ void conf_defaults(struct ctx *c, enum passt_mode mode)
 	/* pasta passes no DNS information over DHCP unless asked */
 	c->no_dhcp_dns = c->no_dhcp_search = (mode == MODE_PASTA);
 
-	c->tcp_in.mode = c->tcp_out.mode = FWD_UNSET;
-	c->udp_in.mode = c->udp_out.mode = FWD_UNSET;
+	c->tcp_to_guest.mode = c->tcp_to_host.mode = FWD_UNSET;
+	c->udp_to_guest.mode = c->udp_to_host.mode = FWD_UNSET;
 
 	c->flow_max = FLOW_MAX_DEFAULT;
 }
@@ -584,7 +584,8 @@ static void conf_splice_only(struct ctx *c)
 void conf_ports_finalise(struct ctx *c)
 {
 	struct fwd_spec *specs[] = {
-		&c->tcp_in, &c->udp_in, &c->tcp_out, &c->udp_out,
+		&c->tcp_to_guest, &c->udp_to_guest,
+		&c->tcp_to_host, &c->udp_to_host,
 	};
 	static const char *const opts[] = { "-t", "-u", "-T", "-U" };
 	char errbuf[128];
@@ -901,17 +902,17 @@ static void conf_print_fwd(const struct ctx *c)
 
 	if (!c->no_tcp) {
 		info("TCP ports forwarded from the host: %s",
-		     conf_fwd_str(&c->tcp_in, fwd, sizeof(fwd)));
+		     conf_fwd_str(&c->tcp_to_guest, fwd, sizeof(fwd)));
 		if (c->mode == MODE_PASTA)
 			info("TCP ports forwarded from the namespace: %s",
-			     conf_fwd_str(&c->tcp_out, fwd, sizeof(fwd)));
+			     conf_fwd_str(&c->tcp_to_host, fwd, sizeof(fwd)));
 	}
 	if (!c->no_udp) {
 		info("UDP ports forwarded from the host: %s",
-		     conf_fwd_str(&c->udp_in, fwd, sizeof(fwd)));
+		     conf_fwd_str(&c->udp_to_guest, fwd, sizeof(fwd)));
 		if (c->mode == MODE_PASTA)
 			info("UDP ports forwarded from the namespace: %s",
-			     conf_fwd_str(&c->udp_out, fwd, sizeof(fwd)));
+			     conf_fwd_str(&c->udp_to_host, fwd, sizeof(fwd)));
 	}
 }
 

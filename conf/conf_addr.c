@@ -358,7 +358,8 @@ static void conf_af_rule_check(const char *opt, const struct fwd_rule *r,
 static void conf_af_fwd_check(const struct ctx *c, bool v4_off, bool v6_off)
 {
 	const struct fwd_spec *specs[] = {
-		&c->tcp_in, &c->udp_in, &c->tcp_out, &c->udp_out,
+		&c->tcp_to_guest, &c->udp_to_guest,
+		&c->tcp_to_host, &c->udp_to_host,
 	};
 	static const char *const opts[] = { "-t", "-u", "-T", "-U" };
 	unsigned int i, j;

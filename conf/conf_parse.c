@@ -675,16 +675,16 @@ static bool conf_opt_ports(struct ctx *c, struct conf_given *g, int opt,
 
 	switch (opt) {
 	case 't':
-		conf_opt_fwd(c, opt, &c->tcp_in, arg);
+		conf_opt_fwd(c, opt, &c->tcp_to_guest, arg);
 		break;
 	case 'u':
-		conf_opt_fwd(c, opt, &c->udp_in, arg);
+		conf_opt_fwd(c, opt, &c->udp_to_guest, arg);
 		break;
 	case 'T':
-		conf_opt_fwd(c, opt, &c->tcp_out, arg);
+		conf_opt_fwd(c, opt, &c->tcp_to_host, arg);
 		break;
 	case 'U':
-		conf_opt_fwd(c, opt, &c->udp_out, arg);
+		conf_opt_fwd(c, opt, &c->udp_to_host, arg);
 		break;
 	case OPT_MCAST_PORTS:
 		if (conf_mcast_ports(arg, c->mcast_ports, &c->mcast_nports,

@@ -64,7 +64,8 @@ const char *conf_unimplemented(const struct ctx *c)
 void conf_ports_default(struct ctx *c)
 {
 	struct fwd_spec *specs[] = {
-		&c->tcp_in, &c->udp_in, &c->tcp_out, &c->udp_out,
+		&c->tcp_to_guest, &c->udp_to_guest,
+		&c->tcp_to_host, &c->udp_to_host,
 	};
 	size_t i;
 

@@ -23,7 +23,7 @@
 #include <netinet/in.h>
 #include <sys/types.h>
 
-#include "fwd.h"
+#include "fwd_spec.h"
 #include "../util/inany.h"
 
 #define VERSION			"0.1"
@@ -194,10 +194,10 @@ struct ip6_ctx {
  * @no_ra:		--no-ra
  * @no_map_gw:		--no-map-gw
  * @freebind:		--freebind
- * @tcp_in:		-t, as configured (in force: fwd_dir_spec())
- * @tcp_out:		-T, as configured
- * @udp_in:		-u, as configured
- * @udp_out:		-U, as configured
+ * @tcp_to_guest:	-t, as configured (in force: fwd_dir_spec())
+ * @tcp_to_host:	-T, as configured
+ * @udp_to_guest:	-u, as configured
+ * @udp_to_host:	-U, as configured
  * @mcast_ports:	--mcast-ports: UDP ports of the multicast proxy
  * @mcast_nports:	number of @mcast_ports, 0: no multicast
  * @flow_max:		--max-flows: capacity of the flow table
@@ -272,10 +272,10 @@ struct ctx {
 	bool no_map_gw;
 	bool freebind;
 
-	struct fwd_spec tcp_in;
-	struct fwd_spec tcp_out;
-	struct fwd_spec udp_in;
-	struct fwd_spec udp_out;
+	struct fwd_spec tcp_to_guest;
+	struct fwd_spec tcp_to_host;
+	struct fwd_spec udp_to_guest;
+	struct fwd_spec udp_to_host;
 	uint16_t mcast_ports[MCAST_PORTS_MAX];
 	unsigned int mcast_nports;
 

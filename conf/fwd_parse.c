@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* fwd_parse.c - the parser of port forwarding specifications (-t, -u,
- *		 -T, -U), into the types of fwd.h
+ *		 -T, -U), into the types of fwd_spec.h
  *
  * Theory of operation: fwd_parse() turns one option argument into rules
  * and appends them to a struct fwd_spec; repeated options for the same
@@ -48,7 +48,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 
-#include "fwd.h"
+#include "fwd_spec.h"
 #include "../util/log.h"
 
 #define FWD_PORT_MIN		1U

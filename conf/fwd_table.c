@@ -29,7 +29,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fwd.h"
+#include "fwd_spec.h"
 #include "../util/idle_trim.h"
 #include "../util/log.h"
 

@@ -68,7 +68,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../conf/fwd.h"
+#include "../conf/fwd_spec.h"
 #include "fwd_auto.h"
 #include "fwd_auto_list.h"
 #include "fwd_listen.h"

@@ -54,7 +54,7 @@
 #include "fwd_listen.h"
 #include "fwd_rules.h"
 #include "pesto_wire.h"
-#include "../conf/fwd.h"
+#include "../conf/fwd_spec.h"
 #include "../conf/ctx.h"
 #include "../util/epoll_ref.h"
 #include "../util/log.h"

@@ -62,7 +62,7 @@
 #include <sys/resource.h>
 
 #include "fwd_listen.h"
-#include "../conf/fwd.h"
+#include "../conf/fwd_spec.h"
 #include "fwd_auto.h"
 #include "../conf/ctx.h"
 #include "../util/idle_trim.h"
@@ -139,13 +139,13 @@ static const struct fwd_spec *fwd_dir_conf(const struct ctx *c,
 {
 	switch (d) {
 	case FWD_DIR_TCP_IN:
-		return &c->tcp_in;
+		return &c->tcp_to_guest;
 	case FWD_DIR_UDP_IN:
-		return &c->udp_in;
+		return &c->udp_to_guest;
 	case FWD_DIR_TCP_OUT:
-		return &c->tcp_out;
+		return &c->tcp_to_host;
 	default:
-		return &c->udp_out;
+		return &c->udp_to_host;
 	}
 }
 

@@ -38,7 +38,7 @@
 #include <netinet/in.h>
 
 #include "fwd_rules.h"
-#include "../conf/fwd.h"
+#include "../conf/fwd_spec.h"
 #include "../util/idle_trim.h"
 
 /**

@@ -48,7 +48,7 @@
 #include "tcp.h"
 #include "tcp_internal.h"
 #include "tcp_splice.h"
-#include "../conf/fwd.h"
+#include "../conf/fwd_spec.h"
 #include "../flow/flow.h"
 #include "../flow/nat.h"
 #include "../fwd/fwd_listen.h"

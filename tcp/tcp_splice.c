@@ -84,7 +84,7 @@
 
 #include "tcp.h"
 #include "tcp_splice.h"
-#include "../conf/fwd.h"
+#include "../conf/fwd_spec.h"
 #include "../flow/flow.h"
 #include "../net/sock.h"
 #include "../conf/ctx.h"
@@ -622,7 +622,8 @@ static int tcp_splice_pool_init(const struct ctx *c)
 {
 	if (c->mode != MODE_PASTA || c->no_splice || ns_target_fd() < 0)
 		return 0;
-	if (c->tcp_in.mode != FWD_SPEC && c->tcp_in.mode != FWD_AUTO &&
+	if (c->tcp_to_guest.mode != FWD_SPEC &&
+	    c->tcp_to_guest.mode != FWD_AUTO &&
 	    !*c->conf_path)
 		return 0;
 

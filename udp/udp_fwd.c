@@ -62,7 +62,7 @@
 
 #include "udp.h"
 #include "udp_internal.h"
-#include "../conf/fwd.h"
+#include "../conf/fwd_spec.h"
 #include "../flow/flow.h"
 #include "../flow/nat.h"
 #include "../fwd/fwd_listen.h"
@@ -339,10 +339,9 @@ static unsigned int udp_fwd_ports(const struct fwd_spec *spec)
  */
 int udp_fwd_init(const struct ctx *c)
 {
-	/* -u: host ports to the guest; -U (ctx's udp_out): namespace ports
-	 * to the host
-	 */
-	const struct fwd_spec *to_guest = &c->udp_in, *to_host = &c->udp_out;
+	/* -u: host ports to the guest; -U: namespace ports to the host */
+	const struct fwd_spec *to_guest = &c->udp_to_guest;
+	const struct fwd_spec *to_host = &c->udp_to_host;
 	unsigned int n_conf = *c->conf_path ? UDP_FWD_CONF_LSN : 0;
 	unsigned int n_guest = udp_fwd_ports(to_guest), n_host = 0;
 	bool auto_guest = false, guest = false;

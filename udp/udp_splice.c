@@ -67,7 +67,7 @@
 
 #include "udp.h"
 #include "udp_internal.h"
-#include "../conf/fwd.h"
+#include "../conf/fwd_spec.h"
 #include "../flow/flow.h"
 #include "../conf/ctx.h"
 #include "../util/log.h"

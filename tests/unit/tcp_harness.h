@@ -44,7 +44,7 @@
 #include "net_frames.h"
 #include "relay_sink.h"
 #include "../../conf/ctx.h"
-#include "../../conf/fwd.h"
+#include "../../conf/fwd_spec.h"
 #include "../../flow/flow.h"
 #include "../../fwd/fwd_listen.h"
 #include "../../net/net.h"
@@ -137,14 +137,14 @@ static inline void tt_setup(int wmem)
 	inet_pton(AF_INET6, TT_GUEST6, &tt_ctx.ip6.addr);
 	inet_pton(AF_INET6, TT_GW6, &tt_ctx.ip6.gw);
 	tt_ctx.ip6.map_host_lo = tt_ctx.ip6.gw;
-	tt_ctx.tcp_out.mode = FWD_NONE;
-	tt_ctx.udp_in.mode = tt_ctx.udp_out.mode = FWD_NONE;
+	tt_ctx.tcp_to_host.mode = FWD_NONE;
+	tt_ctx.udp_to_guest.mode = tt_ctx.udp_to_host.mode = FWD_NONE;
 
 	tt_fwd_port = tt_free_port();
 	snprintf(spec, sizeof(spec), "%u", tt_fwd_port);
-	ck_assert_msg(!fwd_parse(&tt_ctx.tcp_in, spec, e, sizeof(e)),
+	ck_assert_msg(!fwd_parse(&tt_ctx.tcp_to_guest, spec, e, sizeof(e)),
 		      "-t %s: %s", spec, e);
-	fwd_finalise(&tt_ctx.tcp_in, true, true, NULL, 0);
+	fwd_finalise(&tt_ctx.tcp_to_guest, true, true, NULL, 0);
 
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 	tt_ctx.fd_tap_preopened = sv[0];

@@ -181,8 +181,8 @@ START_TEST(test_defaults)
 	ck_assert_int_eq(c.tap_wmem, 0);
 	ck_assert_ptr_null(conf_unimplemented(&c));
 	conf_ports_default(&c);
-	ck_assert_int_eq(c.tcp_in.mode, FWD_NONE);
-	ck_assert_int_eq(c.udp_in.mode, FWD_NONE);
+	ck_assert_int_eq(c.tcp_to_guest.mode, FWD_NONE);
+	ck_assert_int_eq(c.udp_to_guest.mode, FWD_NONE);
 
 	parse(MODE_PASTA, ARGV("pasta"));
 	ck_assert(c.no_dhcp_dns && c.no_dhcp_search);
@@ -190,13 +190,15 @@ START_TEST(test_defaults)
 	ck_assert_int_eq(c.pasta_target_pid, 0);
 	ck_assert_ptr_null(conf_unimplemented(&c));
 	conf_ports_default(&c);
-	ck_assert(fwd_spec_scans(&c.tcp_in) && fwd_spec_scans(&c.tcp_out));
-	ck_assert(fwd_spec_scans(&c.udp_in) && fwd_spec_scans(&c.udp_out));
+	ck_assert(fwd_spec_scans(&c.tcp_to_guest));
+	ck_assert(fwd_spec_scans(&c.tcp_to_host));
+	ck_assert(fwd_spec_scans(&c.udp_to_guest));
+	ck_assert(fwd_spec_scans(&c.udp_to_host));
 	conf_ports_finalise(&c);
-	ck_assert_int_eq(c.tcp_in.mode, FWD_AUTO);
-	ck_assert_int_eq(c.tcp_out.mode, FWD_AUTO);
-	ck_assert_int_eq(c.udp_in.mode, FWD_AUTO);
-	ck_assert_int_eq(c.udp_out.mode, FWD_AUTO);
+	ck_assert_int_eq(c.tcp_to_guest.mode, FWD_AUTO);
+	ck_assert_int_eq(c.tcp_to_host.mode, FWD_AUTO);
+	ck_assert_int_eq(c.udp_to_guest.mode, FWD_AUTO);
+	ck_assert_int_eq(c.udp_to_host.mode, FWD_AUTO);
 }
 END_TEST
 
@@ -210,11 +212,11 @@ START_TEST(test_podman)
 		   "--map-guest-addr", "169.254.1.2"));
 
 	ck_assert(c.pasta_conf_ns);
-	ck_assert_int_eq(c.tcp_in.mode, FWD_SPEC);
-	ck_assert_uint_eq(c.tcp_in.n_rules, 2);
-	ck_assert_int_eq(c.udp_in.mode, FWD_NONE);
-	ck_assert_int_eq(c.tcp_out.mode, FWD_NONE);
-	ck_assert_int_eq(c.udp_out.mode, FWD_NONE);
+	ck_assert_int_eq(c.tcp_to_guest.mode, FWD_SPEC);
+	ck_assert_uint_eq(c.tcp_to_guest.n_rules, 2);
+	ck_assert_int_eq(c.udp_to_guest.mode, FWD_NONE);
+	ck_assert_int_eq(c.tcp_to_host.mode, FWD_NONE);
+	ck_assert_int_eq(c.udp_to_host.mode, FWD_NONE);
 	ck_assert_str_eq(ip4(c.ip4.dns_match), "169.254.1.1");
 	ck_assert(c.no_map_gw);
 	ck_assert(c.quiet);
@@ -223,9 +225,9 @@ START_TEST(test_podman)
 	ck_assert_ptr_null(c.pasta_cmd);
 	ck_assert_ptr_null(conf_unimplemented(&c));
 
-	fwd_finalise(&c.tcp_in, true, true, NULL, 0);
-	ck_assert_uint_eq(fwd_port_target(&c.tcp_in, 8081), 81);
-	ck_assert(fwd_port_is_forwarded(&c.tcp_in, 9090));
+	fwd_finalise(&c.tcp_to_guest, true, true, NULL, 0);
+	ck_assert_uint_eq(fwd_port_target(&c.tcp_to_guest, 8081), 81);
+	ck_assert(fwd_port_is_forwarded(&c.tcp_to_guest, 9090));
 
 	/* Without user ports, and a rootless bridge network's --pid */
 	parse(MODE_PASTA,
@@ -234,13 +236,13 @@ START_TEST(test_podman)
 		   "--no-map-gw", "--quiet", "--netns",
 		   "/run/user/1000/netns/rootless-netns", "--map-guest-addr",
 		   "169.254.1.2", "--pid", "/run/user/1000/pasta.pid"));
-	ck_assert_int_eq(c.tcp_in.mode, FWD_NONE);
+	ck_assert_int_eq(c.tcp_to_guest.mode, FWD_NONE);
 	ck_assert_str_eq(c.pidfile, "/run/user/1000/pasta.pid");
 
 	/* User ports for UDP */
 	parse(MODE_PASTA,
 	      ARGV("pasta", "--config-net", "-u", "5353", "--netns", "x"));
-	ck_assert_int_eq(c.udp_in.mode, FWD_SPEC);
+	ck_assert_int_eq(c.udp_to_guest.mode, FWD_SPEC);
 	ck_assert_ptr_null(conf_unimplemented(&c));
 }
 END_TEST
@@ -265,7 +267,8 @@ START_TEST(test_rootlesskit_pid)
 	ck_assert_str_eq(ip4(c.ip4.dns_match), "10.0.2.3");
 	ck_assert(c.no_map_gw);
 	ck_assert(c.ip4.enabled && !c.ip6.enabled);
-	ck_assert(fwd_spec_scans(&c.tcp_in) && fwd_spec_scans(&c.udp_in));
+	ck_assert(fwd_spec_scans(&c.tcp_to_guest));
+	ck_assert(fwd_spec_scans(&c.udp_to_guest));
 	ck_assert(c.host_lo_to_ns_lo);
 	ck_assert_int_eq(c.pasta_target_pid, 4321);
 	ck_assert_ptr_null(c.pasta_cmd);
@@ -322,9 +325,9 @@ START_TEST(test_libvirt)
 	ck_assert_int_eq(c.ip4.prefix_len, 24);
 	ck_assert_str_eq(ip6(&c.ip6.addr), "2001:db8::10");
 	ck_assert(g.addr4 && g.addr6 && !g.prefix6);
-	ck_assert_int_eq(c.tcp_in.mode, FWD_SPEC);
-	ck_assert_uint_eq(c.tcp_in.n_rules, 2);
-	ck_assert_int_eq(c.udp_in.mode, FWD_NONE);
+	ck_assert_int_eq(c.tcp_to_guest.mode, FWD_SPEC);
+	ck_assert_uint_eq(c.tcp_to_guest.n_rules, 2);
+	ck_assert_int_eq(c.udp_to_guest.mode, FWD_NONE);
 	ck_assert_ptr_null(conf_unimplemented(&c));
 
 	/* With vhost-user: accepted, and available */
@@ -426,7 +429,7 @@ START_TEST(test_equals_forms)
 			       "--tap-wmem=65536", "--socket-path=/tmp/s"));
 	ck_assert_str_eq(ip4(c.ip4.addr), "192.0.2.5");
 	ck_assert_int_eq(c.ip4.prefix_len, 25);
-	ck_assert(fwd_parse(&c.tcp_in, "22", NULL, 0) == -1);
+	ck_assert(fwd_parse(&c.tcp_to_guest, "22", NULL, 0) == -1);
 	ck_assert_int_eq(c.uid, 0);
 	ck_assert_int_eq(c.gid, 0);
 	ck_assert_uint_eq(c.log_size, 2 * 1024 * 1024);
@@ -501,8 +504,8 @@ START_TEST(test_pasta_flags)
 	ck_assert(c.no_copy_routes && c.no_copy_addrs && c.no_splice);
 	ck_assert(!memcmp(c.ns_mac, mac, sizeof(mac)));
 	ck_assert(!c.no_dhcp_dns && !c.no_dhcp_search);
-	ck_assert_int_eq(c.tcp_out.mode, FWD_SPEC);
-	ck_assert_int_eq(c.udp_out.mode, FWD_NONE);
+	ck_assert_int_eq(c.tcp_to_host.mode, FWD_SPEC);
+	ck_assert_int_eq(c.udp_to_host.mode, FWD_NONE);
 	ck_assert(c.debug && c.trace && c.foreground);
 	ck_assert_ptr_null(conf_unimplemented(&c));
 
@@ -743,10 +746,10 @@ START_TEST(test_conflicts)
 	parse(MODE_PASTA, ARGV("pasta", "-t", "none", "-t", "22",
 			       "-u", "none", "-u", "127.0.0.1/53",
 			       "-u", "::1/53"));
-	ck_assert_int_eq(c.tcp_in.mode, FWD_SPEC);
-	ck_assert(fwd_port_is_forwarded(&c.tcp_in, 22));
-	ck_assert_uint_eq(c.udp_in.n_rules, 2);
-	ck_assert_uint_eq(c.udp_in.rules[1].first, 53);
+	ck_assert_int_eq(c.tcp_to_guest.mode, FWD_SPEC);
+	ck_assert(fwd_port_is_forwarded(&c.tcp_to_guest, 22));
+	ck_assert_uint_eq(c.udp_to_guest.n_rules, 2);
+	ck_assert_uint_eq(c.udp_to_guest.rules[1].first, 53);
 	fails(MODE_PASST, "'auto' is only valid for pasta",
 	      ARGV("passt", "-t", "auto"));
 	fails(MODE_PASST, "'auto' is only valid for pasta",
@@ -826,7 +829,7 @@ START_TEST(test_disabled_family_fwd)
 	/* Rules of the family left, or of both: fine */
 	parse(MODE_PASTA, ARGV("pasta", "-6", "-t", "::1/80,81", "-u",
 			       "[2001:db8::1]%eth0/all", "-T", "8080"));
-	ck_assert_uint_eq(c.tcp_in.n_rules, 2);
+	ck_assert_uint_eq(c.tcp_to_guest.n_rules, 2);
 }
 END_TEST
 

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 
-#include "../../conf/fwd.h"
+#include "../../conf/fwd_spec.h"
 
 static struct fwd_spec spec;
 static char errbuf[256];

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <netinet/in.h>
 
-#include "../../conf/fwd.h"
+#include "../../conf/fwd_spec.h"
 #include "../../fwd/fwd_rules.h"
 #include "../../fwd/pesto_wire.h"
 

@@ -47,7 +47,7 @@
 
 #include "net_frames.h"
 #include "../../conf/ctx.h"
-#include "../../conf/fwd.h"
+#include "../../conf/fwd_spec.h"
 #include "../../flow/flow.h"
 #include "../../guest/guest.h"
 #include "../../net/icmp.h"
@@ -75,9 +75,9 @@ static uint8_t tu_frame[TU_FRAME_MAX];
 
 /**
  * tu_setup() - a relay with a socket-pair guest, UDP and ICMP set up
- * @udp_in:	-u specification, NULL for none
+ * @udp_to_guest:	-u specification, NULL for none
  */
-static void tu_setup(const char *udp_in)
+static void tu_setup(const char *udp_to_guest)
 {
 	int sv[2];
 
@@ -89,16 +89,16 @@ static void tu_setup(const char *udp_in)
 	inet_pton(AF_INET6, TU_GUEST6, &tu_ctx.ip6.addr);
 	inet_pton(AF_INET6, TU_GW6, &tu_ctx.ip6.gw);
 	tu_ctx.ip6.map_host_lo = tu_ctx.ip6.gw;
-	tu_ctx.tcp_in.mode = tu_ctx.tcp_out.mode = FWD_NONE;
-	tu_ctx.udp_out.mode = FWD_NONE;
-	if (udp_in) {
+	tu_ctx.tcp_to_guest.mode = tu_ctx.tcp_to_host.mode = FWD_NONE;
+	tu_ctx.udp_to_host.mode = FWD_NONE;
+	if (udp_to_guest) {
 		char e[128] = "";
 
-		ck_assert_msg(!fwd_parse(&tu_ctx.udp_in, udp_in, e,
-					 sizeof(e)), "-u %s: %s", udp_in, e);
-		fwd_finalise(&tu_ctx.udp_in, true, true, NULL, 0);
+		ck_assert_msg(!fwd_parse(&tu_ctx.udp_to_guest, udp_to_guest, e,
+					 sizeof(e)), "-u %s: %s", udp_to_guest, e);
+		fwd_finalise(&tu_ctx.udp_to_guest, true, true, NULL, 0);
 	} else {
-		tu_ctx.udp_in.mode = FWD_NONE;
+		tu_ctx.udp_to_guest.mode = FWD_NONE;
 	}
 
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* fwd.h - port forwarding specifications (-t, -u, -T, -U)
+/* fwd_spec.h - port forwarding specifications (-t, -u, -T, -U)
  *
  * Theory of operation: each option argument is parsed, as upstream does,
  * into rules of its own: ranges of ports, optionally bound to an address
