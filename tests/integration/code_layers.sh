@@ -21,7 +21,7 @@
 #     with util/planted_low.c before util/planted_high.c: the low file
 #     includes the high one's header and calls its function (objects in
 #     the copy's build/), and util/planted_stray.c is not in the list: the
-#     check must name each.
+#     check must name each. The high item's names wrap over two lines.
 #   perfdoc: doc/performance.md is a method, by tests/tools/perfdoc.sh: at
 #     most 500 lines, no date and no commit id, nor in doc/perf-notes/.
 #   perfdoc planted: a copy of both with a 501st line, a date and a commit
@@ -114,7 +114,8 @@ plant_order() {
 	done
 	{
 		printf '# util/\n\n## File order\n\n1. %s: the rest\n' "$rest"
-		printf '2. %s: planted\n3. %s, %s: planted\n' \
+		# Item 3's names wrap over two lines, as doc/tcp.md's do
+		printf '2. %s: planted\n3. %s,\n   %s: planted\n' \
 		       "${b}planted_low.c$b" "${b}planted_high.c$b" \
 		       "${b}planted_high.h$b"
 	} >"$dir/doc/util.md"
