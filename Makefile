@@ -55,7 +55,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 # Standalone tests (tests/unit/standalone/) define doubles for other
 # modules: each is linked with its own short list of sources only
 STANDALONE := test_net_io test_arp_ndp test_dhcp test_dhcpv6 test_qdisc \
-	test_vu_virtq test_vu_mem test_vu_lend
+	test_vu_virtq test_vu_mem test_vu_lend test_tcp_pace
 SRCS_test_net_io := net/net.c net/frame.c net/arp.c net/ndp.c net/neigh.c \
 	net/dns_name.c net/checksum.c guest/guest.c util/log.c util/outfile.c
 SRCS_test_arp_ndp := $(SRCS_test_net_io)
@@ -67,6 +67,8 @@ SRCS_test_qdisc := qdisc/qdisc.c util/log.c util/outfile.c util/idle_trim.c \
 SRCS_test_vu_virtq := vhost_user/vu_mem.c vhost_user/vu_virtq.c
 SRCS_test_vu_mem := $(SRCS_test_vu_virtq)
 SRCS_test_vu_lend := $(SRCS_test_vu_virtq)
+# The pacing policies are pure: linked alone
+SRCS_test_tcp_pace := tcp/tcp_pace.c
 UNIT_BINS += $(STANDALONE:%=$(BUILD)/tests/%)
 TOOL_SRCS := $(sort $(wildcard tests/tools/*.c))
 TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tools/%)

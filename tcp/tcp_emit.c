@@ -20,31 +20,22 @@
  * back to the first unacknowledged byte and the peek offset with it.
  * A read returning 0 means the host peer closed: a FIN follows the data.
  *
- * Short segments: the host peer's segments need not match the guest's
- * (on loopback they are a few bytes longer), so a turn that finds one new
- * segment in the socket would send one full frame and a frame of a few
- * bytes, and the guest pays for each frame. While enough is in flight for
- * the guest to acknowledge soon, the few bytes those longer segments leave
- * at the end of a turn that drained the socket stay there
- * (tcp_pull_tail()), for the next turn: new data, or that acknowledgement,
- * brings one. An end that the longer segments don't explain is where the
- * sender paused, and goes at once, so that the guest acknowledges the turn
- * once. It is Nagle's rule, narrowed to where the guest's ACK is due at
- * once rather than delayed, and to ends so short that a reply which
- * happens to end in one is rare: that reply's last bytes then wait about
- * one round trip to the guest.
- *
- * The end of the window: a turn sends at most up to a quarter of the
- * largest window the guest advertised short of the window's right edge
- * (tcp_wnd_reserve()). A Linux guest whose buffer we filled to the edge
- * advertises a zero window, then opens it again once its reader has read
- * enough: two ACKs, two interrupts and two wake-ups of ours for every few
- * segments, while its reader was never short of data. With the end left
- * free, the window stays open and the guest sends an update only as its
- * reader doubles it. An opening within that quarter waits for the update;
- * with nothing in flight, at most TCP_WND_HOLD_MS: if no update came, the
+ * Pacing: two policies shape a turn, both decided in tcp_pace.c from
+ * numbers gathered here, and applied here. The short end of a turn that
+ * drained the socket, left there by the host peer's segments being a few
+ * bytes longer than the guest's (on loopback), waits for the next turn
+ * (tcp_pull_tail(), tcp_pace_tail_end()): the guest's ACK of two full
+ * segments brings one, and the guest pays one frame less. And a turn
+ * leaves the last quarter of the largest window the guest advertised
+ * free (tcp_pace_wnd_room()), so that a Linux guest's window stays open:
+ * an opening within that quarter waits for the guest's update, or, with
+ * nothing in flight, at most TCP_WND_HOLD_MS; if no update came, the
  * guest keeps its window small now, and the quarter is taken of that
- * window from then on.
+ * window from then on (the timer makes it wnd_max).
+ *
+ * Lending is no policy: the guest's buffers are used whenever the backend
+ * offers them and the frames are offloaded, with SO_PEEK_OFF, as those
+ * are the only frames that can be written in place (tcp_pull_lend()).
  */
 
 #include <errno.h>
@@ -57,6 +48,7 @@
 
 #include "tcp.h"
 #include "tcp_internal.h"
+#include "tcp_pace.h"
 #include "../net/checksum.h"
 #include "../conf/ctx.h"
 #include "../qdisc/qdisc.h"
@@ -75,13 +67,6 @@ SYSCALLS(SYSCALLS_RELAY,
 /* Largest IP payloads: IPv4 total length, IPv6 payload length fields */
 #define TCP_IP4_PAYLOAD_MAX	(65535 - 20)
 #define TCP_IP6_PAYLOAD_MAX	65535
-
-/* The end of a turn may wait for the next (tcp_pull_tail()) if it is
- * shorter than a segment by this many times, and this many full segments
- * are in flight with the turn's
- */
-#define TCP_TAIL_DIV		16
-#define TCP_TAIL_INFLIGHT_SEGS	2
 
 /* Fallback without SO_PEEK_OFF: in-flight bytes are peeked again into this */
 #define TCP_DISCARD_MAX		(8 * 1024 * 1024)
@@ -452,26 +437,6 @@ struct tcp_pull {
 };
 
 /**
- * tcp_wnd_reserve() - leave the end of the guest's window free
- * @conn:	connection
- * @p:		pull state, @room cut down here
- *
- * Return: false if the turn should send nothing yet: what the window
- *	   still takes is within the part left free
- */
-static bool tcp_wnd_reserve(const struct tcp_conn *conn, struct tcp_pull *p)
-{
-	size_t reserve = conn->wnd_max / TCP_WND_RESERVE_DIV;
-
-	if (conn->flags & TCP_F_RETX_ONE)
-		return true;
-	if (p->room <= reserve)
-		return false;
-	p->room -= reserve;
-	return true;
-}
-
-/**
  * tcp_pull_budget() - how much this turn may send: window, qdisc budget
  * @c:		execution context
  * @conn:	established connection, FIN not sent
@@ -496,9 +461,10 @@ static bool tcp_pull_budget(const struct ctx *c, struct tcp_conn *conn,
 		*res = QDISC_DONE;
 		return false;
 	}
-	p->room = conn->wnd_from_guest - p->in_flight;
-
-	if (!tcp_wnd_reserve(conn, p)) {
+	p->room = tcp_pace_wnd_room(conn->wnd_from_guest - p->in_flight,
+				    conn->wnd_max,
+				    conn->flags & TCP_F_RETX_ONE);
+	if (!p->room) {
 		/* The guest's next window update ends the wait, or, with
 		 * nothing in flight to acknowledge, the timer does
 		 */
@@ -669,27 +635,13 @@ static uint16_t tcp_host_seg(struct tcp_conn *conn)
 
 /**
  * tcp_pull_tail() - bytes of a turn's peek to send now, the short end of it
- *		     left for the next turn
+ *		     left for the next turn (tcp_pace_tail_end())
  * @conn:	connection
  * @p:		pull state from tcp_pull_peek()
  * @n:		bytes peeked, more than zero
  *
- * The end is left only if the host peer's longer segments explain it: each
- * full host segment is longer than the guest's by some bytes, so k of them
- * leave k times that at the end, added to what the last turn left. An end
- * longer than that is where the sender's write ended, and nothing follows
- * it soon: holding it would only split the guest's acknowledgement in two.
- * Host segments of two guest segments or more leave ends of any length,
- * so none is held for them.
- *
- * Also, the end must be shorter than a segment by TCP_TAIL_DIV times, the
- * peek drained the socket (less than asked for), the host peer has not
- * closed, at least one full segment goes now, nothing is being resent, and
- * at least TCP_TAIL_INFLIGHT_SEGS full segments are then in flight: a
- * guest acknowledges two full segments at once (RFC 5681, 4.2; Linux does
- * while its application reads) and that ACK gives the flow its next turn,
- * so the wait is about one round trip, not a delayed-ACK timer. The next
- * peek reads the end again, as SO_PEEK_OFF is moved back to it
+ * The host peer's segment size is read only for an end that may wait. The
+ * next peek reads a held end again, as SO_PEEK_OFF is moved back to it
  * (tcp_pull_data()).
  *
  * Return: bytes to send, @n or less
@@ -697,24 +649,21 @@ static uint16_t tcp_host_seg(struct tcp_conn *conn)
 static size_t tcp_pull_tail(struct tcp_conn *conn, const struct tcp_pull *p,
 			    size_t n)
 {
-	size_t tail = n % p->seg, fresh, host_seg;
+	const struct tcp_pace_tail t = {
+		.n = n,
+		.want = p->want,
+		.seg = p->seg,
+		.in_flight = p->in_flight,
+		.held = conn->tail_held,
+		.peek_off = !p->skip && (conn->flags & TCP_F_PEEK_OFF),
+		.resend = (conn->flags & TCP_F_RETX_ONE) ||
+			  conn->seq_to_guest != conn->seq_max_sent,
+		.eof = conn->flags & TCP_F_SOCK_EOF,
+	};
+	size_t tail = tcp_pace_tail_end(&t);
 
-	if (!tail || tail > p->seg / TCP_TAIL_DIV || n < p->seg ||
-	    n >= p->want || p->skip ||
-	    !(conn->flags & TCP_F_PEEK_OFF) ||
-	    (conn->flags & (TCP_F_SOCK_EOF | TCP_F_RETX_ONE)) ||
-	    conn->seq_to_guest != conn->seq_max_sent)
-		return n;
-	if (p->in_flight + n - tail < TCP_TAIL_INFLIGHT_SEGS * p->seg)
-		return n;
-
-	host_seg = tcp_host_seg(conn);
-	if (host_seg <= p->seg || host_seg >= 2 * p->seg)
-		return n;
-	fresh = n > conn->tail_held ? n - conn->tail_held : 0;
-	if (tail > conn->tail_held +
-		   DIV_ROUND_UP(fresh, host_seg) * (host_seg - p->seg))
-		return n;
+	if (tail)
+		tail = tcp_pace_tail_hold(&t, tail, tcp_host_seg(conn));
 	return n - tail;
 }
 

@@ -43,6 +43,7 @@
 
 #include "tcp.h"
 #include "tcp_internal.h"
+#include "tcp_pace.h"
 #include "../flow/flow.h"
 #include "../flow/nat.h"
 #include "../conf/ctx.h"
@@ -69,20 +70,6 @@ SYSCALLS(SYSCALLS_RELAY,
 
 /* Guest segments queued for one sendmsg() per connection per batch */
 #define TCP_WQ_MAX		1024
-
-/* Within a batch, acknowledge at least every this many bytes. Each ACK
- * makes the guest's kernel free and send (run in our write() to the tap),
- * and each sendmsg() wakes the host's reader: fewer of both cost less CPU
- * (doc/performance.md, "Where the speed comes from"), while the guest
- * still gets several ACKs per batch of 64 frames of 64 KiB
- */
-#define TCP_ACK_INTERVAL	(1024 * 1024)
-
-/* A batch ending in a segment without PSH is written with MSG_MORE only if
- * the window left to the guest takes at least this many more segments: the
- * guest must be able to send what completes the socket's segment
- */
-#define TCP_MORE_WND_SEGS	2
 
 /**
  * struct tcp_wq_entry - payload of one guest segment, waiting to be written
@@ -653,25 +640,16 @@ static void tcp_guest_fin(struct tcp_conn *conn)
  * tcp_wq_more() - may the socket wait for more data before sending this?
  * @conn:	connection with queued segments
  *
- * The last segment queued came without PSH: the guest has more right
- * behind it, and MSG_MORE lets the kernel fill whole segments toward the
- * host instead of sending (and waking the host's reader) once per batch.
- * The guest sets PSH at the end of each write, and sends the rest if the
- * window lets it: so only with room for TCP_MORE_WND_SEGS more segments.
- * Otherwise, or if the guest never sends more, the kernel sends what it
- * holds once the host acknowledges what is in flight, or at its probe
- * timer (the same as TCP_CORK's ceiling).
+ * The policy is tcp_pace_more(): the last segment queued came without PSH
+ * (TCP_F_WQ_MORE), and the window we advertised takes what completes it.
  *
  * Return: true to write with MSG_MORE
  */
 static bool tcp_wq_more(const struct tcp_conn *conn)
 {
-	uint32_t edge = conn->seq_ack_sent + conn->wnd_to_guest;
-	uint32_t next = conn->seq_from_guest + conn->wq_bytes;
-
-	if (!(conn->flags & TCP_F_WQ_MORE) || !SEQ_GT(edge, next))
-		return false;
-	return edge - next >= (uint32_t)conn->mss * TCP_MORE_WND_SEGS;
+	return tcp_pace_more(conn->flags & TCP_F_WQ_MORE,
+			     conn->seq_ack_sent + conn->wnd_to_guest,
+			     conn->seq_from_guest + conn->wq_bytes, conn->mss);
 }
 
 /**
@@ -877,8 +855,8 @@ static bool tcp_guest_data_old(struct tcp_conn *conn, uint32_t expected,
  * @fin:	the segment carries FIN
  * @more:	the segment has neither PSH nor FIN: more data follows it
  *
- * A full queue is written out first. Past TCP_ACK_INTERVAL bytes queued,
- * the data is written and acknowledged at once.
+ * A full queue is written out first. Past TCP_ACK_INTERVAL bytes queued
+ * (tcp_pace_ack_now()), the data is written and acknowledged at once.
  *
  * Return: true if the segment is fully handled (the connection closed
  *	   meanwhile, or it was acknowledged), false if its FIN and ACK
@@ -911,7 +889,7 @@ static bool tcp_guest_data_queue(const struct ctx *c, struct tcp_conn *conn,
 	/* Large batches: don't let the guest wait for the end of the
 	 * batch, its sending is clocked by our ACKs
 	 */
-	if (conn->wq_bytes >= TCP_ACK_INTERVAL && !fin) {
+	if (tcp_pace_ack_now(conn->wq_bytes, fin)) {
 		tcp_guest_ack_now(c, conn, false);
 		return true;
 	}

@@ -30,12 +30,6 @@ struct ctx;
 #define TCP_DATA_RETRIES	15
 #define TCP_DUP_ACK_THRESHOLD	3
 #define TCP_PERSIST_MS		500
-/* A window opening within the last 1/TCP_WND_RESERVE_DIV of the largest
- * window the guest advertised waits for more, at most TCP_WND_HOLD_MS with
- * nothing in flight (tcp_wnd_reserve())
- */
-#define TCP_WND_RESERVE_DIV	4
-#define TCP_WND_HOLD_MS		1
 #define TCP_CONNECT_TIMEOUT_MS	30000
 #define TCP_FRAMES_PER_PULL	64
 #define TCP_STATS_CONNS		8	/* connections in --stats, SIGUSR1 */

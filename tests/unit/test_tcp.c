@@ -39,6 +39,7 @@
 #include "tcp_harness.h"
 #include "../../flow/flow.h"
 #include "../../tcp/tcp_internal.h"	/* TCP_RTO_INIT_MS, TCP_PERSIST_MS */
+#include "../../tcp/tcp_pace.h"	/* TCP_WND_RESERVE_DIV, TCP_WND_HOLD_MS */
 #include "../../tcp/tcp_repair.h"	/* SO_BUF_LOCK */
 
 #define TT_SMALL_BUF		16384	/* socket buffers, window test */
@@ -812,7 +813,7 @@ START_TEST(test_short_tail)
 }
 END_TEST
 
-/* ---- 9. The end of the guest's window left free (tcp_wnd_reserve()) ---- */
+/* ---- 9. The end of the window left free (tcp_pace_wnd_room()) ---- */
 
 #define TT_RSV_WND		(64 * TT_MSS)	/* the guest's window here */
 #define TT_RSV_FREE		(TT_RSV_WND / TCP_WND_RESERVE_DIV)
