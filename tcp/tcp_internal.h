@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tcp_internal.h - TCP connection state shared by the files of tcp/
  *
- * Private to tcp/: no other module includes this header.
+ * Private to tcp/: no other module includes this header. Besides the
+ * state, it holds the transitions of a connection's flags (tcp_conn_*()
+ * inlines named for events): the files of tcp/ change the flags through
+ * them, or in the core, tcp_conn.c, only (doc/tcp.md, "File order").
  */
 #ifndef TCP_TCP_INTERNAL_H
 #define TCP_TCP_INTERNAL_H

@@ -9,6 +9,9 @@
 #     of a folder that declares their order (doc/udp.md, doc/tcp.md: both
 #     must have been checked) use only earlier ones, no function is over
 #     80 lines, no file over 1,200.
+#   tcp flags: a connection's TCP_F_* flags are written (=, |=, &=, ^=) in
+#     two files of tcp/ at most: tcp_conn.c and tcp_internal.h's named
+#     transitions (doc/tcp.md, "File order").
 #   planted: a copy of the tree with an upward include (util/ -> tcp/), a
 #     sideways one (tcp/ -> udp/), an upward link without any include (an
 #     object of util/ with a weak reference to a function an object of
@@ -59,6 +62,25 @@ tree() {
 	grep -q '^PASS: layers: files follow the order .*doc/tcp.md' \
 		<<<"$out" ||
 		rig_fail "tcp/'s file order (doc/tcp.md) not checked"
+}
+
+# tcp_flags() - test: a connection's TCP_F_* flags are written in two
+# files of tcp/ at most, the core (tcp_conn.c) and the transitions named
+# for events in tcp_internal.h: a line assigning (=, |=, &=, ^=) to
+# conn->flags, or to an entry's of the table, counts for its file
+tcp_flags() {
+	local files n
+
+	files=$(grep -lE \
+		'(conn->|tcp_conns\[[^]]*\]\.)flags[[:space:]]*[|&^]?=[^=]' \
+		"$RIG_ROOT"/tcp/*.[ch] | sed "s|^$RIG_ROOT/||")
+	n=$(grep -c . <<<"$files")
+	rig_indent <<<"$files"
+	[ "$n" -ge 1 ] || rig_fail "no writer of conn->flags found" ||
+		return 1
+	[ "$n" -le 2 ] ||
+		rig_fail "TCP_F_* flags written in $n files: $(tr '\n' ' ' \
+			  <<<"$files")"
 }
 
 # plant_link() - an upward link no include shows: util/planted_link.c
@@ -252,6 +274,7 @@ perfdoc_planted() {
 }
 
 rig_run "layers: the tree's includes and links follow doc/design.md, sizes within limits" tree
+rig_run "layers: tcp/'s connection flags written in 2 files at most" tcp_flags
 rig_run "layers: planted upward and sideways includes, upward weak link, file order broken by include, call and stray file, long function and file are each caught, build output ignored" planted
 rig_run "perfdoc: doc/performance.md within 500 lines, no date or commit id there or in doc/perf-notes/" perfdoc
 rig_run "perfdoc: a planted 501st line, date and commit id are each caught" perfdoc_planted
