@@ -29,6 +29,13 @@
  * to the guest: nothing waits for a later iteration (design.md invariant
  * 1). If the scheduler still has flows ready, the next wait does not
  * block.
+ *
+ * With --busy-poll USEC, an iteration that moved traffic opens a window of
+ * USEC microseconds, from its end, in which the loop polls the epoll set
+ * (epoll_wait() with a zero timeout) instead of sleeping: the next frame
+ * or reply found there costs no wake-up. Once the window passes without
+ * traffic, the loop sleeps as without the option, so an idle relay burns
+ * no CPU; timers and signals don't open a window.
  */
 
 #include <errno.h>
@@ -80,7 +87,8 @@
 
 /* System calls after start-up: the main loop, signals */
 SYSCALLS(SYSCALLS_RELAY,
-	 SYSCALLS_CALL("epoll_wait|epoll_pwait", "the main loop's wait"),
+	 SYSCALLS_CALL("epoll_wait|epoll_pwait",
+		       "the main loop's wait, and --busy-poll's polls"),
 	 SYSCALLS_CALL("read", "SIGTERM, SIGINT, SIGHUP, SIGUSR1: signalfd"));
 
 static struct ctx passt_ctx;
@@ -356,20 +364,45 @@ static bool passt_is_traffic(uint8_t type)
 }
 
 /**
+ * passt_wait() - wait for events, polling first inside a --busy-poll window
+ * @c:		execution context
+ * @events:	room for EPOLL_EVENTS_MAX events
+ * @spin_end_us: end of the busy-poll window (timer_now_us()), 0 if none
+ *
+ * Return: number of events, or -1 with errno set, as epoll_wait()
+ */
+static int passt_wait(const struct ctx *c, struct epoll_event *events,
+		      uint64_t spin_end_us)
+{
+	if (qdisc_has_ready(c))
+		return epoll_wait(c->epollfd, events, EPOLL_EVENTS_MAX, 0);
+
+	/* The clock is the vDSO's: no system call but the waits */
+	while (spin_end_us && timer_now_us() < spin_end_us) {
+		int n = epoll_wait(c->epollfd, events, EPOLL_EVENTS_MAX, 0);
+
+		if (n)
+			return n;
+	}
+
+	return epoll_wait(c->epollfd, events, EPOLL_EVENTS_MAX, -1);
+}
+
+/**
  * passt_loop() - the main loop: wait, dispatch, defer, schedule, flush
  * @c:		execution context
  */
 static void __attribute__((noreturn)) passt_loop(const struct ctx *c)
 {
 	struct epoll_event events[EPOLL_EVENTS_MAX];
+	uint64_t spin_end_us = 0;
 
 	for (;;) {
-		int timeout = qdisc_has_ready(c) ? 0 : -1;
 		bool traffic = false;
 		uint64_t now_ms;
 		int n, i;
 
-		n = epoll_wait(c->epollfd, events, EPOLL_EVENTS_MAX, timeout);
+		n = passt_wait(c, events, spin_end_us);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -388,6 +421,9 @@ static void __attribute__((noreturn)) passt_loop(const struct ctx *c)
 
 		tcp_defer_handler(c, now_ms);
 		qdisc_run(c, now_ms);
+
+		if (traffic && c->busy_poll_us)
+			spin_end_us = timer_now_us() + c->busy_poll_us;
 
 #ifdef PASST_DEBUG
 		/* design.md invariant 2, checked in debug builds */

@@ -1172,4 +1172,6 @@ void conf_print(const struct ctx *c)
 	conf_print_fwd(c);
 
 	info("Flow table: %u entries", c->flow_max);
+	if (c->busy_poll_us)
+		info("Busy polling: %u us after traffic", c->busy_poll_us);
 }

@@ -26,6 +26,7 @@
 #define CONF_BUF_MAX		(1 << 30)	/* socket buffers: 1 GiB */
 #define CONF_LOG_SIZE_MIN	4096
 #define CONF_STATS_MAX		86400		/* --stats: one day */
+#define CONF_BUSY_POLL_MAX	10000		/* --busy-poll: 10 ms */
 #define CONF_RESOLV_PATH	"/etc/resolv.conf"
 #define CONF_NETNS_DIR		"/run/netns"
 #define CONF_RUNAS_DEFAULT	"nobody"
@@ -82,6 +83,7 @@ enum conf_opt_id {
 	OPT_TAP_RMEM,
 	OPT_TAP_WMEM,
 	OPT_MCAST_PORTS,
+	OPT_BUSY_POLL,
 };
 
 /**

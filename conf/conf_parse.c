@@ -134,6 +134,7 @@ static const struct option conf_longopts[] = {
 	{ "tcp-wmem",		CONF_ARG,	NULL, OPT_TCP_WMEM },
 	{ "tap-rmem",		CONF_ARG,	NULL, OPT_TAP_RMEM },
 	{ "tap-wmem",		CONF_ARG,	NULL, OPT_TAP_WMEM },
+	{ "busy-poll",		CONF_ARG,	NULL, OPT_BUSY_POLL },
 	{ NULL,			0,		NULL, 0 },
 };
 
@@ -711,6 +712,10 @@ static bool conf_opt_ports(struct ctx *c, struct conf_given *g, int opt,
 		break;
 	case OPT_TAP_WMEM:
 		c->tap_wmem = conf_opt_bytes(opt, arg);
+		break;
+	case OPT_BUSY_POLL:
+		c->busy_poll_us = (unsigned int)conf_opt_ulong(opt, arg, 0,
+							      CONF_BUSY_POLL_MAX);
 		break;
 	default:
 		return false;

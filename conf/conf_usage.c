@@ -182,6 +182,8 @@ static const char *const usage_tuning[] = {
 	"      --max-flows N        flow table size, 16 to 1048576 (default 8192)",
 	"      --tcp-rmem BYTES     receive buffer of host TCP sockets (0: auto)",
 	"      --tcp-wmem BYTES     send buffer of host TCP sockets (0: auto)",
+	"      --busy-poll USEC     after traffic, poll for events that long",
+	"                           before sleeping, 0 to 10000 (default 0: off)",
 	NULL,
 };
 

@@ -208,6 +208,8 @@ struct ip6_ctx {
  * @tcp_wmem:		--tcp-wmem: SO_SNDBUF for host TCP sockets, 0 = auto
  * @tap_rmem:		--tap-rmem: SO_RCVBUF for the guest stream socket
  * @tap_wmem:		--tap-wmem: SO_SNDBUF for the guest stream socket
+ * @busy_poll_us:	--busy-poll: microseconds the main loop polls for more
+ *			events after traffic before it sleeps, 0 = off
  */
 struct ctx {
 	enum passt_mode mode;
@@ -288,6 +290,7 @@ struct ctx {
 	int tcp_wmem;
 	int tap_rmem;
 	int tap_wmem;
+	unsigned int busy_poll_us;
 };
 
 #endif /* CONF_CTX_H */

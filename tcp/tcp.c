@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* tcp.c - guest TCP segments <-> host TCP sockets: connections and events
+/* tcp.c - guest TCP segments <-> host TCP sockets: the entry points
  *
  * Theory of operation
  *
@@ -22,18 +22,18 @@
  *   dropped with recv(MSG_TRUNC), and the socket's own receive window is
  *   made to reopen (tcp_window.c). Retransmission rewinds the peek offset.
  *
- * This file keeps the connection table (indexed like the flow table), the
- * life cycle of connections, the host socket events, the per-connection
- * timer, and the deferred work done once per batch of guest frames:
- * dropping acknowledged data and sending one ACK per connection.
- * tcp_guest.c handles segments from the guest, tcp_listen.c forwarded
- * ports.
+ * This file is the roof of tcp/ (doc/tcp.md, "File order"): what the rest
+ * of the relay calls, and nothing in tcp/ calls back. It takes the host
+ * socket events, the per-connection timer (registered with the core,
+ * tcp_conn.c, which keeps the table, states, flags and close), segments
+ * from the guest (handed on to tcp_guest.c), the deferred work done once
+ * per batch of guest frames (dropping acknowledged data and sending one
+ * ACK per connection), the counters' log line and start-up, which
+ * registers tcp/ with net/, qdisc/ and fwd/ (tcp_listen.c).
  */
 
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
@@ -46,74 +46,13 @@
 #include "../conf/ctx.h"
 #include "../qdisc/qdisc.h"
 #include "../util/log.h"
-#include "../util/sockbuf.h"
 #include "../util/util.h"
 #include "../util/syscalls.h"
 #include "../util/timer.h"
 
-/* System calls after start-up: socket state, closing */
+/* System calls after start-up: socket state */
 SYSCALLS(SYSCALLS_RELAY,
-	 SYSCALLS_CALL("getsockopt", "a connection's error (SO_ERROR)"),
-	 SYSCALLS_SETSOCKOPT_TCP("TCP_NODELAY"),
-	 SYSCALLS_SETSOCKOPT("SO_LINGER: a reset, closing", SOL_SOCKET),
-	 SYSCALLS_CALL("epoll_ctl", "a connection's events, as it goes"),
-	 SYSCALLS_CALL("close", "a connection that ended"));
-
-struct tcp_stats tcp_stats;
-
-/* Reserved zeroed (calloc()), never walked at start-up: CONN_CLOSED is zero,
- * and tcp_conn_new() sets an entry up whole, so only the pages of entries
- * in use become resident.
- */
-static struct tcp_conn *tcp_conns;
-static unsigned int tcp_conns_cap;
-
-/* Connections with deferred work, in the order they became dirty */
-static uint32_t *tcp_dirty;
-static unsigned int tcp_dirty_count;
-static unsigned int tcp_dirty_cap;
-
-/**
- * tcp_conn_at() - connection of a flow
- * @flow:	flow index
- *
- * Return: connection, or NULL if @flow is not a live TCP connection
- */
-struct tcp_conn *tcp_conn_at(uint32_t flow)
-{
-	if (flow >= tcp_conns_cap || flow_type_of(flow) != FLOW_TYPE_TCP)
-		return NULL;
-	if (tcp_conns[flow].state == CONN_CLOSED)
-		return NULL;
-	return &tcp_conns[flow];
-}
-
-/**
- * tcp_conns_capacity() - size of the connection table
- *
- * Return: entries, one per flow
- */
-unsigned int tcp_conns_capacity(void)
-{
-	return tcp_conns_cap;
-}
-
-/**
- * tcp_conns_active() - count live connections
- *
- * Return: connections not closed, not saved for a migration target, not
- *	   loaded from a source and waiting to go live
- */
-static unsigned int tcp_conns_active(void)
-{
-	unsigned int i, n = 0;
-
-	for (i = 0; i < tcp_conns_cap; i++) {
-		n += tcp_conns[i].state != CONN_CLOSED &&
-		     !(tcp_conns[i].flags & (TCP_F_MIGRATED | TCP_F_RESTORING));
-	}
-	return n;
-}
+	 SYSCALLS_CALL("getsockopt", "a connection's error (SO_ERROR)"));
 
 /**
  * tcp_timer_fn() - per-connection timer expired
@@ -171,7 +110,7 @@ static void tcp_timer_fn(const struct ctx *c, struct wheel_timer *t,
 		}
 		tcp_stats.rto++;
 		conn->rto_ms = MIN(conn->rto_ms * 2, TCP_RTO_MAX_MS);
-		conn->flags &= ~(TCP_F_RECOVERY | TCP_F_RETX_ONE);
+		tcp_conn_rto_fired(conn);
 		tcp_rewind(conn);
 		qdisc_wake(conn->flow);
 		tcp_timer_arm(conn, now_ms, conn->rto_ms);
@@ -182,7 +121,7 @@ static void tcp_timer_fn(const struct ctx *c, struct wheel_timer *t,
 		/* No window update came: the guest keeps its window small
 		 * now, so the reserve goes by this window from here on
 		 */
-		conn->flags &= ~TCP_F_WND_HELD;
+		tcp_conn_wnd_hold_end(conn);
 		conn->wnd_max = conn->wnd_from_guest;
 		qdisc_wake(conn->flow);
 		return;
@@ -197,223 +136,6 @@ static void tcp_timer_fn(const struct ctx *c, struct wheel_timer *t,
 	}
 }
 
-/**
- * tcp_timer_arm() - (re)arm a connection's timer
- * @conn:	connection
- * @now_ms:	current time
- * @ms:		delay
- */
-void tcp_timer_arm(struct tcp_conn *conn, uint64_t now_ms, uint32_t ms)
-{
-	timer_arm(&conn->timer, now_ms + ms);
-}
-
-/**
- * tcp_sock_opts() - options every host TCP socket gets
- * @c:		execution context
- * @s:		socket
- */
-void tcp_sock_opts(const struct ctx *c, int s)
-{
-	int one = 1;
-
-	/* Segments from the guest are already sized and pushed by its own
-	 * stack: don't hold them back again (design.md invariant 1).
-	 */
-	if (setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)))
-		debug_perror("TCP_NODELAY");
-
-	/* SO_PEEK_OFF is set once the first data is peeked (tcp_pull()):
-	 * until then, a peek from the start of the queue is the same, and a
-	 * connection the host never sends data on needs no option
-	 */
-
-	tcp_sock_bufs(c, s);
-	tcp_mig_sndbuf_sock(s);
-}
-
-/**
- * tcp_sock_bufs() - apply --tcp-rmem and --tcp-wmem to a host socket
- * @c:		execution context
- * @s:		socket
- *
- * The first time the kernel caps a size (net.core.rmem_max/wmem_max), the
- * effective size is logged.
- */
-void tcp_sock_bufs(const struct ctx *c, int s)
-{
-	static bool rmem_reported, wmem_reported;
-
-	sockbuf_set(s, SO_RCVBUF, c->tcp_rmem, "--tcp-rmem", &rmem_reported);
-	sockbuf_set(s, SO_SNDBUF, c->tcp_wmem, "--tcp-wmem", &wmem_reported);
-}
-
-/**
- * tcp_epoll_ctl() - add or update a connection's socket in the epoll set
- * @c:		execution context
- * @conn:	connection
- * @op:		EPOLL_CTL_ADD or EPOLL_CTL_MOD
- * @out:	also wait for EPOLLOUT (connect completion, free space)
- *
- * Input is edge-triggered: the flow is woken on new data, and after that
- * reads as its window allows, woken again by the guest's ACKs.
- *
- * Return: 0 on success, -errno on failure
- */
-static int tcp_epoll_ctl(const struct ctx *c, struct tcp_conn *conn, int op,
-			 bool out)
-{
-	union epoll_ref ref = { .type = EPOLL_TYPE_TCP, .fd = conn->sock,
-				.data = conn->flow };
-	struct epoll_event ev = { .data.u64 = ref.u64 };
-
-	ev.events = EPOLLIN | EPOLLRDHUP | EPOLLET;
-	if (out)
-		ev.events |= EPOLLOUT;
-
-	if (epoll_ctl(c->epollfd, op, conn->sock, &ev))
-		return -errno;
-
-	if (out)
-		conn->flags |= TCP_F_EPOLLOUT;
-	else
-		conn->flags &= ~TCP_F_EPOLLOUT;
-	return 0;
-}
-
-/**
- * tcp_epoll_set() - update a connection's socket in the epoll set
- * @c:		execution context
- * @conn:	connection, its socket in the set
- * @out:	also wait for EPOLLOUT (connect completion, free space)
- *
- * Return: 0 on success, -errno on failure
- */
-int tcp_epoll_set(const struct ctx *c, struct tcp_conn *conn, bool out)
-{
-	return tcp_epoll_ctl(c, conn, EPOLL_CTL_MOD, out);
-}
-
-/**
- * tcp_epoll_add() - add a connection's socket to the epoll set
- * @c:		execution context
- * @conn:	connection
- * @out:	also wait for EPOLLOUT (connect completion)
- *
- * Return: 0 on success, -errno on failure
- */
-int tcp_epoll_add(const struct ctx *c, struct tcp_conn *conn, bool out)
-{
-	return tcp_epoll_ctl(c, conn, EPOLL_CTL_ADD, out);
-}
-
-/**
- * tcp_conn_new() - allocate a connection for a host socket
- * @c:		execution context
- * @sock:	host socket, already non-blocking
- * @inbound:	true if the host side started it
- *
- * An inbound connection's socket is added to the epoll set here. One the
- * guest starts is added by the caller once connect() tells whether the
- * connection is already up, so that it gets its final event mask at once
- * (tcp_epoll_add()).
- *
- * Return: connection, NULL if the flow table is full
- */
-struct tcp_conn *tcp_conn_new(const struct ctx *c, int sock, bool inbound)
-{
-	struct tcp_conn *conn;
-	uint32_t flow;
-
-	flow = flow_alloc(FLOW_TYPE_TCP);
-	if (flow == FLOW_IDX_NONE)
-		return NULL;
-
-	conn = &tcp_conns[flow];
-	memset(conn, 0, sizeof(*conn));
-	conn->sock = sock;
-	conn->flow = flow;
-	conn->rto_ms = TCP_RTO_INIT_MS;
-	conn->wnd_from_guest = TCP_WND_INIT;
-	if (inbound) {
-		conn->flags |= TCP_F_INBOUND;
-		if (tcp_epoll_add(c, conn, false)) {
-			err_perror_rl("TCP: can't add socket to epoll set");
-			flow_free(flow);
-			return NULL;
-		}
-	}
-
-	timer_init(&conn->timer, tcp_timer_fn);
-	return conn;
-}
-
-/**
- * tcp_conn_state() - move a connection to a state, logged with -d
- * @conn:	connection
- * @state:	new state
- */
-void tcp_conn_state(struct tcp_conn *conn, enum tcp_conn_state state)
-{
-	static const char *const name[] = {
-		[CONN_CLOSED]		= "CLOSED",
-		[CONN_CONNECTING]	= "CONNECTING",
-		[CONN_SYN_ACK_SENT]	= "SYN_ACK_SENT",
-		[CONN_SYN_SENT]		= "SYN_SENT",
-		[CONN_ESTABLISHED]	= "ESTABLISHED",
-	};
-
-	flow_log(conn->flow, "%s -> %s", name[conn->state], name[state]);
-	conn->state = (uint8_t)state;
-}
-
-/**
- * tcp_conn_close() - close the host socket and free the connection
- * @c:		execution context
- * @conn:	connection
- * @rst:	reset the host connection (SO_LINGER 0) instead of closing
- */
-void tcp_conn_close(const struct ctx *c, struct tcp_conn *conn, bool rst)
-{
-	(void)c;
-
-	if (conn->sock >= 0) {
-		if (rst) {
-			struct linger lg = { .l_onoff = 1, .l_linger = 0 };
-
-			setsockopt(conn->sock, SOL_SOCKET, SO_LINGER, &lg,
-				   sizeof(lg));
-		}
-		close(conn->sock);
-		conn->sock = -1;
-	}
-
-	if (rst)
-		flow_log(conn->flow, "host side reset");
-	if (conn->flags & TCP_F_PENDING)
-		tcp_mig_pending_drop(conn);
-	tcp_wq_purge(conn);
-	timer_cancel(&conn->timer);
-	qdisc_forget(conn->flow);
-	flow_free(conn->flow);
-	conn->state = CONN_CLOSED;
-	conn->flags = 0;
-}
-
-/**
- * tcp_conn_dirty() - schedule deferred work for the end of the batch
- * @conn:	connection
- */
-void tcp_conn_dirty(struct tcp_conn *conn)
-{
-	if (conn->flags & TCP_F_DIRTY)
-		return;
-	if (tcp_dirty_count >= tcp_dirty_cap)
-		return;	/* cannot happen: each flow is listed at most once */
-
-	conn->flags |= TCP_F_DIRTY;
-	tcp_dirty[tcp_dirty_count++] = conn->flow;
-}
 
 /**
  * tcp_ack_rides() - can the ACK due to the guest ride on the next segment?
@@ -471,9 +193,9 @@ static void tcp_conn_deferred(const struct ctx *c, struct tcp_conn *conn,
 			else
 				tcp_send_ctrl(c, conn, TH_ACK);
 		} else {
-			conn->flags &= ~TCP_F_ACK_PENDING;
+			tcp_conn_ack_clear(conn);
 		}
-		conn->flags &= ~TCP_F_WND_UPDATE;
+		tcp_conn_wnd_update_clear(conn);
 	}
 
 	/* Both sides closed, and the ACK of the guest's FIN is on its way:
@@ -502,55 +224,10 @@ static void tcp_conn_deferred(const struct ctx *c, struct tcp_conn *conn,
  */
 void tcp_defer_handler(const struct ctx *c, uint64_t now_ms)
 {
-	unsigned int i;
-
 	tcp_input_done(c);
-
-	for (i = 0; i < tcp_dirty_count; i++) {
-		struct tcp_conn *conn = &tcp_conns[tcp_dirty[i]];
-
-		if (!(conn->flags & TCP_F_DIRTY))
-			continue;
-		conn->flags &= ~TCP_F_DIRTY;
-		if (conn->state == CONN_CLOSED)
-			continue;
-		tcp_conn_deferred(c, conn, now_ms);
-	}
-	tcp_dirty_count = 0;
+	tcp_conn_dirty_run(c, now_ms, tcp_conn_deferred);
 }
 
-/**
- * tcp_connect_done() - host connect() finished: answer the guest's SYN
- * @c:		execution context
- * @conn:	connection in CONN_CONNECTING
- * @error:	0 if the host connection is up, the error of connect() if not
- * @now_ms:	current time
- *
- * The guest gets its SYN-ACK only now, or a RST if the host refused.
- */
-void tcp_connect_done(const struct ctx *c, struct tcp_conn *conn, int error,
-		      uint64_t now_ms)
-{
-	if (error) {
-		char buf[INANY_STRLEN];
-
-		debug("TCP flow %u: connect to %s:%u failed: %s", conn->flow,
-		      inany_ntop(&conn->remote_addr, buf), conn->remote_port,
-		      strerror(error));
-		tcp_stats.conns_refused++;
-		tcp_send_ctrl(c, conn, TH_RST | TH_ACK);
-		tcp_conn_close(c, conn, false);
-		return;
-	}
-
-	if (conn->flags & TCP_F_EPOLLOUT)
-		tcp_epoll_set(c, conn, false);
-	conn->wnd_to_guest = tcp_wnd_for_guest(c, conn);
-	tcp_conn_state(conn, CONN_SYN_ACK_SENT);
-	conn->retries = 0;
-	tcp_send_syn(c, conn, true);
-	tcp_timer_arm(conn, now_ms, TCP_RTO_INIT_MS);
-}
 
 /**
  * tcp_sock_handler() - event on a connection's host socket
@@ -595,11 +272,11 @@ void tcp_sock_handler(const struct ctx *c, union epoll_ref ref, uint32_t events,
 	if ((events & (EPOLLRDHUP | EPOLLHUP)) &&
 	    !(conn->flags & TCP_F_SOCK_EOF)) {
 		flow_log(conn->flow, "host side closed (end of data)");
-		conn->flags |= TCP_F_SOCK_EOF;
+		tcp_conn_sock_eof(conn);
 	}
 
 	if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP)) {
-		conn->flags &= ~TCP_F_SOCK_DRAINED;
+		tcp_conn_sock_readable(conn);
 		if (conn->state == CONN_ESTABLISHED)
 			qdisc_wake(conn->flow);
 	}
@@ -617,7 +294,7 @@ void tcp_sock_handler(const struct ctx *c, union epoll_ref ref, uint32_t events,
 			if (conn->state != CONN_ESTABLISHED)
 				return;
 			tcp_stats.wnd_updates++;
-			conn->flags |= TCP_F_ACK_PENDING | TCP_F_WND_UPDATE;
+			tcp_conn_wnd_update_due(conn);
 			tcp_conn_dirty(conn);
 		}
 	}
@@ -664,9 +341,9 @@ void tcp_stats_log(void)
  */
 static void tcp_conns_log(void)
 {
-	unsigned int i, n = 0;
+	unsigned int i, n = 0, cap = tcp_conns_capacity();
 
-	for (i = 0; i < tcp_conns_cap && n < TCP_STATS_CONNS; i++) {
+	for (i = 0; i < cap && n < TCP_STATS_CONNS; i++) {
 		const struct tcp_conn *conn = tcp_conn_at(i);
 		char ooo[64];
 
@@ -713,14 +390,13 @@ static const struct net_l4_ops tcp_net_ops = {
  */
 int tcp_init(const struct ctx *c)
 {
+	static const struct tcp_conn_hooks hooks = { .timer = tcp_timer_fn };
+
 	tcp_listen_register();
 	net_l4_register(NET_L4_TCP, &tcp_net_ops);
-	tcp_isn_init(timer_now_ms());
-	tcp_conns_cap = c->flow_max;
-	tcp_conns = calloc(tcp_conns_cap, sizeof(*tcp_conns));
-	tcp_dirty_cap = c->flow_max;
-	tcp_dirty = calloc(tcp_dirty_cap, sizeof(*tcp_dirty));
-	if (!tcp_conns || !tcp_dirty)
+	tcp_conn_register(&hooks);
+	tcp_guest_init(timer_now_ms());
+	if (tcp_conn_init(c))
 		return -ENOMEM;
 
 	tcp_emit_init();

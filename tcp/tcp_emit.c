@@ -254,7 +254,7 @@ void tcp_send_ctrl(const struct ctx *c, struct tcp_conn *conn, uint8_t flags)
 		qdisc_send_ordered(c, buf, len);
 	else
 		qdisc_send(c, buf, len);
-	conn->flags &= ~TCP_F_ACK_PENDING;
+	tcp_conn_ack_clear(conn);
 }
 
 /**
@@ -338,9 +338,9 @@ void tcp_send_rst_unknown(const struct ctx *c, const union inany_addr *saddr,
 void tcp_rewind(struct tcp_conn *conn)
 {
 	conn->seq_to_guest = conn->seq_acked;
-	conn->flags &= ~TCP_F_SOCK_DRAINED;
+	tcp_conn_sock_readable(conn);
 	if ((conn->flags & TCP_F_FIN_SENT) && !(conn->flags & TCP_F_FIN_ACKED))
-		conn->flags &= ~TCP_F_FIN_SENT;
+		tcp_conn_fin_unsent(conn);
 	conn->rtt_ts = 0;
 	conn->dup_acks = 0;
 	tcp_peek_off_reset(conn);
@@ -360,14 +360,14 @@ void tcp_rewind(struct tcp_conn *conn)
 void tcp_retransmit_first(struct tcp_conn *conn)
 {
 	if (conn->flags & TCP_F_FIN_SENT) {
-		conn->flags &= ~TCP_F_RECOVERY;
+		tcp_conn_recovery_end(conn);
 		tcp_rewind(conn);
 		return;
 	}
 
 	conn->seq_resume = conn->seq_to_guest;
 	conn->seq_recover = conn->seq_max_sent;
-	conn->flags |= TCP_F_RETX_ONE | TCP_F_RECOVERY;
+	tcp_conn_recovery_start(conn);
 	tcp_rewind(conn);
 }
 
@@ -385,7 +385,7 @@ static void tcp_send_fin(const struct ctx *c, struct tcp_conn *conn,
 		tcp_stats.retrans++;
 
 	tcp_send_ctrl(c, conn, TH_FIN | TH_ACK);
-	conn->flags |= TCP_F_FIN_SENT | TCP_F_SOCK_EOF;
+	tcp_conn_fin_sent(conn);
 	conn->seq_to_guest++;
 	if (SEQ_GT(conn->seq_to_guest, conn->seq_max_sent))
 		conn->seq_max_sent = conn->seq_to_guest;
@@ -470,13 +470,13 @@ static bool tcp_pull_budget(const struct ctx *c, struct tcp_conn *conn,
 		 */
 		if (!p->in_flight && !timer_armed(&conn->timer))
 			tcp_timer_arm(conn, now_ms, TCP_WND_HOLD_MS);
-		conn->flags |= TCP_F_WND_HELD;
+		tcp_conn_wnd_hold_start(conn);
 		*res = QDISC_DONE;
 		return false;
 	}
 	if ((conn->flags & TCP_F_WND_HELD) && !p->in_flight)
 		timer_cancel(&conn->timer);
-	conn->flags &= ~TCP_F_WND_HELD;
+	tcp_conn_wnd_hold_end(conn);
 
 	p->offload = tap_offload(c);
 	p->seg = p->offload ? tcp_gso_payload(conn) : conn->mss;
@@ -588,7 +588,7 @@ static ssize_t tcp_pull_peek(const struct ctx *c, struct tcp_conn *conn,
 	} else if (n < 0) {
 		if (errno == EAGAIN || errno == EWOULDBLOCK) {
 			if (!p->skip)	/* see tcp_pull_drained() */
-				conn->flags |= TCP_F_SOCK_DRAINED;
+				tcp_conn_sock_drained(conn);
 			return -1;
 		}
 		debug("TCP flow %u: read from host socket: %s", conn->flow,
@@ -746,7 +746,7 @@ static enum qdisc_pull_result tcp_pull_account(const struct ctx *c,
 	if (retrans)
 		tcp_stats.retrans += frames;
 
-	conn->flags &= ~TCP_F_ACK_PENDING;	/* they all carried it */
+	tcp_conn_ack_clear(conn);	/* they all carried it */
 	if (!p->skip && !(conn->flags & TCP_F_PEEK_OFF) &&
 	    tcp_peek_off_enable(conn)) {
 		/* The next peek would send the same data again */
@@ -767,7 +767,7 @@ static enum qdisc_pull_result tcp_pull_account(const struct ctx *c,
 
 	if (conn->flags & TCP_F_RETX_ONE) {
 		/* The hole is resent: continue after what was in flight */
-		conn->flags &= ~TCP_F_RETX_ONE;
+		tcp_conn_retx_one_done(conn);
 		if (SEQ_GT(conn->seq_resume, conn->seq_to_guest)) {
 			conn->seq_to_guest = conn->seq_resume;
 			tcp_peek_off_reset(conn);
@@ -882,7 +882,7 @@ static enum qdisc_pull_result tcp_pull_data(const struct ctx *c, uint32_t flow,
 		 * new until the next EPOLLIN
 		 */
 		if ((size_t)n < p.want && !p.skip)
-			conn->flags |= TCP_F_SOCK_DRAINED;
+			tcp_conn_sock_drained(conn);
 		return res;
 	}
 	/* The rest was peeked, not sent: read it again next time. A short

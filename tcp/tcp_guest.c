@@ -145,11 +145,17 @@ static void tcp_parse_syn_opts(const struct tcphdr *th, size_t hlen,
 static uint64_t tcp_isn_secret;
 
 /**
- * tcp_isn_init() - draw the secret of the initial sequence numbers
+ * tcp_guest_init() - draw the secret of the initial sequence numbers, and
+ *		      have the core drop a closing connection's queued data
  * @now_ms:	current time, if getrandom() fails
  */
-void tcp_isn_init(uint64_t now_ms)
+void tcp_guest_init(uint64_t now_ms)
 {
+	static const struct tcp_conn_hooks hooks = {
+		.queue_drop = tcp_wq_purge,
+	};
+
+	tcp_conn_register(&hooks);
 	if (getrandom(&tcp_isn_secret, sizeof(tcp_isn_secret), 0) !=
 	    (ssize_t)sizeof(tcp_isn_secret))
 		tcp_isn_secret = now_ms * 0x9e3779b97f4a7c15ULL;
@@ -198,6 +204,39 @@ static uint16_t tcp_mss_for_guest(const struct ctx *c, bool v4,
 		guest_mss = v4 ? TCP_MSS_DEFAULT4 : TCP_MSS_DEFAULT6;
 
 	return (uint16_t)MIN(MIN(ours, guest_mss), 65535U);
+}
+
+/**
+ * tcp_connect_done() - host connect() finished: answer the guest's SYN
+ * @c:		execution context
+ * @conn:	connection in CONN_CONNECTING
+ * @error:	0 if the host connection is up, the error of connect() if not
+ * @now_ms:	current time
+ *
+ * The guest gets its SYN-ACK only now, or a RST if the host refused.
+ */
+void tcp_connect_done(const struct ctx *c, struct tcp_conn *conn, int error,
+		      uint64_t now_ms)
+{
+	if (error) {
+		char buf[INANY_STRLEN];
+
+		debug("TCP flow %u: connect to %s:%u failed: %s", conn->flow,
+		      inany_ntop(&conn->remote_addr, buf), conn->remote_port,
+		      strerror(error));
+		tcp_stats.conns_refused++;
+		tcp_send_ctrl(c, conn, TH_RST | TH_ACK);
+		tcp_conn_close(c, conn, false);
+		return;
+	}
+
+	if (conn->flags & TCP_F_EPOLLOUT)
+		tcp_epoll_set(c, conn, false);
+	conn->wnd_to_guest = tcp_wnd_for_guest(c, conn);
+	tcp_conn_state(conn, CONN_SYN_ACK_SENT);
+	conn->retries = 0;
+	tcp_send_syn(c, conn, true);
+	tcp_timer_arm(conn, now_ms, TCP_RTO_INIT_MS);
 }
 
 /**
@@ -375,7 +414,7 @@ static void tcp_guest_conn_init(const struct ctx *c, struct tcp_conn *conn,
 		conn->ws_to_guest = TCP_WS_OURS;
 	}
 	if (opts.sack)
-		conn->flags |= TCP_F_SACK;
+		tcp_conn_sack_on(conn);
 	conn->mss = tcp_mss_for_guest(c, v4, opts.mss);
 	conn->wnd_from_guest = ntohs(th->window);
 	conn->seq_from_guest = ntohl(th->seq) + 1;
@@ -499,7 +538,7 @@ static void tcp_guest_ack(struct tcp_conn *conn, const struct tcphdr *th,
 		if ((conn->flags & TCP_F_FIN_SENT) &&
 		    ack == conn->seq_max_sent) {
 			acked--;
-			conn->flags |= TCP_F_FIN_ACKED;
+			tcp_conn_fin_acked(conn);
 		}
 		conn->discard += acked;
 		conn->seq_acked = ack;
@@ -519,7 +558,7 @@ static void tcp_guest_ack(struct tcp_conn *conn, const struct tcphdr *th,
 			tcp_stats.fast_retrans++;
 			tcp_retransmit_first(conn);
 		} else {
-			conn->flags &= ~TCP_F_RECOVERY;
+			tcp_conn_recovery_end(conn);
 		}
 	} else if (ack == conn->seq_acked && !plen && wnd == old_wnd &&
 		   !th->fin && conn->seq_to_guest != conn->seq_acked) {
@@ -555,7 +594,7 @@ static void tcp_wq_reset(struct tcp_conn *conn)
 {
 	conn->wq_segs = 0;
 	conn->wq_bytes = 0;
-	conn->flags &= ~(TCP_F_WQ_FIN | TCP_F_WQ_MORE);
+	tcp_conn_wq_reset(conn);
 }
 
 /**
@@ -593,7 +632,7 @@ static void tcp_guest_fin(struct tcp_conn *conn)
 	if (!(conn->flags & (TCP_F_FIN_ACKED | TCP_F_PENDING)))
 		shutdown(conn->sock, SHUT_WR);
 	conn->seq_from_guest++;
-	conn->flags |= TCP_F_GUEST_FIN;
+	tcp_conn_guest_fin(conn);
 	flow_log(conn->flow, "FIN from the guest");
 }
 
@@ -758,7 +797,7 @@ void tcp_guest_held_push(const struct ctx *c, struct tcp_conn *conn)
 		tcp_wq_add(conn, held[i].iov_base, held[i].iov_len);
 	tcp_wq_flush_conn(c, conn);
 	if (conn->state == CONN_ESTABLISHED) {
-		conn->flags |= TCP_F_ACK_PENDING;
+		tcp_conn_ack_due(conn);
 		tcp_conn_dirty(conn);
 	}
 }
@@ -796,7 +835,7 @@ static bool tcp_guest_data_old(struct tcp_conn *conn, uint32_t expected,
 			tcp_stats.probes_acked++;
 		if (tcp_keepalive_is(conn, skip, *plen))
 			tcp_keepalive_mirror(conn, now_ms);
-		conn->flags |= TCP_F_ACK_PENDING;
+		tcp_conn_ack_due(conn);
 		tcp_conn_dirty(conn);
 		return true;
 	}
@@ -845,10 +884,7 @@ static bool tcp_guest_data_queue(const struct ctx *c, struct tcp_conn *conn,
 		tcp_wq_add(conn, held[i].iov_base, held[i].iov_len);
 
 	/* Held data may end where the guest pushed: no MSG_MORE then */
-	if (more && !nheld)
-		conn->flags |= TCP_F_WQ_MORE;
-	else
-		conn->flags &= ~TCP_F_WQ_MORE;
+	tcp_conn_wq_more(conn, more && !nheld);
 
 	/* Large batches: don't let the guest wait for the end of the
 	 * batch, its sending is clocked by our ACKs
@@ -884,7 +920,7 @@ static void tcp_guest_data(const struct ctx *c, struct tcp_conn *conn,
 	if (conn->flags & (TCP_F_GUEST_FIN | TCP_F_WQ_FIN)) {
 		/* Already closed: a repeated FIN or data after it */
 		if (plen || fin) {
-			conn->flags |= TCP_F_ACK_PENDING;
+			tcp_conn_ack_due(conn);
 			tcp_conn_dirty(conn);
 		}
 		return;
@@ -914,13 +950,13 @@ static void tcp_guest_data(const struct ctx *c, struct tcp_conn *conn,
 
 	if (fin) {
 		if (conn->wq_segs)
-			conn->flags |= TCP_F_WQ_FIN;	/* after the data */
+			tcp_conn_wq_fin(conn);	/* after the data */
 		else
 			tcp_guest_fin(conn);
 	}
 
 	if (plen || fin) {
-		conn->flags |= TCP_F_ACK_PENDING;
+		tcp_conn_ack_due(conn);
 		tcp_conn_dirty(conn);
 	}
 }
@@ -954,7 +990,7 @@ static void tcp_guest_syn_ack(const struct ctx *c, struct tcp_conn *conn,
 		conn->ws_to_guest = 0;
 	}
 	if (opts.sack)
-		conn->flags |= TCP_F_SACK;
+		tcp_conn_sack_on(conn);
 	conn->mss = tcp_mss_for_guest(c, conn->v4, opts.mss);
 	conn->wnd_from_guest = ntohs(th->window);
 	conn->seq_from_guest = ntohl(th->seq) + 1;
@@ -963,7 +999,7 @@ static void tcp_guest_syn_ack(const struct ctx *c, struct tcp_conn *conn,
 	conn->retries = 0;
 	timer_cancel(&conn->timer);
 
-	conn->flags |= TCP_F_ACK_PENDING;
+	tcp_conn_ack_due(conn);
 	tcp_conn_dirty(conn);
 	qdisc_wake(conn->flow);
 	(void)now_ms;

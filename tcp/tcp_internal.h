@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tcp_internal.h - TCP connection state shared by the files of tcp/
  *
- * Private to tcp/: no other module includes this header.
+ * Private to tcp/: no other module includes this header. Besides the
+ * state, it holds the transitions of a connection's flags (tcp_conn_*()
+ * inlines named for events): the files of tcp/ change the flags through
+ * them, or in the core, tcp_conn.c, only (doc/tcp.md, "File order").
  */
 #ifndef TCP_TCP_INTERNAL_H
 #define TCP_TCP_INTERNAL_H
@@ -239,17 +242,364 @@ enum tcp_limit {
 
 extern struct tcp_stats tcp_stats;
 
-/* tcp.c */
+/* Flag transitions: every change of a connection's TCP_F_* flags outside
+ * tcp_conn.c (which allocates, closes, parks, lists and polls a
+ * connection) is one of these, each named for the event it records
+ */
+
+/**
+ * tcp_conn_ack_due() - an ACK is due to the guest at the end of the batch
+ * @conn:	connection
+ */
+static inline void tcp_conn_ack_due(struct tcp_conn *conn)
+{
+	conn->flags |= TCP_F_ACK_PENDING;
+}
+
+/**
+ * tcp_conn_ack_clear() - the ACK due went out, rode on a segment, or is not
+ *			needed
+ * @conn:	connection
+ */
+static inline void tcp_conn_ack_clear(struct tcp_conn *conn)
+{
+	conn->flags &= ~TCP_F_ACK_PENDING;
+}
+
+/**
+ * tcp_conn_wnd_update_due() - the window to the guest may have grown: a window
+ *			update is due at the end of the batch
+ * @conn:	connection
+ */
+static inline void tcp_conn_wnd_update_due(struct tcp_conn *conn)
+{
+	conn->flags |= TCP_F_ACK_PENDING | TCP_F_WND_UPDATE;
+}
+
+/**
+ * tcp_conn_wnd_update_clear() - the batch's ACK, if any, was weighed as a
+ *			window update
+ * @conn:	connection
+ */
+static inline void tcp_conn_wnd_update_clear(struct tcp_conn *conn)
+{
+	conn->flags &= ~TCP_F_WND_UPDATE;
+}
+
+/**
+ * tcp_conn_rto_fired() - the retransmission timer fired: fast recovery and a
+ *			single resend end, a rewind follows
+ * @conn:	connection
+ */
+static inline void tcp_conn_rto_fired(struct tcp_conn *conn)
+{
+	conn->flags &= ~(TCP_F_RECOVERY | TCP_F_RETX_ONE);
+}
+
+/**
+ * tcp_conn_recovery_start() - fast retransmission: resend one segment, then
+ *			     resume; recovery lasts until seq_recover is acked
+ * @conn:	connection
+ */
+static inline void tcp_conn_recovery_start(struct tcp_conn *conn)
+{
+	conn->flags |= TCP_F_RETX_ONE | TCP_F_RECOVERY;
+}
+
+/**
+ * tcp_conn_recovery_end() - fast recovery is over (all of it acknowledged, or
+ *			a plain rewind instead)
+ * @conn:	connection
+ */
+static inline void tcp_conn_recovery_end(struct tcp_conn *conn)
+{
+	conn->flags &= ~TCP_F_RECOVERY;
+}
+
+/**
+ * tcp_conn_retx_one_done() - the single segment of a fast retransmission went
+ *			out
+ * @conn:	connection
+ */
+static inline void tcp_conn_retx_one_done(struct tcp_conn *conn)
+{
+	conn->flags &= ~TCP_F_RETX_ONE;
+}
+
+/**
+ * tcp_conn_wnd_hold_start() - the end of the guest's window is kept free: wait
+ *			for its update
+ * @conn:	connection
+ */
+static inline void tcp_conn_wnd_hold_start(struct tcp_conn *conn)
+{
+	conn->flags |= TCP_F_WND_HELD;
+}
+
+/**
+ * tcp_conn_wnd_hold_end() - no longer waiting for a window update from the
+ *			guest
+ * @conn:	connection
+ */
+static inline void tcp_conn_wnd_hold_end(struct tcp_conn *conn)
+{
+	conn->flags &= ~TCP_F_WND_HELD;
+}
+
+/**
+ * tcp_conn_sock_eof() - the host peer closed its side (end of data)
+ * @conn:	connection
+ */
+static inline void tcp_conn_sock_eof(struct tcp_conn *conn)
+{
+	conn->flags |= TCP_F_SOCK_EOF;
+}
+
+/**
+ * tcp_conn_sock_readable() - the socket may have new data: the last peek's end
+ *			is not all
+ * @conn:	connection
+ */
+static inline void tcp_conn_sock_readable(struct tcp_conn *conn)
+{
+	conn->flags &= ~TCP_F_SOCK_DRAINED;
+}
+
+/**
+ * tcp_conn_sock_drained() - a peek read all the socket had, and no EPOLLIN
+ *			came since
+ * @conn:	connection
+ */
+static inline void tcp_conn_sock_drained(struct tcp_conn *conn)
+{
+	conn->flags |= TCP_F_SOCK_DRAINED;
+}
+
+/**
+ * tcp_conn_fin_sent() - our FIN went to the guest, after the host peer's last
+ *			byte
+ * @conn:	connection
+ */
+static inline void tcp_conn_fin_sent(struct tcp_conn *conn)
+{
+	conn->flags |= TCP_F_FIN_SENT | TCP_F_SOCK_EOF;
+}
+
+/**
+ * tcp_conn_fin_unsent() - a rewind before our FIN was acknowledged: it goes
+ *			again
+ * @conn:	connection
+ */
+static inline void tcp_conn_fin_unsent(struct tcp_conn *conn)
+{
+	conn->flags &= ~TCP_F_FIN_SENT;
+}
+
+/**
+ * tcp_conn_fin_acked() - the guest acknowledged our FIN
+ * @conn:	connection
+ */
+static inline void tcp_conn_fin_acked(struct tcp_conn *conn)
+{
+	conn->flags |= TCP_F_FIN_ACKED;
+}
+
+/**
+ * tcp_conn_guest_fin() - the guest's FIN was taken: the socket's writing side
+ *			is shut
+ * @conn:	connection
+ */
+static inline void tcp_conn_guest_fin(struct tcp_conn *conn)
+{
+	conn->flags |= TCP_F_GUEST_FIN;
+}
+
+/**
+ * tcp_conn_sack_on() - the guest's SYN offered SACK: it gets SACK blocks
+ * @conn:	connection
+ */
+static inline void tcp_conn_sack_on(struct tcp_conn *conn)
+{
+	conn->flags |= TCP_F_SACK;
+}
+
+/**
+ * tcp_conn_wq_fin() - the guest's FIN waits for the data queued before it
+ * @conn:	connection
+ */
+static inline void tcp_conn_wq_fin(struct tcp_conn *conn)
+{
+	conn->flags |= TCP_F_WQ_FIN;
+}
+
+/**
+ * tcp_conn_wq_reset() - the batch's write queue of the connection is empty
+ *			again
+ * @conn:	connection
+ */
+static inline void tcp_conn_wq_reset(struct tcp_conn *conn)
+{
+	conn->flags &= ~(TCP_F_WQ_FIN | TCP_F_WQ_MORE);
+}
+
+/**
+ * tcp_conn_wq_more() - the last segment queued has no PSH, or has one
+ * @conn:	connection
+ * @more:		the guest has more right behind it (no PSH)
+ */
+static inline void tcp_conn_wq_more(struct tcp_conn *conn, bool more)
+{
+	if (more)
+		conn->flags |= TCP_F_WQ_MORE;
+	else
+		conn->flags &= ~TCP_F_WQ_MORE;
+}
+
+/**
+ * tcp_conn_peek_off() - SO_PEEK_OFF was set on the socket, or taken back
+ * @conn:	connection
+ * @on:		set
+ */
+static inline void tcp_conn_peek_off(struct tcp_conn *conn, bool on)
+{
+	if (on)
+		conn->flags |= TCP_F_PEEK_OFF;
+	else
+		conn->flags &= ~TCP_F_PEEK_OFF;
+}
+
+/**
+ * tcp_conn_wnd_closed() - the window offered to the guest was small, or is not
+ * @conn:	connection
+ * @closed:	window below the low mark
+ */
+static inline void tcp_conn_wnd_closed(struct tcp_conn *conn, bool closed)
+{
+	if (closed)
+		conn->flags |= TCP_F_WND_CLOSED;
+	else
+		conn->flags &= ~TCP_F_WND_CLOSED;
+}
+
+/**
+ * tcp_conn_rcvbuf_raised() - tcp_rcvwnd.c grew SO_RCVBUF above the user's
+ *			size, or put it back
+ * @conn:	connection
+ * @raised:	grown
+ */
+static inline void tcp_conn_rcvbuf_raised(struct tcp_conn *conn, bool raised)
+{
+	if (raised)
+		conn->flags |= TCP_F_RCVBUF_RAISED;
+	else
+		conn->flags &= ~TCP_F_RCVBUF_RAISED;
+}
+
+/**
+ * tcp_conn_mig_saved() - source: saved for a migration target, frozen and
+ *			parked
+ * @conn:	connection
+ */
+static inline void tcp_conn_mig_saved(struct tcp_conn *conn)
+{
+	conn->flags |= TCP_F_MIGRATED;
+}
+
+/**
+ * tcp_conn_mig_resumed() - source: the migration failed, the connection runs
+ *			here again
+ * @conn:	connection
+ */
+static inline void tcp_conn_mig_resumed(struct tcp_conn *conn)
+{
+	conn->flags &= ~TCP_F_MIGRATED;
+}
+
+/**
+ * tcp_conn_mig_restoring() - target: loaded from a migration source, not live
+ *			yet
+ * @conn:	connection
+ */
+static inline void tcp_conn_mig_restoring(struct tcp_conn *conn)
+{
+	conn->flags |= TCP_F_RESTORING;
+}
+
+/**
+ * tcp_conn_mig_live() - target: the guest runs here, the connection goes live
+ * @conn:	connection
+ */
+static inline void tcp_conn_mig_live(struct tcp_conn *conn)
+{
+	conn->flags &= ~TCP_F_RESTORING;
+}
+
+/**
+ * tcp_conn_mig_pending() - target: send queue bytes of the source are still to
+ *			write
+ * @conn:	connection
+ */
+static inline void tcp_conn_mig_pending(struct tcp_conn *conn)
+{
+	conn->flags |= TCP_F_PENDING;
+}
+
+/**
+ * tcp_conn_mig_pending_done() - target: the source's send queue bytes are
+ *			written, or dropped
+ * @conn:	connection
+ */
+static inline void tcp_conn_mig_pending_done(struct tcp_conn *conn)
+{
+	conn->flags &= ~TCP_F_PENDING;
+}
+
+/**
+ * tcp_conn_mig_flags() - target: the flags a migration record carried
+ * @conn:	connection
+ * @flags:	TCP_F_* of the record (tcp_mig_rec.c)
+ */
+static inline void tcp_conn_mig_flags(struct tcp_conn *conn, uint32_t flags)
+{
+	conn->flags |= flags;
+}
+
+/* tcp_conn.c */
+
+/**
+ * struct tcp_conn_hooks - what files above the core do on its events,
+ *			   registered at start-up (tcp_conn_register())
+ * @timer:		a connection's timer expired (tcp.c)
+ * @sock_new:		a host socket got the core's options (tcp_sock_opts()):
+ *			its send buffer is capped while a migration is under
+ *			way (tcp_mig_sndbuf.c, registered by tcp_migrate.c)
+ * @queue_drop:		a connection closes or is parked: the guest data
+ *			queued for its socket goes (tcp_guest.c)
+ * @pending_drop:	a connection with TCP_F_PENDING closes: the bytes of
+ *			a migration source still to write go (tcp_migrate.c)
+ */
+struct tcp_conn_hooks {
+	timer_fn timer;
+	void (*sock_new)(int s);
+	void (*queue_drop)(struct tcp_conn *conn);
+	void (*pending_drop)(struct tcp_conn *conn);
+};
+
+int tcp_conn_init(const struct ctx *c);
+void tcp_conn_register(const struct tcp_conn_hooks *h);
 struct tcp_conn *tcp_conn_at(uint32_t flow);
 unsigned int tcp_conns_capacity(void);
+unsigned int tcp_conns_active(void);
 struct tcp_conn *tcp_conn_new(const struct ctx *c, int sock, bool inbound);
 void tcp_conn_close(const struct ctx *c, struct tcp_conn *conn, bool rst);
+void tcp_conn_park(const struct ctx *c, struct tcp_conn *conn);
 void tcp_conn_dirty(struct tcp_conn *conn);
+void tcp_conn_dirty_run(const struct ctx *c, uint64_t now_ms,
+			void (*fn)(const struct ctx *c, struct tcp_conn *conn,
+				   uint64_t now_ms));
 void tcp_conn_state(struct tcp_conn *conn, enum tcp_conn_state state);
 int tcp_epoll_add(const struct ctx *c, struct tcp_conn *conn, bool out);
 int tcp_epoll_set(const struct ctx *c, struct tcp_conn *conn, bool out);
-void tcp_connect_done(const struct ctx *c, struct tcp_conn *conn, int error,
-		      uint64_t now_ms);
 void tcp_timer_arm(struct tcp_conn *conn, uint64_t now_ms, uint32_t ms);
 void tcp_sock_opts(const struct ctx *c, int s);
 
@@ -305,7 +655,9 @@ int tcp_peek_off_enable(struct tcp_conn *conn);
 void tcp_rtt_sample(struct tcp_conn *conn, uint64_t now_ms);
 
 /* tcp_guest.c */
-void tcp_isn_init(uint64_t now_ms);
+void tcp_guest_init(uint64_t now_ms);
+void tcp_connect_done(const struct ctx *c, struct tcp_conn *conn, int error,
+		      uint64_t now_ms);
 uint32_t tcp_isn(const struct tcp_conn *conn, uint64_t now_ms);
 void tcp_wq_purge(struct tcp_conn *conn);
 void tcp_guest_held_push(const struct ctx *c, struct tcp_conn *conn);

@@ -310,8 +310,8 @@ void tcp_mig_rec_to_conn(const struct tcp_mig_rec *r, struct tcp_conn *conn)
 		tcp_mig_rec_u32_set(conn, i, tcp_mig_rec_u32_get(&r->c, i));
 	for (i = 0; i < ARRAY_SIZE(tcp_mig_rec_flags); i++) {
 		if (r->flags & tcp_mig_rec_flags[i].rec)
-			conn->flags |= tcp_mig_rec_flags[i].conn;
+			tcp_conn_mig_flags(conn, tcp_mig_rec_flags[i].conn);
 	}
 	if (r->flags & TCP_MIG_F_SOCK_EOF)
-		conn->flags |= TCP_F_SOCK_EOF;
+		tcp_conn_sock_eof(conn);
 }

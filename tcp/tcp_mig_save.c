@@ -80,7 +80,7 @@ int tcp_mig_save_init(unsigned int cap)
 static void tcp_mig_unpark(const struct ctx *c, struct tcp_conn *conn,
 			   bool stuck)
 {
-	conn->flags &= ~TCP_F_MIGRATED;
+	tcp_conn_mig_resumed(conn);
 	if (conn->sock < 0 || stuck || tcp_repair_thaw(conn->sock) ||
 	    tcp_epoll_add(c, conn, conn->flags & TCP_F_EPOLLOUT)) {
 		warn("TCP flow %u: can't run again after the migration%s, "
@@ -98,7 +98,7 @@ static void tcp_mig_unpark(const struct ctx *c, struct tcp_conn *conn,
 	/* Frames to the guest may have been lost on the way: again */
 	tcp_peek_off_reset(conn);
 	tcp_rewind(conn);
-	conn->flags |= TCP_F_ACK_PENDING;
+	tcp_conn_ack_due(conn);
 	tcp_conn_dirty(conn);
 	qdisc_wake(conn->flow);
 }
@@ -229,7 +229,7 @@ static int tcp_mig_freeze(const struct ctx *c)
 			rc = 0;
 			continue;
 		}
-		conn->flags |= TCP_F_MIGRATED;
+		tcp_conn_mig_saved(conn);
 		tcp_migs[i].saved = false;
 		if ((rc = repair_set(conn->sock, TCP_REPAIR_ON)))
 			break;
@@ -336,21 +336,6 @@ static void tcp_mig_put_data(struct mig_out *o, uint32_t index,
 	mig_out_bytes(o, idx, sizeof(idx));
 	mig_out_bytes(o, q + m->dump_cap, m->st.rcvq);
 	mig_out_bytes(o, q, m->st.sndq);
-}
-
-/**
- * tcp_mig_park() - source: a saved connection stops here
- * @c:		execution context
- * @conn:	connection, frozen and in repair mode
- */
-static void tcp_mig_park(const struct ctx *c, struct tcp_conn *conn)
-{
-	if (conn->sock >= 0)
-		epoll_ctl(c->epollfd, EPOLL_CTL_DEL, conn->sock, NULL);
-	timer_cancel(&conn->timer);
-	qdisc_forget(conn->flow);
-	tcp_wq_purge(conn);
-	conn->flags &= ~(TCP_F_DIRTY | TCP_F_ACK_PENDING);
 }
 
 /**
@@ -461,7 +446,7 @@ int tcp_mig_save(const struct ctx *c, struct mig_out *o)
 
 	i = 0;
 	while ((conn = tcp_mig_each(&i, TCP_F_MIGRATED)))
-		tcp_mig_park(c, conn);
+		tcp_conn_park(c, conn);
 	tcp_stats.mig_out += n;
 	info("Migration: %u TCP connections saved", n);
 	return 0;

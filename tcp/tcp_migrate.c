@@ -294,7 +294,7 @@ static int tcp_mig_conn_new(const struct ctx *c, struct mig_in *in,
 	tcp_mig_rec_to_conn(r, conn);
 	/* Nothing consumed from the new socket yet (tcp_rcvwnd.c) */
 	conn->seq_isn = conn->seq_acked - 1;
-	conn->flags |= TCP_F_RESTORING;
+	tcp_conn_mig_restoring(conn);
 	conn->state = CONN_ESTABLISHED;
 	tcp_mig_list[tcp_mig_nconn] = conn->flow;
 
@@ -678,11 +678,11 @@ bool tcp_mig_pending_push(const struct ctx *c, struct tcp_conn *conn)
 		m->pend_len -= (uint32_t)n;
 	}
 
-	conn->flags &= ~TCP_F_PENDING;
+	tcp_conn_mig_pending_done(conn);
 	tcp_mig_pend_release();
 	if ((conn->flags & TCP_F_GUEST_FIN) && m->st.state != TCP_FIN_WAIT2)
 		shutdown(conn->sock, SHUT_WR);
-	conn->flags |= TCP_F_ACK_PENDING | TCP_F_WND_UPDATE;
+	tcp_conn_wnd_update_due(conn);
 	tcp_conn_dirty(conn);
 	return false;
 }
@@ -695,7 +695,7 @@ bool tcp_mig_pending_push(const struct ctx *c, struct tcp_conn *conn)
 void tcp_mig_pending_drop(struct tcp_conn *conn)
 {
 	tcp_migs[conn->flow].pend_len = 0;
-	conn->flags &= ~TCP_F_PENDING;
+	tcp_conn_mig_pending_done(conn);
 	tcp_mig_pend_release();
 }
 
@@ -711,11 +711,11 @@ static int tcp_mig_live(const struct ctx *c, struct tcp_conn *conn)
 	struct tcp_mig *m = &tcp_migs[conn->flow];
 	int rc;
 
-	conn->flags &= ~TCP_F_RESTORING;
+	tcp_conn_mig_live(conn);
 	if ((rc = tcp_repair_done(conn->sock, &m->st, !c->tcp_wmem)))
 		return rc;
 	if (tcp_peek_off_supported()) {
-		conn->flags |= TCP_F_PEEK_OFF;
+		tcp_conn_peek_off(conn, true);
 		if ((rc = tcp_peek_off_reset(conn)))
 			return rc;
 	}
@@ -723,7 +723,7 @@ static int tcp_mig_live(const struct ctx *c, struct tcp_conn *conn)
 		return rc;
 
 	if (m->pend_len) {
-		conn->flags |= TCP_F_PENDING;	/* counted by tcp_mig_start() */
+		tcp_conn_mig_pending(conn);	/* counted by tcp_mig_start() */
 		tcp_mig_pending_push(c, conn);
 	} else if ((conn->flags & TCP_F_GUEST_FIN) &&
 		   m->st.state != TCP_FIN_WAIT2 &&
@@ -733,7 +733,7 @@ static int tcp_mig_live(const struct ctx *c, struct tcp_conn *conn)
 
 	/* Everything not acknowledged goes to the guest again */
 	tcp_rewind(conn);
-	conn->flags |= TCP_F_ACK_PENDING;
+	tcp_conn_ack_due(conn);
 	tcp_conn_dirty(conn);
 	qdisc_wake(conn->flow);
 	return 0;
@@ -810,15 +810,23 @@ static const struct migrate_section tcp_mig_section = {
 };
 
 /**
- * tcp_migrate_init() - tables for migrations, register the section
+ * tcp_migrate_init() - tables for migrations, register the section, and
+ *			what the core does for migration (struct tcp_conn_hooks)
  * @c:		execution context
  *
  * Return: 0 on success, -ENOMEM
  */
 int tcp_migrate_init(const struct ctx *c)
 {
+	static const struct tcp_conn_hooks hooks = {
+		.sock_new = tcp_mig_sndbuf_sock,
+		.pending_drop = tcp_mig_pending_drop,
+	};
+
+	tcp_conn_register(&hooks);
 	if (!c->vhost_user)
 		return 0;
+
 
 	tcp_mig_cap = tcp_conns_capacity();
 	tcp_migs = calloc(tcp_mig_cap, sizeof(*tcp_migs));

@@ -141,10 +141,10 @@ int tcp_peek_off_enable(struct tcp_conn *conn)
 {
 	int rc;
 
-	conn->flags |= TCP_F_PEEK_OFF;
+	tcp_conn_peek_off(conn, true);
 	rc = tcp_peek_off_reset(conn);
 	if (rc)
-		conn->flags &= ~TCP_F_PEEK_OFF;
+		tcp_conn_peek_off(conn, false);
 	return rc;
 }
 
@@ -188,7 +188,7 @@ uint32_t tcp_wnd_query(const struct ctx *c, struct tcp_conn *conn,
 	if (conn->flags & TCP_F_PENDING) {
 		if (!(conn->flags & TCP_F_EPOLLOUT))
 			tcp_epoll_set(c, conn, true);
-		conn->flags |= TCP_F_WND_CLOSED;
+		tcp_conn_wnd_closed(conn, true);
 		return 0;
 	}
 
@@ -218,11 +218,11 @@ uint32_t tcp_wnd_query(const struct ctx *c, struct tcp_conn *conn,
 	 * once with the same small window.
 	 */
 	if (wnd < sndbuf / TCP_WND_LOW_FRACTION) {
-		conn->flags |= TCP_F_WND_CLOSED;
+		tcp_conn_wnd_closed(conn, true);
 		if (!(conn->flags & TCP_F_EPOLLOUT))
 			tcp_epoll_set(c, conn, true);
 	} else {
-		conn->flags &= ~TCP_F_WND_CLOSED;
+		tcp_conn_wnd_closed(conn, false);
 	}
 
 	return wnd;
@@ -269,10 +269,7 @@ static void tcp_host_wnd_release(const struct ctx *c, struct tcp_conn *conn,
 	    tcp_rcvwnd_restore(conn->sock, consumed, c->tcp_rmem, &raised))
 		debug("TCP flow %u: can't restore the receive buffer size",
 		      conn->flow);
-	if (raised)
-		conn->flags |= TCP_F_RCVBUF_RAISED;
-	else
-		conn->flags &= ~TCP_F_RCVBUF_RAISED;
+	tcp_conn_rcvbuf_raised(conn, raised);
 }
 
 /**

@@ -497,6 +497,19 @@ uint64_t timer_now_ms(void)
 }
 
 /**
+ * timer_now_us() - current time, finer
+ *
+ * Return: CLOCK_MONOTONIC time, microseconds
+ */
+uint64_t timer_now_us(void)
+{
+	struct timespec ts = { 0 };
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/**
  * timer_count() - number of armed timers
  *
  * Return: count

@@ -55,6 +55,7 @@ void timer_cancel(struct wheel_timer *t);
 bool timer_armed(const struct wheel_timer *t);
 void timer_handler(const struct ctx *c, uint64_t now_ms);
 uint64_t timer_now_ms(void);
+uint64_t timer_now_us(void);
 uint64_t timer_next_deadline(void);
 unsigned int timer_count(void);
 int timer_fd(void);

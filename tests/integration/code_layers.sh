@@ -6,8 +6,12 @@
 #   tree: every #include of the sources points to a lower layer of the list
 #     in doc/design.md, and so does every symbol the objects of the relay's
 #     build use (nm: the check must have run, not been skipped), files
-#     of a folder that declares their order (doc/udp.md) use only earlier
-#     ones, no function is over 80 lines, no file over 1,200.
+#     of a folder that declares their order (doc/udp.md, doc/tcp.md: both
+#     must have been checked) use only earlier ones, no function is over
+#     80 lines, no file over 1,200.
+#   tcp flags: a connection's TCP_F_* flags are written (=, |=, &=, ^=) in
+#     two files of tcp/ at most: tcp_conn.c and tcp_internal.h's named
+#     transitions (doc/tcp.md, "File order").
 #   planted: a copy of the tree with an upward include (util/ -> tcp/), a
 #     sideways one (tcp/ -> udp/), an upward link without any include (an
 #     object of util/ with a weak reference to a function an object of
@@ -20,7 +24,7 @@
 #     with util/planted_low.c before util/planted_high.c: the low file
 #     includes the high one's header and calls its function (objects in
 #     the copy's build/), and util/planted_stray.c is not in the list: the
-#     check must name each.
+#     check must name each. The high item's names wrap over two lines.
 #   perfdoc: doc/performance.md is a method, by tests/tools/perfdoc.sh: at
 #     most 500 lines, no date and no commit id, nor in doc/perf-notes/.
 #   perfdoc planted: a copy of both with a 501st line, a date and a commit
@@ -52,7 +56,31 @@ tree() {
 	grep -q '^PASS: layers: every symbol' <<<"$out" ||
 		rig_fail "symbols of $OBJS/ not checked" || return 1
 	grep -q '^PASS: layers: files follow the order .*doc/udp.md' \
-		<<<"$out" || rig_fail "udp/'s file order (doc/udp.md) not checked"
+		<<<"$out" ||
+		rig_fail "udp/'s file order (doc/udp.md) not checked" ||
+		return 1
+	grep -q '^PASS: layers: files follow the order .*doc/tcp.md' \
+		<<<"$out" ||
+		rig_fail "tcp/'s file order (doc/tcp.md) not checked"
+}
+
+# tcp_flags() - test: a connection's TCP_F_* flags are written in two
+# files of tcp/ at most, the core (tcp_conn.c) and the transitions named
+# for events in tcp_internal.h: a line assigning (=, |=, &=, ^=) to
+# conn->flags, or to an entry's of the table, counts for its file
+tcp_flags() {
+	local files n
+
+	files=$(grep -lE \
+		'(conn->|tcp_conns\[[^]]*\]\.)flags[[:space:]]*[|&^]?=[^=]' \
+		"$RIG_ROOT"/tcp/*.[ch] | sed "s|^$RIG_ROOT/||")
+	n=$(grep -c . <<<"$files")
+	rig_indent <<<"$files"
+	[ "$n" -ge 1 ] || rig_fail "no writer of conn->flags found" ||
+		return 1
+	[ "$n" -le 2 ] ||
+		rig_fail "TCP_F_* flags written in $n files: $(tr '\n' ' ' \
+			  <<<"$files")"
 }
 
 # plant_link() - an upward link no include shows: util/planted_link.c
@@ -108,7 +136,8 @@ plant_order() {
 	done
 	{
 		printf '# util/\n\n## File order\n\n1. %s: the rest\n' "$rest"
-		printf '2. %s: planted\n3. %s, %s: planted\n' \
+		# Item 3's names wrap over two lines, as doc/tcp.md's do
+		printf '2. %s: planted\n3. %s,\n   %s: planted\n' \
 		       "${b}planted_low.c$b" "${b}planted_high.c$b" \
 		       "${b}planted_high.h$b"
 	} >"$dir/doc/util.md"
@@ -245,6 +274,7 @@ perfdoc_planted() {
 }
 
 rig_run "layers: the tree's includes and links follow doc/design.md, sizes within limits" tree
+rig_run "layers: tcp/'s connection flags written in 2 files at most" tcp_flags
 rig_run "layers: planted upward and sideways includes, upward weak link, file order broken by include, call and stray file, long function and file are each caught, build output ignored" planted
 rig_run "perfdoc: doc/performance.md within 500 lines, no date or commit id there or in doc/perf-notes/" perfdoc
 rig_run "perfdoc: a planted 501st line, date and commit id are each caught" perfdoc_planted

@@ -152,6 +152,10 @@ def notes(peers, notes_out):
                                                 "command")
     if "veth" in peers:
         notes_out[("veth", "fleet:")] = "no relay process"
+    if "pasta-busy" in peers:
+        notes_out[("pasta-busy", "fleet:")] = ("pasta is the same binary: "
+                                               "--busy-poll costs nothing "
+                                               "idle")
 
 
 def _paths(args, tmp):

@@ -315,12 +315,13 @@ def _pingpong(rig, inst, secs, tag, nice=None):
 
 
 def latency_idle(rig, inst, secs, rep):
-    """Unloaded ping-pong: mean, p99.99 and maximum round trip.
+    """Unloaded ping-pong: mean, p50, p99, p99.99 and maximum round trip.
 
     The mean compares the relay's per-message cost with the veth pair;
     the p99.99 and the maximum show a delayed-ACK tail (about 40 ms) if
-    a frame ever waits for company. Rows: lati:MTU:mean, lati:MTU:p99.99,
-    lati:MTU:max (microseconds, full round trip).
+    a frame ever waits for company. Rows: lati:MTU:mean, lati:MTU:p50,
+    lati:MTU:p99, lati:MTU:p99.99, lati:MTU:max (microseconds, full
+    round trip).
     """
     key = f"lati:{inst.mtu}"
     err = _dead(inst)
@@ -329,7 +330,8 @@ def latency_idle(rig, inst, secs, rep):
     st, err = _pingpong(rig, inst, secs, _tag(key, inst, rep))
     if err:
         return Result(error=err)
-    values = {f"{key}:{k}": st[k] for k in ("mean", "p99.99", "max")
+    values = {f"{key}:{k}": st[k] for k in ("mean", "p50", "p99",
+                                            "p99.99", "max")
               if k in st}
     return Result(values, None, _dead(inst))
 

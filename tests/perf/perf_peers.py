@@ -7,6 +7,8 @@ a path to the rig's "host" namespace (perf_rig.Rig.host_ns) and back:
   pasta           this project's ./pasta, run in the host namespace with
                   --netns TARGET; 192.0.2.1 in the target reaches the host
                   namespace's loopback; -t PORT forwards host->namespace.
+  pasta-busy      the same with --busy-poll USEC (tests/perf/run
+                  --busy-poll USEC; without it, not a peer).
   pasta-upstream  Debian's passt package (/usr/bin/pasta), same options
                   (--runas 0, as we are root).
   pasta-current   upstream pasta built from its current sources, given by
@@ -31,9 +33,11 @@ import time
 
 from perf_rig import HOST_ADDR4, RigError
 
-PEERS = ("pasta", "pasta-current", "pasta-upstream", "slirp4netns", "veth")
+PEERS = ("pasta", "pasta-busy", "pasta-current", "pasta-upstream",
+         "slirp4netns", "veth")
 ALIASES = {"ours": "pasta", "upstream": "pasta-upstream",
-           "current": "pasta-current", "slirp": "slirp4netns"}
+           "current": "pasta-current", "slirp": "slirp4netns",
+           "busy": "pasta-busy"}
 
 UPSTREAM_PASTA = "/usr/bin/pasta"
 SLIRP_GUEST4 = "10.0.2.100"
@@ -81,10 +85,11 @@ class Instance:
 class Peers:
     """Starts instances of the peers in a rig."""
 
-    def __init__(self, rig, ours, current=None):
+    def __init__(self, rig, ours, current=None, busy_poll=None):
         self.rig = rig
         self.ours = ours                # path of this project's pasta
         self.current = current          # upstream built from source
+        self.busy_poll = busy_poll      # --busy-poll of pasta-busy
         self._veth_seq = 0
 
     def start(self, peer, mtu, fwd_port=None, max_flows=None, extra=None):
@@ -95,8 +100,8 @@ class Peers:
         extra: more options for this project's pasta (list), or None.
         Raises RigError if the peer doesn't come up.
         """
-        tag = {"pasta": "p", "pasta-current": "c", "pasta-upstream": "u",
-               "slirp4netns": "s", "veth": "v"}[peer]
+        tag = {"pasta": "p", "pasta-busy": "b", "pasta-current": "c",
+               "pasta-upstream": "u", "slirp4netns": "s", "veth": "v"}[peer]
         ns = self.rig.new_ns(tag)
         inst = Instance(peer, mtu, ns)
         if peer == "veth":
@@ -139,7 +144,8 @@ class Peers:
 
     def _pasta(self, inst, fwd_port, max_flows, extra=None):
         """This project's pasta or an upstream pasta, in the foreground."""
-        binary = {"pasta": self.ours, "pasta-current": self.current,
+        binary = {"pasta": self.ours, "pasta-busy": self.ours,
+                  "pasta-current": self.current,
                   "pasta-upstream": UPSTREAM_PASTA}[inst.peer]
         argv = [binary, "-f", "--runas", "0", "--config-net",
                 "-m", str(inst.mtu), "-u", "none", "-T", "none",
@@ -148,6 +154,8 @@ class Peers:
             argv += ["--max-flows", str(max_flows)]
         if extra and inst.peer == "pasta":
             argv += extra
+        if inst.peer == "pasta-busy":
+            argv += ["--busy-poll", str(self.busy_poll)]
         argv += ["--netns", inst.ns]
         inst.proc = self.rig.spawn(self.rig.host_ns, argv,
                                    f"relay-{inst.ns}.log")

@@ -224,19 +224,34 @@ order_docs() {
 	done
 }
 
-# order_table() - "file rank" lines from a doc's "File order" list
+# order_table() - "file rank" lines from a doc's "File order" list; an
+# item's names may wrap over lines, up to the colon that ends them
 # $1: doc/FOLDER.md
 order_table() {
 	awk '
-		/^## / { inside = ($0 == "## File order") ; next }
+		function names(	rest) {
+			rest = head
+			sub(/:.*/, "", rest)
+			while (match(rest, /`[^`]*`/)) {
+				print substr(rest, RSTART + 1, RLENGTH - 2),
+				      rank
+				rest = substr(rest, RSTART + RLENGTH)
+			}
+			open = 0
+		}
+		/^## / { inside = ($0 == "## File order") ; open = 0; next }
 		inside && /^[0-9]+\. `/ {
 			rank = $1 + 0
 			head = $0
-			sub(/:.*/, "", head)
-			while (match(head, /`[^`]*`/)) {
-				print substr(head, RSTART + 1, RLENGTH - 2), rank
-				head = substr(head, RSTART + RLENGTH)
-			}
+			open = 1
+			if (head ~ /:/)
+				names()
+			next
+		}
+		open {
+			head = head " " $0
+			if ($0 ~ /:/ || $0 == "")
+				names()
 		}
 	' "$1"
 }
