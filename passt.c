@@ -215,6 +215,20 @@ static void passt_follow_ns(const struct ctx *c, const struct ip4_ctx *old4,
 }
 
 /**
+ * passt_follow_guest() - the host moved: tell the guest what NDP can
+ * @c:		execution context
+ * @old4:	IPv4 settings before the change
+ * @old6:	IPv6 settings before the change
+ */
+static void passt_follow_guest(const struct ctx *c,
+			       const struct ip4_ctx *old4,
+			       const struct ip6_ctx *old6)
+{
+	(void)old4;
+	net_ndp_follow(c, old6);
+}
+
+/**
  * passt_follow_init() - watch the host's network; pasta --config-net: the
  *			 namespace follows it
  * @c:		execution context
@@ -224,9 +238,10 @@ static void passt_follow_init(const struct ctx *c)
 	follow_init(c);	/* readers had the context's identical values so far */
 	if (follow_watch_init(c) || c->no_follow_host)
 		return;
-	if (c->mode == MODE_PASTA && c->pasta_conf_ns &&
-	    follow_register(passt_follow_ns))
-		die("Can't register the namespace's update");
+	if ((c->mode == MODE_PASTA && c->pasta_conf_ns &&
+	     follow_register(passt_follow_ns)) ||
+	    follow_register(passt_follow_guest))
+		die("Can't register what follows the host's network");
 }
 
 /**

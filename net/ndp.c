@@ -40,6 +40,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 #include <netinet/in.h>
 #include <sys/uio.h>
 
@@ -96,6 +97,12 @@
 /* Prefix, RDNSS, DNSSL lifetimes: infinite, the relay's setup is static */
 #define NDP_LIFETIME_INFINITE	0xffffffffU
 #define NDP_PREFIX_LEN		64
+/* A prefix the host left stays advertised, deprecated (preferred lifetime
+ * 0), this long: the shortest valid lifetime RFC 4862 (5.5.3 e) lets a
+ * router give the addresses a guest made from it, so that connections
+ * using them can end
+ */
+#define NDP_RETIRED_VALID_S	7200
 
 /* Keep advertisements within the IPv6 minimum MTU: options that do not
  * fit (search domains) are left out
@@ -103,6 +110,17 @@
 #define NDP_RA_MAX		(MTU_MIN_IPV6 - IP6_HDR_LEN)
 
 /* All-nodes multicast address ff02::1, and its Ethernet mapping */
+/**
+ * struct ndp_retired - the prefix the guest was moved from (guest/follow.c)
+ * @prefix:	its first NDP_PREFIX_LEN bits, the rest zero
+ * @until_s:	CLOCK_MONOTONIC seconds when it is no longer advertised, 0
+ *		if there is none
+ */
+static struct ndp_retired {
+	struct in6_addr prefix;
+	uint64_t until_s;
+} ndp_retired;
+
 static const struct in6_addr ndp_all_nodes = {
 	.s6_addr = { 0xff, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 }
 };
@@ -380,35 +398,99 @@ static bool ndp_ra_off(const struct ctx *c)
 }
 
 /**
- * ndp_ra_opt_prefix() - write the Prefix Information option
- * @c:		execution context
+ * ndp_now_s() - monotonic clock, seconds
+ *
+ * Return: seconds
+ */
+static uint64_t ndp_now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec;
+}
+
+/**
+ * ndp_ra_pio() - write one Prefix Information option
  * @opt:	where the option goes
+ * @addr:	address in the prefix (bits after the prefix are zeroed)
+ * @valid_s:	valid lifetime, seconds
+ * @pref_s:	preferred lifetime, seconds
+ *
+ * Return: option length
+ */
+static size_t ndp_ra_pio(uint8_t *opt, const struct in6_addr *addr,
+			 uint32_t valid_s, uint32_t pref_s)
+{
+	opt[0] = NDP_OPT_PREFIX;
+	opt[1] = NDP_OPT_PREFIX_LEN / NDP_OPT_UNIT;
+	opt[2] = NDP_PREFIX_LEN;
+	opt[3] = NDP_PIO_FLAG_ONLINK | NDP_PIO_FLAG_AUTO;
+	net_put32(opt + 4, valid_s);
+	net_put32(opt + 8, pref_s);
+	net_put32(opt + 12, 0);				/* reserved */
+	memcpy(opt + 16, addr, NDP_PREFIX_LEN / 8);
+	memset(opt + 16 + NDP_PREFIX_LEN / 8, 0,
+	       sizeof(struct in6_addr) - NDP_PREFIX_LEN / 8);
+
+	return NDP_OPT_PREFIX_LEN;
+}
+
+/**
+ * ndp_ra_opt_prefix() - write the Prefix Information options
+ * @c:		execution context
+ * @opt:	where the options go
  *
  * The guest's /64, on-link and for autoconfiguration, lifetimes infinite;
- * the bits after the prefix are zero (RFC 4861, section 4.6.2).
+ * the bits after the prefix are zero (RFC 4861, section 4.6.2). After the
+ * host moved, the prefix it left too, deprecated, until NDP_RETIRED_VALID_S
+ * have passed.
  *
- * Return: option length, 0 if the guest has no global address
+ * Return: length of the options, 0 if the guest has no global address
  */
 static size_t ndp_ra_opt_prefix(const struct ctx *c, uint8_t *opt)
 {
 	const struct ip6_ctx *ip6 = follow_ip6(c);
+	uint64_t now = ndp_now_s();
+	size_t len;
 
 	if (!net_ip6_is_unicast(&ip6->addr) ||
 	    IN6_IS_ADDR_LINKLOCAL(&ip6->addr))
 		return 0;
 
-	opt[0] = NDP_OPT_PREFIX;
-	opt[1] = NDP_OPT_PREFIX_LEN / NDP_OPT_UNIT;
-	opt[2] = NDP_PREFIX_LEN;
-	opt[3] = NDP_PIO_FLAG_ONLINK | NDP_PIO_FLAG_AUTO;
-	net_put32(opt + 4, NDP_LIFETIME_INFINITE);	/* valid */
-	net_put32(opt + 8, NDP_LIFETIME_INFINITE);	/* preferred */
-	net_put32(opt + 12, 0);				/* reserved */
-	memcpy(opt + 16, &ip6->addr, NDP_PREFIX_LEN / 8);
-	memset(opt + 16 + NDP_PREFIX_LEN / 8, 0,
-	       sizeof(struct in6_addr) - NDP_PREFIX_LEN / 8);
+	len = ndp_ra_pio(opt, &ip6->addr, NDP_LIFETIME_INFINITE,
+			 NDP_LIFETIME_INFINITE);
+	if (ndp_retired.until_s > now) {
+		len += ndp_ra_pio(opt + len, &ndp_retired.prefix,
+				  (uint32_t)(ndp_retired.until_s - now), 0);
+	}
 
-	return NDP_OPT_PREFIX_LEN;
+	return len;
+}
+
+/**
+ * net_ndp_follow() - the host moved: advertise the new prefix at once,
+ *		      the old one deprecated
+ * @c:		execution context
+ * @old6:	IPv6 settings before the move
+ */
+void net_ndp_follow(const struct ctx *c, const struct ip6_ctx *old6)
+{
+	const struct ip6_ctx *ip6 = follow_ip6(c);
+
+	if (!memcmp(&old6->addr, &ip6->addr, NDP_PREFIX_LEN / 8))
+		return;
+
+	if (!memcmp(&ndp_retired.prefix, &ip6->addr, NDP_PREFIX_LEN / 8))
+		ndp_retired.until_s = 0;	/* back to it: not retired */
+	if (net_ip6_is_unicast(&old6->addr) &&
+	    !IN6_IS_ADDR_LINKLOCAL(&old6->addr)) {
+		memset(&ndp_retired.prefix, 0, sizeof(ndp_retired.prefix));
+		memcpy(&ndp_retired.prefix, &old6->addr, NDP_PREFIX_LEN / 8);
+		ndp_retired.until_s = ndp_now_s() + NDP_RETIRED_VALID_S;
+	}
+
+	net_ndp_unsolicited(c);
 }
 
 /**
