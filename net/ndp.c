@@ -23,6 +23,9 @@
  *   lifetime RFC 8319 allows, as upstream's passt sends them.
  *   net_ndp_unsolicited() sends the same advertisement to all-nodes; the
  *   caller repeats it every NET_RA_INTERVAL_MS, well within that lifetime.
+ *   When the host's prefix moved (guest/follow.c), net_ndp_follow() sends
+ *   it at once, and until NDP_RETIRED_VALID_S have passed, every
+ *   advertisement also carries the old prefix, deprecated.
  * - No advertisement at all goes into a namespace pasta configured itself
  *   (--config-net: its addresses and routes are the host's, a router
  *   would add an autoconfigured address and a second default route), nor

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# tests/integration/passt_follow_host.sh - passt's DHCP follows the host's
-# network while it runs (issue 37, first part)
+# tests/integration/passt_follow_host.sh - passt's NDP and DHCP follow the
+# host's network while it runs (issue 37, first part)
 #
 # Rig (tests/lib/rig.sh, tests/lib/passt.sh): passt in the rig's host
 # namespace (veth0: 192.0.2.2/24, default route via 192.0.2.1); the guest
