@@ -108,6 +108,7 @@ void conf_defaults(struct ctx *c, enum passt_mode mode)
 	c->udp_to_guest.mode = c->udp_to_host.mode = FWD_UNSET;
 
 	c->flow_max = FLOW_MAX_DEFAULT;
+	c->dhcp_lease = CONF_DHCP_LEASE_DEFAULT;
 }
 
 /**
@@ -850,6 +851,9 @@ void conf(struct ctx *c, int argc, char **argv)
 		    c->fd_tap_preopened);
 
 	conf_runas_default(c, &g);
+	/* A lease that ends only matters if the configuration can change */
+	if (c->no_follow_host && !g.dhcp_lease)
+		c->dhcp_lease = 0;
 	if (c->splice_only)
 		conf_splice_only(c);
 	else

@@ -196,6 +196,7 @@ struct ip6_ctx {
  * @no_ra:		--no-ra
  * @no_map_gw:		--no-map-gw
  * @no_follow_host:	--no-follow-host: keep the start-up picture of the host
+ * @dhcp_lease:		--dhcp-lease: DHCP lease time, seconds, 0 for infinite
  * @freebind:		--freebind
  * @tcp_to_guest:	-t, as configured (in force: fwd_dir_spec())
  * @tcp_to_host:	-T, as configured
@@ -276,6 +277,7 @@ struct ctx {
 	bool no_ra;
 	bool no_map_gw;
 	bool no_follow_host;
+	unsigned int dhcp_lease;
 	bool freebind;
 
 	struct fwd_spec tcp_to_guest;

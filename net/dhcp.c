@@ -20,10 +20,12 @@
  * host's loopback as the --dns-forward or gateway address, see conf/),
  * interface MTU, host name, domain name (first search domain), client
  * FQDN (RFC 4702), domain search list (RFC 3397), lease, renewal
- * and rebinding times, server identifier. The lease is infinite
- * (DHCP_LEASE_TIME): the configuration never changes while the relay
- * runs, so there is nothing for a renewal to learn, and an infinite lease
- * keeps the guest's address if the relay is briefly away. When the
+ * and rebinding times, server identifier. The lease is --dhcp-lease long
+ * (default 600 s while the relay follows the host, guest/follow.c: a
+ * guest renews at half of it, and so learns the host's new address
+ * within 5 minutes); infinite with --no-follow-host, where the
+ * configuration never changes and an infinite lease keeps the guest's
+ * address if the relay is briefly away. When the
  * gateway is outside the guest's subnet, classless static routes (RFC
  * 3442) give a host route to the gateway and the default route through
  * it. Clients that support that option ignore the router option then, so
@@ -147,8 +149,6 @@ static const uint8_t dhcp_cookie[DHCP_COOKIE_LEN] = { 99, 130, 83, 99 };
 
 #define DHCP_FLAG_BROADCAST	0x8000
 
-/* Lease time: infinite, see the theory of operation */
-#define DHCP_LEASE_TIME		0xffffffffU
 #define DHCP_LEASE_INFINITE	0xffffffffU
 
 /* Interface MTU option range (RFC 2132, section 5.1) */
@@ -740,13 +740,15 @@ static void dhcp_reply(const struct ctx *c, const struct dhcp_req *r,
 		(void)dhcp_put(&o, DHCP_OPT_MESSAGE, msg, sizeof(msg) - 1);
 	} else {
 		if (type && r->type != DHCPINFORM) {
-			uint32_t t1 = DHCP_LEASE_TIME, t2 = DHCP_LEASE_TIME;
+			uint32_t lease = c->dhcp_lease ? c->dhcp_lease :
+						 DHCP_LEASE_INFINITE;
+			uint32_t t1 = lease, t2 = lease;
 
-			if (DHCP_LEASE_TIME != DHCP_LEASE_INFINITE) {
-				t1 = DHCP_LEASE_TIME / 2;
-				t2 = DHCP_LEASE_TIME / 8 * 7;
+			if (lease != DHCP_LEASE_INFINITE) {
+				t1 = lease / 2;
+				t2 = lease / 8 * 7;
 			}
-			(void)dhcp_put32(&o, DHCP_OPT_LEASE, DHCP_LEASE_TIME);
+			(void)dhcp_put32(&o, DHCP_OPT_LEASE, lease);
 			(void)dhcp_put32(&o, DHCP_OPT_T1, t1);
 			(void)dhcp_put32(&o, DHCP_OPT_T2, t2);
 		}

@@ -8,7 +8,8 @@
 # namespace (veth0: 192.0.2.2/24, default route via 192.0.2.1); the guest
 # is a namespace whose tap device tap_bridge connects to passt's socket.
 #
-#   before: busybox udhcpc in the guest gets 192.0.2.2/24 via 192.0.2.1;
+#   before: busybox udhcpc in the guest gets 192.0.2.2/24 via 192.0.2.1,
+#           for the --dhcp-lease default, 600 s (renewal at 300 s);
 #           with router advertisements accepted, the guest makes an
 #           address in 2001:db8::/64.
 #   after:  the host moves to 198.51.100.2/24 via 198.51.100.1 and
@@ -36,6 +37,7 @@ NEW6=2001:db8:1::2
 NEWGW6=2001:db8:1::1
 LIMIT=30
 FOLLOW_BOUND=10		# seconds to poll for the new lease
+LEASE_S=600		# --dhcp-lease default while following the host
 
 rig_init
 passt_init
@@ -57,6 +59,9 @@ lease_is() {
 	[ "$(passt_lease_var "$lease" ip)" = "$1" ] &&
 	[ "$(passt_lease_var "$lease" router)" = "$2" ] || return 1
 	cp "$lease" "$RIG_TMP/lease.last"
+	[ "$(passt_lease_var "$lease" lease)" = "$LEASE_S" ] ||
+		rig_fail "lease time $(passt_lease_var "$lease" lease)," \
+			 "expected $LEASE_S (--dhcp-lease default)"
 }
 
 # slaac_state() - print the state of the guest's SLAAC address in a /64:
