@@ -162,27 +162,6 @@ static const char *ip6(const struct in6_addr *a)
 	return inet_ntop(AF_INET6, a, buf, sizeof(buf));
 }
 
-START_TEST(test_dhcp_lease)
-{
-	parse(MODE_PASST, ARGV("passt"));
-	ck_assert_uint_eq(c.dhcp_lease, CONF_DHCP_LEASE_DEFAULT);
-	ck_assert(!g.dhcp_lease);
-	parse(MODE_PASST, ARGV("passt", "--dhcp-lease", "3600"));
-	ck_assert_uint_eq(c.dhcp_lease, 3600);
-	ck_assert(g.dhcp_lease);
-	parse(MODE_PASST, ARGV("passt", "--dhcp-lease", "infinite"));
-	ck_assert_uint_eq(c.dhcp_lease, 0);
-	parse(MODE_PASST, ARGV("passt", "--no-follow-host"));
-	ck_assert(c.no_follow_host);
-
-	run(MODE_PASST, false, ARGV("passt", "--dhcp-lease", "30"));
-	ck_assert_int_eq(res.status, 1);
-	ck_assert(strstr(res.err, "--dhcp-lease"));
-	run(MODE_PASST, false, ARGV("passt", "--dhcp-lease", "soon"));
-	ck_assert_int_eq(res.status, 1);
-}
-END_TEST
-
 START_TEST(test_defaults)
 {
 	static const unsigned char mac[] = { 0x9a, 0x55, 0x9a, 0x55,
@@ -1178,7 +1157,6 @@ static Suite *conf_suite(void)
 
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_defaults);
-	tcase_add_test(tc, test_dhcp_lease);
 	tcase_add_test(tc, test_podman);
 	tcase_add_test(tc, test_rootlesskit_pid);
 	tcase_add_test(tc, test_rootlesskit_netns);

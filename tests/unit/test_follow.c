@@ -14,10 +14,15 @@
  */
 
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <arpa/inet.h>
+#include <sys/wait.h>
 
+#include "../../conf/conf.h"
+#include "../../conf/conf_internal.h"
 #include "../../conf/ctx.h"
 #include "../../guest/follow.h"
 #include "../../guest/guest.h"
@@ -163,6 +168,66 @@ START_TEST(test_retired)
 }
 END_TEST
 
+#define ARGV(...)	((char *[]){ __VA_ARGS__, NULL })
+
+/**
+ * lease_parse() - parse a command line into c, with the given settings
+ * @argv:	NULL-terminated arguments
+ * @g:		explicit settings, set
+ */
+static void lease_parse(char **argv, struct conf_given *g)
+{
+	int argc = 0;
+
+	while (argv[argc])
+		argc++;
+	conf_defaults(&c, MODE_PASST);
+	conf_parse(&c, argc, argv, g);
+}
+
+/**
+ * lease_refused() - does parsing exit with status 1 (in a child)?
+ * @argv:	NULL-terminated arguments
+ *
+ * Return: true if it does
+ */
+static bool lease_refused(char **argv)
+{
+	struct conf_given g;
+	int st;
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		(void)freopen("/dev/null", "w", stderr);
+		lease_parse(argv, &g);
+		_exit(42);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	return WIFEXITED(st) && WEXITSTATUS(st) == 1;
+}
+
+START_TEST(test_dhcp_lease)
+{
+	struct conf_given g;
+
+	lease_parse(ARGV("passt"), &g);
+	ck_assert_uint_eq(c.dhcp_lease, CONF_DHCP_LEASE_DEFAULT);
+	ck_assert(!g.dhcp_lease);
+	lease_parse(ARGV("passt", "--dhcp-lease", "3600"), &g);
+	ck_assert_uint_eq(c.dhcp_lease, 3600);
+	ck_assert(g.dhcp_lease);
+	lease_parse(ARGV("passt", "--dhcp-lease", "infinite"), &g);
+	ck_assert_uint_eq(c.dhcp_lease, 0);
+	lease_parse(ARGV("passt", "--no-follow-host"), &g);
+	ck_assert(c.no_follow_host);
+
+	ck_assert(lease_refused(ARGV("passt", "--dhcp-lease", "30")));
+	ck_assert(lease_refused(ARGV("passt", "--dhcp-lease", "soon")));
+	ck_assert(!lease_refused(ARGV("passt", "--dhcp-lease", "60")));
+}
+END_TEST
+
 /**
  * follow_suite() - the suite of guest/follow.c
  *
@@ -177,6 +242,7 @@ static Suite *follow_suite(void)
 	tcase_add_test(tc, test_unchanged);
 	tcase_add_test(tc, test_change);
 	tcase_add_test(tc, test_retired);
+	tcase_add_test(tc, test_dhcp_lease);
 	suite_add_tcase(s, tc);
 	return s;
 }
