@@ -57,10 +57,11 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 STANDALONE := test_net_io test_arp_ndp test_dhcp test_dhcpv6 test_qdisc \
 	test_vu_virtq test_vu_mem test_vu_lend test_tcp_pace
 SRCS_test_net_io := net/net.c net/frame.c net/arp.c net/ndp.c net/neigh.c \
-	net/dns_name.c net/checksum.c guest/guest.c util/log.c util/outfile.c
+	net/dns_name.c net/checksum.c guest/guest.c guest/follow.c util/log.c \
+	util/outfile.c
 SRCS_test_arp_ndp := $(SRCS_test_net_io)
 SRCS_test_dhcp := net/dhcp.c net/dhcpv6.c net/dns_name.c net/checksum.c \
-	guest/guest.c util/log.c util/outfile.c
+	guest/guest.c guest/follow.c util/log.c util/outfile.c
 SRCS_test_dhcpv6 := $(SRCS_test_dhcp)
 SRCS_test_qdisc := qdisc/qdisc.c util/log.c util/outfile.c util/idle_trim.c \
 	util/timer.c

@@ -51,6 +51,7 @@
 
 #include "conf/ctx.h"
 #include "conf/conf.h"
+#include "conf/netlink.h"
 #include "fwd/fwd_auto.h"
 #include "flow/flow.h"
 #include "fwd/fwd_ctl.h"
@@ -64,6 +65,7 @@
 #include "net/icmp.h"
 #include "net/net.h"
 #include "net/neigh.h"
+#include "guest/follow.h"
 #include "qdisc/qdisc.h"
 #include "stream/stream.h"
 #include "tap/tap.h"
@@ -200,6 +202,49 @@ static void passt_signals_rearm(const struct ctx *c)
 }
 
 /**
+ * passt_follow_ns() - pasta --config-net: the namespace follows the host
+ * @c:		execution context
+ * @old4:	IPv4 settings before the change
+ * @old6:	IPv6 settings before the change
+ */
+static void passt_follow_ns(const struct ctx *c, const struct ip4_ctx *old4,
+			    const struct ip6_ctx *old6)
+{
+	(void)nl_ns_follow(c, c->pasta_ifname, old4, follow_ip4(c), old6,
+			   follow_ip6(c));
+}
+
+/**
+ * passt_follow_guest() - the host moved: tell the guest what NDP can
+ * @c:		execution context
+ * @old4:	IPv4 settings before the change
+ * @old6:	IPv6 settings before the change
+ */
+static void passt_follow_guest(const struct ctx *c,
+			       const struct ip4_ctx *old4,
+			       const struct ip6_ctx *old6)
+{
+	(void)old4;
+	net_ndp_follow(c, old6);
+}
+
+/**
+ * passt_follow_init() - watch the host's network; pasta --config-net: the
+ *			 namespace follows it
+ * @c:		execution context
+ */
+static void passt_follow_init(const struct ctx *c)
+{
+	follow_init(c);	/* readers had the context's identical values so far */
+	if (follow_watch_init(c) || c->no_follow_host)
+		return;
+	if ((c->mode == MODE_PASTA && c->pasta_conf_ns &&
+	     follow_register(passt_follow_ns)) ||
+	    follow_register(passt_follow_guest))
+		die("Can't register what follows the host's network");
+}
+
+/**
  * passt_signal_handler() - SIGUSR1: log counters; others: exit cleanly
  * @ref:	epoll reference of the signalfd
  */
@@ -294,6 +339,9 @@ static void passt_dispatch(const struct ctx *c, const struct epoll_event *ev,
 		break;
 	case EPOLL_TYPE_NEIGH:
 		neigh_handler(c);
+		break;
+	case EPOLL_TYPE_FOLLOW:
+		follow_watch_handler(c);
 		break;
 	default:
 		debug("Event for unknown descriptor type %u", ref.type);
@@ -549,6 +597,7 @@ int main(int argc, char **argv)
 		die("Can't set up the configuration socket (-c)");
 	mcast_init(c);
 	neigh_init(c);
+	passt_follow_init(c);
 	if (migrate_init(c))
 		die("Can't set up the socket for passt-repair: see above, or "
 		    "give --repair-path none");

@@ -18,6 +18,11 @@
  *      search domains from /etc/resolv.conf, pasta's tap name;
  *   7. forwarding: mode defaults, then the per-port tables.
  *
+ * Stage 5 and the gateway mapping of stage 6 can run again at run time:
+ * conf_host_rederive() starts from the command line's settings, saved by
+ * conf_host(), and derives what a start now would (guest/follow.c puts it
+ * in force).
+ *
  * conf_print() logs the outcome for the user (not for a pasta that runs a
  * command of its own, unless -d: that command has the terminal).
  */
@@ -44,6 +49,28 @@
 
 #define CONF_LINE_MAX		512	/* longest resolv.conf line read */
 #define CONF_FWD_STR_MAX	256	/* forwarding summary in conf_print() */
+/* IPv4 placeholders while the host has no network: link-local, as
+ * upstream's "local mode" (conf_fallback_ip4())
+ */
+#define CONF_FALLBACK_ADDR4	"169.254.2.1"
+#define CONF_FALLBACK_GW4	"169.254.2.2"
+#define CONF_FALLBACK_PREFIX4	16
+
+/**
+ * struct conf_saved - what conf_host_rederive() starts from again
+ * @g:		explicit settings of the command line
+ * @ip4:	IPv4 settings as the command line left them
+ * @ip6:	IPv6 settings as the command line left them
+ * @if4:	index of the interface -i or --outbound-if4 named, 0 if none
+ * @if6:	index of the interface -i or --outbound-if6 named, 0 if none
+ */
+static struct conf_saved {
+	struct conf_given g;
+	struct ip4_ctx ip4;
+	struct ip6_ctx ip6;
+	unsigned int if4;
+	unsigned int if6;
+} conf_saved;
 
 static const unsigned char conf_mac_default[ETH_ALEN] = {
 	0x9a, 0x55, 0x9a, 0x55, 0x9a, 0x55
@@ -81,6 +108,7 @@ void conf_defaults(struct ctx *c, enum passt_mode mode)
 	c->udp_to_guest.mode = c->udp_to_host.mode = FWD_UNSET;
 
 	c->flow_max = FLOW_MAX_DEFAULT;
+	c->dhcp_lease = CONF_DHCP_LEASE_DEFAULT;
 }
 
 /**
@@ -153,34 +181,28 @@ union conf_inaddr {
 };
 
 /**
- * conf_template() - find the host template interface of a family
+ * conf_template() - choose the template interface of one address family
  * @af:		AF_INET or AF_INET6
- * @name:	interface given by the user (-i or --outbound-if), or empty
- * @optname:	the option that gave @name, for messages
+ * @named_if:	index of the interface -i or --outbound-if4/6 named, 0 if none
  * @nl_ok:	the host netlink socket is usable
  * @gw:		set to the default gateway through the interface, if any
  * @have_gw:	set if @gw was found
  * @ifname:	set to the interface name, IFNAMSIZ bytes, empty if none
  *
+ * Start-up and conf_host_rederive() both call it: it asks the host only
+ * over netlink (no socket of its own, as if_indextoname() would open).
+ *
  * Return: interface index, 0 if there is no template interface
  */
-static unsigned int conf_template(int af, const char *name,
-				  const char *optname, bool nl_ok,
+static unsigned int conf_template(int af, unsigned int named_if, bool nl_ok,
 				  union conf_inaddr *gw, bool *have_gw,
 				  char *ifname)
 {
 	union conf_inaddr rgw = { 0 };
-	unsigned int ifindex = 0, rt_if = 0;
+	unsigned int ifindex = named_if, rt_if = 0;
 
 	*have_gw = false;
 	*ifname = '\0';
-
-	if (*name) {
-		ifindex = if_nametoindex(name);
-		if (!ifindex)
-			die("%s: no interface named %s on the host", optname,
-			    name);
-	}
 
 	if (nl_ok && !nl_default_route(af, &rt_if, &rgw) && rt_if) {
 		if (!ifindex)
@@ -192,10 +214,104 @@ static unsigned int conf_template(int af, const char *name,
 		}
 	}
 
-	if (ifindex && !if_indextoname(ifindex, ifname))
+	if (ifindex && (!nl_ok || nl_link_name(ifindex, ifname)))
 		*ifname = '\0';
 
 	return ifindex;
+}
+
+/**
+ * conf_named_if() - the interface -i or --outbound-if4/6 names, if any
+ * @name:	its name, empty for none
+ * @optname:	option that named it, for the message
+ *
+ * Return: interface index, 0 if @name is empty; exits if there's none
+ */
+static unsigned int conf_named_if(const char *name, const char *optname)
+{
+	unsigned int ifindex;
+
+	if (!*name)
+		return 0;
+	ifindex = if_nametoindex(name);
+	if (!ifindex)
+		die("%s: no interface named %s on the host", optname, name);
+	return ifindex;
+}
+
+/**
+ * conf_derive_ip4() - template interface, gateway, address of IPv4
+ * @ip4:	IPv4 settings as the command line left them, completed
+ * @g:		explicit settings
+ * @named_if:	index of the interface the command line named, 0 if none
+ * @nl_ok:	the host netlink socket is usable
+ */
+static void conf_derive_ip4(struct ip4_ctx *ip4, const struct conf_given *g,
+			    unsigned int named_if, bool nl_ok)
+{
+	union conf_inaddr gw, a;
+	bool have_gw, have_addr = false;
+	int plen = 0;
+
+	ip4->ifindex = conf_template(AF_INET, named_if, nl_ok, &gw, &have_gw,
+				     ip4->ifname);
+
+	if (!g->gw4 && have_gw)
+		ip4->gw = gw.a4;
+
+	if (ip4->ifindex && nl_ok &&
+	    !nl_first_addr(AF_INET, ip4->ifindex, &a, &plen))
+		have_addr = true;
+
+	if (!g->addr4) {
+		if (have_addr) {
+			ip4->addr = a.a4;
+			if (!g->prefix4)
+				ip4->prefix_len = plen;
+		}
+	} else if (!g->prefix4) {
+		if (have_addr && a.a4.s_addr == ip4->addr.s_addr)
+			ip4->prefix_len = plen;
+		else
+			ip4->prefix_len = conf_prefix_classful(ip4->addr);
+	}
+}
+
+/**
+ * conf_derive_ip6() - template interface, gateway, addresses of IPv6
+ * @ip6:	IPv6 settings as the command line left them, completed
+ * @g:		explicit settings
+ * @named_if:	index of the interface the command line named, 0 if none
+ * @nl_ok:	the host netlink socket is usable
+ */
+static void conf_derive_ip6(struct ip6_ctx *ip6, const struct conf_given *g,
+			    unsigned int named_if, bool nl_ok)
+{
+	union conf_inaddr gw, a;
+	bool have_gw;
+	int plen = 0;
+
+	ip6->ifindex = conf_template(AF_INET6, named_if, nl_ok, &gw, &have_gw,
+				     ip6->ifname);
+
+	if (!g->gw6 && have_gw)
+		ip6->gw = gw.a6;
+
+	/* The guest's prefix is a /64, whatever the host's: NDP advertises
+	 * it so, and so does upstream's pasta for the namespace's address
+	 */
+	if (!g->addr6 && ip6->ifindex && nl_ok &&
+	    !nl_first_addr(AF_INET6, ip6->ifindex, &a, &plen))
+		ip6->addr = a.a6;
+	if (!g->prefix6)
+		ip6->prefix_len = 64;
+
+	if (!ip6->ifindex || !nl_ok ||
+	    nl_link_ll_addr(ip6->ifindex, &ip6->our_tap_ll))
+		inet_pton(AF_INET6, "fe80::1", &ip6->our_tap_ll);
+	/* A link-local gateway is the router the guest knows: speak as it */
+	if (IN6_IS_ADDR_LINKLOCAL(&ip6->gw))
+		ip6->our_tap_ll = ip6->gw;
 }
 
 /**
@@ -210,35 +326,11 @@ static void conf_host_ip4(struct ctx *c, const struct conf_given *g,
 	const char *name = *g->ifname ? g->ifname : c->ip4.outbound_if;
 	const char *optname = *g->ifname ? "-i/--interface" :
 					   "--outbound-if4";
-	union conf_inaddr gw, a;
-	unsigned int ifindex;
-	bool have_gw, have_addr = false;
-	int plen = 0;
 
-	ifindex = conf_template(AF_INET, name, optname, nl_ok, &gw, &have_gw,
-				c->ip4.ifname);
-	c->ip4.ifindex = ifindex;
+	conf_saved.if4 = conf_named_if(name, optname);
+	conf_derive_ip4(&c->ip4, g, conf_saved.if4, nl_ok);
 	c->ip4.no_copy_addrs = c->no_copy_addrs || g->addr4;
 	c->ip4.no_copy_routes = c->no_copy_routes || g->gw4;
-
-	if (!g->gw4 && have_gw)
-		c->ip4.gw = gw.a4;
-
-	if (ifindex && nl_ok && !nl_first_addr(AF_INET, ifindex, &a, &plen))
-		have_addr = true;
-
-	if (!g->addr4) {
-		if (have_addr) {
-			c->ip4.addr = a.a4;
-			if (!g->prefix4)
-				c->ip4.prefix_len = plen;
-		}
-	} else if (!g->prefix4) {
-		if (have_addr && a.a4.s_addr == c->ip4.addr.s_addr)
-			c->ip4.prefix_len = plen;
-		else
-			c->ip4.prefix_len = conf_prefix_classful(c->ip4.addr);
-	}
 
 	if (!c->ip4.addr.s_addr) {
 		if (g->v4_only)
@@ -266,34 +358,11 @@ static void conf_host_ip6(struct ctx *c, const struct conf_given *g,
 	const char *name = *g->ifname ? g->ifname : c->ip6.outbound_if;
 	const char *optname = *g->ifname ? "-i/--interface" :
 					   "--outbound-if6";
-	union conf_inaddr gw, a;
-	unsigned int ifindex;
-	bool have_gw;
-	int plen = 0;
 
-	ifindex = conf_template(AF_INET6, name, optname, nl_ok, &gw, &have_gw,
-				c->ip6.ifname);
-	c->ip6.ifindex = ifindex;
+	conf_saved.if6 = conf_named_if(name, optname);
+	conf_derive_ip6(&c->ip6, g, conf_saved.if6, nl_ok);
 	c->ip6.no_copy_addrs = c->no_copy_addrs || g->addr6;
 	c->ip6.no_copy_routes = c->no_copy_routes || g->gw6;
-
-	if (!g->gw6 && have_gw)
-		c->ip6.gw = gw.a6;
-
-	/* The guest's prefix is a /64, whatever the host's: NDP advertises
-	 * it so, and so does upstream's pasta for the namespace's address
-	 */
-	if (!g->addr6 && ifindex && nl_ok &&
-	    !nl_first_addr(AF_INET6, ifindex, &a, &plen))
-		c->ip6.addr = a.a6;
-	if (!g->prefix6)
-		c->ip6.prefix_len = 64;
-
-	if (!ifindex || !nl_ok || nl_link_ll_addr(ifindex, &c->ip6.our_tap_ll))
-		inet_pton(AF_INET6, "fe80::1", &c->ip6.our_tap_ll);
-	/* A link-local gateway is the router the guest knows: speak as it */
-	if (IN6_IS_ADDR_LINKLOCAL(&c->ip6.gw))
-		c->ip6.our_tap_ll = c->ip6.gw;
 
 	if (IN6_IS_ADDR_UNSPECIFIED(&c->ip6.addr)) {
 		if (g->v6_only)
@@ -509,6 +578,163 @@ int conf_resolv_read(struct ctx *c, const char *path,
 }
 
 /**
+ * conf_fallback_ip4() - IPv4 placeholders until the host has a network
+ * @c:		configuration
+ * @g:		explicit settings
+ *
+ * The host has no default route with an address (yet: a container
+ * started at boot before the network is up). Rather than exit, the guest
+ * gets link-local placeholders, and the relay, which follows the host,
+ * moves it to what the host gets (guest/follow.c).
+ */
+static void conf_fallback_ip4(struct ctx *c, const struct conf_given *g)
+{
+	inet_pton(AF_INET, CONF_FALLBACK_ADDR4, &c->ip4.addr);
+	if (!g->prefix4)
+		c->ip4.prefix_len = CONF_FALLBACK_PREFIX4;
+	if (!g->gw4)
+		inet_pton(AF_INET, CONF_FALLBACK_GW4, &c->ip4.gw);
+	c->ip4.enabled = true;
+	warn("The host has no default route with an address yet: the guest gets %s/%d via %s until it has one (--no-follow-host: exit instead)",
+	     CONF_FALLBACK_ADDR4, c->ip4.prefix_len, CONF_FALLBACK_GW4);
+}
+
+/**
+ * conf_map_gw() - the gateway maps to the host's loopback, by default
+ * @c:		configuration (--no-map-gw)
+ * @g:		explicit settings
+ * @ip4:	IPv4 settings, gateway decided
+ * @ip6:	IPv6 settings, gateway decided
+ */
+static void conf_map_gw(const struct ctx *c, const struct conf_given *g,
+			struct ip4_ctx *ip4, struct ip6_ctx *ip6)
+{
+	if (c->no_map_gw)
+		return;
+	if (!g->map_host_lo4)
+		ip4->map_host_lo = ip4->gw;
+	if (!g->map_host_lo6)
+		ip6->map_host_lo = ip6->gw;
+}
+
+/**
+ * conf_dns_follow4() - a loopback resolver's stand-in follows the mapping
+ * @old:	IPv4 settings in force
+ * @ip4:	IPv4 settings derived again, DNS fields copied from @old
+ *
+ * A resolver on the host's loopback is offered as the --map-host-loopback
+ * address when --dns-forward isn't given (conf_resolv_ns4()): when that
+ * address follows the gateway, the server offered follows it too.
+ */
+static void conf_dns_follow4(const struct ip4_ctx *old, struct ip4_ctx *ip4)
+{
+	int i;
+
+	if (conf_saved.ip4.dns_match.s_addr || !old->dns_match.s_addr ||
+	    old->dns_match.s_addr != old->map_host_lo.s_addr)
+		return;
+
+	ip4->dns_match = ip4->map_host_lo;
+	for (i = 0; i < ip4->dns_count && i < DNS_MAX; i++) {
+		if (ip4->dns[i].s_addr == old->dns_match.s_addr)
+			ip4->dns[i] = ip4->dns_match;
+	}
+}
+
+/**
+ * conf_dns_follow6() - as conf_dns_follow4(), for IPv6
+ * @old:	IPv6 settings in force
+ * @ip6:	IPv6 settings derived again, DNS fields copied from @old
+ */
+static void conf_dns_follow6(const struct ip6_ctx *old, struct ip6_ctx *ip6)
+{
+	int i;
+
+	if (!IN6_IS_ADDR_UNSPECIFIED(&conf_saved.ip6.dns_match) ||
+	    IN6_IS_ADDR_UNSPECIFIED(&old->dns_match) ||
+	    !IN6_ARE_ADDR_EQUAL(&old->dns_match, &old->map_host_lo))
+		return;
+
+	ip6->dns_match = ip6->map_host_lo;
+	for (i = 0; i < ip6->dns_count && i < DNS_MAX; i++) {
+		if (IN6_ARE_ADDR_EQUAL(&ip6->dns[i], &old->dns_match))
+			ip6->dns[i] = ip6->dns_match;
+	}
+}
+
+/**
+ * conf_dns_keep4() - copy the DNS settings, which phase one doesn't re-read
+ * @old:	IPv4 settings in force
+ * @ip4:	IPv4 settings derived again
+ */
+static void conf_dns_keep4(const struct ip4_ctx *old, struct ip4_ctx *ip4)
+{
+	memcpy(ip4->dns, old->dns, sizeof(ip4->dns));
+	ip4->dns_count = old->dns_count;
+	ip4->dns_match = old->dns_match;
+	ip4->dns_host = old->dns_host;
+}
+
+/**
+ * conf_dns_keep6() - as conf_dns_keep4(), for IPv6
+ * @old:	IPv6 settings in force
+ * @ip6:	IPv6 settings derived again
+ */
+static void conf_dns_keep6(const struct ip6_ctx *old, struct ip6_ctx *ip6)
+{
+	memcpy(ip6->dns, old->dns, sizeof(ip6->dns));
+	ip6->dns_count = old->dns_count;
+	ip6->dns_match = old->dns_match;
+	ip6->dns_host = old->dns_host;
+}
+
+/**
+ * conf_host_rederive() - derive the host's part of the settings again
+ * @c:		configuration of start-up (what the command line fixed)
+ * @old4:	IPv4 settings in force
+ * @old6:	IPv6 settings in force
+ * @ip4:	set to the IPv4 settings a start now would derive
+ * @ip6:	set to the IPv6 settings a start now would derive
+ *
+ * The same functions as start-up's, from the command line's settings
+ * saved then, so that a relay that follows the host converges on what a
+ * fresh start would choose. Families keep their start-up state (enabled
+ * or not): a family with no address now keeps the one in force. The
+ * resolver file is not read again: the DNS servers stay, but for the
+ * stand-in of a loopback resolver, which follows the gateway mapping.
+ */
+void conf_host_rederive(const struct ctx *c, const struct ip4_ctx *old4,
+			const struct ip6_ctx *old6, struct ip4_ctx *ip4,
+			struct ip6_ctx *ip6)
+{
+	const struct conf_given *g = &conf_saved.g;
+	bool nl_ok = nl_host_ok();
+
+	*ip4 = conf_saved.ip4;
+	*ip6 = conf_saved.ip6;
+	conf_derive_ip4(ip4, g, conf_saved.if4, nl_ok);
+	conf_derive_ip6(ip6, g, conf_saved.if6, nl_ok);
+	conf_map_gw(c, g, ip4, ip6);
+
+	ip4->enabled = old4->enabled;
+	ip4->no_copy_addrs = old4->no_copy_addrs;
+	ip4->no_copy_routes = old4->no_copy_routes;
+	ip6->enabled = old6->enabled;
+	ip6->no_copy_addrs = old6->no_copy_addrs;
+	ip6->no_copy_routes = old6->no_copy_routes;
+	conf_dns_keep4(old4, ip4);
+	conf_dns_keep6(old6, ip6);
+	conf_dns_follow4(old4, ip4);
+	conf_dns_follow6(old6, ip6);
+
+	/* No address now: keep what the guest has, until there is one */
+	if (!ip4->addr.s_addr)
+		*ip4 = *old4;
+	if (IN6_IS_ADDR_UNSPECIFIED(&ip6->addr))
+		*ip6 = *old6;
+}
+
+/**
  * conf_host() - complete the configuration from the host
  * @c:		configuration
  * @g:		explicit settings
@@ -516,6 +742,10 @@ int conf_resolv_read(struct ctx *c, const char *path,
 static void conf_host(struct ctx *c, const struct conf_given *g)
 {
 	bool nl_ok = nl_sock_init_host() >= 0;
+
+	conf_saved.g = *g;
+	conf_saved.ip4 = c->ip4;
+	conf_saved.ip6 = c->ip6;
 
 	if (!nl_ok)
 		warn("Can't read the host's addresses and routes: give them with -a and -g");
@@ -525,8 +755,11 @@ static void conf_host(struct ctx *c, const struct conf_given *g)
 	if (c->ip6.enabled)
 		conf_host_ip6(c, g, nl_ok);
 
-	if (!c->ip4.enabled && !c->ip6.enabled)
-		die("No usable IPv4 or IPv6 configuration: the host has no default route with an address. Give the guest an address and gateway with -a and -g");
+	if (!c->ip4.enabled && !c->ip6.enabled) {
+		if (c->no_follow_host || !conf_saved.ip4.enabled)
+			die("No usable IPv4 or IPv6 configuration: the host has no default route with an address. Give the guest an address and gateway with -a and -g");
+		conf_fallback_ip4(c, g);
+	}
 
 	if (c->ip6.enabled && c->mtu && c->mtu < MTU_MIN_IPV6) {
 		if (!c->ip4.enabled)
@@ -537,13 +770,7 @@ static void conf_host(struct ctx *c, const struct conf_given *g)
 		c->ip6.enabled = false;
 	}
 
-	if (!c->no_map_gw) {
-		if (!g->map_host_lo4)
-			c->ip4.map_host_lo = c->ip4.gw;
-		if (!g->map_host_lo6)
-			c->ip6.map_host_lo = c->ip6.gw;
-	}
-
+	conf_map_gw(c, g, &c->ip4, &c->ip6);
 	conf_resolv_read(c, CONF_RESOLV_PATH, g);
 
 	/* Until the guest speaks, assume it uses what it was given */
@@ -624,6 +851,9 @@ void conf(struct ctx *c, int argc, char **argv)
 		    c->fd_tap_preopened);
 
 	conf_runas_default(c, &g);
+	/* A lease that ends only matters if the configuration can change */
+	if (c->no_follow_host && !g.dhcp_lease)
+		c->dhcp_lease = 0;
 	if (c->splice_only)
 		conf_splice_only(c);
 	else

@@ -15,6 +15,9 @@
 void conf(struct ctx *c, int argc, char **argv);
 void conf_defaults(struct ctx *c, enum passt_mode mode);
 void conf_print(const struct ctx *c);
+void conf_host_rederive(const struct ctx *c, const struct ip4_ctx *old4,
+			const struct ip6_ctx *old6, struct ip4_ctx *ip4,
+			struct ip6_ctx *ip6);
 int conf_mcast_ports(const char *arg, uint16_t *ports, unsigned int *n,
 		     char *errbuf, size_t errlen);
 void conf_usage(const char *name, int status) __attribute__((noreturn));

@@ -26,6 +26,13 @@
 #define CONF_BUF_MAX		(1 << 30)	/* socket buffers: 1 GiB */
 #define CONF_LOG_SIZE_MIN	4096
 #define CONF_STATS_MAX		86400		/* --stats: one day */
+/* --dhcp-lease: bounds, and the default while following the host: a guest
+ * renews at half of it, so it has the host's new address within 5 minutes,
+ * for a request every 5 minutes
+ */
+#define CONF_DHCP_LEASE_MIN	60
+#define CONF_DHCP_LEASE_MAX	0xfffffffeUL
+#define CONF_DHCP_LEASE_DEFAULT	600
 #define CONF_BUSY_POLL_MAX	10000		/* --busy-poll: 10 ms */
 #define CONF_RESOLV_PATH	"/etc/resolv.conf"
 #define CONF_NETNS_DIR		"/run/netns"
@@ -68,6 +75,8 @@ enum conf_opt_id {
 	OPT_MAP_HOST_LO,
 	OPT_MAP_GUEST_ADDR,
 	OPT_NO_MAP_GW,
+	OPT_NO_FOLLOW_HOST,
+	OPT_DHCP_LEASE,
 	OPT_FREEBIND,
 	OPT_NO_TCP,
 	OPT_NO_UDP,
@@ -104,6 +113,7 @@ enum conf_opt_id {
  * @pasta_ifname:	-I given
  * @v4_only:		-4 given
  * @v6_only:		-6 given
+ * @dhcp_lease:		--dhcp-lease given
  */
 struct conf_given {
 	char ifname[IFNAMSIZ];
@@ -123,6 +133,7 @@ struct conf_given {
 	bool pasta_ifname;
 	bool v4_only;
 	bool v6_only;
+	bool dhcp_lease;
 };
 
 /* conf_parse.c */

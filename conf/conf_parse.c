@@ -112,6 +112,8 @@ static const struct option conf_longopts[] = {
 	{ "map-host-loopback",	CONF_ARG,	NULL, OPT_MAP_HOST_LO },
 	{ "map-guest-addr",	CONF_ARG,	NULL, OPT_MAP_GUEST_ADDR },
 	{ "no-map-gw",		CONF_NOARG,	NULL, OPT_NO_MAP_GW },
+	{ "no-follow-host",	CONF_NOARG,	NULL, OPT_NO_FOLLOW_HOST },
+	{ "dhcp-lease",		CONF_ARG,	NULL, OPT_DHCP_LEASE },
 	{ "freebind",		CONF_NOARG,	NULL, OPT_FREEBIND },
 	/* Protocols */
 	{ "no-tcp",		CONF_NOARG,	NULL, OPT_NO_TCP },
@@ -608,10 +610,14 @@ static bool conf_opt_link(struct ctx *c, struct conf_given *g, int opt,
 static bool conf_opt_proto(struct ctx *c, struct conf_given *g, int opt,
 			   const char *arg)
 {
-	(void)g;
-	(void)arg;
-
 	switch (opt) {
+	case OPT_DHCP_LEASE:
+		g->dhcp_lease = true;
+		c->dhcp_lease = !strcmp(arg, "infinite") ? 0 :
+				(unsigned int)conf_opt_ulong(opt, arg,
+							     CONF_DHCP_LEASE_MIN,
+							     CONF_DHCP_LEASE_MAX);
+		break;
 	case OPT_NO_DHCP_DNS:
 		c->no_dhcp_dns = true;
 		break;
@@ -626,6 +632,9 @@ static bool conf_opt_proto(struct ctx *c, struct conf_given *g, int opt,
 		break;
 	case OPT_NO_MAP_GW:
 		c->no_map_gw = true;
+		break;
+	case OPT_NO_FOLLOW_HOST:
+		c->no_follow_host = true;
 		break;
 	case OPT_FREEBIND:
 		c->freebind = true;

@@ -10,7 +10,9 @@
  * settings and a few shared descriptors live here. What changes while the
  * relay runs lives with its owner: what the guest shows of itself (its MAC
  * address, the addresses it sends from) in guest/, the forwarding tables
- * in force (a -c client may replace them) in fwd/fwd_listen.c.
+ * in force (a -c client may replace them) in fwd/fwd_listen.c, and the
+ * part of @ip4 and @ip6 derived from the host, as it follows the host, in
+ * guest/follow.c (read it with follow_ip4() and follow_ip6()).
  */
 #ifndef CONF_CTX_H
 #define CONF_CTX_H
@@ -193,6 +195,8 @@ struct ip6_ctx {
  * @no_dhcpv6:		--no-dhcpv6
  * @no_ra:		--no-ra
  * @no_map_gw:		--no-map-gw
+ * @no_follow_host:	--no-follow-host: keep the start-up picture of the host
+ * @dhcp_lease:		--dhcp-lease: DHCP lease time, seconds, 0 for infinite
  * @freebind:		--freebind
  * @tcp_to_guest:	-t, as configured (in force: fwd_dir_spec())
  * @tcp_to_host:	-T, as configured
@@ -272,6 +276,8 @@ struct ctx {
 	bool no_dhcpv6;
 	bool no_ra;
 	bool no_map_gw;
+	bool no_follow_host;
+	unsigned int dhcp_lease;
 	bool freebind;
 
 	struct fwd_spec tcp_to_guest;

@@ -745,6 +745,10 @@ static void nl_link_cb(const struct nlmsghdr *nh, void *arg)
 			l->has_mac = true;
 		} else if (rta->rta_type == IFLA_AF_SPEC) {
 			nl_link_inet6(rta, l);
+		} else if (rta->rta_type == IFLA_IFNAME && plen &&
+			   plen <= sizeof(l->name)) {
+			memcpy(l->name, RTA_DATA(rta), plen);
+			l->name[plen - 1] = '\0';
 		}
 	}
 }
@@ -780,6 +784,43 @@ int nl_link_get(int s, unsigned int ifindex, const char *name,
 		return ret;
 
 	return l->found ? 0 : -ENODEV;
+}
+
+/**
+ * nl_link_name() - name of a host interface, over netlink
+ * @ifindex:	interface index
+ * @name:	set to the name, IFNAMSIZ bytes
+ *
+ * Unlike if_indextoname(), no socket is opened: it works in the sandbox.
+ *
+ * Return: 0 on success, negative errno
+ */
+int nl_link_name(unsigned int ifindex, char *name)
+{
+	struct nl_link_info l;
+	int s, ret;
+
+	if ((s = nl_host_sock()) < 0)
+		return s;
+
+	ret = nl_link_get(s, ifindex, NULL, &l);
+	if (ret)
+		return ret;
+	if (!*l.name)
+		return -ENODATA;
+
+	memcpy(name, l.name, IFNAMSIZ);
+	return 0;
+}
+
+/**
+ * nl_host_ok() - is the host socket open (start-up could open it)?
+ *
+ * Return: true if it is
+ */
+bool nl_host_ok(void)
+{
+	return nl_host >= 0;
 }
 
 /**

@@ -17,15 +17,22 @@
 #include <netinet/in.h>
 
 struct ctx;
+struct ip4_ctx;
+struct ip6_ctx;
 
 int nl_sock_init_host(void);
 int nl_sock_init_ns(int netns_fd);
 int nl_default_route(int af, unsigned int *ifindex, void *gw);
 int nl_first_addr(int af, unsigned int ifindex, void *addr, int *prefix_len);
 int nl_link_mtu(unsigned int ifindex);
+int nl_link_name(unsigned int ifindex, char *name);
+bool nl_host_ok(void);
 int nl_link_ll_addr(unsigned int ifindex, struct in6_addr *ll);
 int nl_ns_configure(const struct ctx *c, const char *ifname);
 int nl_ns_link_txqlen(const char *ifname, unsigned int qlen);
 int nl_ns_link_ll(const char *ifname, struct in6_addr *ll);
+int nl_ns_follow(const struct ctx *c, const char *ifname,
+		 const struct ip4_ctx *o4, const struct ip4_ctx *n4,
+		 const struct ip6_ctx *o6, const struct ip6_ctx *n6);
 
 #endif /* CONF_NETLINK_H */

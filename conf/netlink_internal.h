@@ -21,6 +21,7 @@
 #include <linux/if_link.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
+#include <net/if.h>
 #include <netinet/in.h>
 
 /* Room for the attributes of any request we build, routes copied from the
@@ -65,6 +66,7 @@ typedef void (*nl_cb)(const struct nlmsghdr *nh, void *arg);
  * @mac:	link-layer address
  * @gen_mode:	IPv6 link-local address generation mode (IN6_ADDR_GEN_MODE_*),
  *		-1 if not reported (IPv6 disabled)
+ * @name:	interface name, empty if not reported
  */
 struct nl_link_info {
 	bool found;
@@ -73,6 +75,7 @@ struct nl_link_info {
 	bool has_mac;
 	unsigned char mac[ETH_ALEN];
 	int gen_mode;
+	char name[IFNAMSIZ];
 };
 
 /* netlink.c */
@@ -90,6 +93,12 @@ size_t nl_af_len(int af);
 int nl_link_get(int s, unsigned int ifindex, const char *name,
 		struct nl_link_info *l);
 int nl_addr_ll(int s, unsigned int ifindex, struct in6_addr *ll);
+
+/* netlink_ns.c */
+void nl_attr_u32(struct nl_req *req, uint16_t type, uint32_t val);
+int nl_addr_add(int s, int af, unsigned int ifindex, const void *addr,
+		int prefix_len, unsigned char scope);
+int nl_ns_sock(void);
 
 /* netlink_copy.c */
 int nl_copy_all(int s, uint16_t type, int af, unsigned int host_if,

@@ -53,7 +53,7 @@ static int nl_ns = -1;			/* socket in the target namespace */
  * @type:	attribute type
  * @val:	value, host order
  */
-static void nl_attr_u32(struct nl_req *req, uint16_t type, uint32_t val)
+void nl_attr_u32(struct nl_req *req, uint16_t type, uint32_t val)
 {
 	nl_attr_put(req, type, &val, sizeof(val));
 }
@@ -131,6 +131,16 @@ int nl_sock_init_ns(int netns_fd)
 }
 
 /**
+ * nl_ns_sock() - the socket in the target namespace
+ *
+ * Return: socket, -1 if none
+ */
+int nl_ns_sock(void)
+{
+	return nl_ns;
+}
+
+/**
  * nl_link_set() - change flags or one property of a link
  * @s:		netlink socket
  * @ifindex:	interface index
@@ -199,7 +209,7 @@ static int nl_link_gen_mode(int s, unsigned int ifindex, uint8_t mode)
  *
  * Return: 0 on success, negative errno
  */
-static int nl_addr_add(int s, int af, unsigned int ifindex, const void *addr,
+int nl_addr_add(int s, int af, unsigned int ifindex, const void *addr,
 		       int prefix_len, unsigned char scope)
 {
 	size_t alen = nl_af_len(af);

@@ -35,6 +35,7 @@
 
 #include "nat.h"
 #include "../conf/ctx.h"
+#include "../guest/follow.h"
 #include "../guest/guest.h"
 
 #define NAT_PORT_DNS		53	/* DNS over UDP and TCP */
@@ -104,16 +105,17 @@ static inline void nat_v6_from(union inany_addr *out, const struct in6_addr *a)
  */
 static bool nat_dns_v4(const struct ctx *c, struct in_addr *out)
 {
+	const struct ip4_ctx *ip4 = follow_ip4(c);
 	int i;
 
-	if (nat_v4_set(c->ip4.dns_host)) {
-		*out = c->ip4.dns_host;
+	if (nat_v4_set(ip4->dns_host)) {
+		*out = ip4->dns_host;
 		return true;
 	}
-	for (i = 0; i < c->ip4.dns_count && i < DNS_MAX; i++) {
-		if (nat_v4_set(c->ip4.dns[i]) &&
-		    !nat_v4_eq(c->ip4.dns[i], c->ip4.dns_match)) {
-			*out = c->ip4.dns[i];
+	for (i = 0; i < ip4->dns_count && i < DNS_MAX; i++) {
+		if (nat_v4_set(ip4->dns[i]) &&
+		    !nat_v4_eq(ip4->dns[i], ip4->dns_match)) {
+			*out = ip4->dns[i];
 			return true;
 		}
 	}
@@ -129,16 +131,17 @@ static bool nat_dns_v4(const struct ctx *c, struct in_addr *out)
  */
 static bool nat_dns_v6(const struct ctx *c, struct in6_addr *out)
 {
+	const struct ip6_ctx *ip6 = follow_ip6(c);
 	int i;
 
-	if (nat_v6_set(&c->ip6.dns_host)) {
-		*out = c->ip6.dns_host;
+	if (nat_v6_set(&ip6->dns_host)) {
+		*out = ip6->dns_host;
 		return true;
 	}
-	for (i = 0; i < c->ip6.dns_count && i < DNS_MAX; i++) {
-		if (nat_v6_set(&c->ip6.dns[i]) &&
-		    !IN6_ARE_ADDR_EQUAL(&c->ip6.dns[i], &c->ip6.dns_match)) {
-			*out = c->ip6.dns[i];
+	for (i = 0; i < ip6->dns_count && i < DNS_MAX; i++) {
+		if (nat_v6_set(&ip6->dns[i]) &&
+		    !IN6_ARE_ADDR_EQUAL(&ip6->dns[i], &ip6->dns_match)) {
+			*out = ip6->dns[i];
 			return true;
 		}
 	}
@@ -157,24 +160,25 @@ static bool nat_dns_v6(const struct ctx *c, struct in6_addr *out)
 static bool nat_outbound_v4(const struct ctx *c, struct in_addr dst,
 			    uint16_t dport, union inany_addr *out)
 {
+	const struct ip4_ctx *ip4 = follow_ip4(c);
 	struct in_addr a;
 
-	if (nat_dns_port(dport) && nat_v4_set(c->ip4.dns_match) &&
-	    nat_v4_eq(dst, c->ip4.dns_match) && nat_dns_v4(c, &a)) {
+	if (nat_dns_port(dport) && nat_v4_set(ip4->dns_match) &&
+	    nat_v4_eq(dst, ip4->dns_match) && nat_dns_v4(c, &a)) {
 		inany_from_v4(out, a);
 		return true;
 	}
 
-	if (nat_v4_set(c->ip4.map_host_lo) &&
-	    nat_v4_eq(dst, c->ip4.map_host_lo)) {
+	if (nat_v4_set(ip4->map_host_lo) &&
+	    nat_v4_eq(dst, ip4->map_host_lo)) {
 		a.s_addr = htonl(INADDR_LOOPBACK);
 		inany_from_v4(out, a);
 		return true;
 	}
 
-	if (nat_v4_set(c->ip4.map_guest_addr) &&
-	    nat_v4_eq(dst, c->ip4.map_guest_addr)) {
-		inany_from_v4(out, c->ip4.addr);
+	if (nat_v4_set(ip4->map_guest_addr) &&
+	    nat_v4_eq(dst, ip4->map_guest_addr)) {
+		inany_from_v4(out, ip4->addr);
 		return true;
 	}
 
@@ -193,23 +197,24 @@ static bool nat_outbound_v4(const struct ctx *c, struct in_addr dst,
 static bool nat_outbound_v6(const struct ctx *c, const struct in6_addr *dst,
 			    uint16_t dport, union inany_addr *out)
 {
+	const struct ip6_ctx *ip6 = follow_ip6(c);
 	struct in6_addr a;
 
-	if (nat_dns_port(dport) && nat_v6_set(&c->ip6.dns_match) &&
-	    IN6_ARE_ADDR_EQUAL(dst, &c->ip6.dns_match) && nat_dns_v6(c, &a)) {
+	if (nat_dns_port(dport) && nat_v6_set(&ip6->dns_match) &&
+	    IN6_ARE_ADDR_EQUAL(dst, &ip6->dns_match) && nat_dns_v6(c, &a)) {
 		nat_v6_from(out, &a);
 		return true;
 	}
 
-	if (nat_v6_set(&c->ip6.map_host_lo) &&
-	    IN6_ARE_ADDR_EQUAL(dst, &c->ip6.map_host_lo)) {
+	if (nat_v6_set(&ip6->map_host_lo) &&
+	    IN6_ARE_ADDR_EQUAL(dst, &ip6->map_host_lo)) {
 		nat_v6_from(out, &in6addr_loopback);
 		return true;
 	}
 
-	if (nat_v6_set(&c->ip6.map_guest_addr) &&
-	    IN6_ARE_ADDR_EQUAL(dst, &c->ip6.map_guest_addr)) {
-		nat_v6_from(out, &c->ip6.addr);
+	if (nat_v6_set(&ip6->map_guest_addr) &&
+	    IN6_ARE_ADDR_EQUAL(dst, &ip6->map_guest_addr)) {
+		nat_v6_from(out, &ip6->addr);
 		return true;
 	}
 
@@ -253,14 +258,15 @@ bool nat_outbound(const struct ctx *c, const union inany_addr *guest_dst,
 static bool nat_inbound_v4(const struct ctx *c, struct in_addr src,
 			   union inany_addr *out)
 {
+	const struct ip4_ctx *ip4 = follow_ip4(c);
 	struct in_addr to;
 
 	if ((ntohl(src.s_addr) >> IN_CLASSA_NSHIFT) == IN_LOOPBACKNET)
-		to = nat_v4_set(c->ip4.map_host_lo) ? c->ip4.map_host_lo
-						    : c->ip4.gw;
-	else if (nat_v4_set(c->ip4.addr) && nat_v4_eq(src, c->ip4.addr))
-		to = nat_v4_set(c->ip4.map_guest_addr) ? c->ip4.map_guest_addr
-						       : c->ip4.gw;
+		to = nat_v4_set(ip4->map_host_lo) ? ip4->map_host_lo
+						   : ip4->gw;
+	else if (nat_v4_set(ip4->addr) && nat_v4_eq(src, ip4->addr))
+		to = nat_v4_set(ip4->map_guest_addr) ? ip4->map_guest_addr
+						      : ip4->gw;
 	else
 		return false;
 
@@ -282,20 +288,21 @@ static bool nat_inbound_v4(const struct ctx *c, struct in_addr src,
 static bool nat_inbound_v6(const struct ctx *c, const struct in6_addr *src,
 			   union inany_addr *out)
 {
+	const struct ip6_ctx *ip6 = follow_ip6(c);
 	const struct in6_addr *to;
 
 	if (IN6_IS_ADDR_LOOPBACK(src))
-		to = &c->ip6.map_host_lo;
-	else if (nat_v6_set(&c->ip6.addr) &&
-		 IN6_ARE_ADDR_EQUAL(src, &c->ip6.addr))
-		to = &c->ip6.map_guest_addr;
+		to = &ip6->map_host_lo;
+	else if (nat_v6_set(&ip6->addr) &&
+		 IN6_ARE_ADDR_EQUAL(src, &ip6->addr))
+		to = &ip6->map_guest_addr;
 	else
 		return false;
 
 	if (!nat_v6_set(to))
-		to = &c->ip6.gw;
+		to = &ip6->gw;
 	if (!nat_v6_set(to))
-		to = &c->ip6.our_tap_ll;
+		to = &ip6->our_tap_ll;
 	if (!nat_v6_set(to))
 		return false;
 
@@ -355,9 +362,12 @@ bool nat_inbound(const struct ctx *c, const union inany_addr *host_src,
 void nat_guest_addr(const struct ctx *c, const union inany_addr *src,
 		    union inany_addr *guest)
 {
+	const struct ip4_ctx *ip4 = follow_ip4(c);
+	const struct ip6_ctx *ip6 = follow_ip6(c);
+
 	if (inany_v4(src)) {
 		inany_from_v4(guest, nat_v4_set(guest_addr4()) ?
-				     guest_addr4() : c->ip4.addr);
+				     guest_addr4() : ip4->addr);
 		return;
 	}
 
@@ -365,8 +375,8 @@ void nat_guest_addr(const struct ctx *c, const union inany_addr *src,
 		nat_v6_from(guest, guest_addr6_ll());
 	else if (nat_v6_set(guest_addr6()))
 		nat_v6_from(guest, guest_addr6());
-	else if (nat_v6_set(&c->ip6.addr) || !nat_v6_set(guest_addr6_ll()))
-		nat_v6_from(guest, &c->ip6.addr);
+	else if (nat_v6_set(&ip6->addr) || !nat_v6_set(guest_addr6_ll()))
+		nat_v6_from(guest, &ip6->addr);
 	else
 		nat_v6_from(guest, guest_addr6_ll());
 }
@@ -386,9 +396,11 @@ void nat_guest_addr(const struct ctx *c, const union inany_addr *src,
  */
 uint32_t nat_host_scope(const struct ctx *c, const union inany_addr *dst)
 {
+	const struct ip6_ctx *ip6 = follow_ip6(c);
+
 	if (inany_v4(dst) || !IN6_IS_ADDR_LINKLOCAL(&dst->a6))
 		return 0;
-	return c->ip6.ifindex;
+	return ip6->ifindex;
 }
 
 /**

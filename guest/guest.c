@@ -6,7 +6,9 @@
  * instead: its MAC address (from its frames, its DHCP requests, or for
  * pasta the tap device), and the source addresses it uses (the address of
  * each family it last sent from, and its IPv6 link-local one), which may
- * differ from the configured ones if the guest picked its own.
+ * differ from the configured ones if the guest picked its own. An address
+ * pasta moved the namespace away from (follow.c) is not learnt again from
+ * the connections that still use it.
  *
  * net/ writes it as frames arrive, pasta's start-up and migration's target
  * set it in one go; flow/nat.c, the frame builders and migration's source
@@ -18,6 +20,7 @@
 #include <string.h>
 #include <linux/if_ether.h>
 
+#include "follow.h"
 #include "guest.h"
 #include "../conf/ctx.h"
 
@@ -84,6 +87,8 @@ struct in_addr guest_addr4(void)
  */
 void guest_addr4_set(struct in_addr a)
 {
+	if (follow_retired4(a))
+		return;
 	guest_seen.addr4 = a;
 }
 
@@ -103,6 +108,8 @@ const struct in6_addr *guest_addr6(void)
  */
 void guest_addr6_set(const struct in6_addr *a)
 {
+	if (follow_retired6(a))
+		return;
 	guest_seen.addr6 = *a;
 }
 

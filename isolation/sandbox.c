@@ -36,7 +36,10 @@
  *    CAP_NET_BIND_SERVICE, to bind ports below 1024 found by "auto"
  *    forwarding, on either side). Capabilities are per thread, so pasta's
  *    worker drops its own: it keeps its permitted set across the ID change
- *    (PR_SET_KEEPCAPS), then reduces it like the main thread.
+ *    (PR_SET_KEEPCAPS), then reduces it like the main thread; with
+ *    --config-net, unless --no-follow-host, it also keeps CAP_NET_ADMIN
+ *    (over the namespace it is in), to move the tap device's addresses
+ *    and routes when the host's change (conf/netlink_follow.c).
  *
  * 3. no-new-privs, not dumpable, and the seccomp filter built from the
  *    modules' lists (syscalls.c), synchronised to all threads, killing the
@@ -92,6 +95,14 @@
 
 /* Capabilities each mode keeps at run time, see the theory of operation */
 static const unsigned int sandbox_keep_pasta[] = { CAP_NET_BIND_SERVICE };
+/* pasta's worker thread, when the namespace follows the host: it updates
+ * the tap device's addresses and routes (conf/netlink_follow.c)
+ */
+static const unsigned int sandbox_keep_follow[] = {
+	CAP_NET_BIND_SERVICE, CAP_NET_ADMIN
+};
+_Static_assert(ARRAY_SIZE(sandbox_keep_follow) <= SANDBOX_KEEP_MAX,
+	       "SANDBOX_KEEP_MAX too small for the worker's capabilities");
 _Static_assert(ARRAY_SIZE(sandbox_keep_pasta) <= SANDBOX_KEEP_MAX,
 	       "SANDBOX_KEEP_MAX too small for pasta's capabilities");
 
@@ -550,8 +561,14 @@ void sandbox_lockdown(const struct ctx *c)
 	}
 
 	if (worker) {
-		sc.step = SANDBOX_THREAD_PREPARE;
-		if (ns_run(sandbox_thread_caps, &sc))
+		struct sandbox_caps wc = sc;
+
+		if (c->pasta_conf_ns && !c->no_follow_host) {
+			wc.keep = sandbox_keep_follow;
+			wc.n = ARRAY_SIZE(sandbox_keep_follow);
+		}
+		wc.step = SANDBOX_THREAD_PREPARE;
+		if (ns_run(sandbox_thread_caps, &wc))
 			die("Can't prepare the namespace thread's capabilities");
 	}
 
@@ -565,8 +582,14 @@ void sandbox_lockdown(const struct ctx *c)
 		die("Can't drop capabilities");
 
 	if (worker) {
-		sc.step = SANDBOX_THREAD_DROP;
-		if (ns_run(sandbox_thread_caps, &sc))
+		struct sandbox_caps wc = sc;
+
+		if (c->pasta_conf_ns && !c->no_follow_host) {
+			wc.keep = sandbox_keep_follow;
+			wc.n = ARRAY_SIZE(sandbox_keep_follow);
+		}
+		wc.step = SANDBOX_THREAD_DROP;
+		if (ns_run(sandbox_thread_caps, &wc))
 			die("Can't drop the namespace thread's capabilities");
 	}
 

@@ -30,6 +30,7 @@
 #include "ip.h"
 #include "neigh.h"
 #include "net.h"
+#include "../guest/follow.h"
 #include "../guest/guest.h"
 
 /* ARP packet for Ethernet and IPv4 */
@@ -57,7 +58,9 @@
  */
 static bool arp_is_guest_addr(const struct ctx *c, struct in_addr a)
 {
-	return a.s_addr == c->ip4.addr.s_addr ||
+	const struct ip4_ctx *ip4 = follow_ip4(c);
+
+	return a.s_addr == ip4->addr.s_addr ||
 	       a.s_addr == guest_addr4().s_addr;
 }
 

@@ -20,10 +20,12 @@
  * host's loopback as the --dns-forward or gateway address, see conf/),
  * interface MTU, host name, domain name (first search domain), client
  * FQDN (RFC 4702), domain search list (RFC 3397), lease, renewal
- * and rebinding times, server identifier. The lease is infinite
- * (DHCP_LEASE_TIME): the configuration never changes while the relay
- * runs, so there is nothing for a renewal to learn, and an infinite lease
- * keeps the guest's address if the relay is briefly away. When the
+ * and rebinding times, server identifier. The lease is --dhcp-lease long
+ * (default 600 s while the relay follows the host, guest/follow.c: a
+ * guest renews at half of it, and so learns the host's new address
+ * within 5 minutes); infinite with --no-follow-host, where the
+ * configuration never changes and an infinite lease keeps the guest's
+ * address if the relay is briefly away. When the
  * gateway is outside the guest's subnet, classless static routes (RFC
  * 3442) give a host route to the gateway and the default route through
  * it. Clients that support that option ignore the router option then, so
@@ -66,6 +68,7 @@
 #include "../util/inany.h"
 #include "ip.h"
 #include "net.h"
+#include "../guest/follow.h"
 #include "../guest/guest.h"
 #include "frame.h"
 
@@ -146,8 +149,6 @@ static const uint8_t dhcp_cookie[DHCP_COOKIE_LEN] = { 99, 130, 83, 99 };
 
 #define DHCP_FLAG_BROADCAST	0x8000
 
-/* Lease time: infinite, see the theory of operation */
-#define DHCP_LEASE_TIME		0xffffffffU
 #define DHCP_LEASE_INFINITE	0xffffffffU
 
 /* Interface MTU option range (RFC 2132, section 5.1) */
@@ -204,7 +205,8 @@ struct dhcp_out {
  */
 static struct in_addr dhcp_mask(const struct ctx *c)
 {
-	int plen = c->ip4.prefix_len;
+	const struct ip4_ctx *ip4 = follow_ip4(c);
+	int plen = ip4->prefix_len;
 	struct in_addr m;
 
 	if (plen <= 0)
@@ -225,12 +227,13 @@ static struct in_addr dhcp_mask(const struct ctx *c)
  */
 static bool dhcp_gw_onlink(const struct ctx *c)
 {
+	const struct ip4_ctx *ip4 = follow_ip4(c);
 	uint32_t m = dhcp_mask(c).s_addr;
 
-	if (!net_ip4_is_unicast(c->ip4.gw))
+	if (!net_ip4_is_unicast(ip4->gw))
 		return true;
 
-	return (c->ip4.gw.s_addr & m) == (c->ip4.addr.s_addr & m);
+	return (ip4->gw.s_addr & m) == (ip4->addr.s_addr & m);
 }
 
 /**
@@ -245,15 +248,16 @@ static bool dhcp_gw_onlink(const struct ctx *c)
  */
 static struct in_addr dhcp_server_addr(const struct ctx *c)
 {
-	uint32_t addr = ntohl(c->ip4.addr.s_addr);
+	const struct ip4_ctx *ip4 = follow_ip4(c);
+	uint32_t addr = ntohl(ip4->addr.s_addr);
 	uint32_t mask = ntohl(dhcp_mask(c).s_addr);
 	struct in_addr s;
 
-	if (net_ip4_is_unicast(c->ip4.gw) &&
-	    c->ip4.gw.s_addr != c->ip4.addr.s_addr)
-		return c->ip4.gw;
+	if (net_ip4_is_unicast(ip4->gw) &&
+	    ip4->gw.s_addr != ip4->addr.s_addr)
+		return ip4->gw;
 
-	if (c->ip4.prefix_len >= 31) {
+	if (ip4->prefix_len >= 31) {
 		s.s_addr = htonl(addr ^ 1);
 	} else {
 		uint32_t first = (addr & mask) + 1;
@@ -470,8 +474,9 @@ static bool dhcp_put32(struct dhcp_out *o, uint8_t code, uint32_t v)
  */
 static void dhcp_put_routes(const struct ctx *c, struct dhcp_out *o)
 {
+	const struct ip4_ctx *ip4 = follow_ip4(c);
 	uint8_t r[(1 + 4 + 4) + (1 + 4)];
-	const struct in_addr gw = c->ip4.gw;
+	const struct in_addr gw = ip4->gw;
 
 	r[0] = 32;
 	memcpy(r + 1, &gw, 4);
@@ -489,6 +494,7 @@ static void dhcp_put_routes(const struct ctx *c, struct dhcp_out *o)
  */
 static void dhcp_put_dns(const struct ctx *c, struct dhcp_out *o)
 {
+	const struct ip4_ctx *ip4 = follow_ip4(c);
 	struct in_addr d[DNS_MAX];
 	size_t n = 0;
 	int i;
@@ -499,9 +505,9 @@ static void dhcp_put_dns(const struct ctx *c, struct dhcp_out *o)
 	/* conf/ already put the --dns-forward or gateway address in place
 	 * of resolvers on the host's loopback
 	 */
-	for (i = 0; i < c->ip4.dns_count && i < DNS_MAX; i++) {
-		if (c->ip4.dns[i].s_addr != htonl(INADDR_ANY))
-			d[n++] = c->ip4.dns[i];
+	for (i = 0; i < ip4->dns_count && i < DNS_MAX; i++) {
+		if (ip4->dns[i].s_addr != htonl(INADDR_ANY))
+			d[n++] = ip4->dns[i];
 	}
 
 	if (n)
@@ -610,20 +616,21 @@ static void dhcp_put_fqdn(const struct ctx *c, const struct dhcp_req *r,
 static void dhcp_put_config(const struct ctx *c, const struct dhcp_req *r,
 			    struct dhcp_out *o)
 {
+	const struct ip4_ctx *ip4 = follow_ip4(c);
 	struct in_addr mask = dhcp_mask(c);
 	size_t hlen;
 
 	(void)dhcp_put(o, DHCP_OPT_MASK, &mask, sizeof(mask));
 
-	if (net_ip4_is_unicast(c->ip4.gw) &&
-	    c->ip4.gw.s_addr != c->ip4.addr.s_addr) {
+	if (net_ip4_is_unicast(ip4->gw) &&
+	    ip4->gw.s_addr != ip4->addr.s_addr) {
 		bool onlink = dhcp_gw_onlink(c);
 
 		if (!onlink)
 			dhcp_put_routes(c, o);
 		if (onlink || !r->wants_routes) {
-			(void)dhcp_put(o, DHCP_OPT_ROUTER, &c->ip4.gw,
-				       sizeof(c->ip4.gw));
+			(void)dhcp_put(o, DHCP_OPT_ROUTER, &ip4->gw,
+				       sizeof(ip4->gw));
 		}
 	}
 
@@ -690,6 +697,7 @@ static void dhcp_send(const struct ctx *c, uint8_t *buf, struct dhcp_out *o,
 static void dhcp_reply(const struct ctx *c, const struct dhcp_req *r,
 		       uint8_t type)
 {
+	const struct ip4_ctx *ip4 = follow_ip4(c);
 	uint8_t buf[L2L3_HDR_MAX + DHCP_UDP_HDR_LEN + DHCP_MSG_MAX];
 	struct in_addr server = dhcp_server_addr(c), dst, ciaddr;
 	const uint8_t *q = r->msg;
@@ -714,7 +722,7 @@ static void dhcp_reply(const struct ctx *c, const struct dhcp_req *r,
 	if (type == DHCPACK)
 		memcpy(m + DHCP_OFF_CIADDR, &ciaddr, sizeof(ciaddr));
 	if (type != DHCPNAK && r->type != DHCPINFORM)
-		memcpy(m + DHCP_OFF_YIADDR, &c->ip4.addr, sizeof(c->ip4.addr));
+		memcpy(m + DHCP_OFF_YIADDR, &ip4->addr, sizeof(ip4->addr));
 
 	o.p = m + DHCP_OFF_OPTS;
 	o.len = 0;
@@ -732,13 +740,15 @@ static void dhcp_reply(const struct ctx *c, const struct dhcp_req *r,
 		(void)dhcp_put(&o, DHCP_OPT_MESSAGE, msg, sizeof(msg) - 1);
 	} else {
 		if (type && r->type != DHCPINFORM) {
-			uint32_t t1 = DHCP_LEASE_TIME, t2 = DHCP_LEASE_TIME;
+			uint32_t lease = c->dhcp_lease ? c->dhcp_lease :
+						 DHCP_LEASE_INFINITE;
+			uint32_t t1 = lease, t2 = lease;
 
-			if (DHCP_LEASE_TIME != DHCP_LEASE_INFINITE) {
-				t1 = DHCP_LEASE_TIME / 2;
-				t2 = DHCP_LEASE_TIME / 8 * 7;
+			if (lease != DHCP_LEASE_INFINITE) {
+				t1 = lease / 2;
+				t2 = lease / 8 * 7;
 			}
-			(void)dhcp_put32(&o, DHCP_OPT_LEASE, DHCP_LEASE_TIME);
+			(void)dhcp_put32(&o, DHCP_OPT_LEASE, lease);
 			(void)dhcp_put32(&o, DHCP_OPT_T1, t1);
 			(void)dhcp_put32(&o, DHCP_OPT_T2, t2);
 		}
@@ -765,6 +775,7 @@ static void dhcp_reply(const struct ctx *c, const struct dhcp_req *r,
  */
 static bool dhcp_request(const struct ctx *c, const struct dhcp_req *r)
 {
+	const struct ip4_ctx *ip4 = follow_ip4(c);
 	struct in_addr server = dhcp_server_addr(c), want;
 	char a[INET_ADDRSTRLEN];
 
@@ -779,7 +790,7 @@ static bool dhcp_request(const struct ctx *c, const struct dhcp_req *r)
 	if (want.s_addr == htonl(INADDR_ANY))
 		memcpy(&want, r->msg + DHCP_OFF_CIADDR, sizeof(want));
 
-	if (want.s_addr != c->ip4.addr.s_addr) {
+	if (want.s_addr != ip4->addr.s_addr) {
 		info_rl("DHCP: guest asked for address %s, sending NAK: the "
 			"guest's address is set with -a",
 			inet_ntop(AF_INET, &want, a, sizeof(a)));
@@ -804,12 +815,13 @@ static bool dhcp_request(const struct ctx *c, const struct dhcp_req *r)
  */
 bool dhcp_input(const struct ctx *c, const uint8_t *payload, size_t len)
 {
+	const struct ip4_ctx *ip4 = follow_ip4(c);
 	const uint8_t *chaddr;
 	char a[INET_ADDRSTRLEN];
 	struct dhcp_req r;
 
 	if (c->no_dhcp || !c->ip4.enabled ||
-	    !net_ip4_is_unicast(c->ip4.addr))
+	    !net_ip4_is_unicast(ip4->addr))
 		return false;
 
 	if (!dhcp_parse(&r, payload, len)) {

@@ -40,6 +40,7 @@
 #include <sys/uio.h>
 
 #include "../conf/ctx.h"
+#include "../guest/follow.h"
 #include "../qdisc/qdisc.h"
 #include "../util/log.h"
 #include "../util/util.h"
@@ -406,6 +407,7 @@ static void dhcpv6_put_ia(const struct ctx *c, const struct dhcpv6_req *r,
 			  const struct dhcpv6_ia *ia, bool give,
 			  struct dhcpv6_out *o)
 {
+	const struct ip6_ctx *ip6 = follow_ip6(c);
 	uint8_t v[DHCPV6_IA_NA_LEN + (DHCPV6_OPT_HDR_LEN + DHCPV6_IAADDR_LEN) *
 		  (1 + DHCPV6_IAADDR_MAX) + DHCPV6_OPT_HDR_LEN + 2 +
 		  DHCPV6_STATUS_TEXT_MAX];
@@ -446,7 +448,7 @@ static void dhcpv6_put_ia(const struct ctx *c, const struct dhcpv6_req *r,
 
 	net_put32(v + 4, DHCPV6_LIFETIME);
 	net_put32(v + 8, DHCPV6_LIFETIME);
-	(void)dhcpv6_put_iaaddr(&ia_o, &c->ip6.addr, DHCPV6_LIFETIME);
+	(void)dhcpv6_put_iaaddr(&ia_o, &ip6->addr, DHCPV6_LIFETIME);
 
 	/* Renewing or rebinding an address that is not ours: invalidate */
 	renew = r->type == DHCPV6_RENEW || r->type == DHCPV6_REBIND;
@@ -457,7 +459,7 @@ static void dhcpv6_put_ia(const struct ctx *c, const struct dhcpv6_req *r,
 		if (net_get16(ia->v + i) == DHCPV6_OPT_IAADDR &&
 		    foreign < DHCPV6_IAADDR_MAX) {
 			memcpy(&a, ia->v + i + DHCPV6_OPT_HDR_LEN, sizeof(a));
-			if (!IN6_ARE_ADDR_EQUAL(&a, &c->ip6.addr)) {
+			if (!IN6_ARE_ADDR_EQUAL(&a, &ip6->addr)) {
 				(void)dhcpv6_put_iaaddr(&ia_o, &a, 0);
 				foreign++;
 			}
@@ -477,7 +479,8 @@ static void dhcpv6_put_ia(const struct ctx *c, const struct dhcpv6_req *r,
 static void dhcpv6_put_ias(const struct ctx *c, const struct dhcpv6_req *r,
 			   struct dhcpv6_out *o)
 {
-	bool avail = net_ip6_is_unicast(&c->ip6.addr);
+	const struct ip6_ctx *ip6 = follow_ip6(c);
+	bool avail = net_ip6_is_unicast(&ip6->addr);
 	size_t i;
 
 	for (i = 0; i < r->ia_count; i++) {
@@ -496,6 +499,7 @@ static void dhcpv6_put_ias(const struct ctx *c, const struct dhcpv6_req *r,
  */
 static void dhcpv6_put_dns(const struct ctx *c, struct dhcpv6_out *o)
 {
+	const struct ip6_ctx *ip6 = follow_ip6(c);
 	struct in6_addr d[DNS_MAX];
 	size_t n = 0;
 	int i;
@@ -504,9 +508,9 @@ static void dhcpv6_put_dns(const struct ctx *c, struct dhcpv6_out *o)
 		return;
 
 	/* As for DHCP: loopback resolvers were replaced by conf/ */
-	for (i = 0; i < c->ip6.dns_count && i < DNS_MAX; i++) {
-		if (!IN6_IS_ADDR_UNSPECIFIED(&c->ip6.dns[i]))
-			d[n++] = c->ip6.dns[i];
+	for (i = 0; i < ip6->dns_count && i < DNS_MAX; i++) {
+		if (!IN6_IS_ADDR_UNSPECIFIED(&ip6->dns[i]))
+			d[n++] = ip6->dns[i];
 	}
 
 	if (n)
@@ -572,15 +576,16 @@ static void dhcpv6_put_fqdn(const struct ctx *c, const struct dhcpv6_req *r,
  */
 static bool dhcpv6_on_link(const struct ctx *c, const struct in6_addr *a)
 {
-	int plen = MIN(MAX(c->ip6.prefix_len, 0), 128);
+	const struct ip6_ctx *ip6 = follow_ip6(c);
+	int plen = MIN(MAX(ip6->prefix_len, 0), 128);
 	int bytes = plen / 8, bits = plen % 8;
 
-	if (memcmp(a->s6_addr, c->ip6.addr.s6_addr, (size_t)bytes) != 0)
+	if (memcmp(a->s6_addr, ip6->addr.s6_addr, (size_t)bytes) != 0)
 		return false;
 	if (bits) {
 		uint8_t m = (uint8_t)(0xff << (8 - bits));
 
-		return !((a->s6_addr[bytes] ^ c->ip6.addr.s6_addr[bytes]) & m);
+		return !((a->s6_addr[bytes] ^ ip6->addr.s6_addr[bytes]) & m);
 	}
 	return true;
 }
@@ -638,11 +643,12 @@ static bool dhcpv6_confirm_status(const struct ctx *c,
 static void dhcpv6_send(const struct ctx *c, uint8_t *buf, size_t msglen,
 			const struct in6_addr *dst)
 {
+	const struct ip6_ctx *ip6 = follow_ip6(c);
 	size_t l4len = DHCPV6_UDP_HDR_LEN + msglen, l2l3;
 	union inany_addr s, d;
 	uint8_t *uh;
 
-	s.a6 = c->ip6.our_tap_ll;
+	s.a6 = ip6->our_tap_ll;
 	d.a6 = *dst;
 	l2l3 = net_fill_l2l3(c, buf, &s, &d, IPPROTO_UDP, l4len);
 
@@ -775,13 +781,14 @@ static bool dhcpv6_acceptable(const struct dhcpv6_req *r, bool *ignore)
 bool dhcpv6_input(const struct ctx *c, const struct in6_addr *saddr,
 		  const uint8_t *payload, size_t len)
 {
+	const struct ip6_ctx *ip6 = follow_ip6(c);
 	struct dhcpv6_req r;
 	bool ignore;
 
 	if (c->no_dhcpv6 || !c->ip6.enabled || !net_ip6_is_unicast(saddr))
 		return false;
 
-	if (!IN6_IS_ADDR_LINKLOCAL(&c->ip6.our_tap_ll)) {
+	if (!IN6_IS_ADDR_LINKLOCAL(&ip6->our_tap_ll)) {
 		debug("dhcpv6: no link-local address of ours to answer from");
 		return false;
 	}

@@ -23,6 +23,9 @@
  *   lifetime RFC 8319 allows, as upstream's passt sends them.
  *   net_ndp_unsolicited() sends the same advertisement to all-nodes; the
  *   caller repeats it every NET_RA_INTERVAL_MS, well within that lifetime.
+ *   When the host's prefix moved (guest/follow.c), net_ndp_follow() sends
+ *   it at once, and until NDP_RETIRED_VALID_S have passed, every
+ *   advertisement also carries the old prefix, deprecated.
  * - No advertisement at all goes into a namespace pasta configured itself
  *   (--config-net: its addresses and routes are the host's, a router
  *   would add an autoconfigured address and a second default route), nor
@@ -40,6 +43,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 #include <netinet/in.h>
 #include <sys/uio.h>
 
@@ -54,6 +58,7 @@
 #include "ndp.h"
 #include "neigh.h"
 #include "net.h"
+#include "../guest/follow.h"
 #include "../guest/guest.h"
 #include "frame.h"
 
@@ -95,6 +100,12 @@
 /* Prefix, RDNSS, DNSSL lifetimes: infinite, the relay's setup is static */
 #define NDP_LIFETIME_INFINITE	0xffffffffU
 #define NDP_PREFIX_LEN		64
+/* A prefix the host left stays advertised, deprecated (preferred lifetime
+ * 0), this long: the shortest valid lifetime RFC 4862 (5.5.3 e) lets a
+ * router give the addresses a guest made from it, so that connections
+ * using them can end
+ */
+#define NDP_RETIRED_VALID_S	7200
 
 /* Keep advertisements within the IPv6 minimum MTU: options that do not
  * fit (search domains) are left out
@@ -102,6 +113,17 @@
 #define NDP_RA_MAX		(MTU_MIN_IPV6 - IP6_HDR_LEN)
 
 /* All-nodes multicast address ff02::1, and its Ethernet mapping */
+/**
+ * struct ndp_retired - the prefix the guest was moved from (guest/follow.c)
+ * @prefix:	its first NDP_PREFIX_LEN bits, the rest zero
+ * @until_s:	CLOCK_MONOTONIC seconds when it is no longer advertised, 0
+ *		if there is none
+ */
+static struct ndp_retired {
+	struct in6_addr prefix;
+	uint64_t until_s;
+} ndp_retired;
+
 static const struct in6_addr ndp_all_nodes = {
 	.s6_addr = { 0xff, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 }
 };
@@ -129,7 +151,9 @@ static void ndp_mcast_mac(uint8_t *mac, const struct in6_addr *a)
  */
 static bool ndp_is_guest_addr(const struct ctx *c, const struct in6_addr *a)
 {
-	return IN6_ARE_ADDR_EQUAL(a, &c->ip6.addr) ||
+	const struct ip6_ctx *ip6 = follow_ip6(c);
+
+	return IN6_ARE_ADDR_EQUAL(a, &ip6->addr) ||
 	       IN6_ARE_ADDR_EQUAL(a, guest_addr6()) ||
 	       IN6_ARE_ADDR_EQUAL(a, guest_addr6_ll());
 }
@@ -143,8 +167,10 @@ static bool ndp_is_guest_addr(const struct ctx *c, const struct in6_addr *a)
  */
 static bool ndp_is_our_addr(const struct ctx *c, const struct in6_addr *a)
 {
-	return IN6_ARE_ADDR_EQUAL(a, &c->ip6.our_tap_ll) ||
-	       IN6_ARE_ADDR_EQUAL(a, &c->ip6.gw);
+	const struct ip6_ctx *ip6 = follow_ip6(c);
+
+	return IN6_ARE_ADDR_EQUAL(a, &ip6->our_tap_ll) ||
+	       IN6_ARE_ADDR_EQUAL(a, &ip6->gw);
 }
 
 /**
@@ -244,6 +270,7 @@ static void ndp_na_send(const struct ctx *c, const uint8_t *eth_src,
 			const struct in6_addr *saddr,
 			const struct in6_addr *target)
 {
+	const struct ip6_ctx *ip6 = follow_ip6(c);
 	uint8_t buf[ETH_HDR_LEN + IP6_HDR_LEN + NDP_NA_LEN];
 	uint8_t *na = buf + ETH_HDR_LEN + IP6_HDR_LEN;
 	const struct in6_addr *src = target, *dst = saddr;
@@ -252,8 +279,8 @@ static void ndp_na_send(const struct ctx *c, const uint8_t *eth_src,
 	union inany_addr tgt;
 
 	if (IN6_IS_ADDR_LINKLOCAL(target) &&
-	    !IN6_IS_ADDR_UNSPECIFIED(&c->ip6.our_tap_ll))
-		src = &c->ip6.our_tap_ll;
+	    !IN6_IS_ADDR_UNSPECIFIED(&ip6->our_tap_ll))
+		src = &ip6->our_tap_ll;
 
 	if (IN6_IS_ADDR_UNSPECIFIED(saddr)) {
 		dst = &ndp_all_nodes;
@@ -337,14 +364,15 @@ static size_t ndp_ra_opt_dnssl(const struct ctx *c, uint8_t *opt,
  */
 static size_t ndp_ra_opt_rdnss(const struct ctx *c, uint8_t *opt)
 {
+	const struct ip6_ctx *ip6 = follow_ip6(c);
 	size_t len = NDP_OPT_DNS_HDR_LEN;
 	int i;
 
-	for (i = 0; i < c->ip6.dns_count && i < DNS_MAX; i++) {
-		if (IN6_IS_ADDR_UNSPECIFIED(&c->ip6.dns[i]))
+	for (i = 0; i < ip6->dns_count && i < DNS_MAX; i++) {
+		if (IN6_IS_ADDR_UNSPECIFIED(&ip6->dns[i]))
 			continue;
-		memcpy(opt + len, &c->ip6.dns[i], sizeof(c->ip6.dns[i]));
-		len += sizeof(c->ip6.dns[i]);
+		memcpy(opt + len, &ip6->dns[i], sizeof(ip6->dns[i]));
+		len += sizeof(ip6->dns[i]);
 	}
 
 	if (len == NDP_OPT_DNS_HDR_LEN)
@@ -373,33 +401,99 @@ static bool ndp_ra_off(const struct ctx *c)
 }
 
 /**
- * ndp_ra_opt_prefix() - write the Prefix Information option
- * @c:		execution context
- * @opt:	where the option goes
+ * ndp_now_s() - monotonic clock, seconds
  *
- * The guest's /64, on-link and for autoconfiguration, lifetimes infinite;
- * the bits after the prefix are zero (RFC 4861, section 4.6.2).
- *
- * Return: option length, 0 if the guest has no global address
+ * Return: seconds
  */
-static size_t ndp_ra_opt_prefix(const struct ctx *c, uint8_t *opt)
+static uint64_t ndp_now_s(void)
 {
-	if (!net_ip6_is_unicast(&c->ip6.addr) ||
-	    IN6_IS_ADDR_LINKLOCAL(&c->ip6.addr))
-		return 0;
+	struct timespec ts;
 
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec;
+}
+
+/**
+ * ndp_ra_pio() - write one Prefix Information option
+ * @opt:	where the option goes
+ * @addr:	address in the prefix (bits after the prefix are zeroed)
+ * @valid_s:	valid lifetime, seconds
+ * @pref_s:	preferred lifetime, seconds
+ *
+ * Return: option length
+ */
+static size_t ndp_ra_pio(uint8_t *opt, const struct in6_addr *addr,
+			 uint32_t valid_s, uint32_t pref_s)
+{
 	opt[0] = NDP_OPT_PREFIX;
 	opt[1] = NDP_OPT_PREFIX_LEN / NDP_OPT_UNIT;
 	opt[2] = NDP_PREFIX_LEN;
 	opt[3] = NDP_PIO_FLAG_ONLINK | NDP_PIO_FLAG_AUTO;
-	net_put32(opt + 4, NDP_LIFETIME_INFINITE);	/* valid */
-	net_put32(opt + 8, NDP_LIFETIME_INFINITE);	/* preferred */
+	net_put32(opt + 4, valid_s);
+	net_put32(opt + 8, pref_s);
 	net_put32(opt + 12, 0);				/* reserved */
-	memcpy(opt + 16, &c->ip6.addr, NDP_PREFIX_LEN / 8);
+	memcpy(opt + 16, addr, NDP_PREFIX_LEN / 8);
 	memset(opt + 16 + NDP_PREFIX_LEN / 8, 0,
 	       sizeof(struct in6_addr) - NDP_PREFIX_LEN / 8);
 
 	return NDP_OPT_PREFIX_LEN;
+}
+
+/**
+ * ndp_ra_opt_prefix() - write the Prefix Information options
+ * @c:		execution context
+ * @opt:	where the options go
+ *
+ * The guest's /64, on-link and for autoconfiguration, lifetimes infinite;
+ * the bits after the prefix are zero (RFC 4861, section 4.6.2). After the
+ * host moved, the prefix it left too, deprecated, until NDP_RETIRED_VALID_S
+ * have passed.
+ *
+ * Return: length of the options, 0 if the guest has no global address
+ */
+static size_t ndp_ra_opt_prefix(const struct ctx *c, uint8_t *opt)
+{
+	const struct ip6_ctx *ip6 = follow_ip6(c);
+	uint64_t now = ndp_now_s();
+	size_t len;
+
+	if (!net_ip6_is_unicast(&ip6->addr) ||
+	    IN6_IS_ADDR_LINKLOCAL(&ip6->addr))
+		return 0;
+
+	len = ndp_ra_pio(opt, &ip6->addr, NDP_LIFETIME_INFINITE,
+			 NDP_LIFETIME_INFINITE);
+	if (ndp_retired.until_s > now) {
+		len += ndp_ra_pio(opt + len, &ndp_retired.prefix,
+				  (uint32_t)(ndp_retired.until_s - now), 0);
+	}
+
+	return len;
+}
+
+/**
+ * net_ndp_follow() - the host moved: advertise the new prefix at once,
+ *		      the old one deprecated
+ * @c:		execution context
+ * @old6:	IPv6 settings before the move
+ */
+void net_ndp_follow(const struct ctx *c, const struct ip6_ctx *old6)
+{
+	const struct ip6_ctx *ip6 = follow_ip6(c);
+
+	if (!memcmp(&old6->addr, &ip6->addr, NDP_PREFIX_LEN / 8))
+		return;
+
+	if (!memcmp(&ndp_retired.prefix, &ip6->addr, NDP_PREFIX_LEN / 8))
+		ndp_retired.until_s = 0;	/* back to it: not retired */
+	if (net_ip6_is_unicast(&old6->addr) &&
+	    !IN6_IS_ADDR_LINKLOCAL(&old6->addr)) {
+		memset(&ndp_retired.prefix, 0, sizeof(ndp_retired.prefix));
+		memcpy(&ndp_retired.prefix, &old6->addr, NDP_PREFIX_LEN / 8);
+		ndp_retired.until_s = ndp_now_s() + NDP_RETIRED_VALID_S;
+	}
+
+	net_ndp_unsolicited(c);
 }
 
 /**
@@ -416,11 +510,12 @@ static size_t ndp_ra_opt_prefix(const struct ctx *c, uint8_t *opt)
 static bool ndp_ra_send(const struct ctx *c, const struct in6_addr *dst,
 			const uint8_t *eth_dst)
 {
+	const struct ip6_ctx *ip6 = follow_ip6(c);
 	uint8_t buf[ETH_HDR_LEN + IP6_HDR_LEN + NDP_RA_MAX];
 	uint8_t *ra = buf + ETH_HDR_LEN + IP6_HDR_LEN;
 	size_t len = NDP_RA_HDR_LEN, rdnss = 0;
 
-	if (!IN6_IS_ADDR_LINKLOCAL(&c->ip6.our_tap_ll)) {
+	if (!IN6_IS_ADDR_LINKLOCAL(&ip6->our_tap_ll)) {
 		debug("ndp: no link-local address of ours, can't send a "
 		      "router advertisement");
 		return false;
@@ -457,7 +552,7 @@ static bool ndp_ra_send(const struct ctx *c, const struct in6_addr *dst,
 	if (rdnss && !c->no_search && !c->no_dhcp_search)
 		len += ndp_ra_opt_dnssl(c, ra + len, NDP_RA_MAX - len);
 
-	ndp_send(c, buf, &c->ip6.our_tap_ll, dst, eth_dst, len);
+	ndp_send(c, buf, &ip6->our_tap_ll, dst, eth_dst, len);
 	return true;
 }
 

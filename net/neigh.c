@@ -49,6 +49,7 @@
 #include <sys/socket.h>
 
 #include "../conf/ctx.h"
+#include "../guest/follow.h"
 #include "../tap/tap.h"
 #include "../util/epoll_ref.h"
 #include "../util/log.h"
@@ -119,18 +120,20 @@ static struct neigh_entry *neigh_find(const union inany_addr *a)
  */
 static bool neigh_ours(const struct ctx *c, const union inany_addr *a)
 {
+	const struct ip4_ctx *ip4 = follow_ip4(c);
+	const struct ip6_ctx *ip6 = follow_ip6(c);
 	const struct in_addr *v4 = inany_v4(a);
 
 	if (v4) {
-		return v4->s_addr == c->ip4.map_host_lo.s_addr ||
-		       v4->s_addr == c->ip4.map_guest_addr.s_addr ||
-		       v4->s_addr == c->ip4.addr.s_addr;
+		return v4->s_addr == ip4->map_host_lo.s_addr ||
+		       v4->s_addr == ip4->map_guest_addr.s_addr ||
+		       v4->s_addr == ip4->addr.s_addr;
 	}
 
-	return IN6_ARE_ADDR_EQUAL(&a->a6, &c->ip6.map_host_lo) ||
-	       IN6_ARE_ADDR_EQUAL(&a->a6, &c->ip6.map_guest_addr) ||
-	       IN6_ARE_ADDR_EQUAL(&a->a6, &c->ip6.addr) ||
-	       IN6_ARE_ADDR_EQUAL(&a->a6, &c->ip6.our_tap_ll);
+	return IN6_ARE_ADDR_EQUAL(&a->a6, &ip6->map_host_lo) ||
+	       IN6_ARE_ADDR_EQUAL(&a->a6, &ip6->map_guest_addr) ||
+	       IN6_ARE_ADDR_EQUAL(&a->a6, &ip6->addr) ||
+	       IN6_ARE_ADDR_EQUAL(&a->a6, &ip6->our_tap_ll);
 }
 
 /**
@@ -206,16 +209,18 @@ void neigh_del(const union inany_addr *a)
  */
 void neigh_mac(const struct ctx *c, const union inany_addr *a, uint8_t *mac)
 {
+	const struct ip4_ctx *ip4 = follow_ip4(c);
+	const struct ip6_ctx *ip6 = follow_ip6(c);
 	const struct neigh_entry *e = neigh_find(a);
 
 	if (!e) {
 		union inany_addr gw;
 
 		if (inany_v4(a)) {
-			inany_from_v4(&gw, c->ip4.gw);
+			inany_from_v4(&gw, ip4->gw);
 		} else {
 			memset(&gw, 0, sizeof(gw));
-			gw.a6 = c->ip6.gw;
+			gw.a6 = ip6->gw;
 		}
 		e = neigh_find(&gw);
 	}
@@ -393,14 +398,16 @@ static int neigh_open(void)
  */
 void neigh_init(const struct ctx *c)
 {
+	const struct ip4_ctx *ip4 = follow_ip4(c);
+	const struct ip6_ctx *ip6 = follow_ip6(c);
 	union epoll_ref ref = { .type = EPOLL_TYPE_NEIGH };
 	struct epoll_event ev = { .events = EPOLLIN };
 	unsigned int i, n;
 	int ret;
 
-	neigh_ifindex4 = c->ip4.enabled && *c->ip4.ifname ?
-			 if_nametoindex(c->ip4.ifname) : 0;
-	neigh_ifindex6 = c->ip6.enabled ? c->ip6.ifindex : 0;
+	neigh_ifindex4 = c->ip4.enabled && *ip4->ifname ?
+			 if_nametoindex(ip4->ifname) : 0;
+	neigh_ifindex6 = c->ip6.enabled ? ip6->ifindex : 0;
 	if (!neigh_ifindex4 && !neigh_ifindex6)
 		return;
 

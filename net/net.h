@@ -22,6 +22,7 @@
 #include "../util/inany.h"
 
 struct ctx;
+struct ip6_ctx;
 struct in6_addr;
 
 /**
@@ -118,6 +119,7 @@ extern struct net_stats net_stats;
 void net_input(const struct ctx *c, const uint8_t *frame, size_t len,
 	       uint64_t now_ms);
 void net_ndp_unsolicited(const struct ctx *c);
+void net_ndp_follow(const struct ctx *c, const struct ip6_ctx *old6);
 void net_stats_log(void);
 void net_input_done(const struct ctx *c);
 

@@ -57,6 +57,7 @@
 #include "../util/log.h"
 #include "../util/util.h"
 #include "../util/syscalls.h"
+#include "../guest/follow.h"
 #include "../guest/guest.h"
 
 /* System calls after start-up: accepting connections, and their local
@@ -214,11 +215,14 @@ static bool tcp_listen_is_loopback(const union inany_addr *a)
 static void tcp_listen_splice_addr(const struct ctx *c, bool v4,
 				   union inany_addr *addr)
 {
+	const struct ip4_ctx *ip4 = follow_ip4(c);
+	const struct ip6_ctx *ip6 = follow_ip6(c);
+
 	if (v4) {
 		struct in_addr a = guest_addr4();
 
 		if (!a.s_addr)
-			a = c->ip4.addr;
+			a = ip4->addr;
 		if (c->host_lo_to_ns_lo || !a.s_addr)
 			a.s_addr = htonl(INADDR_LOOPBACK);
 		inany_from_v4(addr, a);
@@ -228,7 +232,7 @@ static void tcp_listen_splice_addr(const struct ctx *c, bool v4,
 	memset(addr, 0, sizeof(*addr));
 	addr->a6 = *guest_addr6();
 	if (IN6_IS_ADDR_UNSPECIFIED(&addr->a6))
-		addr->a6 = c->ip6.addr;
+		addr->a6 = ip6->addr;
 	if (c->host_lo_to_ns_lo || IN6_IS_ADDR_UNSPECIFIED(&addr->a6))
 		addr->a6 = in6addr_loopback;
 }

@@ -76,6 +76,7 @@
 #include "../util/idle_trim.h"
 #include "../fwd/fwd_listen.h"
 #include "../util/ns_worker.h"
+#include "../guest/follow.h"
 #include "../guest/guest.h"
 
 /* System calls after start-up: loopback datagrams between host and
@@ -365,6 +366,9 @@ static void udp_splice_ns_dst(const struct ctx *c, bool v4,
 			      const union inany_addr *lo_dst,
 			      union inany_addr *dst)
 {
+	const struct ip4_ctx *ip4 = follow_ip4(c);
+	const struct ip6_ctx *ip6 = follow_ip6(c);
+
 	if (c->host_lo_to_ns_lo) {
 		if (inany_is_loopback(lo_dst))
 			*dst = *lo_dst;
@@ -377,7 +381,7 @@ static void udp_splice_ns_dst(const struct ctx *c, bool v4,
 		struct in_addr a = guest_addr4();
 
 		if (!a.s_addr)
-			a = c->ip4.addr;
+			a = ip4->addr;
 		if (!a.s_addr)
 			a.s_addr = htonl(INADDR_LOOPBACK);
 		inany_from_v4(dst, a);
@@ -387,7 +391,7 @@ static void udp_splice_ns_dst(const struct ctx *c, bool v4,
 	memset(dst, 0, sizeof(*dst));
 	dst->a6 = *guest_addr6();
 	if (IN6_IS_ADDR_UNSPECIFIED(&dst->a6))
-		dst->a6 = c->ip6.addr;
+		dst->a6 = ip6->addr;
 	if (IN6_IS_ADDR_UNSPECIFIED(&dst->a6))
 		dst->a6 = in6addr_loopback;
 }

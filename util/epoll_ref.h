@@ -39,6 +39,7 @@ enum epoll_type {
 	EPOLL_TYPE_REPAIR_LISTEN,	/* listening socket for passt-repair */
 	EPOLL_TYPE_REPAIR,		/* passt-repair's connection */
 	EPOLL_TYPE_NEIGH,		/* host neighbour notifications */
+	EPOLL_TYPE_FOLLOW,		/* host address, route, link changes */
 	EPOLL_TYPE_MAX,
 };
 

@@ -10,7 +10,10 @@
 #
 #   - every thread: "Seccomp: 2" (filter mode), "NoNewPrivs: 1";
 #   - capabilities: passt none at all (CapEff, CapPrm, CapBnd zero); pasta
-#     only CAP_NET_BIND_SERVICE (bit 10), in each set and each thread;
+#     only CAP_NET_BIND_SERVICE (bit 10), in each set and each thread, but
+#     for its worker thread with --config-net, which also keeps
+#     CAP_NET_ADMIN (bit 12) to follow the host's network, unless
+#     --no-follow-host;
 #   - user nobody (65534);
 #   - root: an empty directory (/proc/PID/root lists nothing); IPC and UTS
 #     namespaces differ from ours, and so does the mount namespace; passt's
@@ -33,6 +36,7 @@
 
 NOBODY=65534
 CAP_NBS_MASK=0000000000000400	# 1 << CAP_NET_BIND_SERVICE
+CAP_FOLLOW_MASK=0000000000001400	# and 1 << CAP_NET_ADMIN
 SIGSYS_STATUS=$((128 + 31))
 FWD=10401
 LIMIT=30
@@ -56,12 +60,15 @@ status_of() {
 # check_status() - test step: seccomp, no-new-privs, capabilities, user
 # $1: PID
 # $2: expected CapEff, CapPrm and CapBnd (16 hex digits)
+# $3: the same for threads other than the main one, if they differ
 check_status() {
 	local pid=$1 caps=$2 st t v
 
 	for st in /proc/"$pid"/status /proc/"$pid"/task/*/status; do
 		t=${st#/proc/}
 		t=${t%/status}
+		[ -n "$3" ] && [ "$t" != "$pid/task/$pid" ] &&
+			[ "$t" != "$pid" ] && caps=$3
 		[ "$(status_of "$st" Seccomp)" = 2 ] ||
 			rig_fail "$t: Seccomp: $(status_of "$st" Seccomp)," \
 				 "expected 2" || return 1
@@ -154,11 +161,15 @@ passt_sandbox() {
 	rig_relay_stop_check
 }
 
-# pasta_sandbox() - test: pasta as nobody, CAP_NET_BIND_SERVICE only
+# pasta_sandbox() - test: pasta as nobody, CAP_NET_BIND_SERVICE only (its
+# worker: and CAP_NET_ADMIN, unless --no-follow-host)
+# $1: "follow" or "fixed" (--no-follow-host)
 pasta_sandbox() {
-	local tasks
+	local tasks opt='' worker=$CAP_FOLLOW_MASK
 
-	start_fg "$RELAY" --config-net -u none -T none -U none \
+	[ "$1" = fixed ] && opt=--no-follow-host && worker=$CAP_NBS_MASK
+	# shellcheck disable=SC2086 # $opt is empty or one word
+	start_fg "$RELAY" --config-net -u none -T none -U none $opt \
 		-t "$FWD" --netns "$RIG_NS" || return 1
 	rig_poll 5 sandboxed "$RIG_RELAY_PID" ||
 		rig_fail "pasta has no seccomp filter after 5 s" || return 1
@@ -169,7 +180,7 @@ pasta_sandbox() {
 	[ "${#tasks[@]}" -ge 2 ] ||
 		rig_fail "pasta has no worker thread in the namespace" ||
 		return 1
-	check_status "$RIG_RELAY_PID" "$CAP_NBS_MASK" || return 1
+	check_status "$RIG_RELAY_PID" "$CAP_NBS_MASK" "$worker" || return 1
 	check_root "$RIG_RELAY_PID" || return 1
 
 	# Through the filter, both ways
@@ -210,7 +221,8 @@ forbidden() {
 }
 
 rig_run passt_sandbox passt_sandbox
-rig_run pasta_sandbox pasta_sandbox
+rig_run pasta_sandbox pasta_sandbox follow
+rig_run pasta_sandbox_fixed pasta_sandbox fixed
 rig_run "forbidden passt" forbidden passt
 rig_run "forbidden pasta" forbidden pasta
 rig_summary

@@ -32,6 +32,7 @@
 
 #include "../net_io_doubles.h"
 #include "../../../net/neigh.h"
+#include "../../../guest/follow.h"
 
 /**
  * icmp6_csum_ok() - check the ICMPv6 checksum of a captured frame
@@ -771,6 +772,82 @@ START_TEST(test_ra_pasta_off)
 END_TEST
 
 /**
+ * ra_prefixes() - the Prefix Information options of a captured
+ *		   advertisement, in order
+ * @i:		index in the captured frames
+ * @pio:	set to the options, up to @max
+ * @max:	room in @pio
+ *
+ * Return: number of options found
+ */
+static size_t ra_prefixes(size_t i, const uint8_t **pio, size_t max)
+{
+	const uint8_t *ra = sent.buf[i] + 54;
+	size_t len = sent.len[i] - 54, off = 16, n = 0;
+
+	ck_assert_uint_eq(ra[0], 134);
+	while (off < len) {
+		size_t olen = (size_t)ra[off + 1] * 8;
+
+		ck_assert_uint_gt(olen, 0);
+		if (ra[off] == 3 && n < max)
+			pio[n++] = ra + off;
+		off += olen;
+	}
+	return n;
+}
+
+START_TEST(test_ra_follow)
+{
+	static struct ctx unrelated;
+	struct ip6_ctx old6 = ctx.ip6, new6 = ctx.ip6;
+	const uint8_t *pio[4];
+
+	/* The host moved to another /64: an advertisement at once */
+	follow_init(&ctx);
+	inet_pton(AF_INET6, "2001:db8:7:8::10", &new6.addr);
+	ck_assert(follow_apply(&ctx, &ctx.ip4, &new6));
+	net_ndp_follow(&ctx, &old6);
+	ck_assert_uint_eq(sent.n, 1);
+	ck_assert_uint_eq(ra_prefixes(0, pio, 4), 2);
+	ck_assert(ip6_eq(pio[0] + 16, "2001:db8:7:8::"));
+	ck_assert_uint_eq(tf_get32(pio[0] + 4), 0xffffffffU);
+	ck_assert_uint_eq(tf_get32(pio[0] + 8), 0xffffffffU);
+	/* The old one deprecated, valid for at most 2 hours */
+	ck_assert(ip6_eq(pio[1] + 16, "2001:db8:1:2::"));
+	ck_assert_uint_eq(tf_get32(pio[1] + 8), 0);
+	ck_assert_uint_gt(tf_get32(pio[1] + 4), 0);
+	ck_assert_uint_le(tf_get32(pio[1] + 4), 7200);
+
+	/* Same /64 (the address within it changed): nothing to say */
+	old6 = new6;
+	inet_pton(AF_INET6, "2001:db8:7:8::11", &new6.addr);
+	ck_assert(follow_apply(&ctx, &ctx.ip4, &new6));
+	net_ndp_follow(&ctx, &old6);
+	ck_assert_uint_eq(sent.n, 1);
+
+	/* Periodic advertisements keep the old prefix, deprecated */
+	net_ndp_unsolicited(&ctx);
+	ck_assert_uint_eq(sent.n, 2);
+	ck_assert_uint_eq(ra_prefixes(1, pio, 4), 2);
+
+	/* Back to the first /64: it is no longer deprecated */
+	old6 = new6;
+	new6.addr = ctx.ip6.addr;
+	ck_assert(follow_apply(&ctx, &ctx.ip4, &new6));
+	net_ndp_follow(&ctx, &old6);
+	ck_assert_uint_eq(sent.n, 3);
+	ck_assert_uint_eq(ra_prefixes(2, pio, 4), 2);
+	ck_assert(ip6_eq(pio[0] + 16, "2001:db8:1:2::"));
+	ck_assert_uint_eq(tf_get32(pio[0] + 8), 0xffffffffU);
+	ck_assert(ip6_eq(pio[1] + 16, "2001:db8:7:8::"));
+	ck_assert_uint_eq(tf_get32(pio[1] + 8), 0);
+
+	follow_init(&unrelated);	/* later tests read ctx itself */
+}
+END_TEST
+
+/**
  * arp_ndp_suite() - build the test suite
  *
  * Return: suite
@@ -796,6 +873,7 @@ static Suite *arp_ndp_suite(void)
 	tcase_add_test(tc, test_ra_unsolicited);
 	tcase_add_test(tc, test_ra_dnssl_needs_rdnss);
 	tcase_add_test(tc, test_ra_pasta_off);
+	tcase_add_test(tc, test_ra_follow);
 	suite_add_tcase(s, tc);
 
 	return s;
