@@ -851,6 +851,7 @@ void conf(struct ctx *c, int argc, char **argv)
 		    c->fd_tap_preopened);
 
 	conf_runas_default(c, &g);
+	conf_follow_default(c, &g);
 	/* A lease that ends only matters if the configuration can change */
 	if (c->no_follow_host && !g.dhcp_lease)
 		c->dhcp_lease = 0;

@@ -76,6 +76,7 @@ enum conf_opt_id {
 	OPT_MAP_GUEST_ADDR,
 	OPT_NO_MAP_GW,
 	OPT_NO_FOLLOW_HOST,
+	OPT_FOLLOW_HOST,
 	OPT_DHCP_LEASE,
 	OPT_FREEBIND,
 	OPT_NO_TCP,
@@ -114,6 +115,7 @@ enum conf_opt_id {
  * @v4_only:		-4 given
  * @v6_only:		-6 given
  * @dhcp_lease:		--dhcp-lease given
+ * @follow_host:	--follow-host given
  */
 struct conf_given {
 	char ifname[IFNAMSIZ];
@@ -134,10 +136,12 @@ struct conf_given {
 	bool v4_only;
 	bool v6_only;
 	bool dhcp_lease;
+	bool follow_host;
 };
 
 /* conf_parse.c */
 void conf_parse(struct ctx *c, int argc, char **argv, struct conf_given *g);
+void conf_follow_default(struct ctx *c, const struct conf_given *g);
 const char *conf_optname(int opt);
 const char *conf_optlong(int opt);
 

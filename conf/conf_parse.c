@@ -14,7 +14,9 @@
  * what feature probes such as "pasta --some-option --version" rely on: an
  * unknown option before them still fails, with getopt's own message and
  * exit status 1. Every value is checked here; nothing is looked up on the
- * host, except user and group names for --runas.
+ * host, except user and group names for --runas, and, for following the
+ * host's network by default (conf_follow_default()), whether pasta runs in
+ * the initial user namespace.
  *
  * Each option is handled by the handler of its group (conf_opt_groups[]):
  * one small switch per group (process, passt's link, pasta's link, ...),
@@ -38,6 +40,7 @@
 #include "conf.h"
 #include "conf_internal.h"
 #include "../util/log.h"
+#include "../util/userns.h"
 #include "../util/util.h"
 
 #define CONF_NOARG	no_argument
@@ -113,6 +116,7 @@ static const struct option conf_longopts[] = {
 	{ "map-guest-addr",	CONF_ARG,	NULL, OPT_MAP_GUEST_ADDR },
 	{ "no-map-gw",		CONF_NOARG,	NULL, OPT_NO_MAP_GW },
 	{ "no-follow-host",	CONF_NOARG,	NULL, OPT_NO_FOLLOW_HOST },
+	{ "follow-host",	CONF_NOARG,	NULL, OPT_FOLLOW_HOST },
 	{ "dhcp-lease",		CONF_ARG,	NULL, OPT_DHCP_LEASE },
 	{ "freebind",		CONF_NOARG,	NULL, OPT_FREEBIND },
 	/* Protocols */
@@ -636,6 +640,9 @@ static bool conf_opt_proto(struct ctx *c, struct conf_given *g, int opt,
 	case OPT_NO_FOLLOW_HOST:
 		c->no_follow_host = true;
 		break;
+	case OPT_FOLLOW_HOST:
+		g->follow_host = true;
+		break;
 	case OPT_FREEBIND:
 		c->freebind = true;
 		break;
@@ -885,4 +892,28 @@ void conf_parse(struct ctx *c, int argc, char **argv, struct conf_given *g)
 
 	conf_positional(c, argc, argv, dashdash);
 	conf_check(c, g);
+}
+
+/**
+ * conf_follow_default() - pasta --config-net in the initial user namespace
+ *			   follows the host only if told to (--follow-host)
+ * @c:		configuration
+ * @g:		explicit settings
+ *
+ * Moving the namespace's addresses and routes needs CAP_NET_ADMIN in
+ * pasta's namespace thread. In a user namespace of pasta's own (rootless,
+ * as Podman runs it) that reaches only the namespaces it owns; in the
+ * initial one it reaches every network namespace, the host's included,
+ * and a sandbox should not hold that unless the user asked for it.
+ */
+void conf_follow_default(struct ctx *c, const struct conf_given *g)
+{
+	if (g->follow_host && c->no_follow_host)
+		die("--follow-host and --no-follow-host contradict each other: give one");
+	if (c->mode != MODE_PASTA || !c->pasta_conf_ns || c->no_follow_host ||
+	    g->follow_host || !userns_initial())
+		return;
+
+	debug("pasta runs in the initial user namespace: the namespace keeps the host's addresses and routes of start-up, as with --no-follow-host (following would leave CAP_NET_ADMIN over the host's own network in pasta); give --follow-host to follow anyway");
+	c->no_follow_host = true;
 }

@@ -12,8 +12,8 @@
 #   - capabilities: passt none at all (CapEff, CapPrm, CapBnd zero); pasta
 #     only CAP_NET_BIND_SERVICE (bit 10), in each set and each thread, but
 #     for its worker thread with --config-net, which also keeps
-#     CAP_NET_ADMIN (bit 12) to follow the host's network, unless
-#     --no-follow-host;
+#     CAP_NET_ADMIN (bit 12) to follow the host's network: in the initial
+#     user namespace, where this test runs it, only with --follow-host;
 #   - user nobody (65534);
 #   - root: an empty directory (/proc/PID/root lists nothing); IPC and UTS
 #     namespaces differ from ours, and so does the mount namespace; passt's
@@ -162,12 +162,17 @@ passt_sandbox() {
 }
 
 # pasta_sandbox() - test: pasta as nobody, CAP_NET_BIND_SERVICE only (its
-# worker: and CAP_NET_ADMIN, unless --no-follow-host)
-# $1: "follow" or "fixed" (--no-follow-host)
+# worker: and CAP_NET_ADMIN, only with --follow-host, as this test runs it
+# in the initial user namespace)
+# $1: "follow" (--follow-host), "default" (no option) or "fixed"
+#     (--no-follow-host)
 pasta_sandbox() {
-	local tasks opt='' worker=$CAP_FOLLOW_MASK
+	local tasks opt='' worker=$CAP_NBS_MASK
 
-	[ "$1" = fixed ] && opt=--no-follow-host && worker=$CAP_NBS_MASK
+	case $1 in
+	follow)	opt=--follow-host worker=$CAP_FOLLOW_MASK ;;
+	fixed)	opt=--no-follow-host ;;
+	esac
 	# shellcheck disable=SC2086 # $opt is empty or one word
 	start_fg "$RELAY" --config-net -u none -T none -U none $opt \
 		-t "$FWD" --netns "$RIG_NS" || return 1
@@ -222,6 +227,7 @@ forbidden() {
 
 rig_run passt_sandbox passt_sandbox
 rig_run pasta_sandbox pasta_sandbox follow
+rig_run pasta_sandbox_default pasta_sandbox default
 rig_run pasta_sandbox_fixed pasta_sandbox fixed
 rig_run "forbidden passt" forbidden passt
 rig_run "forbidden pasta" forbidden pasta

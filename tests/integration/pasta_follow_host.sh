@@ -6,7 +6,8 @@
 #
 # Rig (tests/lib/rig.sh): the "host" namespace's veth0 starts with
 # 192.0.2.2/24 and 2001:db8::2/64, default routes via .1 and ::1. Two pasta
-# instances serve two namespaces: one follows the host (the default), one
+# instances serve two namespaces: one follows the host (--follow-host, as
+# the test runs them as root of the initial user namespace), one
 # has --no-follow-host. Then the host moves to 198.51.100.2/24 and
 # 2001:db8:1::2/64 with default routes via their .1 and ::1, as a laptop
 # changing networks does (new address and route first, old address last).
@@ -149,7 +150,8 @@ relay_rss() {
 start() {
 	local ns=$RIG_NS
 
-	rig_relay_start daemon -t "$IN_PORT" -l "$FOLLOW_LOG" || return 1
+	rig_relay_start daemon -t "$IN_PORT" -l "$FOLLOW_LOG" --follow-host ||
+		return 1
 	FOLLOW_PID=$RIG_RELAY_PID
 	RIG_NS=$NS_FIXED
 	rig_relay_start daemon -t none --no-follow-host
@@ -260,8 +262,8 @@ late() {
 	ip -n "$HOST_LATE" link set veth0 up &&
 	ip -n "$HOST_LATE" link set veth1 up || return 1
 	RIG_HOSTNS=$HOST_LATE
-	pasta_start netns --runas 0 --config-net -t none -u none -T none \
-		-U none --netns "$NS_LATE"
+	pasta_start netns --runas 0 --config-net --follow-host -t none \
+		-u none -T none -U none --netns "$NS_LATE"
 	RIG_HOSTNS=$host
 	[ -n "$PASTA_PID" ] || return 1
 	[ "$(ns_addr_state "$NS_LATE" 169.254.2.1)" = preferred ] ||
