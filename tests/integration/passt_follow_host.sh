@@ -72,13 +72,7 @@ slaac_state() {
 
 	line=$(ip -n "$RIG_NS" -6 -o addr show dev "$PASST_TAP" scope global \
 		dynamic | grep -E " $1[0-9a-f:]+/64 ")
-	if [ -z "$line" ]; then
-		echo absent
-	elif grep -q deprecated <<<"$line"; then
-		echo deprecated
-	else
-		echo preferred
-	fi
+	rig_addr_state "$line"
 }
 
 # moved6() - does the guest prefer the new prefix, the old deprecated?

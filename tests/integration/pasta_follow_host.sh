@@ -92,13 +92,7 @@ ns_addr_state() {
 	local line
 
 	line=$(ip -n "$1" -o addr show | grep -F " $2/")
-	if [ -z "$line" ]; then
-		echo absent
-	elif grep -q deprecated <<<"$line"; then
-		echo deprecated
-	else
-		echo preferred
-	fi
+	rig_addr_state "$line"
 }
 
 # ns_shows() - does a namespace show an address (preferred) and gateways?

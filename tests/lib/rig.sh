@@ -435,6 +435,19 @@ rig_has_addr() {
 	grep -qF " $2/" <<<"$out"
 }
 
+# rig_addr_state() - state of an address, from its line of "ip -o addr"
+# $1: that line, empty if the address is absent
+# Prints: absent, deprecated or preferred
+rig_addr_state() {
+	if [ -z "$1" ]; then
+		echo absent
+	elif grep -q deprecated <<<"$1"; then
+		echo deprecated
+	else
+		echo preferred
+	fi
+}
+
 # rig_addrs() - one-line summary of a namespace's links and addresses
 # $1: namespace
 rig_addrs() {
