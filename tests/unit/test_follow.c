@@ -199,7 +199,8 @@ static bool lease_refused(char **argv)
 
 	ck_assert_int_ge(pid, 0);
 	if (!pid) {
-		(void)freopen("/dev/null", "w", stderr);
+		if (!freopen("/dev/null", "w", stderr))
+			_exit(43);
 		lease_parse(argv, &g);
 		_exit(42);
 	}
