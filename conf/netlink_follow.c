@@ -180,23 +180,11 @@ static int nl_follow_addr_set(int s, int af, unsigned int ifindex,
 {
 	struct ifa_cacheinfo ci = { .ifa_prefered = pref_s,
 				    .ifa_valid = valid_s };
-	size_t alen = nl_af_len(af);
 	struct nl_req req;
 
-	nl_req_init(&req, RTM_NEWADDR, NLM_F_CREATE | NLM_F_REPLACE,
-		    sizeof(struct ifaddrmsg));
-	req.body.ifa.ifa_family = (unsigned char)af;
-	req.body.ifa.ifa_prefixlen = (unsigned char)len;
-	req.body.ifa.ifa_scope = RT_SCOPE_UNIVERSE;
-	req.body.ifa.ifa_index = ifindex;
-	nl_attr_put(&req, IFA_LOCAL, addr, alen);
-	nl_attr_put(&req, IFA_ADDRESS, addr, alen);
+	nl_addr_req(&req, NLM_F_CREATE | NLM_F_REPLACE, af, ifindex, addr, len,
+		    RT_SCOPE_UNIVERSE);
 	nl_attr_put(&req, IFA_CACHEINFO, &ci, sizeof(ci));
-	if (af == AF_INET6) {
-		req.body.ifa.ifa_flags = IFA_F_NODAD;
-		nl_attr_u32(&req, IFA_FLAGS, IFA_F_NODAD);
-	}
-
 	return nl_exchange(s, &req, NULL, NULL);
 }
 

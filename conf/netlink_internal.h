@@ -96,6 +96,9 @@ int nl_addr_ll(int s, unsigned int ifindex, struct in6_addr *ll);
 
 /* netlink_ns.c */
 void nl_attr_u32(struct nl_req *req, uint16_t type, uint32_t val);
+void nl_addr_req(struct nl_req *req, uint16_t flags, int af,
+		 unsigned int ifindex, const void *addr, int prefix_len,
+		 unsigned char scope);
 int nl_addr_add(int s, int af, unsigned int ifindex, const void *addr,
 		int prefix_len, unsigned char scope);
 int nl_ns_sock(void);

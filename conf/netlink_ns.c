@@ -196,8 +196,9 @@ static int nl_link_gen_mode(int s, unsigned int ifindex, uint8_t mode)
 }
 
 /**
- * nl_addr_add() - add an address to a link
- * @s:		netlink socket
+ * nl_addr_req() - start an RTM_NEWADDR request for an address of a link
+ * @req:	request to fill
+ * @flags:	NLM_F_* flags besides the request and its acknowledgement
  * @af:		AF_INET or AF_INET6
  * @ifindex:	interface index
  * @addr:	address (struct in_addr or in6_addr)
@@ -206,29 +207,45 @@ static int nl_link_gen_mode(int s, unsigned int ifindex, uint8_t mode)
  *
  * IPv6 addresses skip duplicate address detection, so that they are usable
  * at once: with IFA_F_NODAD, the kernel never marks them tentative.
+ */
+void nl_addr_req(struct nl_req *req, uint16_t flags, int af,
+		 unsigned int ifindex, const void *addr, int prefix_len,
+		 unsigned char scope)
+{
+	size_t alen = nl_af_len(af);
+
+	nl_req_init(req, RTM_NEWADDR, flags, sizeof(struct ifaddrmsg));
+	req->body.ifa.ifa_family = (unsigned char)af;
+	req->body.ifa.ifa_prefixlen = (unsigned char)prefix_len;
+	req->body.ifa.ifa_scope = scope;
+	req->body.ifa.ifa_index = ifindex;
+
+	nl_attr_put(req, IFA_LOCAL, addr, alen);
+	nl_attr_put(req, IFA_ADDRESS, addr, alen);
+	if (af == AF_INET6) {
+		req->body.ifa.ifa_flags = IFA_F_NODAD;
+		nl_attr_u32(req, IFA_FLAGS, IFA_F_NODAD);
+	}
+}
+
+/**
+ * nl_addr_add() - add an address to a link
+ * @s:		netlink socket
+ * @af:		AF_INET or AF_INET6
+ * @ifindex:	interface index
+ * @addr:	address (struct in_addr or in6_addr)
+ * @prefix_len:	prefix length
+ * @scope:	RT_SCOPE_UNIVERSE, or RT_SCOPE_LINK for a link-local one
  *
  * Return: 0 on success, negative errno
  */
 int nl_addr_add(int s, int af, unsigned int ifindex, const void *addr,
 		       int prefix_len, unsigned char scope)
 {
-	size_t alen = nl_af_len(af);
 	struct nl_req req;
 
-	nl_req_init(&req, RTM_NEWADDR, NLM_F_CREATE | NLM_F_EXCL,
-		    sizeof(struct ifaddrmsg));
-	req.body.ifa.ifa_family = (unsigned char)af;
-	req.body.ifa.ifa_prefixlen = (unsigned char)prefix_len;
-	req.body.ifa.ifa_scope = scope;
-	req.body.ifa.ifa_index = ifindex;
-
-	nl_attr_put(&req, IFA_LOCAL, addr, alen);
-	nl_attr_put(&req, IFA_ADDRESS, addr, alen);
-	if (af == AF_INET6) {
-		req.body.ifa.ifa_flags = IFA_F_NODAD;
-		nl_attr_u32(&req, IFA_FLAGS, IFA_F_NODAD);
-	}
-
+	nl_addr_req(&req, NLM_F_CREATE | NLM_F_EXCL, af, ifindex, addr,
+		    prefix_len, scope);
 	return nl_exchange(s, &req, NULL, NULL);
 }
 
