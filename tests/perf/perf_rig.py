@@ -13,7 +13,9 @@ pair with both ends inside it, 192.0.2.2/24 and 2001:db8::2/64 on one end,
 default routes via 192.0.2.1 and 2001:db8::1 (unused addresses), lo up.
 Relays run inside it; servers listen on its loopback. With Rig.congestion
 set, its TCP sockets use that congestion control (a namespace's own
-sysctl; a new namespace otherwise inherits the machine's default).
+sysctl; a new namespace otherwise inherits the machine's default); if
+the machine doesn't allow namespaces that one, it is added to the
+allowed list until cleanup, which restores the list.
 
 Processes run in a namespace through "ip netns exec NS CMD", which execs
 CMD in place: the PID we get is the command's own.
@@ -26,6 +28,8 @@ import signal
 import subprocess
 import time
 
+# Congestion controls a namespace may choose (the init namespace's list)
+ALLOWED_CC = "/proc/sys/net/ipv4/tcp_allowed_congestion_control"
 HOST_ADDR4 = "192.0.2.2"
 HOST_GW4 = "192.0.2.1"
 HOST_ADDR6 = "2001:db8::2"
@@ -190,6 +194,7 @@ class Rig:
         self.ns_sh(h, ["sysctl", "-qw", "net.ipv6.conf.all.accept_dad=0",
                        "net.ipv6.conf.default.accept_dad=0"])
         if self.congestion:
+            self._allow_congestion(self.congestion)
             self.ns_sh(h, ["sysctl", "-qw",
                            "net.ipv4.tcp_congestion_control="
                            f"{self.congestion}"])
@@ -208,6 +213,19 @@ class Rig:
                      "dev", "veth0", "nud", "permanent"]):
             self.sh(["ip", "-n", h] + cmd)
         return h
+
+    def _allow_congestion(self, name):
+        """Let namespaces choose a congestion control: the machine's list
+        of allowed ones (init namespace) gets it until cleanup, if needed.
+        Only the default and reno are allowed after boot, and a namespace
+        may only choose an allowed one (EPERM otherwise)."""
+        with open(ALLOWED_CC, encoding="ascii") as f:
+            old = f.read().strip()
+        if name in old.split():
+            return
+        with open(ALLOWED_CC, "w", encoding="ascii") as f:
+            f.write(f"{old} {name}")
+        self._stack.append(("sysctl", (ALLOWED_CC, old)))
 
     def del_ns(self, name):
         """Kill what runs in a namespace we made (by PID), delete it."""
@@ -231,6 +249,9 @@ class Rig:
             try:
                 if kind == "proc":
                     self.stop(what, grace=2.0)
+                elif kind == "sysctl":
+                    with open(what[0], "w", encoding="ascii") as f:
+                        f.write(what[1])
                 else:
                     self.del_ns(what)
             except Exception as e:      # pylint: disable=broad-except
