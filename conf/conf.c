@@ -21,7 +21,9 @@
  * Stage 5 and the gateway mapping of stage 6 can run again at run time:
  * conf_host_rederive() starts from the command line's settings, saved by
  * conf_host(), and derives what a start now would (guest/follow.c puts it
- * in force).
+ * in force). So can the DNS part of stage 6: conf_resolv_rederive()
+ * parses the resolver file's new text (guest/follow_resolv.c reads it)
+ * with the same functions, from the command line's DNS settings.
  *
  * conf_print() logs the outcome for the user (not for a pasta that runs a
  * command of its own, unless -d: that command has the terminal).
@@ -379,42 +381,64 @@ static void conf_host_ip6(struct ctx *c, const struct conf_given *g,
 }
 
 /**
+ * struct conf_resolv - where a resolver file's settings go
+ * @ip4:	IPv4 settings: DNS servers, --dns-host default
+ * @ip6:	IPv6 settings: DNS servers, --dns-host default
+ * @search:	search list
+ * @search_count: entries in @search
+ * @want4:	fill the IPv4 server list (no -D of that family)
+ * @want6:	fill the IPv6 server list
+ * @want_search: fill the search list (no -S)
+ * @servers:	set to the number of "nameserver" lines seen
+ */
+struct conf_resolv {
+	struct ip4_ctx *ip4;
+	struct ip6_ctx *ip6;
+	char (*search)[SEARCH_LEN_MAX + 1];
+	int *search_count;
+	bool want4;
+	bool want6;
+	bool want_search;
+	int servers;
+};
+
+/**
  * conf_dns_add4() - add an IPv4 server to the guest's list, once
- * @c:		configuration
+ * @ip4:	IPv4 settings
  * @a:		server
  */
-static void conf_dns_add4(struct ctx *c, struct in_addr a)
+static void conf_dns_add4(struct ip4_ctx *ip4, struct in_addr a)
 {
 	int i;
 
-	for (i = 0; i < c->ip4.dns_count; i++) {
-		if (c->ip4.dns[i].s_addr == a.s_addr)
+	for (i = 0; i < ip4->dns_count; i++) {
+		if (ip4->dns[i].s_addr == a.s_addr)
 			return;
 	}
-	if (c->ip4.dns_count < DNS_MAX)
-		c->ip4.dns[c->ip4.dns_count++] = a;
+	if (ip4->dns_count < DNS_MAX)
+		ip4->dns[ip4->dns_count++] = a;
 }
 
 /**
  * conf_dns_add6() - add an IPv6 server to the guest's list, once
- * @c:		configuration
+ * @ip6:	IPv6 settings
  * @a:		server
  */
-static void conf_dns_add6(struct ctx *c, const struct in6_addr *a)
+static void conf_dns_add6(struct ip6_ctx *ip6, const struct in6_addr *a)
 {
 	int i;
 
-	for (i = 0; i < c->ip6.dns_count; i++) {
-		if (IN6_ARE_ADDR_EQUAL(&c->ip6.dns[i], a))
+	for (i = 0; i < ip6->dns_count; i++) {
+		if (IN6_ARE_ADDR_EQUAL(&ip6->dns[i], a))
 			return;
 	}
-	if (c->ip6.dns_count < DNS_MAX)
-		c->ip6.dns[c->ip6.dns_count++] = *a;
+	if (ip6->dns_count < DNS_MAX)
+		ip6->dns[ip6->dns_count++] = *a;
 }
 
 /**
  * conf_resolv_ns4() - handle one IPv4 "nameserver" line of resolv.conf
- * @c:		configuration, map_host_lo already decided
+ * @ip4:	IPv4 settings, map_host_lo already decided
  * @g:		explicit settings
  * @a:		the server
  * @want_dns:	fill the guest's server list
@@ -427,69 +451,67 @@ static void conf_dns_add6(struct ctx *c, const struct in6_addr *a)
  * sends those queries to --dns-host, by default the first server read.
  * Without either address, such a server is left out.
  */
-static void conf_resolv_ns4(struct ctx *c, const struct conf_given *g,
+static void conf_resolv_ns4(struct ip4_ctx *ip4, const struct conf_given *g,
 			    struct in_addr a, bool want_dns)
 {
-	if (!g->dns_host4 && !c->ip4.dns_host.s_addr)
-		c->ip4.dns_host = a;
+	if (!g->dns_host4 && !ip4->dns_host.s_addr)
+		ip4->dns_host = a;
 	if (!want_dns || !a.s_addr)
 		return;
 
 	if ((ntohl(a.s_addr) >> IN_CLASSA_NSHIFT) == IN_LOOPBACKNET ||
-	    (c->ip4.map_host_lo.s_addr &&
-	     a.s_addr == c->ip4.map_host_lo.s_addr)) {
-		if (!c->ip4.dns_match.s_addr) {
-			if (!c->ip4.map_host_lo.s_addr)
+	    (ip4->map_host_lo.s_addr &&
+	     a.s_addr == ip4->map_host_lo.s_addr)) {
+		if (!ip4->dns_match.s_addr) {
+			if (!ip4->map_host_lo.s_addr)
 				return;
-			c->ip4.dns_match = c->ip4.map_host_lo;
+			ip4->dns_match = ip4->map_host_lo;
 		}
-		a = c->ip4.dns_match;
+		a = ip4->dns_match;
 	}
 
-	conf_dns_add4(c, a);
+	conf_dns_add4(ip4, a);
 }
 
 /**
  * conf_resolv_ns6() - handle one IPv6 "nameserver" line of resolv.conf
- * @c:		configuration, map_host_lo already decided
+ * @ip6:	IPv6 settings, map_host_lo already decided
  * @g:		explicit settings
  * @a:		the server
  * @want_dns:	fill the guest's server list
  *
  * As conf_resolv_ns4(), for ::1 and the IPv6 mapping addresses.
  */
-static void conf_resolv_ns6(struct ctx *c, const struct conf_given *g,
+static void conf_resolv_ns6(struct ip6_ctx *ip6, const struct conf_given *g,
 			    const struct in6_addr *a, bool want_dns)
 {
-	if (!g->dns_host6 && IN6_IS_ADDR_UNSPECIFIED(&c->ip6.dns_host))
-		c->ip6.dns_host = *a;
+	if (!g->dns_host6 && IN6_IS_ADDR_UNSPECIFIED(&ip6->dns_host))
+		ip6->dns_host = *a;
 	if (!want_dns || IN6_IS_ADDR_UNSPECIFIED(a))
 		return;
 
 	if (IN6_IS_ADDR_LOOPBACK(a) ||
-	    (!IN6_IS_ADDR_UNSPECIFIED(&c->ip6.map_host_lo) &&
-	     IN6_ARE_ADDR_EQUAL(a, &c->ip6.map_host_lo))) {
-		if (IN6_IS_ADDR_UNSPECIFIED(&c->ip6.dns_match)) {
-			if (IN6_IS_ADDR_UNSPECIFIED(&c->ip6.map_host_lo))
+	    (!IN6_IS_ADDR_UNSPECIFIED(&ip6->map_host_lo) &&
+	     IN6_ARE_ADDR_EQUAL(a, &ip6->map_host_lo))) {
+		if (IN6_IS_ADDR_UNSPECIFIED(&ip6->dns_match)) {
+			if (IN6_IS_ADDR_UNSPECIFIED(&ip6->map_host_lo))
 				return;
-			c->ip6.dns_match = c->ip6.map_host_lo;
+			ip6->dns_match = ip6->map_host_lo;
 		}
-		a = &c->ip6.dns_match;
+		a = &ip6->dns_match;
 	}
 
-	conf_dns_add6(c, a);
+	conf_dns_add6(ip6, a);
 }
 
 /**
  * conf_resolv_ns() - handle one "nameserver" line of resolv.conf
- * @c:		configuration
+ * @r:		where the settings go
  * @g:		explicit settings
  * @addr:	the address text
- * @want4:	fill the guest's IPv4 server list
- * @want6:	fill the guest's IPv6 server list
  */
-static void conf_resolv_ns(struct ctx *c, const struct conf_given *g,
-			   const char *addr, bool want4, bool want6)
+static void conf_resolv_ns(struct conf_resolv *r, const struct conf_given *g,
+			   const char *addr)
 {
 	union conf_inaddr a;
 	int af;
@@ -497,32 +519,85 @@ static void conf_resolv_ns(struct ctx *c, const struct conf_given *g,
 	if (conf_inet(addr, &af, &a))
 		return;
 
-	if (af == AF_INET && c->ip4.enabled)
-		conf_resolv_ns4(c, g, a.a4, want4);
-	else if (af == AF_INET6 && c->ip6.enabled)
-		conf_resolv_ns6(c, g, &a.a6, want6);
+	r->servers++;
+	if (af == AF_INET && r->ip4->enabled)
+		conf_resolv_ns4(r->ip4, g, a.a4, r->want4);
+	else if (af == AF_INET6 && r->ip6->enabled)
+		conf_resolv_ns6(r->ip6, g, &a.a6, r->want6);
 }
 
 /**
  * conf_resolv_search() - handle one "search" or "domain" line
- * @c:		configuration
+ * @r:		where the search list goes
  * @list:	rest of the line: domains separated by blanks
  *
  * As for the resolver, the last such line wins.
  */
-static void conf_resolv_search(struct ctx *c, char *list)
+static void conf_resolv_search(const struct conf_resolv *r, char *list)
 {
 	char *save = NULL, *tok;
 
-	c->search_count = 0;
+	*r->search_count = 0;
 	for (tok = strtok_r(list, " \t", &save); tok;
 	     tok = strtok_r(NULL, " \t", &save)) {
 		size_t len = strlen(tok);
 
-		if (len > SEARCH_LEN_MAX || c->search_count >= SEARCH_MAX)
+		if (len > SEARCH_LEN_MAX || *r->search_count >= SEARCH_MAX)
 			continue;
-		memcpy(c->search[c->search_count], tok, len + 1);
-		c->search_count++;
+		memcpy(r->search[*r->search_count], tok, len + 1);
+		(*r->search_count)++;
+	}
+}
+
+/**
+ * conf_resolv_line() - handle one line of resolv.conf
+ * @r:		where the settings go
+ * @g:		explicit settings
+ * @line:	the line, without its end, modified
+ */
+static void conf_resolv_line(struct conf_resolv *r, const struct conf_given *g,
+			     char *line)
+{
+	char *save = NULL, *key, *val;
+
+	line[strcspn(line, "\r#;")] = '\0';
+	key = strtok_r(line, " \t", &save);
+	if (!key)
+		return;
+
+	if (!strcmp(key, "nameserver")) {
+		val = strtok_r(NULL, " \t", &save);
+		if (val)
+			conf_resolv_ns(r, g, val);
+	} else if (r->want_search &&
+		   (!strcmp(key, "search") || !strcmp(key, "domain"))) {
+		conf_resolv_search(r, save ? save : key + strlen(key));
+	}
+}
+
+/**
+ * conf_resolv_parse() - settings from the text of a resolv.conf file
+ * @r:		where the settings go
+ * @g:		explicit settings
+ * @buf:	the text, NUL-terminated, modified
+ *
+ * Lines longer than CONF_LINE_MAX are cut there.
+ */
+static void conf_resolv_parse(struct conf_resolv *r,
+			      const struct conf_given *g, char *buf)
+{
+	char line[CONF_LINE_MAX];
+
+	while (*buf) {
+		size_t len = strcspn(buf, "\n");
+		size_t n = MIN(len, sizeof(line) - 1);
+
+		memcpy(line, buf, n);
+		line[n] = '\0';
+		conf_resolv_line(r, g, line);
+		buf += len;
+		if (*buf)
+			buf++;
 	}
 }
 
@@ -536,45 +611,107 @@ static void conf_resolv_search(struct ctx *c, char *list)
  * family (loopback resolvers through the --dns-forward or
  * --map-host-loopback address, see conf_resolv_ns4()), the search list
  * unless -S was given, and --dns-host defaults with the first server of
- * each family. Call once the mapping addresses are known.
+ * each family. Call once the mapping addresses are known. Only the first
+ * CONF_RESOLV_MAX bytes are read.
  *
  * Return: 0 on success, -1 if @path can't be read
  */
 int conf_resolv_read(struct ctx *c, const char *path,
 		     const struct conf_given *g)
 {
-	bool want4 = !c->no_dns && !c->ip4.dns_count;
-	bool want6 = !c->no_dns && !c->ip6.dns_count;
-	bool want_search = !c->no_search && !g->search;
-	char line[CONF_LINE_MAX];
-	FILE *f;
+	static char buf[CONF_RESOLV_MAX + 1];
+	struct conf_resolv r = {
+		.ip4 = &c->ip4, .ip6 = &c->ip6,
+		.search = c->search, .search_count = &c->search_count,
+		.want4 = !c->no_dns && !c->ip4.dns_count,
+		.want6 = !c->no_dns && !c->ip6.dns_count,
+		.want_search = !c->no_search && !g->search,
+	};
+	ssize_t n;
+	int fd;
 
-	f = fopen(path, "r");
-	if (!f) {
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
 		debug("Can't open %s: %s", path, strerror(errno));
 		return -1;
 	}
-
-	while (fgets(line, sizeof(line), f)) {
-		char *save = NULL, *key, *val;
-
-		line[strcspn(line, "\r\n#;")] = '\0';
-		key = strtok_r(line, " \t", &save);
-		if (!key)
-			continue;
-
-		if (!strcmp(key, "nameserver")) {
-			val = strtok_r(NULL, " \t", &save);
-			if (val)
-				conf_resolv_ns(c, g, val, want4, want6);
-		} else if (want_search &&
-			   (!strcmp(key, "search") || !strcmp(key, "domain"))) {
-			conf_resolv_search(c, save ? save : key + strlen(key));
-		}
+	n = read(fd, buf, CONF_RESOLV_MAX);
+	close(fd);
+	if (n < 0) {
+		debug("Can't read %s: %s", path, strerror(errno));
+		return -1;
 	}
+	buf[n] = '\0';
 
-	fclose(f);
+	conf_resolv_parse(&r, g, buf);
 	return 0;
+}
+
+/**
+ * conf_resolv_followed() - is anything derived from the resolver file?
+ * @c:		configuration of start-up
+ *
+ * Return: true unless -D, -S and --dns-host fixed everything it gives
+ */
+bool conf_resolv_followed(const struct ctx *c)
+{
+	const struct conf_given *g = &conf_saved.g;
+	bool dns4 = !c->no_dns && !conf_saved.ip4.dns_count;
+	bool dns6 = !c->no_dns && !conf_saved.ip6.dns_count;
+
+	if (c->splice_only)
+		return false;
+	return dns4 || dns6 || (!c->no_search && !g->search) ||
+	       (c->ip4.enabled && !g->dns_host4) ||
+	       (c->ip6.enabled && !g->dns_host6);
+}
+
+/**
+ * conf_resolv_rederive() - DNS settings from the resolver file's new text
+ * @c:		configuration of start-up (what the command line fixed)
+ * @buf:	the file's text, NUL-terminated, modified
+ * @ip4:	IPv4 settings in force, DNS fields updated
+ * @ip6:	IPv6 settings in force, DNS fields updated
+ * @search:	search list in force, updated unless -S fixed it
+ * @search_count: entries in @search, updated
+ *
+ * Start-up's rules, from the command line's DNS settings, with the
+ * mapping addresses in force (the stand-in of a loopback resolver). A
+ * file with no "nameserver" line at all (one being rewritten, or
+ * emptied) leaves the servers in force.
+ */
+void conf_resolv_rederive(const struct ctx *c, char *buf,
+			  struct ip4_ctx *ip4, struct ip6_ctx *ip6,
+			  char (*search)[SEARCH_LEN_MAX + 1],
+			  int *search_count)
+{
+	struct ip4_ctx n4 = *ip4;
+	struct ip6_ctx n6 = *ip6;
+	int n_search = 0;
+	struct conf_resolv r = {
+		.ip4 = &n4, .ip6 = &n6,
+		.search = search, .search_count = &n_search,
+		.want4 = !c->no_dns && !conf_saved.ip4.dns_count,
+		.want6 = !c->no_dns && !conf_saved.ip6.dns_count,
+		.want_search = !c->no_search && !conf_saved.g.search,
+	};
+
+	memcpy(n4.dns, conf_saved.ip4.dns, sizeof(n4.dns));
+	n4.dns_count = conf_saved.ip4.dns_count;
+	n4.dns_match = conf_saved.ip4.dns_match;
+	n4.dns_host = conf_saved.ip4.dns_host;
+	memcpy(n6.dns, conf_saved.ip6.dns, sizeof(n6.dns));
+	n6.dns_count = conf_saved.ip6.dns_count;
+	n6.dns_match = conf_saved.ip6.dns_match;
+	n6.dns_host = conf_saved.ip6.dns_host;
+
+	conf_resolv_parse(&r, &conf_saved.g, buf);
+	if (r.want_search)
+		*search_count = n_search;
+	if (!r.servers)
+		return;
+	*ip4 = n4;
+	*ip6 = n6;
 }
 
 /**
@@ -700,7 +837,8 @@ static void conf_dns_keep6(const struct ip6_ctx *old, struct ip6_ctx *ip6)
  * saved then, so that a relay that follows the host converges on what a
  * fresh start would choose. Families keep their start-up state (enabled
  * or not): a family with no address now keeps the one in force. The
- * resolver file is not read again: the DNS servers stay, but for the
+ * resolver file is not read here (conf_resolv_rederive() is, when it
+ * changes): the DNS servers stay, but for the
  * stand-in of a loopback resolver, which follows the gateway mapping.
  */
 void conf_host_rederive(const struct ctx *c, const struct ip4_ctx *old4,

@@ -34,7 +34,6 @@
 #define CONF_DHCP_LEASE_MAX	0xfffffffeUL
 #define CONF_DHCP_LEASE_DEFAULT	600
 #define CONF_BUSY_POLL_MAX	10000		/* --busy-poll: 10 ms */
-#define CONF_RESOLV_PATH	"/etc/resolv.conf"
 #define CONF_NETNS_DIR		"/run/netns"
 #define CONF_RUNAS_DEFAULT	"nobody"
 #define CONF_NOBODY_ID		65534
