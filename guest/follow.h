@@ -25,11 +25,26 @@ const struct ip6_ctx *follow_ip6(const struct ctx *c);
 int follow_register(follow_fn fn);
 bool follow_retired4(struct in_addr a);
 bool follow_retired6(const struct in6_addr *a);
+int follow_search_count(const struct ctx *c);
+const char *follow_search_name(const struct ctx *c, int i);
+bool follow_search_changed(void);
+void follow_search_set(const struct ctx *c,
+		       const char (*search)[SEARCH_LEN_MAX + 1], int count);
 bool follow_apply(const struct ctx *c, const struct ip4_ctx *ip4,
 		  const struct ip6_ctx *ip6);
 
 /* follow_watch.c */
 int follow_watch_init(const struct ctx *c);
 void follow_watch_handler(const struct ctx *c);
+void follow_watch_kick(void);
+
+/* follow_resolv.c */
+int follow_resolv_init(const struct ctx *c);
+int follow_resolv_dirfd(void);
+void follow_resolv_confined(bool landlocked);
+bool follow_resolv_pending(void);
+void follow_resolv_update(const struct ctx *c, struct ip4_ctx *ip4,
+			  struct ip6_ctx *ip6);
+void follow_resolv_handler(const struct ctx *c);
 
 #endif /* GUEST_FOLLOW_H */
