@@ -155,6 +155,10 @@ void conf_ports_default(struct ctx *c);
 void conf_ports_finalise(struct ctx *c);
 
 /* conf.c */
+void conf_saved_get(const struct conf_given **g, const struct ip4_ctx **ip4,
+		    const struct ip6_ctx **ip6);
+
+/* conf_resolv.c */
 int conf_resolv_read(struct ctx *c, const char *path,
 		     const struct conf_given *g);
 
