@@ -37,6 +37,11 @@
  * Off with --no-follow-host, and when the command line fixed everything
  * the file would give (-D of both families or -D none, -S, --dns-host:
  * conf_resolv_followed()).
+ *
+ * A test build (SANDBOX_TEST_HOOK, "make hook") opens the name in
+ * FOLLOW_RESOLV_TEST_NAME instead, if set: tests/integration/
+ * resolver_follow.sh gives "../" names there, which seccomp lets through
+ * and Landlock must refuse.
  */
 
 #include <errno.h>
@@ -75,6 +80,7 @@
  * @link_told:	the link's replacement was logged
  * @name:	file name in @dirfd
  * @link_name:	CONF_RESOLV_PATH's file name
+ * @open_name:	name opened: @name, but in test builds (see above)
  */
 static struct follow_resolv_state {
 	int dirfd;
@@ -85,7 +91,9 @@ static struct follow_resolv_state {
 	bool link_told;
 	char name[NAME_MAX + 1];
 	char link_name[NAME_MAX + 1];
-} fr = { .dirfd = -1, .ino = -1, .wd = -1, .wd_link = -1 };
+	const char *open_name;
+} fr = { .dirfd = -1, .ino = -1, .wd = -1, .wd_link = -1,
+	 .open_name = fr.name };
 
 /* Read again: openat() beneath the directory only, enabled, and its
  * descriptor filled in, by follow_resolv_confined() (not SYSCALLS(): the
@@ -232,6 +240,12 @@ int follow_resolv_init(const struct ctx *c)
 	}
 
 	debug("Following %s: %s in %s", CONF_RESOLV_PATH, fr.name, path);
+#ifdef SANDBOX_TEST_HOOK
+	if (getenv("FOLLOW_RESOLV_TEST_NAME")) {
+		fr.open_name = getenv("FOLLOW_RESOLV_TEST_NAME");
+		warn("Test build: reading %s instead", fr.open_name);
+	}
+#endif
 	return 0;
 }
 
@@ -303,10 +317,11 @@ void follow_resolv_update(const struct ctx *c, struct ip4_ctx *ip4,
 	if (fr.dirfd < 0)
 		return;
 
-	fd = (int)syscall(SYS_openat, fr.dirfd, fr.name, FOLLOW_RESOLV_FLAGS);
+	fd = (int)syscall(SYS_openat, fr.dirfd, fr.open_name,
+			  FOLLOW_RESOLV_FLAGS);
 	if (fd < 0) {
 		debug("Can't open %s again: %s, DNS settings unchanged",
-		      fr.name, strerror(errno));
+		      fr.open_name, strerror(errno));
 		return;
 	}
 	do
@@ -315,7 +330,7 @@ void follow_resolv_update(const struct ctx *c, struct ip4_ctx *ip4,
 	close(fd);
 	if (n < 0) {
 		debug("Can't read %s again: %s, DNS settings unchanged",
-		      fr.name, strerror(errno));
+		      fr.open_name, strerror(errno));
 		return;
 	}
 	buf[n] = '\0';

@@ -27,6 +27,12 @@
 #              flags of the rule, and kills it on any other descriptor or
 #              with other flags (seccomp_dump call); the relay logged its
 #              Landlock domain.
+#   landlock:  the test build of pasta (make hook) opens a name from its
+#              environment instead of the file's: "../" and a sibling
+#              directory holding a file that names NEW4. seccomp lets the
+#              call through (same descriptor, same flags); Landlock must
+#              refuse it: after a change, the relay logs EACCES and
+#              queries still reach OLD4.
 #   fixed:     pasta with --no-follow-host: after the same change, queries
 #              to FWD4 still reach OLD4 (asserted once the following
 #              relay of the same run showed it was seen).
@@ -177,7 +183,7 @@ pasta_start() {
 	local ns=$1 dir=$2
 	shift 2
 
-	wrapped "$RELAY" "$dir" --runas 0 -d -l "$dir.log" --config-net \
+	wrapped "${PASTA_BIN:-$RELAY}" "$dir" --runas 0 -d -l "$dir.log" --config-net \
 		--dns-forward $FWD4 --netns "$ns" "$@" || return 1
 	rig_poll 5 reaches "$ns" "$COUNT_OLD" ||
 		rig_fail "a query to $FWD4 didn't reach $OLD4 at start"
@@ -272,6 +278,31 @@ pasta_confined() {
 		"$FOLLOW_DIR.log" || rig_fail "no Landlock domain logged"
 }
 
+# pasta_landlock() - test: a "../" name, allowed by seccomp, is refused by
+# Landlock
+pasta_landlock() {
+	local ns dir other name
+
+	passt_hook_init
+	rig_ns_new ns l || return 1
+	resolv_dir dir && resolv_write "$dir" $OLD4 || return 1
+	other=$dir.other
+	mkdir -m 0755 "$other" && resolv_write "$other" $NEW4 || return 1
+	name=../$(basename "$other")/resolv.conf
+	export FOLLOW_RESOLV_TEST_NAME=$name
+	PASTA_BIN=$HOOK_DIR/pasta pasta_start "$ns" "$dir" --follow-host ||
+		return 1
+
+	resolv_write "$dir" $OLD4 || return 1
+	rig_poll $FOLLOW_BOUND grep -q \
+		"Can't open $name again: Permission denied" "$dir.log" ||
+		rig_fail "no refusal of $name logged" || return 1
+	reaches "$ns" "$COUNT_OLD" ||
+		rig_fail "queries to $FWD4 left $OLD4" || return 1
+	! grep -q "Host network changed" "$dir.log" ||
+		rig_fail "the relay read $name"
+}
+
 # pasta_fixed() - test: --no-follow-host keeps the start-up server
 pasta_fixed() {
 	local ns dir
@@ -332,6 +363,8 @@ rig_run "pasta: --dns-forward follows the resolver file, replaced by rename and 
 	pasta_rename
 rig_run "pasta: one directory descriptor, openat() on it only, Landlock" \
 	pasta_confined
+rig_run "pasta, test build: a ../ name seccomp allows, Landlock refuses" \
+	pasta_landlock
 rig_run "pasta --no-follow-host: the start-up server stays" pasta_fixed
 rig_run "passt: DHCP and RDNSS offer the new servers" passt_case
 rig_summary
