@@ -1071,43 +1071,6 @@ START_TEST(test_resolv)
 }
 END_TEST
 
-START_TEST(test_resolv_rederive)
-{
-	char text[] = "nameserver 127.0.0.53\nnameserver 198.51.100.53\n"
-		      "search new.example\n";
-	char empty[] = "# being rewritten\n";
-	char search[SEARCH_MAX][SEARCH_LEN_MAX + 1] = { "old.example" };
-	struct ip4_ctx n4;
-	struct ip6_ctx n6;
-	int n = 1;
-
-	/* In force: 192.0.2.53, the gateway mapped to the host's loopback */
-	parse(MODE_PASST, ARGV("passt"));
-	n4 = c.ip4;
-	n6 = c.ip6;
-	inet_pton(AF_INET, "192.0.2.1", &n4.map_host_lo);
-	inet_pton(AF_INET, "192.0.2.53", &n4.dns[0]);
-	n4.dns_count = 1;
-	n4.dns_host = n4.dns[0];
-
-	/* Start-up's rules: the loopback resolver behind the mapped address */
-	conf_resolv_rederive(&c, text, &n4, &n6, search, &n);
-	ck_assert_int_eq(n4.dns_count, 2);
-	ck_assert_str_eq(ip4(n4.dns[0]), "192.0.2.1");
-	ck_assert_str_eq(ip4(n4.dns[1]), "198.51.100.53");
-	ck_assert_str_eq(ip4(n4.dns_match), "192.0.2.1");
-	ck_assert_str_eq(ip4(n4.dns_host), "127.0.0.53");
-	ck_assert_int_eq(n, 1);
-	ck_assert_str_eq(search[0], "new.example");
-
-	/* No nameserver line: the servers stay; no search line: none */
-	conf_resolv_rederive(&c, empty, &n4, &n6, search, &n);
-	ck_assert_int_eq(n4.dns_count, 2);
-	ck_assert_str_eq(ip4(n4.dns_host), "127.0.0.53");
-	ck_assert_int_eq(n, 0);
-}
-END_TEST
-
 /**
  * resolv_mapped() - parse, set the mapping addresses as conf_host() does,
  *		     read a resolv.conf
@@ -1215,7 +1178,6 @@ static Suite *conf_suite(void)
 	tcase_add_test(tc, test_values);
 	tcase_add_test(tc, test_resolv);
 	tcase_add_test(tc, test_resolv_loopback);
-	tcase_add_test(tc, test_resolv_rederive);
 	suite_add_tcase(s, tc);
 
 	return s;
