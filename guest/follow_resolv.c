@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* follow_resolv.c - watch the host's resolver file
+/* follow_resolv.c - the host's resolver file, as it changes
  *
  * Theory of operation: start-up read the DNS servers and the search list
  * from CONF_RESOLV_PATH (conf/conf.c). That file is usually replaced, not
@@ -7,41 +7,34 @@
  * one that is (systemd-resolved's /run/systemd/resolve/stub-resolv.conf,
  * NetworkManager's file under /run): a descriptor of the file would keep
  * the old one. So, before the sandbox closes, follow_resolv_init()
- * resolves the links, keeps a descriptor (O_PATH) of the directory the
- * file is in, and an inotify watch on that directory for a file of that
- * name written, moved in, created or deleted. When CONF_RESOLV_PATH itself
- * is a link, its own directory is watched too: the link replaced, pointing
- * elsewhere, is logged (paths don't resolve in the sandbox: the relay
- * goes on reading the old target).
+ * resolves the links, opens the directory the file is in (O_PATH) and an
+ * inotify watch on it, for a file of that name written, moved in, created
+ * or deleted. When CONF_RESOLV_PATH itself is a link, its own directory is
+ * watched too: the link replaced, pointing elsewhere, is logged (paths
+ * don't resolve in the sandbox: the reader goes on with the old target).
  *
- * An event arms the debounce timer of follow_watch.c (follow_watch_kick());
- * when it fires, follow_resolv_update() opens the file again, beneath the
- * directory (openat(), without following links), reads it, and conf/
- * derives the DNS settings from it with start-up's rules
+ * The relay never opens the file again itself: once the sandbox has
+ * dropped privileges, isolation/resolv_reader.c hands the directory and
+ * the watch to a process of its own (follow_resolv_src()), which reads the
+ * file whenever the watch reports a change and sends its text back over a
+ * socket pair (follow_resolv_attach()), a datagram per reading
+ * (enum follow_resolv_msg). The relay keeps neither the directory nor the
+ * watch: its seccomp filter and its view of the file system are those of
+ * a relay that doesn't follow the file (doc/security.md).
+ *
+ * A text received arms the debounce timer of follow_watch.c
+ * (follow_watch_kick()); when it fires, follow_resolv_update() derives the
+ * DNS settings from the last text with start-up's rules
  * (conf_resolv_rederive()), which follow_apply() puts in force.
- *
- * The openat() is the only path lookup the relay makes once the sandbox
- * is in place, and it is confined twice (doc/security.md):
- *
- *   - the seccomp filter allows openat() only with this directory's
- *     descriptor as first argument and FOLLOW_RESOLV_FLAGS as flags (the
- *     rule below, filled in and enabled by follow_resolv_confined());
- *   - a Landlock domain (isolation/sandbox.c, before any thread but the
- *     main one exists) handles every file system access the kernel's ABI
- *     knows and allows only reading files beneath this directory: "../"
- *     or a link leading out of it is refused by the kernel.
- *
- * Without Landlock, the hole isn't opened: the directory and the watch are
- * closed, and the DNS settings stay those of start-up (logged at debug).
  *
  * Off with --no-follow-host, and when the command line fixed everything
  * the file would give (-D of both families or -D none, -S, --dns-host:
  * conf_resolv_followed()).
  *
- * A test build (SANDBOX_TEST_HOOK, "make hook") opens the name in
- * FOLLOW_RESOLV_TEST_NAME instead, if set: tests/integration/
- * resolver_follow.sh gives "../" names there, which seccomp lets through
- * and Landlock must refuse.
+ * A test build (SANDBOX_TEST_HOOK, "make hook") has the reader open the
+ * name in FOLLOW_RESOLV_TEST_NAME instead, if set: tests/integration/
+ * resolver_follow.sh gives "../" names there, which the reader's seccomp
+ * rule lets through and its Landlock domain must refuse.
  */
 
 #include <errno.h>
@@ -53,66 +46,33 @@
 #include <sys/epoll.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 
 #include "follow.h"
 #include "../conf/conf.h"
 #include "../util/epoll_ref.h"
 #include "../util/log.h"
-#include "../util/syscalls.h"
 
-/* Flags of the openat() the seccomp filter allows, exactly */
-#define FOLLOW_RESOLV_FLAGS	(O_RDONLY | O_CLOEXEC | O_NOFOLLOW |	\
-				 O_NONBLOCK | O_NOCTTY)
 /* Changes of the file's directory that concern the file */
 #define FOLLOW_RESOLV_EVENTS	(IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | \
 				 IN_DELETE)
-/* inotify events read at once: each is a header and a name */
-#define FOLLOW_RESOLV_EV_BUF	4096
 
 /**
- * struct follow_resolv_state - the watched file
- * @dirfd:	directory the file is in (O_PATH), -1 if not followed
- * @ino:	inotify descriptor, -1 if none
- * @wd:		watch of @dirfd's directory
- * @wd_link:	watch of CONF_RESOLV_PATH's own directory, if it is a link
- * @pending:	the file changed since it was last read
+ * struct follow_resolv_state - the followed file, on the relay's side
+ * @src:	what the reader gets; descriptors -1 if not followed
+ * @sock:	the reader's socket, -1 if none
+ * @pending:	a text arrived since the last was derived from
  * @link_told:	the link's replacement was logged
- * @name:	file name in @dirfd
- * @link_name:	CONF_RESOLV_PATH's file name
- * @open_name:	name opened: @name, but in test builds (see above)
+ * @text:	the last text received, NUL-terminated
  */
 static struct follow_resolv_state {
-	int dirfd;
-	int ino;
-	int wd;
-	int wd_link;
+	struct follow_resolv_src src;
+	int sock;
 	bool pending;
 	bool link_told;
-	char name[NAME_MAX + 1];
-	char link_name[NAME_MAX + 1];
-	const char *open_name;
-} fr = { .dirfd = -1, .ino = -1, .wd = -1, .wd_link = -1,
-	 .open_name = fr.name };
-
-/* Read again: openat() beneath the directory only, enabled, and its
- * descriptor filled in, by follow_resolv_confined() (not SYSCALLS(): the
- * descriptor is known at run time only)
- */
-static struct syscalls_rule follow_resolv_rules[] = {
-	SYSCALLS_CALL_IF("openat", "read the resolver file again, beneath "
-			 "its directory (Landlock: only there)",
-			 SYSCALLS_ARG_EQ(0, -1),
-			 SYSCALLS_ARG_EQ(2, FOLLOW_RESOLV_FLAGS)),
-};
-static struct syscalls_list follow_resolv_list = {
-	.modes = 0,
-	.n = 1,
-	.rules = follow_resolv_rules,
-	.file = __FILE__,
-};
-static const struct syscalls_list *const follow_resolv_list_ptr
-__attribute__((used, section("relay_syscalls"))) = &follow_resolv_list;
+	char text[CONF_RESOLV_MAX + 1];
+} fr = { .src = { .dirfd = -1, .ino = -1, .wd = -1, .wd_link = -1,
+		  .open_name = fr.src.name },
+	 .sock = -1 };
 
 /**
  * follow_resolv_split() - directory and name of a path
@@ -140,19 +100,15 @@ static int follow_resolv_split(char *path, char *name)
 }
 
 /**
- * follow_resolv_close() - stop following the file
- * @c:		execution context
+ * follow_resolv_close() - close the directory and the watch, if open
  */
-static void follow_resolv_close(const struct ctx *c)
+static void follow_resolv_close(void)
 {
-	if (fr.ino >= 0) {
-		epoll_ctl(c->epollfd, EPOLL_CTL_DEL, fr.ino, NULL);
-		close(fr.ino);
-	}
-	if (fr.dirfd >= 0)
-		close(fr.dirfd);
-	fr.ino = fr.dirfd = fr.wd = fr.wd_link = -1;
-	fr.pending = false;
+	if (fr.src.ino >= 0)
+		close(fr.src.ino);
+	if (fr.src.dirfd >= 0)
+		close(fr.src.dirfd);
+	fr.src.ino = fr.src.dirfd = fr.src.wd = fr.src.wd_link = -1;
 }
 
 /**
@@ -167,40 +123,32 @@ static void follow_resolv_link(void)
 		return;
 
 	memcpy(path, CONF_RESOLV_PATH, sizeof(CONF_RESOLV_PATH));
-	if (follow_resolv_split(path, fr.link_name))
+	if (follow_resolv_split(path, fr.src.link_name))
 		return;
-	fr.wd_link = inotify_add_watch(fr.ino, path, IN_CREATE | IN_MOVED_TO |
-				       IN_ONLYDIR);
+	fr.src.wd_link = inotify_add_watch(fr.src.ino, path,
+					   IN_CREATE | IN_MOVED_TO |
+					   IN_ONLYDIR);
 }
 
 /**
- * follow_resolv_watch() - directory, watch, epoll: fr.name set
- * @c:		execution context
+ * follow_resolv_watch() - the directory and its watch: fr.src.name set
  * @dir:	the file's directory
  *
  * Return: 0 on success, negative errno on failure
  */
-static int follow_resolv_watch(const struct ctx *c, const char *dir)
+static int follow_resolv_watch(const char *dir)
 {
-	union epoll_ref ref = { .type = EPOLL_TYPE_FOLLOW_RESOLV };
-	struct epoll_event ev = { .events = EPOLLIN };
-
-	fr.dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (fr.dirfd < 0)
+	fr.src.dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fr.src.dirfd < 0)
 		return -errno;
-	fr.ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	if (fr.ino < 0)
+	fr.src.ino = inotify_init1(IN_CLOEXEC);
+	if (fr.src.ino < 0)
 		return -errno;
-	fr.wd = inotify_add_watch(fr.ino, dir, FOLLOW_RESOLV_EVENTS |
-				  IN_ONLYDIR);
-	if (fr.wd < 0)
+	fr.src.wd = inotify_add_watch(fr.src.ino, dir, FOLLOW_RESOLV_EVENTS |
+				      IN_ONLYDIR);
+	if (fr.src.wd < 0)
 		return -errno;
 	follow_resolv_link();
-
-	ref.fd = (uint32_t)fr.ino;
-	ev.data.u64 = ref.u64;
-	if (epoll_ctl(c->epollfd, EPOLL_CTL_ADD, fr.ino, &ev))
-		return -errno;
 	return 0;
 }
 
@@ -226,70 +174,75 @@ int follow_resolv_init(const struct ctx *c)
 		      strerror(errno));
 		return 0;
 	}
-	if (follow_resolv_split(path, fr.name)) {
+	if (follow_resolv_split(path, fr.src.name)) {
 		debug("Not following %s: no file name", CONF_RESOLV_PATH);
 		return 0;
 	}
 
-	ret = follow_resolv_watch(c, path);
+	ret = follow_resolv_watch(path);
 	if (ret) {
 		warn("Can't watch %s (%s): the DNS settings stay those of start-up",
 		     CONF_RESOLV_PATH, strerror(-ret));
-		follow_resolv_close(c);
+		follow_resolv_close();
 		return ret;
 	}
 
-	debug("Following %s: %s in %s", CONF_RESOLV_PATH, fr.name, path);
+	debug("Following %s: %s in %s", CONF_RESOLV_PATH, fr.src.name, path);
 #ifdef SANDBOX_TEST_HOOK
 	if (getenv("FOLLOW_RESOLV_TEST_NAME")) {
-		fr.open_name = getenv("FOLLOW_RESOLV_TEST_NAME");
-		warn("Test build: reading %s instead", fr.open_name);
+		fr.src.open_name = getenv("FOLLOW_RESOLV_TEST_NAME");
+		warn("Test build: the reader opens %s instead",
+		     fr.src.open_name);
 	}
 #endif
 	return 0;
 }
 
 /**
- * follow_resolv_dirfd() - directory the sandbox lets the relay read in
+ * follow_resolv_src() - what the reader needs, if the file is followed
  *
- * Return: its descriptor, -1 if the resolver file isn't followed
+ * Return: the directory, the watch and the names; NULL if not followed
  */
-int follow_resolv_dirfd(void)
+const struct follow_resolv_src *follow_resolv_src(void)
 {
-	return fr.dirfd;
+	return fr.src.dirfd >= 0 ? &fr.src : NULL;
 }
 
 /**
- * follow_resolv_confined() - the sandbox confined reads to the directory,
- *			      or couldn't
- * @landlocked:	a Landlock domain allows reading beneath it only
+ * follow_resolv_attach() - the reader runs, or couldn't be started
+ * @c:		execution context
+ * @fd:		our end of its socket pair, negative errno on failure
  *
- * Call before the seccomp filter is loaded: with @landlocked, it allows
- * openat() on the directory; without, the file isn't followed.
+ * Either way, the relay gives the directory and the watch up: the reader
+ * has its own copies.
  */
-void follow_resolv_confined(bool landlocked)
+void follow_resolv_attach(const struct ctx *c, int fd)
 {
-	if (fr.dirfd < 0)
-		return;
+	union epoll_ref ref = { .type = EPOLL_TYPE_FOLLOW_RESOLV };
+	struct epoll_event ev = { .events = EPOLLIN };
 
-	if (!landlocked) {
-		debug("No Landlock: %s is not followed, the DNS settings stay those of start-up",
-		      CONF_RESOLV_PATH);
-		if (fr.ino >= 0)
-			close(fr.ino);	/* closing removes it from epoll */
-		close(fr.dirfd);
-		fr.ino = fr.dirfd = fr.wd = fr.wd_link = -1;
+	follow_resolv_close();
+	if (fd < 0) {
+		warn("Can't start the reader of %s (%s): the DNS settings stay those of start-up",
+		     CONF_RESOLV_PATH, strerror(-fd));
 		return;
 	}
 
-	follow_resolv_rules[0].arg[0].datum_a = (scmp_datum_t)fr.dirfd;
-	follow_resolv_list.modes = SYSCALLS_RELAY;
+	ref.fd = (uint32_t)fd;
+	ev.data.u64 = ref.u64;
+	if (epoll_ctl(c->epollfd, EPOLL_CTL_ADD, fd, &ev)) {
+		warn("Can't watch the reader of %s (%s): the DNS settings stay those of start-up",
+		     CONF_RESOLV_PATH, strerror(errno));
+		close(fd);	/* the reader exits: nobody reads it */
+		return;
+	}
+	fr.sock = fd;
 }
 
 /**
- * follow_resolv_pending() - did the file change since it was read?
+ * follow_resolv_pending() - did a new text arrive since the last update?
  *
- * Return: true if it did
+ * Return: true if one did
  */
 bool follow_resolv_pending(void)
 {
@@ -297,43 +250,24 @@ bool follow_resolv_pending(void)
 }
 
 /**
- * follow_resolv_update() - read the file again, derive the DNS settings
+ * follow_resolv_update() - derive the DNS settings from the last text
  * @c:		execution context
  * @ip4:	IPv4 settings derived now, DNS fields updated
  * @ip6:	IPv6 settings derived now, DNS fields updated
  *
- * The search list goes to follow_search_set(). A file that can't be
- * opened (gone, for now) leaves the settings as they are.
+ * The search list goes to follow_search_set().
  */
 void follow_resolv_update(const struct ctx *c, struct ip4_ctx *ip4,
 			  struct ip6_ctx *ip6)
 {
-	static char buf[CONF_RESOLV_MAX + 1];
+	static char buf[CONF_RESOLV_MAX + 1];	/* the parser cuts it up */
 	char search[SEARCH_MAX][SEARCH_LEN_MAX + 1];
-	int fd, i, n_search = follow_search_count(c);
-	ssize_t n;
+	int i, n_search = follow_search_count(c);
 
+	if (!fr.pending)
+		return;
 	fr.pending = false;
-	if (fr.dirfd < 0)
-		return;
-
-	fd = (int)syscall(SYS_openat, fr.dirfd, fr.open_name,
-			  FOLLOW_RESOLV_FLAGS);
-	if (fd < 0) {
-		debug("Can't open %s again: %s, DNS settings unchanged",
-		      fr.open_name, strerror(errno));
-		return;
-	}
-	do
-		n = read(fd, buf, CONF_RESOLV_MAX);
-	while (n < 0 && errno == EINTR);
-	close(fd);
-	if (n < 0) {
-		debug("Can't read %s again: %s, DNS settings unchanged",
-		      fr.open_name, strerror(errno));
-		return;
-	}
-	buf[n] = '\0';
+	memcpy(buf, fr.text, sizeof(buf));
 
 	for (i = 0; i < n_search && i < SEARCH_MAX; i++)
 		memcpy(search[i], follow_search_name(c, i), sizeof(search[i]));
@@ -343,50 +277,66 @@ void follow_resolv_update(const struct ctx *c, struct ip4_ctx *ip4,
 }
 
 /**
- * follow_resolv_event() - one inotify event
- * @e:		the event
+ * follow_resolv_msg() - one message of the reader
+ * @msg:	the message
+ * @len:	its length, at least 1
  *
- * Return: true if the file may have changed
+ * Return: true if it is a new text of the file
  */
-static bool follow_resolv_event(const struct inotify_event *e)
+static bool follow_resolv_msg(const char *msg, size_t len)
 {
-	if (e->mask & IN_Q_OVERFLOW)
+	int err = 0;
+
+	if (len >= 1 + sizeof(err))
+		memcpy(&err, msg + 1, sizeof(err));
+
+	switch (msg[0]) {
+	case FOLLOW_RESOLV_TEXT:
+		memcpy(fr.text, msg + 1, len - 1);
+		fr.text[len - 1] = '\0';
 		return true;
-	if (!e->len)
-		return false;
-	if (e->wd == fr.wd && !strcmp(e->name, fr.name))
-		return true;
-	if (e->wd == fr.wd_link && !strcmp(e->name, fr.link_name) &&
-	    !fr.link_told) {
+	case FOLLOW_RESOLV_ERROR:
+		debug("Can't read %s again: %s, DNS settings unchanged",
+		      fr.src.open_name, strerror(err));
+		break;
+	case FOLLOW_RESOLV_LINK:
+		if (fr.link_told)
+			break;
 		fr.link_told = true;
-		warn("%s was replaced: if it points to another file now, restart to follow that one (the relay reads %s only)",
-		     CONF_RESOLV_PATH, fr.name);
+		warn("%s was replaced: if it points to another file now, restart to follow that one (%s is read)",
+		     CONF_RESOLV_PATH, fr.src.name);
+		break;
+	case FOLLOW_RESOLV_OPEN:
+		debug("No Landlock domain for the reader of %s (%s): its seccomp filter and empty root confine it",
+		      CONF_RESOLV_PATH, strerror(err));
+		break;
+	default:
+		debug("Reader of %s: unknown message %i", CONF_RESOLV_PATH,
+		      msg[0]);
+		break;
 	}
 	return false;
 }
 
 /**
- * follow_resolv_handler() - the file's directory changed: drain, settle
+ * follow_resolv_handler() - messages from the reader: drain, settle
  * @c:		execution context
  */
 void follow_resolv_handler(const struct ctx *c)
 {
-	char buf[FOLLOW_RESOLV_EV_BUF]
-		__attribute__((aligned(__alignof__(struct inotify_event))));
+	static char msg[1 + CONF_RESOLV_MAX];
 	bool any = false;
 	ssize_t n;
 
-	(void)c;
-	while ((n = read(fr.ino, buf, sizeof(buf))) > 0) {
-		const char *p = buf;
+	while ((n = read(fr.sock, msg, sizeof(msg))) > 0)
+		any |= follow_resolv_msg(msg, (size_t)n);
 
-		while (p + sizeof(struct inotify_event) <= buf + n) {
-			const struct inotify_event *e =
-				(const struct inotify_event *)p;
-
-			any |= follow_resolv_event(e);
-			p += sizeof(*e) + e->len;
-		}
+	if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+		warn("The reader of %s stopped (%s): the DNS settings stay as they are",
+		     CONF_RESOLV_PATH, n ? strerror(errno) : "exited");
+		epoll_ctl(c->epollfd, EPOLL_CTL_DEL, fr.sock, NULL);
+		close(fr.sock);
+		fr.sock = -1;
 	}
 
 	if (any) {

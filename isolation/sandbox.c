@@ -29,15 +29,6 @@
  *    with a message naming the step: it never runs with the file system
  *    in view.
  *
- *    Last, while still single-threaded: if the resolver file is followed
- *    (guest/follow_resolv.c kept a descriptor of its directory), a
- *    Landlock domain that handles every file system access the kernel's
- *    ABI knows and allows one: reading files beneath that directory. A
- *    Landlock domain is per thread, inherited by threads created after:
- *    pasta's worker starts after this, so it is covered without
- *    LANDLOCK_RESTRICT_SELF_TSYNC (which ABI 7 doesn't have). Without
- *    Landlock, the directory is given up (follow_resolv_confined()).
- *
  * 2. sandbox_lockdown(), once pasta's worker is in the target namespace:
  *    switch to the --runas user if we are root (not in a user namespace
  *    pasta joined, where only our own IDs are mapped), then drop every
@@ -50,9 +41,12 @@
  *    (over the namespace it is in), to move the tap device's addresses
  *    and routes when the host's change (conf/netlink_follow.c).
  *
- * 3. no-new-privs, not dumpable, and the seccomp filter built from the
- *    modules' lists (syscalls.c), synchronised to all threads, killing the
- *    process on any other call.
+ * 3. no-new-privs, not dumpable; then, if the host's resolver file is
+ *    followed, its reader is forked (resolv_reader.c): it inherits all of
+ *    the above and confines itself further, so that the relay never has
+ *    to open a path again. Last, the seccomp filter built from the
+ *    modules' lists (syscalls.c), synchronised to all threads, killing
+ *    the process on any other call.
  *
  * A test build (SANDBOX_TEST_HOOK, "make hook") makes a call outside the
  * lists on SIGUSR2, to check that the filter kills us, and loads the
@@ -76,9 +70,9 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <linux/capability.h>
-#include <linux/landlock.h>
 
 #include "sandbox.h"
+#include "resolv_reader.h"
 #include "pasta.h"
 #include "../util/syscalls.h"
 #include "../util/userns.h"
@@ -87,19 +81,6 @@
 #include "../util/util.h"
 #include "../util/ns_worker.h"
 #include "../guest/follow.h"
-
-/* Landlock's file system rights by ABI version, where headers predate them */
-#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
-#define LANDLOCK_ACCESS_FS_TRUNCATE		(1ULL << 14)	/* ABI 3 */
-#endif
-#ifndef LANDLOCK_ACCESS_FS_IOCTL_DEV
-#define LANDLOCK_ACCESS_FS_IOCTL_DEV		(1ULL << 15)	/* ABI 5 */
-#endif
-#ifndef LANDLOCK_CREATE_RULESET_VERSION
-#define LANDLOCK_CREATE_RULESET_VERSION		(1U << 0)
-#endif
-/* ABI 1: from LANDLOCK_ACCESS_FS_EXECUTE to LANDLOCK_ACCESS_FS_MAKE_SYM */
-#define SANDBOX_LL_FS_ABI1	((LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1)
 
 /* Directory we mount the new root over: it exists wherever we run */
 #define SANDBOX_NEWROOT		"/proc"
@@ -384,66 +365,6 @@ static void sandbox_unshare(const struct ctx *c, int flags)
 }
 
 /**
- * sandbox_ll_handled() - file system rights a Landlock ABI version knows
- * @abi:	version, from landlock_create_ruleset()
- *
- * Return: every right of @abi (ABI 4 and 6 added network rights and
- *	   scopes, not file system rights)
- */
-static __u64 sandbox_ll_handled(long abi)
-{
-	__u64 fs = SANDBOX_LL_FS_ABI1;
-
-	if (abi >= 2)
-		fs |= LANDLOCK_ACCESS_FS_REFER;
-	if (abi >= 3)
-		fs |= LANDLOCK_ACCESS_FS_TRUNCATE;
-	if (abi >= 5)
-		fs |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
-	return fs;
-}
-
-/**
- * sandbox_landlock() - reading files beneath one directory, nothing else
- * @dirfd:	the directory
- *
- * Return: 0 on success, negative errno on failure
- */
-static int sandbox_landlock(int dirfd)
-{
-	struct landlock_path_beneath_attr beneath = {
-		.allowed_access = LANDLOCK_ACCESS_FS_READ_FILE,
-		.parent_fd = dirfd,
-	};
-	struct landlock_ruleset_attr attr = { 0 };
-	long abi;
-	int rs, ret = 0;
-
-	abi = syscall(SYS_landlock_create_ruleset, NULL, 0,
-		      LANDLOCK_CREATE_RULESET_VERSION);
-	if (abi < 0)
-		return -errno;
-
-	attr.handled_access_fs = sandbox_ll_handled(abi);
-	rs = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
-	if (rs < 0)
-		return -errno;
-
-	/* Without CAP_SYS_ADMIN, restrict_self() needs it: set anyway */
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
-	    syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH,
-		    &beneath, 0) ||
-	    syscall(SYS_landlock_restrict_self, rs, 0))
-		ret = -errno;
-
-	close(rs);
-	if (!ret)
-		debug("sandbox: Landlock ABI %ld, reading beneath the resolver file's directory only",
-		      abi);
-	return ret;
-}
-
-/**
  * sandbox_detach() - new mount, IPC, UTS (and PID) namespaces, empty root
  * @c:		execution context
  * @fork_next:	we are going to the background next (daemon_fork())
@@ -452,7 +373,6 @@ static int sandbox_landlock(int dirfd)
  * everything that needs paths: the log, pcap and PID files, /dev/log, the
  * tap device, namespace files, procfs tables. Exits, naming the step, if
  * any of it fails: the relay never runs with the file system in view.
- * Then the Landlock domain of a followed resolver file.
  */
 void sandbox_detach(const struct ctx *c, bool fork_next)
 {
@@ -471,15 +391,6 @@ void sandbox_detach(const struct ctx *c, bool fork_next)
 
 	debug("sandbox: new mount, IPC, UTS%s namespaces, empty root",
 	      flags & CLONE_NEWPID ? ", PID" : "");
-
-	/* Single-threaded still: every thread started later inherits it */
-	if (follow_resolv_dirfd() >= 0) {
-		int ret = sandbox_landlock(follow_resolv_dirfd());
-
-		if (ret)
-			debug("sandbox: no Landlock domain: %s", strerror(-ret));
-		follow_resolv_confined(!ret);
-	}
 }
 
 /**
@@ -691,6 +602,12 @@ void sandbox_lockdown(const struct ctx *c)
 		die_perror("Can't set no-new-privs");
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
 		die_perror("Can't make the process not dumpable");
+
+	/* The reader of a followed resolver file: it inherits all of the
+	 * above, and drops more (resolv_reader.c)
+	 */
+	if (follow_resolv_src())
+		follow_resolv_attach(c, resolv_reader_spawn(follow_resolv_src()));
 
 #ifdef SANDBOX_TEST_HOOK
 	sandbox_test_hook();

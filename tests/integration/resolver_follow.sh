@@ -19,19 +19,20 @@
 #              change is logged at info. Then the file is rewritten in
 #              place (the link's target truncated and written) naming
 #              OLD4 again: queries go back to OLD4.
-#   confined:  a following relay's descriptors: the directory ($DIR) is
-#              open, no file in it is (none was left open by the reads),
-#              and those that aren't sockets (flows of the queries) are
-#              what they were before the change; the seccomp filter
-#              allows openat() on the directory's descriptor with the
-#              flags of the rule, and kills it on any other descriptor or
-#              with other flags (seccomp_dump call); the relay logged its
-#              Landlock domain.
-#   landlock:  the test build of pasta (make hook) opens a name from its
-#              environment instead of the file's: "../" and a sibling
-#              directory holding a file that names NEW4. seccomp lets the
-#              call through (same descriptor, same flags); Landlock must
-#              refuse it: after a change, the relay logs EACCES and
+#   confined:  a following relay's descriptors: none into the directory
+#              ($DIR), and those that aren't sockets (flows of the
+#              queries) are what they were before the change; its seccomp
+#              filter refuses openat(). Its reader (its child, isolation/
+#              resolv_reader.c) holds the directory, at descriptor 3, and
+#              no file in it (none was left open by the reads); the
+#              reader's filter allows openat() on 3 with the flags of its
+#              rule, and kills it on any other descriptor or with other
+#              flags (seccomp_dump call); no "No Landlock" was logged.
+#   landlock:  the test build of pasta (make hook) has the reader open a
+#              name from its environment instead of the file's: "../" and
+#              a sibling directory holding a file that names NEW4.
+#              seccomp lets the call through (same descriptor, same
+#              flags); Landlock must refuse it: the relay logs EACCES and
 #              queries still reach OLD4.
 #   fixed:     pasta with --no-follow-host: after the same change, queries
 #              to FWD4 still reach OLD4 (asserted once the following
@@ -59,8 +60,8 @@ NEW6=2001:db8:54::1
 ANSWER=198.51.100.7
 NAME=test.example
 FOLLOW_BOUND=10		# seconds to poll for the relay to follow
-# Flags of the openat() rule: O_RDONLY | O_CLOEXEC | O_NOFOLLOW |
-# O_NONBLOCK | O_NOCTTY (guest/follow_resolv.c, x86-64 values)
+# Flags of the reader's openat() rule: O_RDONLY | O_CLOEXEC | O_NOFOLLOW |
+# O_NONBLOCK | O_NOCTTY (guest/follow.h, x86-64 values)
 OPEN_FLAGS=$((0x80000 | 0x20000 | 0x800 | 0x100))
 WRAPPED_PID=
 
@@ -244,38 +245,55 @@ pasta_rename() {
 			 "reach $OLD4"
 }
 
-# pasta_confined() - test: one directory open, nothing else; openat()
-# allowed on it only; Landlock in force
+# reader_of() - the PID of a relay's first child, the resolver file's
+# reader
+# $1: relay PID
+reader_of() {
+	local r
+
+	# No newline at the end of the list: read fails, yet sets r
+	read -r r _ <"/proc/$1/task/$1/children" 2>/dev/null
+	[ -n "$r" ] && echo "$r"
+}
+
+# pasta_confined() - test: the relay keeps nothing of the directory and
+# can't open; its reader keeps the directory only, openat() on it only
 pasta_confined() {
-	local dirfd n fds out
+	local reader n fds out
 
 	follow_start || return 1
 	fds=$(files "$FOLLOW_PID")
 	follow_new || return 1
 	n=$(dir_fds "$FOLLOW_PID" "$FOLLOW_DIR")
-	[ "$n" = 1 ] ||
-		rig_fail "$n descriptors into $FOLLOW_DIR, expected the" \
-			 "directory only" || return 1
+	[ "$n" = 0 ] ||
+		rig_fail "the relay has $n descriptors into $FOLLOW_DIR" ||
+		return 1
 	n=$(files "$FOLLOW_PID")
 	[ "$n" = "$fds" ] ||
 		rig_fail "descriptors other than sockets after the change:" \
 			 "$n, before: $fds" || return 1
+	out=$("$DUMP" call "$FOLLOW_PID" openat 3 0 $OPEN_FLAGS)
+	[ "$out" = kill ] ||
+		rig_fail "the relay's filter: openat(): $out" || return 1
 
-	for dirfd in /proc/"$FOLLOW_PID"/fd/*; do
-		[ "$(readlink "$dirfd")" = "$FOLLOW_DIR" ] && break
-	done
-	dirfd=${dirfd##*/}
-	out=$("$DUMP" call "$FOLLOW_PID" openat "$dirfd" 0 $OPEN_FLAGS)
+	reader=$(reader_of "$FOLLOW_PID")
+	[ -n "$reader" ] || rig_fail "the relay has no reader" || return 1
+	n=$(dir_fds "$reader" "$FOLLOW_DIR")
+	[ "$n" = 1 ] && [ "$(readlink "/proc/$reader/fd/3")" = "$FOLLOW_DIR" ] ||
+		rig_fail "the reader has $n descriptors into $FOLLOW_DIR," \
+			 "expected the directory only, at 3" || return 1
+	out=$("$DUMP" call "$reader" openat 3 0 $OPEN_FLAGS)
 	[ "$out" = allow ] ||
-		rig_fail "openat($dirfd, flags $OPEN_FLAGS): $out" || return 1
-	out=$("$DUMP" call "$FOLLOW_PID" openat $((dirfd + 1)) 0 $OPEN_FLAGS)
+		rig_fail "reader: openat(3, flags $OPEN_FLAGS): $out" || return 1
+	out=$("$DUMP" call "$reader" openat 4 0 $OPEN_FLAGS)
 	[ "$out" = kill ] ||
-		rig_fail "openat() on another descriptor: $out" || return 1
-	out=$("$DUMP" call "$FOLLOW_PID" openat "$dirfd" 0 2)
+		rig_fail "reader: openat() on another descriptor: $out" ||
+		return 1
+	out=$("$DUMP" call "$reader" openat 3 0 2)
 	[ "$out" = kill ] ||
-		rig_fail "openat() for writing: $out" || return 1
-	grep -q "sandbox: Landlock ABI [0-9]*, reading beneath" \
-		"$FOLLOW_DIR.log" || rig_fail "no Landlock domain logged"
+		rig_fail "reader: openat() for writing: $out" || return 1
+	! grep -q "No Landlock domain for the reader" "$FOLLOW_DIR.log" ||
+		rig_fail "the reader has no Landlock domain"
 }
 
 # pasta_landlock() - test: a "../" name, allowed by seccomp, is refused by
@@ -295,7 +313,7 @@ pasta_landlock() {
 
 	resolv_write "$dir" $OLD4 || return 1
 	rig_poll $FOLLOW_BOUND grep -q \
-		"Can't open $name again: Permission denied" "$dir.log" ||
+		"Can't read $name again: Permission denied" "$dir.log" ||
 		rig_fail "no refusal of $name logged" || return 1
 	reaches "$ns" "$COUNT_OLD" ||
 		rig_fail "queries to $FWD4 left $OLD4" || return 1
@@ -361,7 +379,7 @@ passt_case() {
 
 rig_run "pasta: --dns-forward follows the resolver file, replaced by rename and rewritten in place" \
 	pasta_rename
-rig_run "pasta: one directory descriptor, openat() on it only, Landlock" \
+rig_run "pasta: the relay can't open, its reader only beneath the directory" \
 	pasta_confined
 rig_run "pasta, test build: a ../ name seccomp allows, Landlock refuses" \
 	pasta_landlock
