@@ -367,7 +367,8 @@ reader_profile() {
 		return 1
 	grep -q '^NoNewPrivs:[[:space:]]*1$' "/proc/$rpid/status" ||
 		rig_fail "the reader may gain privileges" || return 1
-	fds=$(ls "/proc/$rpid/fd" | sort -n | tr '\n' ' ')
+	fds=$(find "/proc/$rpid/fd" -mindepth 1 -printf '%f\n' | sort -n |
+	      tr '\n' ' ')
 	[ "$fds" = "3 4 5 " ] ||
 		rig_fail "the reader's descriptors: $fds, expected 3 4 5" ||
 		return 1
