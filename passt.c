@@ -229,14 +229,17 @@ static void passt_follow_guest(const struct ctx *c,
 }
 
 /**
- * passt_follow_init() - watch the host's network; pasta --config-net: the
- *			 namespace follows it
+ * passt_follow_init() - watch the host's network and resolver file; pasta
+ *			 --config-net: the namespace follows the network
  * @c:		execution context
  */
 static void passt_follow_init(const struct ctx *c)
 {
+	int nl_ret;
+
 	follow_init(c);	/* readers had the context's identical values so far */
-	if (follow_watch_init(c) || c->no_follow_host)
+	nl_ret = follow_watch_init(c);
+	if ((follow_resolv_init(c) && nl_ret) || c->no_follow_host)
 		return;
 	if ((c->mode == MODE_PASTA && c->pasta_conf_ns &&
 	     follow_register(passt_follow_ns)) ||
@@ -342,6 +345,9 @@ static void passt_dispatch(const struct ctx *c, const struct epoll_event *ev,
 		break;
 	case EPOLL_TYPE_FOLLOW:
 		follow_watch_handler(c);
+		break;
+	case EPOLL_TYPE_FOLLOW_RESOLV:
+		follow_resolv_handler(c);
 		break;
 	default:
 		debug("Event for unknown descriptor type %u", ref.type);

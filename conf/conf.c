@@ -21,7 +21,10 @@
  * Stage 5 and the gateway mapping of stage 6 can run again at run time:
  * conf_host_rederive() starts from the command line's settings, saved by
  * conf_host(), and derives what a start now would (guest/follow.c puts it
- * in force).
+ * in force). So can the DNS part of stage 6 (conf_resolv.c):
+ * conf_resolv_rederive() parses the resolver file's new text
+ * (guest/follow_resolv.c reads it) with the functions conf_resolv_read()
+ * uses at start-up, from the command line's DNS settings.
  *
  * conf_print() logs the outcome for the user (not for a pasta that runs a
  * command of its own, unless -d: that command has the terminal).
@@ -47,7 +50,6 @@
 #include "../util/outfile.h"
 #include "../util/util.h"
 
-#define CONF_LINE_MAX		512	/* longest resolv.conf line read */
 #define CONF_FWD_STR_MAX	256	/* forwarding summary in conf_print() */
 /* IPv4 placeholders while the host has no network: link-local, as
  * upstream's "local mode" (conf_fallback_ip4())
@@ -379,202 +381,17 @@ static void conf_host_ip6(struct ctx *c, const struct conf_given *g,
 }
 
 /**
- * conf_dns_add4() - add an IPv4 server to the guest's list, once
- * @c:		configuration
- * @a:		server
+ * conf_saved_get() - the command line's settings, saved by conf_host()
+ * @g:		set to the explicit settings
+ * @ip4:	set to the IPv4 settings as the command line left them
+ * @ip6:	set to the IPv6 settings as the command line left them
  */
-static void conf_dns_add4(struct ctx *c, struct in_addr a)
+void conf_saved_get(const struct conf_given **g, const struct ip4_ctx **ip4,
+		    const struct ip6_ctx **ip6)
 {
-	int i;
-
-	for (i = 0; i < c->ip4.dns_count; i++) {
-		if (c->ip4.dns[i].s_addr == a.s_addr)
-			return;
-	}
-	if (c->ip4.dns_count < DNS_MAX)
-		c->ip4.dns[c->ip4.dns_count++] = a;
-}
-
-/**
- * conf_dns_add6() - add an IPv6 server to the guest's list, once
- * @c:		configuration
- * @a:		server
- */
-static void conf_dns_add6(struct ctx *c, const struct in6_addr *a)
-{
-	int i;
-
-	for (i = 0; i < c->ip6.dns_count; i++) {
-		if (IN6_ARE_ADDR_EQUAL(&c->ip6.dns[i], a))
-			return;
-	}
-	if (c->ip6.dns_count < DNS_MAX)
-		c->ip6.dns[c->ip6.dns_count++] = *a;
-}
-
-/**
- * conf_resolv_ns4() - handle one IPv4 "nameserver" line of resolv.conf
- * @c:		configuration, map_host_lo already decided
- * @g:		explicit settings
- * @a:		the server
- * @want_dns:	fill the guest's server list
- *
- * A server the guest can't reach as it is, on the host's loopback (say,
- * systemd-resolved's 127.0.0.53), or one hidden behind the address that
- * maps to the host's loopback (the gateway, when it is the resolver too),
- * is offered as the --dns-forward address, or if none was given as the
- * --map-host-loopback address, which then also forwards DNS: flow/nat.c
- * sends those queries to --dns-host, by default the first server read.
- * Without either address, such a server is left out.
- */
-static void conf_resolv_ns4(struct ctx *c, const struct conf_given *g,
-			    struct in_addr a, bool want_dns)
-{
-	if (!g->dns_host4 && !c->ip4.dns_host.s_addr)
-		c->ip4.dns_host = a;
-	if (!want_dns || !a.s_addr)
-		return;
-
-	if ((ntohl(a.s_addr) >> IN_CLASSA_NSHIFT) == IN_LOOPBACKNET ||
-	    (c->ip4.map_host_lo.s_addr &&
-	     a.s_addr == c->ip4.map_host_lo.s_addr)) {
-		if (!c->ip4.dns_match.s_addr) {
-			if (!c->ip4.map_host_lo.s_addr)
-				return;
-			c->ip4.dns_match = c->ip4.map_host_lo;
-		}
-		a = c->ip4.dns_match;
-	}
-
-	conf_dns_add4(c, a);
-}
-
-/**
- * conf_resolv_ns6() - handle one IPv6 "nameserver" line of resolv.conf
- * @c:		configuration, map_host_lo already decided
- * @g:		explicit settings
- * @a:		the server
- * @want_dns:	fill the guest's server list
- *
- * As conf_resolv_ns4(), for ::1 and the IPv6 mapping addresses.
- */
-static void conf_resolv_ns6(struct ctx *c, const struct conf_given *g,
-			    const struct in6_addr *a, bool want_dns)
-{
-	if (!g->dns_host6 && IN6_IS_ADDR_UNSPECIFIED(&c->ip6.dns_host))
-		c->ip6.dns_host = *a;
-	if (!want_dns || IN6_IS_ADDR_UNSPECIFIED(a))
-		return;
-
-	if (IN6_IS_ADDR_LOOPBACK(a) ||
-	    (!IN6_IS_ADDR_UNSPECIFIED(&c->ip6.map_host_lo) &&
-	     IN6_ARE_ADDR_EQUAL(a, &c->ip6.map_host_lo))) {
-		if (IN6_IS_ADDR_UNSPECIFIED(&c->ip6.dns_match)) {
-			if (IN6_IS_ADDR_UNSPECIFIED(&c->ip6.map_host_lo))
-				return;
-			c->ip6.dns_match = c->ip6.map_host_lo;
-		}
-		a = &c->ip6.dns_match;
-	}
-
-	conf_dns_add6(c, a);
-}
-
-/**
- * conf_resolv_ns() - handle one "nameserver" line of resolv.conf
- * @c:		configuration
- * @g:		explicit settings
- * @addr:	the address text
- * @want4:	fill the guest's IPv4 server list
- * @want6:	fill the guest's IPv6 server list
- */
-static void conf_resolv_ns(struct ctx *c, const struct conf_given *g,
-			   const char *addr, bool want4, bool want6)
-{
-	union conf_inaddr a;
-	int af;
-
-	if (conf_inet(addr, &af, &a))
-		return;
-
-	if (af == AF_INET && c->ip4.enabled)
-		conf_resolv_ns4(c, g, a.a4, want4);
-	else if (af == AF_INET6 && c->ip6.enabled)
-		conf_resolv_ns6(c, g, &a.a6, want6);
-}
-
-/**
- * conf_resolv_search() - handle one "search" or "domain" line
- * @c:		configuration
- * @list:	rest of the line: domains separated by blanks
- *
- * As for the resolver, the last such line wins.
- */
-static void conf_resolv_search(struct ctx *c, char *list)
-{
-	char *save = NULL, *tok;
-
-	c->search_count = 0;
-	for (tok = strtok_r(list, " \t", &save); tok;
-	     tok = strtok_r(NULL, " \t", &save)) {
-		size_t len = strlen(tok);
-
-		if (len > SEARCH_LEN_MAX || c->search_count >= SEARCH_MAX)
-			continue;
-		memcpy(c->search[c->search_count], tok, len + 1);
-		c->search_count++;
-	}
-}
-
-/**
- * conf_resolv_read() - DNS defaults from a resolv.conf file
- * @c:		configuration, address families already decided
- * @path:	file to read, normally CONF_RESOLV_PATH
- * @g:		explicit settings
- *
- * Fills the guest's DNS servers of a family unless -D gave one of that
- * family (loopback resolvers through the --dns-forward or
- * --map-host-loopback address, see conf_resolv_ns4()), the search list
- * unless -S was given, and --dns-host defaults with the first server of
- * each family. Call once the mapping addresses are known.
- *
- * Return: 0 on success, -1 if @path can't be read
- */
-int conf_resolv_read(struct ctx *c, const char *path,
-		     const struct conf_given *g)
-{
-	bool want4 = !c->no_dns && !c->ip4.dns_count;
-	bool want6 = !c->no_dns && !c->ip6.dns_count;
-	bool want_search = !c->no_search && !g->search;
-	char line[CONF_LINE_MAX];
-	FILE *f;
-
-	f = fopen(path, "r");
-	if (!f) {
-		debug("Can't open %s: %s", path, strerror(errno));
-		return -1;
-	}
-
-	while (fgets(line, sizeof(line), f)) {
-		char *save = NULL, *key, *val;
-
-		line[strcspn(line, "\r\n#;")] = '\0';
-		key = strtok_r(line, " \t", &save);
-		if (!key)
-			continue;
-
-		if (!strcmp(key, "nameserver")) {
-			val = strtok_r(NULL, " \t", &save);
-			if (val)
-				conf_resolv_ns(c, g, val, want4, want6);
-		} else if (want_search &&
-			   (!strcmp(key, "search") || !strcmp(key, "domain"))) {
-			conf_resolv_search(c, save ? save : key + strlen(key));
-		}
-	}
-
-	fclose(f);
-	return 0;
+	*g = &conf_saved.g;
+	*ip4 = &conf_saved.ip4;
+	*ip6 = &conf_saved.ip6;
 }
 
 /**
@@ -700,7 +517,8 @@ static void conf_dns_keep6(const struct ip6_ctx *old, struct ip6_ctx *ip6)
  * saved then, so that a relay that follows the host converges on what a
  * fresh start would choose. Families keep their start-up state (enabled
  * or not): a family with no address now keeps the one in force. The
- * resolver file is not read again: the DNS servers stay, but for the
+ * resolver file is not read here (conf_resolv_rederive() is, when it
+ * changes): the DNS servers stay, but for the
  * stand-in of a loopback resolver, which follows the gateway mapping.
  */
 void conf_host_rederive(const struct ctx *c, const struct ip4_ctx *old4,

@@ -10,7 +10,13 @@
 #ifndef CONF_CONF_H
 #define CONF_CONF_H
 
+#include <stdbool.h>
+
 #include "ctx.h"
+
+/* The resolver file start-up reads, and the most of it read */
+#define CONF_RESOLV_PATH	"/etc/resolv.conf"
+#define CONF_RESOLV_MAX		16384
 
 void conf(struct ctx *c, int argc, char **argv);
 void conf_defaults(struct ctx *c, enum passt_mode mode);
@@ -18,6 +24,11 @@ void conf_print(const struct ctx *c);
 void conf_host_rederive(const struct ctx *c, const struct ip4_ctx *old4,
 			const struct ip6_ctx *old6, struct ip4_ctx *ip4,
 			struct ip6_ctx *ip6);
+bool conf_resolv_followed(const struct ctx *c);
+void conf_resolv_rederive(const struct ctx *c, char *buf,
+			  struct ip4_ctx *ip4, struct ip6_ctx *ip6,
+			  char (*search)[SEARCH_LEN_MAX + 1],
+			  int *search_count);
 int conf_mcast_ports(const char *arg, uint16_t *ports, unsigned int *n,
 		     char *errbuf, size_t errlen);
 void conf_usage(const char *name, int status) __attribute__((noreturn));

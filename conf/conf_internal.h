@@ -34,7 +34,6 @@
 #define CONF_DHCP_LEASE_MAX	0xfffffffeUL
 #define CONF_DHCP_LEASE_DEFAULT	600
 #define CONF_BUSY_POLL_MAX	10000		/* --busy-poll: 10 ms */
-#define CONF_RESOLV_PATH	"/etc/resolv.conf"
 #define CONF_NETNS_DIR		"/run/netns"
 #define CONF_RUNAS_DEFAULT	"nobody"
 #define CONF_NOBODY_ID		65534
@@ -156,6 +155,10 @@ void conf_ports_default(struct ctx *c);
 void conf_ports_finalise(struct ctx *c);
 
 /* conf.c */
+void conf_saved_get(const struct conf_given **g, const struct ip4_ctx **ip4,
+		    const struct ip6_ctx **ip6);
+
+/* conf_resolv.c */
 int conf_resolv_read(struct ctx *c, const char *path,
 		     const struct conf_given *g);
 

@@ -4,23 +4,27 @@
  * Theory of operation: struct ctx is read-only after start-up, but part
  * of it was only derived from the host (the template interface, the
  * guest's addresses and prefix lengths, the gateways, the mapping of the
- * gateway to the host's loopback and the loopback resolver's stand-in),
- * and the host may change it while we run. This module owns a copy of the
- * two address family blocks of the context (struct ip4_ctx, ip6_ctx),
- * filled from it by follow_init(), and the readers of those settings
- * (flow/nat.c, net/ ARP, NDP, DHCP, DHCPv6, neighbours, tcp/ and udp/
- * loopback paths) read them here: follow_ip4(), follow_ip6(). Until
+ * gateway to the host's loopback, the DNS servers, the --dns-host target
+ * and the search list), and the host may change it while we run. This
+ * module owns a copy of the two address family blocks of the context
+ * (struct ip4_ctx, ip6_ctx), and of the search list, filled from it by
+ * follow_init(), and the
+ * readers of those settings (flow/nat.c, net/ ARP, NDP, DHCP, DHCPv6,
+ * neighbours, tcp/ and udp/ loopback paths) read them here: follow_ip4(),
+ * follow_ip6(), follow_search_count(), follow_search_name(). Until
  * follow_init() ran for a context (unit tests), the context's own blocks
  * are returned.
  *
  * follow_watch.c derives the settings again when the host's addresses,
- * routes or links change (with conf/'s start-up functions) and hands the
- * outcome to follow_apply(), which logs what changed, once, at info
- * level, puts it in force, moves the guest's source addresses that were
- * the old derived ones (guest.c) and tells the observers that higher
- * layers registered (follow_register(): main() registers pasta's
- * namespace update). Options the user gave were never derived: conf/
- * starts every derivation from the command line's settings, so they stay.
+ * routes or links change, or its resolver file (follow_resolv.c), with
+ * conf/'s start-up functions, and hands the outcome to follow_apply()
+ * (the search list first to follow_search_set()), which logs what
+ * changed, once, at info level, puts it in force, moves the guest's
+ * source addresses that were the old derived ones (guest.c) and tells
+ * the observers that higher layers registered (follow_register(): main()
+ * registers pasta's namespace update). Options the user gave were never
+ * derived: conf/ starts every derivation from the command line's
+ * settings, so they stay.
  */
 
 #include <stdio.h>
@@ -41,6 +45,9 @@
  * @told:	the guest is told of changes at once (pasta --config-net)
  * @retired4:	IPv4 address the guest was moved from, any if none
  * @retired6:	IPv6 address the guest was moved from, :: if none
+ * @search:	search list in force
+ * @search_count: entries in @search
+ * @search_new:	the search list changed since the last follow_apply()
  */
 static struct follow_state {
 	const struct ctx *c;
@@ -49,6 +56,9 @@ static struct follow_state {
 	bool told;
 	struct in_addr retired4;
 	struct in6_addr retired6;
+	char search[SEARCH_MAX][SEARCH_LEN_MAX + 1];
+	int search_count;
+	bool search_new;
 	follow_fn obs[FOLLOW_OBSERVERS_MAX];
 	unsigned int n_obs;
 } follow;
@@ -66,6 +76,68 @@ void follow_init(const struct ctx *c)
 	follow.told = c->mode == MODE_PASTA && c->pasta_conf_ns;
 	follow.retired4.s_addr = 0;
 	follow.retired6 = in6addr_any;
+	memcpy(follow.search, c->search, sizeof(follow.search));
+	follow.search_count = c->search_count;
+	follow.search_new = false;
+}
+
+/**
+ * follow_search_count() - number of search domains in force
+ * @c:		execution context
+ *
+ * Return: the followed count, @c's own before follow_init(@c)
+ */
+int follow_search_count(const struct ctx *c)
+{
+	return follow.c == c ? follow.search_count : c->search_count;
+}
+
+/**
+ * follow_search_name() - one search domain in force
+ * @c:		execution context
+ * @i:		index, below follow_search_count()
+ *
+ * Return: the domain, at most SEARCH_LEN_MAX + 1 bytes with its NUL
+ */
+const char *follow_search_name(const struct ctx *c, int i)
+{
+	return follow.c == c ? follow.search[i] : c->search[i];
+}
+
+/**
+ * follow_search_changed() - did the change being applied move the list?
+ *
+ * Return: true while observers run for a change of the search list
+ */
+bool follow_search_changed(void)
+{
+	return follow.search_new;
+}
+
+/**
+ * follow_search_set() - a search list derived again, for follow_apply()
+ * @c:		execution context
+ * @search:	the list
+ * @count:	entries in @search
+ */
+void follow_search_set(const struct ctx *c,
+		       const char (*search)[SEARCH_LEN_MAX + 1], int count)
+{
+	int i;
+
+	if (follow.c != c || count < 0 || count > SEARCH_MAX)
+		return;
+	if (count == follow.search_count &&
+	    !memcmp(search, follow.search, sizeof(follow.search[0]) * count))
+		return;
+
+	for (i = 0; i < count; i++)
+		memcpy(follow.search[i], search[i], sizeof(follow.search[i]));
+	follow.search_count = count;
+	follow.search_new = true;
+	info("Host network changed: search list now %d domain%s%s%s",
+	     count, count == 1 ? "" : "s", count ? ", first " : "",
+	     count ? follow.search[0] : "");
 }
 
 /**
@@ -172,9 +244,16 @@ static void follow_log4(const struct ip4_ctx *o, const struct ip4_ctx *n)
 	if (o->gw.s_addr != n->gw.s_addr)
 		follow_log_change(AF_INET, "IPv4 gateway", &o->gw, -1,
 				  &n->gw, -1);
-	if (memcmp(o->dns, n->dns, sizeof(o->dns)) != 0)
+	if (o->dns_count != n->dns_count ||
+	    memcmp(o->dns, n->dns, sizeof(o->dns)) != 0)
+		follow_log_change(AF_INET, "first IPv4 DNS server", &o->dns[0],
+				  -1, &n->dns[0], -1);
+	if (o->dns_match.s_addr != n->dns_match.s_addr)
 		follow_log_change(AF_INET, "IPv4 DNS stand-in",
 				  &o->dns_match, -1, &n->dns_match, -1);
+	if (o->dns_host.s_addr != n->dns_host.s_addr)
+		follow_log_change(AF_INET, "IPv4 DNS forwarding target",
+				  &o->dns_host, -1, &n->dns_host, -1);
 }
 
 /**
@@ -198,9 +277,16 @@ static void follow_log6(const struct ip6_ctx *o, const struct ip6_ctx *n)
 	if (!IN6_ARE_ADDR_EQUAL(&o->our_tap_ll, &n->our_tap_ll))
 		follow_log_change(AF_INET6, "IPv6 router address",
 				  &o->our_tap_ll, -1, &n->our_tap_ll, -1);
-	if (memcmp(o->dns, n->dns, sizeof(o->dns)) != 0)
+	if (o->dns_count != n->dns_count ||
+	    memcmp(o->dns, n->dns, sizeof(o->dns)) != 0)
+		follow_log_change(AF_INET6, "first IPv6 DNS server",
+				  &o->dns[0], -1, &n->dns[0], -1);
+	if (!IN6_ARE_ADDR_EQUAL(&o->dns_match, &n->dns_match))
 		follow_log_change(AF_INET6, "IPv6 DNS stand-in",
 				  &o->dns_match, -1, &n->dns_match, -1);
+	if (!IN6_ARE_ADDR_EQUAL(&o->dns_host, &n->dns_host))
+		follow_log_change(AF_INET6, "IPv6 DNS forwarding target",
+				  &o->dns_host, -1, &n->dns_host, -1);
 }
 
 /**
@@ -219,6 +305,7 @@ static bool follow_same4(const struct ip4_ctx *a, const struct ip4_ctx *b)
 	       a->map_host_lo.s_addr == b->map_host_lo.s_addr &&
 	       a->dns_count == b->dns_count &&
 	       a->dns_match.s_addr == b->dns_match.s_addr &&
+	       a->dns_host.s_addr == b->dns_host.s_addr &&
 	       !memcmp(a->dns, b->dns, sizeof(a->dns));
 }
 
@@ -239,6 +326,7 @@ static bool follow_same6(const struct ip6_ctx *a, const struct ip6_ctx *b)
 	       IN6_ARE_ADDR_EQUAL(&a->map_host_lo, &b->map_host_lo) &&
 	       a->dns_count == b->dns_count &&
 	       IN6_ARE_ADDR_EQUAL(&a->dns_match, &b->dns_match) &&
+	       IN6_ARE_ADDR_EQUAL(&a->dns_host, &b->dns_host) &&
 	       !memcmp(a->dns, b->dns, sizeof(a->dns));
 }
 
@@ -247,6 +335,8 @@ static bool follow_same6(const struct ip6_ctx *a, const struct ip6_ctx *b)
  * @c:		execution context
  * @ip4:	IPv4 settings derived now
  * @ip6:	IPv6 settings derived now
+ *
+ * A search list given to follow_search_set() before counts as a change.
  *
  * Return: true if anything changed (then logged, and observers told)
  */
@@ -259,7 +349,8 @@ bool follow_apply(const struct ctx *c, const struct ip4_ctx *ip4,
 
 	if (follow.c != c)
 		return false;
-	if (follow_same4(ip4, &old4) && follow_same6(ip6, &old6))
+	if (follow_same4(ip4, &old4) && follow_same6(ip6, &old6) &&
+	    !follow.search_new)
 		return false;
 
 	follow_log4(&old4, ip4);
@@ -279,6 +370,7 @@ bool follow_apply(const struct ctx *c, const struct ip4_ctx *ip4,
 
 	for (i = 0; i < follow.n_obs; i++)
 		follow.obs[i](c, &old4, &old6);
+	follow.search_new = false;
 
 	return true;
 }

@@ -12,7 +12,9 @@
  * settings again with the functions start-up used (conf_host_rederive(),
  * over the host netlink socket start-up opened) and follow.c puts the
  * outcome in force. A lost notification (ENOBUFS) is one more reason to
- * look: nothing is missed, since everything is read again.
+ * look: nothing is missed, since everything is read again. A change of
+ * the resolver file (follow_resolv.c) arms the same timer
+ * (follow_watch_kick()), and the file is read again when it fires.
  *
  * Off with --no-follow-host, and for pasta --splice-only (nothing derived).
  */
@@ -67,8 +69,25 @@ static void follow_timer_fn(const struct ctx *c, struct wheel_timer *t,
 	follow_first_ms = 0;
 
 	conf_host_rederive(c, follow_ip4(c), follow_ip6(c), &ip4, &ip6);
+	if (follow_resolv_pending())
+		follow_resolv_update(c, &ip4, &ip6);
 	if (!follow_apply(c, &ip4, &ip6))
 		debug("Host network: notified, nothing derived changed");
+}
+
+/**
+ * follow_watch_kick() - something changed: look again once it settles
+ */
+void follow_watch_kick(void)
+{
+	uint64_t now = timer_now_ms(), at;
+
+	if (!follow_first_ms)
+		follow_first_ms = now;
+	at = now + FOLLOW_SETTLE_MS;
+	if (at > follow_first_ms + FOLLOW_SETTLE_MAX_MS)
+		at = follow_first_ms + FOLLOW_SETTLE_MAX_MS;
+	timer_arm(&follow_timer, at);
 }
 
 /**
@@ -77,7 +96,6 @@ static void follow_timer_fn(const struct ctx *c, struct wheel_timer *t,
  */
 void follow_watch_handler(const struct ctx *c)
 {
-	uint64_t now = timer_now_ms(), at;
 	bool any = false;
 
 	(void)c;
@@ -98,15 +116,8 @@ void follow_watch_handler(const struct ctx *c)
 		}
 		break;
 	}
-	if (!any)
-		return;
-
-	if (!follow_first_ms)
-		follow_first_ms = now;
-	at = now + FOLLOW_SETTLE_MS;
-	if (at > follow_first_ms + FOLLOW_SETTLE_MAX_MS)
-		at = follow_first_ms + FOLLOW_SETTLE_MAX_MS;
-	timer_arm(&follow_timer, at);
+	if (any)
+		follow_watch_kick();
 }
 
 /**

@@ -41,9 +41,12 @@
  *    (over the namespace it is in), to move the tap device's addresses
  *    and routes when the host's change (conf/netlink_follow.c).
  *
- * 3. no-new-privs, not dumpable, and the seccomp filter built from the
- *    modules' lists (syscalls.c), synchronised to all threads, killing the
- *    process on any other call.
+ * 3. no-new-privs, not dumpable; then, if the host's resolver file is
+ *    followed, its reader is forked (resolv_reader.c): it inherits all of
+ *    the above and confines itself further, so that the relay never has
+ *    to open a path again. Last, the seccomp filter built from the
+ *    modules' lists (syscalls.c), synchronised to all threads, killing
+ *    the process on any other call.
  *
  * A test build (SANDBOX_TEST_HOOK, "make hook") makes a call outside the
  * lists on SIGUSR2, to check that the filter kills us, and loads the
@@ -69,6 +72,7 @@
 #include <linux/capability.h>
 
 #include "sandbox.h"
+#include "resolv_reader.h"
 #include "pasta.h"
 #include "../util/syscalls.h"
 #include "../util/userns.h"
@@ -76,6 +80,7 @@
 #include "../util/log.h"
 #include "../util/util.h"
 #include "../util/ns_worker.h"
+#include "../guest/follow.h"
 
 /* Directory we mount the new root over: it exists wherever we run */
 #define SANDBOX_NEWROOT		"/proc"
@@ -597,6 +602,12 @@ void sandbox_lockdown(const struct ctx *c)
 		die_perror("Can't set no-new-privs");
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
 		die_perror("Can't make the process not dumpable");
+
+	/* The reader of a followed resolver file: it inherits all of the
+	 * above, and drops more (resolv_reader.c)
+	 */
+	if (follow_resolv_src())
+		follow_resolv_attach(c, resolv_reader_spawn(follow_resolv_src()));
 
 #ifdef SANDBOX_TEST_HOOK
 	sandbox_test_hook();

@@ -521,14 +521,15 @@ static void dhcp_put_dns(const struct ctx *c, struct dhcp_out *o)
  */
 static void dhcp_put_domain(const struct ctx *c, struct dhcp_out *o)
 {
-	const char *name = c->search[0];
+	const char *name;
 	size_t len;
 
-	if (c->no_search || c->no_dhcp_search || c->search_count < 1)
+	if (c->no_search || c->no_dhcp_search || follow_search_count(c) < 1)
 		return;
 
-	len = strnlen(name, sizeof(c->search[0]));
-	if (len == sizeof(c->search[0]))
+	name = follow_search_name(c, 0);
+	len = strnlen(name, SEARCH_LEN_MAX + 1);
+	if (len == SEARCH_LEN_MAX + 1)
 		return;
 	if (len && name[len - 1] == '.')
 		len--;

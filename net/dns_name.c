@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "dns_name.h"
+#include "../guest/follow.h"
 #include "../util/util.h"
 
 #define DNS_NAME_MAX		255	/* RFC 1035, 2.3.4 */
@@ -59,8 +60,8 @@ size_t dns_name_encode(uint8_t *out, size_t size, const char *name)
 }
 
 /**
- * dns_search_encode() - encode the configured domain search list
- * @c:		execution context (search list)
+ * dns_search_encode() - encode the domain search list in force
+ * @c:		execution context (search list: follow_search_name())
  * @out:	where the encoded names go, one after the other
  * @size:	bytes available at @out
  * @ends:	set on return: offset just past each encoded name
@@ -72,15 +73,16 @@ size_t dns_name_encode(uint8_t *out, size_t size, const char *name)
 size_t dns_search_encode(const struct ctx *c, uint8_t *out, size_t size,
 			 size_t ends[SEARCH_MAX])
 {
+	int i, count = follow_search_count(c);
 	size_t len = 0, n = 0;
-	int i;
 
-	for (i = 0; i < c->search_count && i < SEARCH_MAX; i++) {
+	for (i = 0; i < count && i < SEARCH_MAX; i++) {
+		const char *name = follow_search_name(c, i);
 		size_t l;
 
-		if (!memchr(c->search[i], '\0', sizeof(c->search[i])))
+		if (!memchr(name, '\0', SEARCH_LEN_MAX + 1))
 			continue;
-		l = dns_name_encode(out + len, size - len, c->search[i]);
+		l = dns_name_encode(out + len, size - len, name);
 		if (!l)
 			continue;
 		len += l;

@@ -473,7 +473,7 @@ static size_t ndp_ra_opt_prefix(const struct ctx *c, uint8_t *opt)
 
 /**
  * net_ndp_follow() - the host moved: advertise the new prefix at once,
- *		      the old one deprecated
+ *		      the old one deprecated; or new RDNSS, DNSSL at once
  * @c:		execution context
  * @old6:	IPv6 settings before the move
  */
@@ -481,8 +481,14 @@ void net_ndp_follow(const struct ctx *c, const struct ip6_ctx *old6)
 {
 	const struct ip6_ctx *ip6 = follow_ip6(c);
 
-	if (!memcmp(&old6->addr, &ip6->addr, NDP_PREFIX_LEN / 8))
+	if (!memcmp(&old6->addr, &ip6->addr, NDP_PREFIX_LEN / 8)) {
+		/* Same prefix: new DNS servers or domains still go at once */
+		if (old6->dns_count != ip6->dns_count ||
+		    memcmp(old6->dns, ip6->dns, sizeof(ip6->dns)) != 0 ||
+		    follow_search_changed())
+			net_ndp_unsolicited(c);
 		return;
+	}
 
 	if (!memcmp(&ndp_retired.prefix, &ip6->addr, NDP_PREFIX_LEN / 8))
 		ndp_retired.until_s = 0;	/* back to it: not retired */

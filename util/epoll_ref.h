@@ -40,6 +40,7 @@ enum epoll_type {
 	EPOLL_TYPE_REPAIR,		/* passt-repair's connection */
 	EPOLL_TYPE_NEIGH,		/* host neighbour notifications */
 	EPOLL_TYPE_FOLLOW,		/* host address, route, link changes */
+	EPOLL_TYPE_FOLLOW_RESOLV,	/* host resolver file changes */
 	EPOLL_TYPE_MAX,
 };
 

@@ -64,14 +64,16 @@ extern const struct syscalls_list *const __start_relay_syscalls[];
 extern const struct syscalls_list *const __stop_relay_syscalls[];
 
 /* Every mode: the way out, through exit() or die() */
-SYSCALLS(SYSCALLS_RELAY | SYSCALLS_PESTO | SYSCALLS_REPAIR,
+SYSCALLS(SYSCALLS_RELAY | SYSCALLS_PESTO | SYSCALLS_REPAIR |
+	 SYSCALLS_RESOLV,
 	 SYSCALLS_CALL("exit_group", "exit(), die(): the only way out"));
 
 #if defined(__SANITIZE_ADDRESS__) || defined(SANDBOX_SANITIZER)
 #define SYSCALLS_SANITIZER	1
 #define SYSCALLS_SAN(name_)	SYSCALLS_CALL(name_, "sanitizer run time")
 /* ASan/UBSan run times: shadow memory, allocator, reports, symbolizer */
-SYSCALLS(SYSCALLS_RELAY | SYSCALLS_PESTO | SYSCALLS_REPAIR,
+SYSCALLS(SYSCALLS_RELAY | SYSCALLS_PESTO | SYSCALLS_REPAIR |
+	 SYSCALLS_RESOLV,
 	 SYSCALLS_SAN("mmap"), SYSCALLS_SAN("munmap"), SYSCALLS_SAN("mremap"),
 	 SYSCALLS_SAN("madvise"), SYSCALLS_SAN("mprotect"),
 	 SYSCALLS_SAN("brk"), SYSCALLS_SAN("sigaltstack"),

@@ -45,6 +45,7 @@
 #define SYSCALLS_PASTA		(1U << 2)	/* pasta */
 #define SYSCALLS_PESTO		(1U << 3)	/* pesto, once connected */
 #define SYSCALLS_REPAIR		(1U << 4)	/* passt-repair, connected */
+#define SYSCALLS_RESOLV		(1U << 5)	/* the resolver file's reader */
 #define SYSCALLS_PASST_ANY	(SYSCALLS_PASST | SYSCALLS_VU)
 #define SYSCALLS_RELAY		(SYSCALLS_PASST_ANY | SYSCALLS_PASTA)
 

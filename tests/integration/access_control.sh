@@ -714,7 +714,11 @@ sk_owner_served() {
 sk_rootless_ns() {
 	local d=$RIG_TMP/sk-$1 child n
 
-	child=$(pgrep -P "${SK_PID[pasta]}" | head -n 1)
+	# pasta's children: the command, and the resolver file's reader
+	for child in $(pgrep -P "${SK_PID[pasta]}") ""; do
+		[ "$(cat "/proc/$child/comm" 2>/dev/null)" = resolv-reader ] ||
+			break
+	done
 	[ -n "$child" ] || rig_fail "pasta's command is not running" ||
 		return 1
 	# Root in pasta's user namespace is its user; the network namespace

@@ -23,7 +23,12 @@
 #     and wake only, no mmap();
 #   - pesto, against a relay that never answers: no socket(), no openat();
 #   - passt-repair, against a passt that never sends: setsockopt()
-#     TCP_REPAIR only, no socket(), no connect().
+#     TCP_REPAIR only, no socket(), no connect();
+#   - the resolver file's reader, a child of passt following the host's
+#     resolver file (isolation/resolv_reader.c): openat() only on its
+#     directory's descriptor with the flags of its rule, write() only to
+#     the relay, no socket(); no capability, no-new-privs, descriptors
+#     3 to 5 only.
 #
 # The counts of both passt profiles may not exceed upstream's (34 and 36
 # calls, its July 2026 build; measured again from its running binaries
@@ -46,7 +51,7 @@ UPSTREAM_VU_CALLS=36		# upstream's vhost-user filter
 FWD=10421
 
 # Argument values
-AF_UNIX=1; AF_INET=2; AF_NETLINK=16; AF_PACKET=17
+AF_UNIX=1; AF_INET=2; AF_NETLINK=16; AF_PACKET=17; AT_FDCWD=-100
 SOCK_STREAM=1; SOCK_RAW=3; SOCK_FLAGS=$((0x80800))	# NONBLOCK | CLOEXEC
 IPPROTO_TCP=6; IPPROTO_SCTP=132
 SOL_SOCKET=1; SO_RCVBUF=8; TCP_REPAIR=19; TCP_ULP=31
@@ -55,6 +60,7 @@ MAP_PRIV_ANON=$((0x22)); RLIMIT_NOFILE=7
 F_GETFL=3; F_SETOWN=8; F_SETPIPE_SZ=1031
 SIOCOUTQ=$((0x5411)); TIOCSTI=$((0x5412)); AT_EMPTY_PATH=$((0x1000))
 FUTEX_WAKE_PRIVATE=129; FUTEX_LOCK_PI=6
+O_RDONLY=0; O_RESOLV=$((0xa0900))	# CLOEXEC NOFOLLOW NONBLOCK NOCTTY
 
 rig_init
 passt_init
@@ -95,7 +101,7 @@ start_fg() {
 }
 
 # profile_check() - the filter of a task against the lists of its binary
-# $1: mode (passt, vu, pasta, pesto, repair)
+# $1: mode (passt, vu, pasta, pesto, repair, resolv)
 # $2: PID (lists are read from its memory)
 # $3: TID whose filter is read (default: $2)
 # Sets PROFILE_CALLS to the number of calls the filter allows, PROFILE_MODE
@@ -329,6 +335,49 @@ client_check() {
 		rig_fail "$1 died during the checks" || return 1
 }
 
+# reader_profile() - test: the resolver file's reader, a child of passt
+reader_profile() {
+	local pid rpid fds
+
+	[ -f /etc/resolv.conf ] ||
+		rig_fail "no /etc/resolv.conf: nothing to follow" || return 1
+	start_fg "$PASST" -f -s "$RIG_TMP/reader.sock" || return 1
+	pid=$RIG_RELAY_PID
+	rig_poll 5 grep -q '[0-9]' "/proc/$pid/task/$pid/children" ||
+		rig_fail "passt started no reader of /etc/resolv.conf" ||
+		return 1
+	read -r rpid _ <"/proc/$pid/task/$pid/children"
+	rig_poll 5 sandboxed "$rpid" ||
+		rig_fail "the reader ($rpid) has no seccomp filter" || return 1
+	profile_check resolv "$rpid" || return 1
+
+	probe allow "$rpid" openat 3 0 "$O_RESOLV" || return 1
+	probe kill "$rpid" openat 3 0 "$O_RDONLY" || return 1
+	probe kill "$rpid" openat "$AT_FDCWD" 0 "$O_RESOLV" || return 1
+	probe allow "$rpid" write 5 0 0 || return 1
+	probe kill "$rpid" write 3 0 0 || return 1
+	probe kill "$rpid" socket "$AF_UNIX" "$SOCK_STREAM" 0 || return 1
+	probe kill "$rpid" connect 5 0 0 || return 1
+
+	grep -q '^CapEff:[[:space:]]*0*$' "/proc/$rpid/status" ||
+		rig_fail "the reader has capabilities:" \
+			 "$(grep ^CapEff "/proc/$rpid/status")" || return 1
+	[ "$(cat "/proc/$rpid/comm")" = resolv-reader ] ||
+		rig_fail "the reader is named $(cat "/proc/$rpid/comm")" ||
+		return 1
+	grep -q '^NoNewPrivs:[[:space:]]*1$' "/proc/$rpid/status" ||
+		rig_fail "the reader may gain privileges" || return 1
+	fds=$(find "/proc/$rpid/fd" -mindepth 1 -printf '%f\n' | sort -n |
+	      tr '\n' ' ')
+	[ "$fds" = "3 4 5 " ] ||
+		rig_fail "the reader's descriptors: $fds, expected 3 4 5" ||
+		return 1
+	rig_relay_alive || rig_fail "passt died during the checks" || return 1
+	rig_relay_stop_check
+	rig_poll 5 rig_exited "$rpid" ||
+		rig_fail "the reader outlived passt" || return 1
+}
+
 # wrong_filter() - test: the check catches a filter that isn't the mode's
 wrong_filter() {
 	local pid why
@@ -358,5 +407,7 @@ rig_run "pesto, connected: filter is the lists" client_check pesto \
 	"$PESTO"
 rig_run "passt-repair, connected: filter is the lists" client_check repair \
 	"$REPAIR"
+rig_run "resolver file's reader: filter is the lists, openat beneath" \
+	reader_profile
 rig_run "the check catches a filter of the wrong mode" wrong_filter
 rig_summary

@@ -25,13 +25,19 @@ sb_copy() {
 
 # sb_procs() - PIDs of processes running a binary
 # $1: binary, as /proc/PID/exe shows it
+# $2: "relay" or "reader" (the resolver file's reader, a relay's child
+#     named resolv-reader) for those only; default: both
 sb_procs() {
-	local e p
+	local e p reader
 
 	for e in /proc/[0-9]*/exe; do
 		[ "$(readlink "$e" 2>/dev/null)" = "$1" ] || continue
 		p=${e#/proc/}
-		echo "${p%/exe}"
+		p=${p%/exe}
+		reader=relay
+		[ "$(cat "/proc/$p/comm" 2>/dev/null)" = resolv-reader ] &&
+			reader=reader
+		[ -z "$2" ] || [ "$2" = "$reader" ] && echo "$p"
 	done
 }
 
@@ -251,7 +257,7 @@ sb_check_sandbox() {
 # sb_background() - test: passt in the background, PID namespace, PID file
 # $1: user to start it as (0: root, with its default --runas nobody)
 sb_background() {
-	local d exe out rc pid run=()
+	local d exe out rc pid p run=()
 
 	SB_SEQ=$((SB_SEQ + 1))
 	d=$(sb_dir "$1") && exe=$(sb_copy "$RIG_TMP/sb.bin.$SB_SEQ") ||
@@ -268,9 +274,14 @@ sb_background() {
 	[ "$rc" -eq 0 ] && [ -n "$pid" ] ||
 		rig_fail "passt exited with status $rc, PID file '$pid'" ||
 		return 1
-	[ "$(sb_procs "$exe")" = "$pid" ] ||
+	[ "$(sb_procs "$exe" relay)" = "$pid" ] ||
 		rig_fail "the PID file names $pid, passt runs as" \
-			 "$(sb_procs "$exe" | tr '\n' ' ')" || return 1
+			 "$(sb_procs "$exe" relay | tr '\n' ' ')" || return 1
+	for p in $(sb_procs "$exe" reader); do
+		[ "$(awk '$1 == "PPid:" { print $2 }' "/proc/$p/status")" = \
+		  "$pid" ] || rig_fail "resolver file's reader $p: not $pid's" ||
+			return 1
+	done
 	head -n 1 "$d/passt.log" | grep -q " ($pid)\$" ||
 		rig_fail "the log's header doesn't name $pid:" \
 			 "$(head -n 1 "$d/passt.log")" || return 1

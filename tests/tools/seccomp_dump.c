@@ -4,8 +4,9 @@
  *
  * Theory of operation: tests/integration/seccomp_profiles.sh starts each
  * mode (passt over the stream socket, passt --vhost-user, pasta, pesto,
- * passt-repair) and compares, with this tool, the filter the kernel holds
- * for the process with the SYSCALLS() lists of its binary for that mode.
+ * passt-repair, the resolver file's reader) and compares, with this
+ * tool, the filter the kernel holds for the process with the SYSCALLS()
+ * lists of its binary for that mode.
  *
  *   seccomp_dump filter PID
  *	Attach to PID with ptrace, read each of its filters with
@@ -22,8 +23,9 @@
  *	PID: the ELF section "relay_syscalls" of /proc/PID/exe, relocated
  *	by the load address (AT_ENTRY of /proc/PID/auxv), holds pointers
  *	to them. Print the same lines for the rules naming MODE (passt, vu,
- *	pasta, pesto, repair): "always" if a rule has no comparisons,
- *	"args" otherwise. With -v (lists -v MODE PID), the reasons follow.
+ *	pasta, pesto, repair, resolv): "always" if a rule has no
+ *	comparisons, "args" otherwise. With -v (lists -v MODE PID), the
+ *	reasons follow.
  *
  *   seccomp_dump call PID NAME [ARG]...
  *	Evaluate the filters of PID for one call with the given arguments
@@ -778,7 +780,7 @@ static uint64_t dump_section(pid_t pid, uint64_t *size)
 
 /**
  * dump_mode() - SYSCALLS_* bit of a mode name
- * @name:	passt, vu, pasta, pesto or repair
+ * @name:	passt, vu, pasta, pesto, repair or resolv
  *
  * Return: the bit, exits on an unknown name
  */
@@ -790,7 +792,7 @@ static unsigned int dump_mode(const char *name)
 	} modes[] = {
 		{ "passt", SYSCALLS_PASST },	{ "vu", SYSCALLS_VU },
 		{ "pasta", SYSCALLS_PASTA },	{ "pesto", SYSCALLS_PESTO },
-		{ "repair", SYSCALLS_REPAIR },
+		{ "repair", SYSCALLS_REPAIR },	{ "resolv", SYSCALLS_RESOLV },
 	};
 	size_t i;
 
@@ -799,7 +801,7 @@ static unsigned int dump_mode(const char *name)
 			return modes[i].bit;
 	}
 	errno = 0;
-	dump_die("mode: passt, vu, pasta, pesto or repair");
+	dump_die("mode: passt, vu, pasta, pesto, repair or resolv");
 }
 
 /**
@@ -913,7 +915,7 @@ static void __attribute__((noreturn)) dump_usage(void)
 		"       seccomp_dump lists [-v] MODE PID\n"
 		"       seccomp_dump call PID NAME [ARG]...\n"
 		"       seccomp_dump count PID\n"
-		"MODE: passt, vu, pasta, pesto, repair\n");
+		"MODE: passt, vu, pasta, pesto, repair, resolv\n");
 	exit(2);
 }
 

@@ -139,6 +139,77 @@ START_TEST(test_change)
 }
 END_TEST
 
+/**
+ * ip4_str() - an IPv4 address as text, for assertions
+ * @a:		address
+ *
+ * Return: static buffer
+ */
+static const char *ip4_str(struct in_addr a)
+{
+	static char buf[INET_ADDRSTRLEN];
+
+	return inet_ntop(AF_INET, &a, buf, sizeof(buf));
+}
+
+START_TEST(test_resolv)
+{
+	char text[] = "nameserver 127.0.0.53\nnameserver 198.51.100.53\n"
+		      "search new.example\n";
+	char empty[] = "# being rewritten\n";
+	char search[SEARCH_MAX][SEARCH_LEN_MAX + 1] = { "old.example" };
+	struct ip4_ctx n4;
+	struct ip6_ctx n6;
+	int n = 1;
+
+	/* In force: 192.0.2.53, the gateway mapped to the host's loopback */
+	setup(MODE_PASST, false);
+	inet_pton(AF_INET, "192.0.2.1", &c.ip4.map_host_lo);
+	inet_pton(AF_INET, "192.0.2.53", &c.ip4.dns[0]);
+	c.ip4.dns_count = 1;
+	c.ip4.dns_host = c.ip4.dns[0];
+	memcpy(c.search[0], "old.example", sizeof("old.example"));
+	c.search_count = 1;
+	follow_init(&c);
+	ck_assert_int_eq(follow_register(observer), 0);
+	n4 = *follow_ip4(&c);
+	n6 = *follow_ip6(&c);
+
+	/* Start-up's rules: the loopback resolver behind the mapped address */
+	conf_resolv_rederive(&c, text, &n4, &n6, search, &n);
+	ck_assert_int_eq(n4.dns_count, 2);
+	ck_assert_str_eq(ip4_str(n4.dns[0]), "192.0.2.1");
+	ck_assert_str_eq(ip4_str(n4.dns[1]), "198.51.100.53");
+	ck_assert_str_eq(ip4_str(n4.dns_match), "192.0.2.1");
+	ck_assert_str_eq(ip4_str(n4.dns_host), "127.0.0.53");
+	ck_assert_int_eq(n, 1);
+	ck_assert_str_eq(search[0], "new.example");
+
+	/* In force, observers told once, the search list read through us */
+	obs_calls = 0;
+	follow_search_set(&c, (const char (*)[SEARCH_LEN_MAX + 1])search, n);
+	ck_assert(follow_apply(&c, &n4, &n6));
+	ck_assert_uint_eq(obs_calls, 1);
+	ck_assert_str_eq(ip4_str(follow_ip4(&c)->dns_host), "127.0.0.53");
+	ck_assert_int_eq(follow_search_count(&c), 1);
+	ck_assert_str_eq(follow_search_name(&c, 0), "new.example");
+	ck_assert(!follow_search_changed());
+
+	/* No nameserver line: the servers stay; no search line: none */
+	conf_resolv_rederive(&c, empty, &n4, &n6, search, &n);
+	ck_assert_int_eq(n4.dns_count, 2);
+	ck_assert_str_eq(ip4_str(n4.dns_host), "127.0.0.53");
+	ck_assert_int_eq(n, 0);
+
+	/* Only the search list changed: still a change */
+	follow_search_set(&c, (const char (*)[SEARCH_LEN_MAX + 1])search, n);
+	ck_assert(follow_apply(&c, &n4, &n6));
+	ck_assert_uint_eq(obs_calls, 2);
+	ck_assert_int_eq(follow_search_count(&c), 0);
+	ck_assert(!follow_apply(&c, &n4, &n6));
+}
+END_TEST
+
 START_TEST(test_retired)
 {
 	struct in_addr old, other;
@@ -244,6 +315,7 @@ static Suite *follow_suite(void)
 	tcase_add_test(tc, test_change);
 	tcase_add_test(tc, test_retired);
 	tcase_add_test(tc, test_dhcp_lease);
+	tcase_add_test(tc, test_resolv);
 	suite_add_tcase(s, tc);
 	return s;
 }
