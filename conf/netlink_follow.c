@@ -49,6 +49,8 @@
 #define NL_FOLLOW_OLD_VALID_S	120
 /* Lifetime "for ever", as netlink says it */
 #define NL_FOLLOW_FOREVER	0xffffffffU
+/* Entries of one address (a peer each) whose lifetimes a change sets */
+#define NL_FOLLOW_PEERS_MAX	4
 
 /**
  * struct nl_follow_af - one family's change
@@ -163,6 +165,97 @@ static int nl_follow_default(int s, const struct nl_follow_af *f,
 }
 
 /**
+ * struct nl_follow_peers - entries of one address on the tap
+ * @af:		AF_INET or AF_INET6
+ * @ifindex:	tap device
+ * @addr:	the address
+ * @len:	its prefix length
+ * @n:		number of @peer
+ * @peer:	the peer address of each entry (the address itself if none)
+ */
+struct nl_follow_peers {
+	int af;
+	unsigned int ifindex;
+	const void *addr;
+	int len;
+	unsigned int n;
+	uint8_t peer[NL_FOLLOW_PEERS_MAX][sizeof(struct in6_addr)];
+};
+
+/**
+ * nl_follow_peers_cb() - note one entry of the address, from the dump
+ * @nh:		RTM_NEWADDR message
+ * @arg:	struct nl_follow_peers
+ */
+static void nl_follow_peers_cb(const struct nlmsghdr *nh, void *arg)
+{
+	const struct ifaddrmsg *ifa = NLMSG_DATA(nh);
+	const uint8_t *local = NULL, *address = NULL;
+	struct nl_follow_peers *p = arg;
+	size_t alen = nl_af_len(p->af);
+	const struct rtattr *rta;
+	int len;
+
+	if (nh->nlmsg_type != RTM_NEWADDR ||
+	    nh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifa)))
+		return;
+	if (ifa->ifa_family != p->af || ifa->ifa_index != p->ifindex ||
+	    ifa->ifa_prefixlen != p->len)
+		return;
+
+	len = (int)IFA_PAYLOAD(nh);
+	for (rta = IFA_RTA(ifa); RTA_OK(rta, len); rta = RTA_NEXT(rta, len)) {
+		if (rta->rta_type == IFA_LOCAL && RTA_PAYLOAD(rta) == alen)
+			local = RTA_DATA(rta);
+		else if (rta->rta_type == IFA_ADDRESS &&
+			 RTA_PAYLOAD(rta) == alen)
+			address = RTA_DATA(rta);
+	}
+	if (!local)
+		local = address;
+	if (!local || memcmp(local, p->addr, alen) ||
+	    p->n >= NL_FOLLOW_PEERS_MAX)
+		return;
+	memcpy(p->peer[p->n++], address ? address : local, alen);
+}
+
+/**
+ * nl_follow_addr_one() - add an address with a peer, or change its
+ *			  lifetimes
+ * @s:		netlink socket in the namespace
+ * @p:		the address, its prefix length
+ * @peer:	its peer (the address itself if it has none)
+ * @valid_s:	valid lifetime, seconds, NL_FOLLOW_FOREVER for ever
+ * @pref_s:	preferred lifetime, seconds (0: deprecated)
+ *
+ * Return: 0 on success, negative errno
+ */
+static int nl_follow_addr_one(int s, const struct nl_follow_peers *p,
+			      const void *peer, uint32_t valid_s,
+			      uint32_t pref_s)
+{
+	struct ifa_cacheinfo ci = { .ifa_prefered = pref_s,
+				    .ifa_valid = valid_s };
+	size_t alen = nl_af_len(p->af);
+	struct nl_req req;
+
+	nl_req_init(&req, RTM_NEWADDR, NLM_F_CREATE | NLM_F_REPLACE,
+		    sizeof(struct ifaddrmsg));
+	req.body.ifa.ifa_family = (unsigned char)p->af;
+	req.body.ifa.ifa_prefixlen = (unsigned char)p->len;
+	req.body.ifa.ifa_scope = RT_SCOPE_UNIVERSE;
+	req.body.ifa.ifa_index = p->ifindex;
+	nl_attr_put(&req, IFA_LOCAL, p->addr, alen);
+	nl_attr_put(&req, IFA_ADDRESS, peer, alen);
+	if (p->af == AF_INET6) {
+		req.body.ifa.ifa_flags = IFA_F_NODAD;
+		nl_attr_u32(&req, IFA_FLAGS, IFA_F_NODAD);
+	}
+	nl_attr_put(&req, IFA_CACHEINFO, &ci, sizeof(ci));
+	return nl_exchange(s, &req, NULL, NULL);
+}
+
+/**
  * nl_follow_addr_set() - add an address, or change its lifetimes
  * @s:		netlink socket in the namespace
  * @af:		AF_INET or AF_INET6
@@ -172,20 +265,35 @@ static int nl_follow_default(int s, const struct nl_follow_af *f,
  * @valid_s:	valid lifetime, seconds, NL_FOLLOW_FOREVER for ever
  * @pref_s:	preferred lifetime, seconds (0: deprecated)
  *
+ * Every entry of the address with that prefix length gets the lifetimes,
+ * whatever its peer: one copied from a point-to-point link (a VPN's tun,
+ * "198.51.100.10 peer 198.51.100.9") is another entry than the address
+ * alone, for the kernel, which would add that one beside it. If there is
+ * none, the address alone is added.
+ *
  * Return: 0 on success, negative errno
  */
 static int nl_follow_addr_set(int s, int af, unsigned int ifindex,
 			      const void *addr, int len, uint32_t valid_s,
 			      uint32_t pref_s)
 {
-	struct ifa_cacheinfo ci = { .ifa_prefered = pref_s,
-				    .ifa_valid = valid_s };
+	struct nl_follow_peers p = { .af = af, .ifindex = ifindex,
+				     .addr = addr, .len = len };
 	struct nl_req req;
+	unsigned int i;
+	int ret;
 
-	nl_addr_req(&req, NLM_F_CREATE | NLM_F_REPLACE, af, ifindex, addr, len,
-		    RT_SCOPE_UNIVERSE);
-	nl_attr_put(&req, IFA_CACHEINFO, &ci, sizeof(ci));
-	return nl_exchange(s, &req, NULL, NULL);
+	nl_req_init(&req, RTM_GETADDR, NLM_F_DUMP, sizeof(struct ifaddrmsg));
+	req.body.ifa.ifa_family = (unsigned char)af;
+	ret = nl_exchange(s, &req, nl_follow_peers_cb, &p);
+	if (ret)
+		return ret;
+
+	if (!p.n)
+		return nl_follow_addr_one(s, &p, addr, valid_s, pref_s);
+	for (i = 0; i < p.n && !ret; i++)
+		ret = nl_follow_addr_one(s, &p, p.peer[i], valid_s, pref_s);
+	return ret;
 }
 
 /**
