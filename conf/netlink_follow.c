@@ -20,13 +20,23 @@
  *     secondary addresses, so that the new address, if in the old one's
  *     subnet, doesn't go with it. The new address is set with an infinite
  *     lifetime, even if it was there (the host may come back to an
- *     address it left: that one was deprecated).
+ *     address it left: that one was deprecated);
+ *   - last, the default routes of the tap that the new settings don't
+ *     give go: those through another gateway, or with none (a VPN's tun
+ *     device has none) when there is a gateway now, or with one when
+ *     there is none now. Otherwise the old template's, copied with a
+ *     lower metric (a VPN's), would still win once it went, and a guest
+ *     that saw the change would differ from one started now. Only once a
+ *     default route of the new settings is there: with none (a tun's
+ *     route and --no-copy-routes), the old ones stay. Multipath routes
+ *     are left.
  *
  * The requests run in pasta's worker thread, in the namespace (ns_run()):
  * the kernel checks CAP_NET_ADMIN of the sending thread, and the worker is
  * the only thread that keeps it, and only when the namespace follows the
- * host (isolation/sandbox.c). Routes and addresses copied at start-up
- * that the host dropped are left: only the guest's address is aged.
+ * host (isolation/sandbox.c). Other routes and addresses copied before
+ * that the host dropped are left (they lead to the tap all the same):
+ * only the guest's address is aged, and default routes replaced.
  */
 
 #include <errno.h>
@@ -49,6 +59,10 @@
 #define NL_FOLLOW_OLD_VALID_S	120
 /* Lifetime "for ever", as netlink says it */
 #define NL_FOLLOW_FOREVER	0xffffffffU
+/* Default routes of the tap removed at most per change and family: the
+ * old template's, usually one
+ */
+#define NL_FOLLOW_STALE_MAX	8
 /* Entries of one address (a peer each) whose lifetimes a change sets */
 #define NL_FOLLOW_PEERS_MAX	4
 
@@ -327,6 +341,155 @@ static int nl_follow_promote(int s, unsigned int ifindex)
 }
 
 /**
+ * struct nl_follow_stale - default routes of the tap, against the new
+ *			    settings
+ * @af:		AF_INET or AF_INET6
+ * @ifindex:	tap device
+ * @gw:		gateway now, none if all zero
+ * @kept:	default routes of the tap that the new settings give
+ * @n:		number of @r
+ * @more:	more than NL_FOLLOW_STALE_MAX others were found
+ * @r:		the others: metric, scope, gateway (@has_gw: it has one)
+ */
+struct nl_follow_stale {
+	int af;
+	unsigned int ifindex;
+	const void *gw;
+	unsigned int kept;
+	unsigned int n;
+	bool more;
+	struct {
+		uint32_t metric;
+		unsigned char scope;
+		bool has_gw;
+		uint8_t gw[sizeof(struct in6_addr)];
+	} r[NL_FOLLOW_STALE_MAX];
+};
+
+/**
+ * nl_follow_stale_cb() - sort one route of the namespace's dump
+ * @nh:		RTM_NEWROUTE message
+ * @arg:	struct nl_follow_stale
+ *
+ * Only single-hop unicast default routes of the main table through the
+ * tap count: a default route is kept if it has the new gateway, or, when
+ * there is none now, if it has none either.
+ */
+static void nl_follow_stale_cb(const struct nlmsghdr *nh, void *arg)
+{
+	const struct rtmsg *rtm = NLMSG_DATA(nh);
+	struct nl_follow_stale *st = arg;
+	size_t alen = nl_af_len(st->af);
+	uint32_t table, oif = 0, metric = 0;
+	const uint8_t *gw = NULL;
+	const struct rtattr *rta;
+	int len;
+
+	if (nh->nlmsg_type != RTM_NEWROUTE ||
+	    nh->nlmsg_len < NLMSG_LENGTH(sizeof(*rtm)))
+		return;
+	if (rtm->rtm_family != st->af || rtm->rtm_dst_len ||
+	    rtm->rtm_type != RTN_UNICAST || (rtm->rtm_flags & RTM_F_CLONED))
+		return;
+
+	table = rtm->rtm_table;
+	len = (int)RTM_PAYLOAD(nh);
+	for (rta = RTM_RTA(rtm); RTA_OK(rta, len); rta = RTA_NEXT(rta, len)) {
+		size_t plen = RTA_PAYLOAD(rta);
+
+		if (rta->rta_type == RTA_TABLE && plen == sizeof(table))
+			memcpy(&table, RTA_DATA(rta), plen);
+		else if (rta->rta_type == RTA_OIF && plen == sizeof(oif))
+			memcpy(&oif, RTA_DATA(rta), plen);
+		else if (rta->rta_type == RTA_PRIORITY && plen == sizeof(metric))
+			memcpy(&metric, RTA_DATA(rta), plen);
+		else if (rta->rta_type == RTA_GATEWAY && plen == alen)
+			gw = RTA_DATA(rta);
+	}
+	if (table != RT_TABLE_MAIN || oif != st->ifindex)
+		return;
+
+	if (nl_follow_zero(st->af, st->gw) ? !gw :
+	    (gw && !memcmp(gw, st->gw, alen))) {
+		st->kept++;
+		return;
+	}
+	if (st->n >= NL_FOLLOW_STALE_MAX) {
+		st->more = true;
+		return;
+	}
+	st->r[st->n].metric = metric;
+	st->r[st->n].scope = rtm->rtm_scope;
+	st->r[st->n].has_gw = gw != NULL;
+	if (gw)
+		memcpy(st->r[st->n].gw, gw, alen);
+	st->n++;
+}
+
+/**
+ * nl_follow_route_del() - remove one default route found stale
+ * @s:		netlink socket in the namespace
+ * @st:		what nl_follow_stale_cb() found
+ * @i:		which one
+ *
+ * Its metric, scope and gateway (or none) tell it from those kept: the
+ * kernel matches a deletion on what it is given.
+ *
+ * Return: 0 on success or if it is gone already, negative errno
+ */
+static int nl_follow_route_del(int s, const struct nl_follow_stale *st,
+			       unsigned int i)
+{
+	struct nl_req req;
+	int ret;
+
+	nl_req_init(&req, RTM_DELROUTE, 0, sizeof(struct rtmsg));
+	req.body.rtm.rtm_family = (unsigned char)st->af;
+	req.body.rtm.rtm_table = RT_TABLE_MAIN;
+	req.body.rtm.rtm_type = RTN_UNICAST;
+	req.body.rtm.rtm_scope = st->r[i].scope;
+	nl_attr_u32(&req, RTA_OIF, st->ifindex);
+	nl_attr_u32(&req, RTA_PRIORITY, st->r[i].metric);
+	if (st->r[i].has_gw)
+		nl_attr_put(&req, RTA_GATEWAY, st->r[i].gw, nl_af_len(st->af));
+
+	ret = nl_exchange(s, &req, NULL, NULL);
+	return ret == -ESRCH || ret == -ENOENT ? 0 : ret;
+}
+
+/**
+ * nl_follow_prune() - remove the default routes the new settings don't
+ *		       give, once one they give is there
+ * @s:		netlink socket in the namespace
+ * @f:		the family's change
+ * @ifindex:	tap device
+ *
+ * Return: 0 on success, negative errno
+ */
+static int nl_follow_prune(int s, const struct nl_follow_af *f,
+			   unsigned int ifindex)
+{
+	struct nl_follow_stale st = { .af = f->af, .ifindex = ifindex,
+				      .gw = f->gw };
+	struct nl_req req;
+	unsigned int i;
+	int ret;
+
+	nl_req_init(&req, RTM_GETROUTE, NLM_F_DUMP, sizeof(struct rtmsg));
+	req.body.rtm.rtm_family = (unsigned char)f->af;
+	ret = nl_exchange(s, &req, nl_follow_stale_cb, &st);
+	if (ret || !st.kept)
+		return ret;
+
+	if (st.more)
+		warn("More than %d old %s default routes in the namespace: some stay",
+		     NL_FOLLOW_STALE_MAX, f->af == AF_INET ? "IPv4" : "IPv6");
+	for (i = 0; i < st.n && !ret; i++)
+		ret = nl_follow_route_del(s, &st, i);
+	return ret;
+}
+
+/**
  * nl_follow_af_apply() - bring one family of the tap device up to date
  * @s:		netlink socket in the namespace
  * @f:		the family's change
@@ -363,6 +526,8 @@ static int nl_follow_af_apply(int s, const struct nl_follow_af *f,
 	if (!ret && f->copy_routes && f->host_if && (what = "routes"))
 		ret = nl_copy_all(s, RTM_GETROUTE, f->af, f->host_if, ifindex,
 				  ifname);
+	if (!ret && (what = "old default routes"))
+		ret = nl_follow_prune(s, f, ifindex);
 
 	if (ret) {
 		warn("Can't update the %s %s of %s in the namespace: %s",
