@@ -183,9 +183,10 @@ static int nl_follow_default(int s, const struct nl_follow_af *f,
  * @af:		AF_INET or AF_INET6
  * @ifindex:	tap device
  * @addr:	the address
- * @len:	its prefix length
+ * @len:	its prefix length, -1 for deprecated entries of any length
  * @n:		number of @peer
  * @peer:	the peer address of each entry (the address itself if none)
+ * @plen:	the prefix length of each entry
  */
 struct nl_follow_peers {
 	int af;
@@ -194,6 +195,7 @@ struct nl_follow_peers {
 	int len;
 	unsigned int n;
 	uint8_t peer[NL_FOLLOW_PEERS_MAX][sizeof(struct in6_addr)];
+	unsigned char plen[NL_FOLLOW_PEERS_MAX];
 };
 
 /**
@@ -208,15 +210,17 @@ static void nl_follow_peers_cb(const struct nlmsghdr *nh, void *arg)
 	struct nl_follow_peers *p = arg;
 	size_t alen = nl_af_len(p->af);
 	const struct rtattr *rta;
+	uint32_t flags;
 	int len;
 
 	if (nh->nlmsg_type != RTM_NEWADDR ||
 	    nh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifa)))
 		return;
 	if (ifa->ifa_family != p->af || ifa->ifa_index != p->ifindex ||
-	    ifa->ifa_prefixlen != p->len)
+	    (p->len >= 0 && ifa->ifa_prefixlen != p->len))
 		return;
 
+	flags = ifa->ifa_flags;
 	len = (int)IFA_PAYLOAD(nh);
 	for (rta = IFA_RTA(ifa); RTA_OK(rta, len); rta = RTA_NEXT(rta, len)) {
 		if (rta->rta_type == IFA_LOCAL && RTA_PAYLOAD(rta) == alen)
@@ -224,13 +228,77 @@ static void nl_follow_peers_cb(const struct nlmsghdr *nh, void *arg)
 		else if (rta->rta_type == IFA_ADDRESS &&
 			 RTA_PAYLOAD(rta) == alen)
 			address = RTA_DATA(rta);
+		else if (rta->rta_type == IFA_FLAGS &&
+			 RTA_PAYLOAD(rta) == sizeof(flags))
+			memcpy(&flags, RTA_DATA(rta), sizeof(flags));
 	}
 	if (!local)
 		local = address;
-	if (!local || memcmp(local, p->addr, alen) ||
+	if (!local || memcmp(local, p->addr, alen) != 0 ||
 	    p->n >= NL_FOLLOW_PEERS_MAX)
 		return;
+	if (p->len < 0 && !(flags & IFA_F_DEPRECATED))
+		return;
+	p->plen[p->n] = ifa->ifa_prefixlen;
 	memcpy(p->peer[p->n++], address ? address : local, alen);
+}
+
+/**
+ * nl_follow_peers_find() - dump the tap's addresses, note those wanted
+ * @s:		netlink socket in the namespace
+ * @p:		what is wanted; @n and the entries set
+ *
+ * Return: 0 on success, negative errno
+ */
+static int nl_follow_peers_find(int s, struct nl_follow_peers *p)
+{
+	struct nl_req req;
+
+	nl_req_init(&req, RTM_GETADDR, NLM_F_DUMP, sizeof(struct ifaddrmsg));
+	req.body.ifa.ifa_family = (unsigned char)p->af;
+	return nl_exchange(s, &req, nl_follow_peers_cb, p);
+}
+
+/**
+ * nl_follow_addr_clear() - remove entries of an address we deprecated
+ * @s:		netlink socket in the namespace
+ * @af:		AF_INET or AF_INET6
+ * @ifindex:	tap device
+ * @addr:	address the host gives again
+ *
+ * The host may come back to an address it left with another prefix
+ * length or peer (a VPN that is a WireGuard-like /128 one time, an
+ * OpenVPN /64 the next): the kernel would keep the old entry's (IPv6:
+ * an address is one entry, whatever its prefix length), or add the new
+ * one beside it (IPv4). The deprecated entries go, so that the address
+ * is added again as start-up would add it.
+ *
+ * Return: 0 on success, negative errno
+ */
+static int nl_follow_addr_clear(int s, int af, unsigned int ifindex,
+				const void *addr)
+{
+	struct nl_follow_peers p = { .af = af, .ifindex = ifindex,
+				     .addr = addr, .len = -1 };
+	size_t alen = nl_af_len(af);
+	unsigned int i;
+	int ret;
+
+	ret = nl_follow_peers_find(s, &p);
+	for (i = 0; i < p.n && !ret; i++) {
+		struct nl_req req;
+
+		nl_req_init(&req, RTM_DELADDR, 0, sizeof(struct ifaddrmsg));
+		req.body.ifa.ifa_family = (unsigned char)af;
+		req.body.ifa.ifa_prefixlen = p.plen[i];
+		req.body.ifa.ifa_index = ifindex;
+		nl_attr_put(&req, IFA_LOCAL, addr, alen);
+		nl_attr_put(&req, IFA_ADDRESS, p.peer[i], alen);
+		ret = nl_exchange(s, &req, NULL, NULL);
+		if (ret == -EADDRNOTAVAIL || ret == -ENODEV)
+			ret = 0;
+	}
+	return ret;
 }
 
 /**
@@ -293,13 +361,10 @@ static int nl_follow_addr_set(int s, int af, unsigned int ifindex,
 {
 	struct nl_follow_peers p = { .af = af, .ifindex = ifindex,
 				     .addr = addr, .len = len };
-	struct nl_req req;
 	unsigned int i;
 	int ret;
 
-	nl_req_init(&req, RTM_GETADDR, NLM_F_DUMP, sizeof(struct ifaddrmsg));
-	req.body.ifa.ifa_family = (unsigned char)af;
-	ret = nl_exchange(s, &req, nl_follow_peers_cb, &p);
+	ret = nl_follow_peers_find(s, &p);
 	if (ret)
 		return ret;
 
@@ -511,7 +576,9 @@ static int nl_follow_af_apply(int s, const struct nl_follow_af *f,
 
 	if (f->af == AF_INET && moved)
 		(void)nl_follow_promote(s, ifindex);
-	if (f->copy_addrs && f->host_if)
+	if (moved && (what = "address"))
+		ret = nl_follow_addr_clear(s, f->af, ifindex, f->addr);
+	if (!ret && f->copy_addrs && f->host_if && (what = "addresses"))
 		ret = nl_copy_all(s, RTM_GETADDR, f->af, f->host_if, ifindex,
 				  ifname);
 	if (!ret && !nl_follow_zero(f->af, f->addr) && (what = "address"))
