@@ -10,7 +10,9 @@
  *
  *   - addresses: every address of the template interface again
  *     (netlink_copy.c: those already there are left), or with
- *     --no-copy-addrs or -a the guest's address only;
+ *     --no-copy-addrs or -a the guest's address only; an address we
+ *     deprecated before that the host gives again is removed first, so
+ *     that it comes back with the host's prefix length and peer now;
  *   - the default route through the new gateway (NLM_F_REPLACE, after an
  *     on-link route to it when nothing else makes it reachable); with
  *     routes copied, every route of the template interface again;
