@@ -204,6 +204,26 @@ int follow_register(follow_fn fn)
 }
 
 /**
+ * follow_ntop() - an address for a message, "(none)" if unspecified
+ * @af:		AF_INET or AF_INET6
+ * @a:		address
+ * @buf:	output, INET6_ADDRSTRLEN bytes
+ *
+ * A gateway is none when the host's default route has none (a VPN's tun
+ * device): "(none)" says so better than 0.0.0.0.
+ */
+static void follow_ntop(int af, const void *a, char *buf)
+{
+	static const struct in6_addr zero = IN6ADDR_ANY_INIT;
+	size_t len = af == AF_INET ? sizeof(struct in_addr) : sizeof(zero);
+
+	if (!memcmp(a, &zero, len))
+		snprintf(buf, INET6_ADDRSTRLEN, "(none)");
+	else
+		inet_ntop(af, a, buf, INET6_ADDRSTRLEN);
+}
+
+/**
  * follow_log_change() - one line for one setting that changed
  * @af:		AF_INET or AF_INET6
  * @what:	the setting
@@ -218,8 +238,8 @@ static void follow_log_change(int af, const char *what, const void *old,
 	char o[INET6_ADDRSTRLEN], n[INET6_ADDRSTRLEN];
 	char ol[16] = "", nl[16] = "";
 
-	inet_ntop(af, old, o, sizeof(o));
-	inet_ntop(af, new, n, sizeof(n));
+	follow_ntop(af, old, o);
+	follow_ntop(af, new, n);
 	if (old_len >= 0)
 		snprintf(ol, sizeof(ol), "/%d", old_len);
 	if (new_len >= 0)
