@@ -8,7 +8,8 @@
  * path, and a sequence of operations: -A (add what follows), -D (delete
  * what follows), -C PIF (clear a table), and -t, -u, -T, -U with the port
  * specifications of passt and pasta. Without any operation, the tables
- * are shown.
+ * are shown, and the configuration the relay derived from the host, if it
+ * sends it (ours does).
  *
  * The relay sends its tables as soon as we connect (fwd/pesto_wire.c,
  * doc/pesto.md). This file connects and sandboxes; the conversation from the
@@ -89,7 +90,8 @@ static void __attribute__((noreturn)) pesto_usage(const char *name, FILE *f,
 		"[ADDR[%%IFACE]/]FIRST[-LAST][:[TOADDR/]TOFIRST[-TOLAST]],\n"
 		"all[:TOADDR], auto and ~FIRST[-LAST]. Without -A, -D or -C\n"
 		"before it, a SPEC replaces its table. Without any of these\n"
-		"options, the tables are shown.\n", name);
+		"options, the tables are shown, and below them what the\n"
+		"relay derived from the host, as it stands now.\n", name);
 	exit(status);
 }
 

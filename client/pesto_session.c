@@ -10,6 +10,12 @@
  * (pesto_operations(), see client/pesto.c), sends the whole new set of
  * tables and reads the relay's reply.
  *
+ * Our relay announces in the tables' capabilities (PESTO_CAP_VIEW) that
+ * its derived configuration follows them, as text (fwd/fwd_view.c):
+ * pesto_read_view() reads it then, and only then, so that a relay that
+ * doesn't send it (upstream's) isn't waited for. It is printed below the
+ * tables whenever they are shown.
+ *
  * The relay is not trusted (doc/security.md): everything read from it is
  * checked before use, and a malformed message ends the program with a
  * message. Its text never reaches the user's terminal raw: a table name
@@ -51,6 +57,8 @@ struct pesto_table {
 static struct pesto_table pesto_tables[PESTO_TABLES_MAX];
 static unsigned int pesto_n_tables;
 static struct pesto_rule pesto_new[PESTO_PIF_RULES_MAX];
+static char pesto_view[PESTO_VIEW_MAX + 1];	/* the derived configuration */
+static bool pesto_has_view;			/* the relay sent it */
 
 /**
  * pesto_read_all() - read exactly a number of bytes
@@ -164,6 +172,65 @@ static bool pesto_read_table(const struct pesto_io *io)
 	      count, pt->t.caps);
 	pesto_n_tables++;
 	return true;
+}
+
+/**
+ * pesto_read_view() - read the derived configuration, if the relay sends it
+ * @io:		connection, the tables read
+ */
+static void pesto_read_view(const struct pesto_io *io)
+{
+	uint8_t hdr[PESTO_VIEW_HDR_LEN];
+	unsigned int i;
+	uint32_t len;
+
+	pesto_has_view = false;
+	for (i = 0; i < pesto_n_tables; i++) {
+		if (pesto_tables[i].t.caps & PESTO_CAP_VIEW)
+			break;
+	}
+	if (i == pesto_n_tables)
+		return;
+
+	if (pesto_read_all(io, hdr, sizeof(hdr)))
+		die_perror("Can't read the derived configuration from the relay");
+	if (pesto_view_decode(hdr, &len))
+		die("The relay sent a malformed derived configuration");
+	if (pesto_read_all(io, pesto_view, len))
+		die_perror("Can't read the derived configuration from the relay");
+	pesto_view[len] = '\0';
+	pesto_has_view = true;
+	debug("Derived configuration: %u bytes", len);
+}
+
+/**
+ * pesto_show_view() - print the derived configuration, if the relay sent it
+ * @f:		where
+ * @path:	socket path
+ *
+ * Every byte that is not printable ASCII or a line's end is printed as '?'.
+ */
+static void pesto_show_view(FILE *f, const char *path)
+{
+	const char *p = pesto_view;
+
+	if (!pesto_has_view)
+		return;
+
+	fprintf(f, "Derived configuration (%s)\n", path);
+	while (*p) {
+		size_t n = strcspn(p, "\n");
+		size_t k;
+
+		fputs("  ", f);
+		for (k = 0; k < n; k++)
+			fputc(p[k] < 0x20 || p[k] > 0x7e ? '?' : p[k], f);
+		fputc('\n', f);
+		p += n;
+		if (*p)
+			p++;
+	}
+	fflush(f);
 }
 
 /**
@@ -462,7 +529,8 @@ static int pesto_reply(const struct pesto_io *io)
  * @argc:	argument count
  * @argv:	options and operations (pesto_optstring)
  * @update:	argv has operations: apply them, send the update
- * @show:	-s: show the tables before and after the update
+ * @show:	-s: show the tables before and after the update (and the
+ *		derived configuration after them)
  *
  * Errors in what the relay sends end the program (die()).
  *
@@ -484,17 +552,21 @@ int pesto_session(const struct pesto_io *io, const char *path, int argc,
 		die("%s: %s", path, errbuf);
 	while (pesto_read_table(io))
 		;
+	pesto_read_view(io);
 
 	if (!update) {
 		pesto_show(io->out, "passt/pasta configuration", path);
+		pesto_show_view(io->out, path);
 		return EXIT_SUCCESS;
 	}
 
 	if (show)
 		pesto_show(io->out, "Previous configuration", path);
 	pesto_operations(argc, argv);
-	if (show)
+	if (show) {
 		pesto_show(io->out, "Updated configuration", path);
+		pesto_show_view(io->out, path);
+	}
 
 	pesto_send(io);
 	return pesto_reply(io);

@@ -998,3 +998,13 @@ void conf_print(const struct ctx *c)
 	if (c->busy_poll_us)
 		info("Busy polling: %u us after traffic", c->busy_poll_us);
 }
+
+/**
+ * conf_given_saved() - the explicit settings of the command line
+ *
+ * Return: what conf() saved of them, for conf_fixed_get()
+ */
+const struct conf_given *conf_given_saved(void)
+{
+	return &conf_saved.g;
+}

@@ -138,6 +138,9 @@ struct conf_given {
 	bool follow_host;
 };
 
+/* conf.c: the explicit settings conf() saved */
+const struct conf_given *conf_given_saved(void);
+
 /* conf_parse.c */
 void conf_parse(struct ctx *c, int argc, char **argv, struct conf_given *g);
 void conf_follow_default(struct ctx *c, const struct conf_given *g);

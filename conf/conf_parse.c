@@ -917,3 +917,26 @@ void conf_follow_default(struct ctx *c, const struct conf_given *g)
 	debug("pasta runs in the initial user namespace: the namespace keeps the host's addresses and routes of start-up, as with --no-follow-host (following would leave CAP_NET_ADMIN over the host's own network in pasta); give --follow-host to follow anyway");
 	c->no_follow_host = true;
 }
+
+/**
+ * conf_fixed_get() - what the command line fixed, of what is derived
+ * @c:		configuration, complete
+ * @f:		set
+ */
+void conf_fixed_get(const struct ctx *c, struct conf_fixed *f)
+{
+	const struct conf_given *g = conf_given_saved();
+
+	f->if4 = *g->ifname || *c->ip4.outbound_if;
+	f->addr4 = g->addr4;
+	f->gw4 = g->gw4;
+	f->map4 = g->map_host_lo4;
+	f->dns_host4 = g->dns_host4;
+	f->if6 = *g->ifname || *c->ip6.outbound_if;
+	f->addr6 = g->addr6;
+	f->gw6 = g->gw6;
+	f->map6 = g->map_host_lo6;
+	f->dns_host6 = g->dns_host6;
+	f->dns = g->dns || c->no_dns;
+	f->search = g->search || c->no_search;
+}

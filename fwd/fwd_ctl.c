@@ -27,8 +27,11 @@
  * counted (fwd_ctl_stats_log(): SIGUSR1, --stats).
  *
  * A session (the protocol is in fwd/pesto_wire.c and doc/pesto.md): the
- * relay queues its greeting and its tables (fwd/fwd_rules.c) as soon as
- * it accepts; the client may send an update, the new tables of the pifs it
+ * relay queues its greeting, its tables (fwd/fwd_rules.c) and, after
+ * them, the derived configuration in force (fwd/fwd_view.c; announced in
+ * the tables' capabilities, so that only a client that knows it reads it:
+ * upstream's leaves it unread, and closes) as soon as it accepts; the
+ * client may send an update, the new tables of the pifs it
  * changes, which the parser takes in whatever pieces arrive; the relay
  * applies it (fwd/fwd_listen.c: all directions at once, or nothing),
  * queues a reply with a status and a message, and closes once the reply is
@@ -53,6 +56,7 @@
 #include "fwd_ctl.h"
 #include "fwd_listen.h"
 #include "fwd_rules.h"
+#include "fwd_view.h"
 #include "pesto_wire.h"
 #include "../conf/fwd_spec.h"
 #include "../conf/ctx.h"
@@ -90,8 +94,11 @@ SYSCALLS(SYSCALLS_RELAY,
 /* One pif's table on the wire, at most */
 #define FWD_CTL_PIF_MAX		(1 + PESTO_PIF_INFO_LEN + \
 				 PESTO_PIF_RULES_MAX * PESTO_RULE_LEN)
-/* Output: greeting, two pifs, the end mark, the reply */
+/* Output: greeting, two pifs, the end mark, the derived configuration,
+ * the reply
+ */
 #define FWD_CTL_OUT_MAX		(PESTO_HELLO_LEN + 2 * FWD_CTL_PIF_MAX + 1 + \
+				 PESTO_VIEW_HDR_LEN + PESTO_VIEW_MAX + \
 				 PESTO_REPLY_HDR_LEN + PESTO_REPLY_MSG_MAX)
 
 static int fwd_ctl_listen_fd = -1;
@@ -142,7 +149,7 @@ static struct fwd_rules_env fwd_ctl_env(const struct ctx *c, uint8_t pif)
  */
 static uint32_t fwd_ctl_caps(const struct ctx *c)
 {
-	uint32_t caps = PESTO_CAP_IFNAME;
+	uint32_t caps = PESTO_CAP_IFNAME | PESTO_CAP_VIEW;
 
 	if (c->ip4.enabled)
 		caps |= PESTO_CAP_IPV4;
@@ -211,13 +218,16 @@ static int fwd_ctl_put_pif(const struct ctx *c, uint8_t pif, enum fwd_dir tcp,
 }
 
 /**
- * fwd_ctl_put_tables() - queue the greeting and the tables in force
+ * fwd_ctl_put_tables() - queue the greeting, the tables in force and the
+ *			  derived configuration in force
  * @c:		execution context
  *
  * Return: 0 on success, -1 if the tables don't fit the protocol (logged)
  */
 static int fwd_ctl_put_tables(const struct ctx *c)
 {
+	char view[PESTO_VIEW_MAX + 1];
+
 	pesto_hello_encode(fwd_ctl_out);
 	fwd_ctl_out_len = PESTO_HELLO_LEN;
 	fwd_ctl_out_sent = 0;
@@ -233,6 +243,11 @@ static int fwd_ctl_put_tables(const struct ctx *c)
 	}
 
 	fwd_ctl_out[fwd_ctl_out_len++] = PESTO_PIF_NONE;
+
+	fwd_view_text(c, view, sizeof(view));
+	fwd_ctl_out_len += pesto_view_encode(fwd_ctl_out + fwd_ctl_out_len,
+					     sizeof(fwd_ctl_out) -
+					     fwd_ctl_out_len, view);
 	return 0;
 }
 
@@ -448,6 +463,12 @@ static void fwd_ctl_input(const struct ctx *c)
 			continue;
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return;
+		/* A client that closes with our output unread (upstream's
+		 * pesto, which doesn't read the derived configuration) resets
+		 * the connection once its bytes are read: as an end of file
+		 */
+		if (n < 0 && errno == ECONNRESET)
+			n = 0;
 		if (n < 0) {
 			debug_perror("Configuration client: recv");
 			fwd_ctl_close(c);
@@ -622,12 +643,13 @@ void fwd_ctl_handler(const struct ctx *c, union epoll_ref ref, uint32_t events,
 	if (fwd_ctl_fd < 0 || (int)ref.fd != fwd_ctl_fd)
 		return;
 
-	if (events & EPOLLOUT)
-		fwd_ctl_flush(c);
-	if (fwd_ctl_fd >= 0 && !fwd_ctl_done && (events & (EPOLLIN |
-							   EPOLLRDHUP |
-							   EPOLLHUP)))
+	/* What the client sent first: one that closed with our output
+	 * unread (upstream's pesto) may have sent a whole update
+	 */
+	if (!fwd_ctl_done && (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP)))
 		fwd_ctl_input(c);
+	if (fwd_ctl_fd >= 0 && (events & EPOLLOUT))
+		fwd_ctl_flush(c);
 	if (fwd_ctl_fd >= 0 && (events & EPOLLERR)) {
 		debug("Configuration client: socket error");
 		fwd_ctl_close(c);

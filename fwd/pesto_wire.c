@@ -16,6 +16,11 @@
  *   relay:  a reply with a status and a message (this implementation's
  *           extension: upstream's client closes without reading it)
  *
+ * Our relay also sends, right after the end of the tables, its derived
+ * configuration as text (another extension, announced by PESTO_CAP_VIEW
+ * in the tables' capabilities, so that our client reads it only from a
+ * relay that sends it; upstream's client never reads past the tables).
+ *
  * The relay never trusts the client: pesto_update_feed() takes the
  * client's bytes in whatever pieces they arrive, checks every field as
  * soon as it is complete (known pif, given once, bounded rule count, rules
@@ -485,4 +490,42 @@ int pesto_reply_decode(const uint8_t *hdr, uint32_t *status,
 	*status = net_get32(hdr + PESTO_MAGIC_LEN);
 	*msglen = net_get32(hdr + PESTO_MAGIC_LEN + 4);
 	return *msglen > PESTO_REPLY_MSG_MAX ? -1 : 0;
+}
+
+/**
+ * pesto_view_encode() - the relay's derived configuration, for the wire
+ * @buf:	output
+ * @size:	its size, at least PESTO_VIEW_HDR_LEN
+ * @text:	lines of text, cut at PESTO_VIEW_MAX bytes
+ *
+ * Return: length of the block
+ */
+size_t pesto_view_encode(uint8_t *buf, size_t size, const char *text)
+{
+	size_t len = strlen(text);
+
+	if (len > PESTO_VIEW_MAX)
+		len = PESTO_VIEW_MAX;
+	if (len > size - PESTO_VIEW_HDR_LEN)
+		len = size - PESTO_VIEW_HDR_LEN;
+
+	memcpy(buf, PESTO_VIEW_MAGIC, PESTO_MAGIC_LEN);
+	net_put32(buf + PESTO_MAGIC_LEN, (uint32_t)len);
+	memcpy(buf + PESTO_VIEW_HDR_LEN, text, len);
+	return PESTO_VIEW_HDR_LEN + len;
+}
+
+/**
+ * pesto_view_decode() - read the header of the derived configuration
+ * @hdr:	PESTO_VIEW_HDR_LEN bytes
+ * @len:	set to the length of the text, at most PESTO_VIEW_MAX
+ *
+ * Return: 0 on success, -1 if this is not the block or it is too long
+ */
+int pesto_view_decode(const uint8_t *hdr, uint32_t *len)
+{
+	if (memcmp(hdr, PESTO_VIEW_MAGIC, PESTO_MAGIC_LEN) != 0)
+		return -1;
+	*len = net_get32(hdr + PESTO_MAGIC_LEN);
+	return *len > PESTO_VIEW_MAX ? -1 : 0;
 }

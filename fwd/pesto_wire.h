@@ -37,6 +37,11 @@
 #define PESTO_CAP_UDP		(1U << 3)
 #define PESTO_CAP_SCAN		(1U << 4)	/* "auto" */
 #define PESTO_CAP_IFNAME	(1U << 5)	/* binding to an interface */
+/* This implementation's extension, from the top bit down (upstream's
+ * bits grow from the bottom): a derived configuration block follows the
+ * end of the tables (PESTO_VIEW_MAGIC). Set in every table.
+ */
+#define PESTO_CAP_VIEW		(1U << 31)
 
 /* One rule: addresses, interface, ports, protocol, flags */
 #define PESTO_RULE_LEN		(16 + 16 + PESTO_IFNAMSIZ + 3 * 2 + 2)
@@ -55,6 +60,14 @@
 #define PESTO_REPLY_MAGIC	"basil:r"
 #define PESTO_REPLY_HDR_LEN	(PESTO_MAGIC_LEN + 2 * 4)
 #define PESTO_REPLY_MSG_MAX	1024
+
+/* Derived configuration ("host view"), this implementation's extension,
+ * sent after the end of the tables if they announce PESTO_CAP_VIEW: magic,
+ * length of the text that follows (lines ending with '\n')
+ */
+#define PESTO_VIEW_MAGIC	"basil:h"
+#define PESTO_VIEW_HDR_LEN	(PESTO_MAGIC_LEN + 4)
+#define PESTO_VIEW_MAX		4096
 
 /**
  * struct pesto_rule - one forwarding rule, as the protocol carries it
@@ -158,5 +171,7 @@ size_t pesto_reply_encode(uint8_t *buf, size_t size, uint32_t status,
 			  const char *msg);
 int pesto_reply_decode(const uint8_t *hdr, uint32_t *status,
 		       uint32_t *msglen);
+size_t pesto_view_encode(uint8_t *buf, size_t size, const char *text);
+int pesto_view_decode(const uint8_t *hdr, uint32_t *len);
 
 #endif /* FWD_PESTO_WIRE_H */

@@ -22,6 +22,7 @@ typedef void (*follow_fn)(const struct ctx *c, const struct ip4_ctx *old4,
 			  const struct ip6_ctx *old6);
 
 void follow_init(const struct ctx *c);
+bool follow_watch_on(void);	/* follow_watch.c */
 const struct ip4_ctx *follow_ip4(const struct ctx *c);
 const struct ip6_ctx *follow_ip6(const struct ctx *c);
 int follow_register(follow_fn fn);

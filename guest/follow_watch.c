@@ -172,3 +172,14 @@ fail:
 	follow_sock = -1;
 	return ret;
 }
+
+/**
+ * follow_watch_on() - is the relay following the host?
+ *
+ * Return: true if the host's network is watched, false if following is off
+ *	   (--no-follow-host, --splice-only) or the watch couldn't be opened
+ */
+bool follow_watch_on(void)
+{
+	return follow_sock >= 0;
+}

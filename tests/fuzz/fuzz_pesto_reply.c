@@ -6,7 +6,9 @@
  * pesto (client/pesto.c) trusts its user, not the relay it talks to
  * (doc/security.md). Here pesto_session(), what pesto runs once connected,
  * talks to a fake relay whose every byte comes from the input: the
- * greeting, the tables pesto shows and changes, the reply to the update.
+ * greeting, the tables pesto shows and changes, the derived configuration
+ * after them (when their capabilities announce it), the reply to the
+ * update.
  * Input format:
  *
  *   byte 0, bits 0-2	k: the fake relay's reads deliver up to 2^k bytes
@@ -25,9 +27,10 @@
  * exits (die(), a malformed message from the relay is a normal outcome) come
  * back here through __wrap_exit() (fuzz_common.c). What must hold, besides no
  * crash and no sanitizer report:
- * - everything pesto prints, the tables and the relay's refusal, is
- *   printable ASCII in lines: nothing the relay sends reaches the user's
- *   terminal as a control character or an escape sequence;
+ * - everything pesto prints, the tables, the derived configuration and
+ *   the relay's refusal, is printable ASCII in lines: nothing the relay
+ *   sends reaches the user's terminal as a control character or an escape
+ *   sequence;
  * - a session that returns has status 0 or 1, and 1 comes with the
  *   refusal printed;
  * - what pesto sends is a complete update, as the relay's own parser

@@ -6,17 +6,26 @@
  * bytes upstream's passt sends for the same options (taken from a capture
  * of upstream's relay), read back, and checked for what the relay refuses.
  * The update parser is fed valid and malformed messages, whole and one
- * byte at a time.
+ * byte at a time. The derived configuration block is framed and read
+ * back, refused when too long or not one, and its text shows the
+ * settings in force (guest/follow.c), not those of start-up.
  */
 
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include "../../conf/conf.h"
+#include "../../conf/ctx.h"
 #include "../../conf/fwd_spec.h"
 #include "../../fwd/fwd_rules.h"
+#include "../../fwd/fwd_view.h"
 #include "../../fwd/pesto_wire.h"
+#include "../../guest/follow.h"
+#include "../../guest/guest.h"
 
 static struct fwd_spec spec, next;
 static struct pesto_rule w[PESTO_PIF_RULES_MAX];
@@ -353,6 +362,86 @@ START_TEST(test_reply)
 }
 END_TEST
 
+START_TEST(test_view_frame)
+{
+	static uint8_t buf[PESTO_VIEW_HDR_LEN + PESTO_VIEW_MAX + 16];
+	static char text[PESTO_VIEW_MAX + 2];
+	uint32_t len;
+	size_t n;
+
+	n = pesto_view_encode(buf, sizeof(buf), "a: b\n");
+	ck_assert_uint_eq(n, PESTO_VIEW_HDR_LEN + 5);
+	ck_assert(!memcmp(buf, "basil:h", PESTO_MAGIC_LEN));
+	ck_assert_int_eq(pesto_view_decode(buf, &len), 0);
+	ck_assert_uint_eq(len, 5);
+	ck_assert(!memcmp(buf + PESTO_VIEW_HDR_LEN, "a: b\n", 5));
+
+	/* Longer text is cut at the limit; a longer length is refused */
+	memset(text, 'x', sizeof(text) - 1);
+	n = pesto_view_encode(buf, sizeof(buf), text);
+	ck_assert_uint_eq(n, PESTO_VIEW_HDR_LEN + PESTO_VIEW_MAX);
+	ck_assert_int_eq(pesto_view_decode(buf, &len), 0);
+	ck_assert_uint_eq(len, PESTO_VIEW_MAX);
+	buf[PESTO_MAGIC_LEN + 3]++;
+	ck_assert_int_eq(pesto_view_decode(buf, &len), -1);
+
+	/* Not the block: a reply's magic */
+	memcpy(buf, PESTO_REPLY_MAGIC, PESTO_MAGIC_LEN);
+	ck_assert_int_eq(pesto_view_decode(buf, &len), -1);
+}
+END_TEST
+
+START_TEST(test_view_text)
+{
+	static struct ctx c;
+	struct ip4_ctx ip4;
+	struct ip6_ctx ip6;
+	char text[PESTO_VIEW_MAX + 1];
+	size_t n;
+
+	conf_defaults(&c, MODE_PASTA);
+	inet_pton(AF_INET, "192.0.2.2", &c.ip4.addr);
+	inet_pton(AF_INET, "192.0.2.1", &c.ip4.gw);
+	c.ip4.prefix_len = 24;
+	snprintf(c.ip4.ifname, sizeof(c.ip4.ifname), "veth0");
+	inet_pton(AF_INET6, "2001:db8::2", &c.ip6.addr);
+	c.ip6.prefix_len = 64;
+	c.ip4.dns_count = 1;
+	c.ip4.dns[0] = c.ip4.gw;
+	c.search_count = 1;
+	snprintf(c.search[0], sizeof(c.search[0]), "example.org");
+	guest_init(&c);
+	follow_init(&c);
+
+	/* The host moved: the text shows where it is now */
+	ip4 = c.ip4;
+	ip6 = c.ip6;
+	inet_pton(AF_INET, "198.51.100.2", &ip4.addr);
+	inet_pton(AF_INET, "198.51.100.1", &ip4.gw);
+	ck_assert(follow_apply(&c, &ip4, &ip6));
+
+	n = fwd_view_text(&c, text, sizeof(text));
+	ck_assert_uint_eq(n, strlen(text));
+	ck_assert_msg(strstr(text, "    address: 198.51.100.2/24 (host)\n"),
+		      "%s", text);
+	ck_assert(!strstr(text, "192.0.2.2"));
+	ck_assert(strstr(text, "    gateway: 198.51.100.1 (host)\n"));
+	ck_assert(strstr(text, "IPv4: template interface veth0 (host)\n"));
+	ck_assert(strstr(text, "    address: 2001:db8::2/64 (host)\n"));
+	ck_assert(strstr(text, "    DNS: 192.0.2.1 (host)\n"));
+	ck_assert(strstr(text, "MTU: 65520\n"));
+	ck_assert(strstr(text, "DNS search list: example.org (host)\n"));
+	/* No watch was opened here */
+	ck_assert(!strncmp(text, "Following the host: off", 23));
+	ck_assert_uint_eq(text[n - 1], '\n');
+
+	/* A short buffer: cut, terminated */
+	n = fwd_view_text(&c, text, 10);
+	ck_assert_uint_eq(n, 9);
+	ck_assert_uint_eq(strlen(text), 9);
+}
+END_TEST
+
 /**
  * pesto_suite() - build the suite
  *
@@ -369,6 +458,8 @@ static Suite *pesto_suite(void)
 	tcase_add_test(tc, test_auto);
 	tcase_add_test(tc, test_update_parser);
 	tcase_add_test(tc, test_reply);
+	tcase_add_test(tc, test_view_frame);
+	tcase_add_test(tc, test_view_text);
 	suite_add_tcase(s, tc);
 
 	return s;
