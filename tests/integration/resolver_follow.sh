@@ -256,6 +256,28 @@ reader_of() {
 	[ -n "$r" ] && echo "$r"
 }
 
+# refused() - a process's filter kills a call with given arguments; in a
+# sanitizer build, whose run time's calls are allowed whatever the
+# arguments, a call it lists is skipped (and counts as refused)
+# $1: mode of the process's lists (pasta, resolv)
+# $2: PID
+# $3: call
+# $4...: its arguments
+refused() {
+	local mode=$1 pid=$2 out
+
+	# grep without -q: reading to the end spares the dump a SIGPIPE,
+	# which pipefail would count
+	if "$DUMP" lists -v "$mode" "$pid" 2>/dev/null |
+	   grep "^$3 always.*sanitizer run time" >/dev/null; then
+		echo "# skipped: $3 refused by $mode (a sanitizer build allows it)"
+		return 0
+	fi
+	shift 2
+	out=$("$DUMP" call "$pid" "$@")
+	[ "$out" = kill ] || rig_fail "$mode $pid: $*: $out, expected kill"
+}
+
 # pasta_confined() - test: the relay keeps nothing of the directory and
 # can't open; its reader keeps the directory only, openat() on it only
 pasta_confined() {
@@ -272,9 +294,7 @@ pasta_confined() {
 	[ "$n" = "$fds" ] ||
 		rig_fail "descriptors other than sockets after the change:" \
 			 "$n, before: $fds" || return 1
-	out=$("$DUMP" call "$FOLLOW_PID" openat 3 0 $OPEN_FLAGS)
-	[ "$out" = kill ] ||
-		rig_fail "the relay's filter: openat(): $out" || return 1
+	refused pasta "$FOLLOW_PID" openat 3 0 $OPEN_FLAGS || return 1
 
 	reader=$(reader_of "$FOLLOW_PID")
 	[ -n "$reader" ] || rig_fail "the relay has no reader" || return 1
@@ -285,13 +305,8 @@ pasta_confined() {
 	out=$("$DUMP" call "$reader" openat 3 0 $OPEN_FLAGS)
 	[ "$out" = allow ] ||
 		rig_fail "reader: openat(3, flags $OPEN_FLAGS): $out" || return 1
-	out=$("$DUMP" call "$reader" openat 4 0 $OPEN_FLAGS)
-	[ "$out" = kill ] ||
-		rig_fail "reader: openat() on another descriptor: $out" ||
-		return 1
-	out=$("$DUMP" call "$reader" openat 3 0 2)
-	[ "$out" = kill ] ||
-		rig_fail "reader: openat() for writing: $out" || return 1
+	refused resolv "$reader" openat 4 0 $OPEN_FLAGS || return 1
+	refused resolv "$reader" openat 3 0 2 || return 1
 	! grep -q "No Landlock domain for the reader" "$FOLLOW_DIR.log" ||
 		rig_fail "the reader has no Landlock domain"
 }
