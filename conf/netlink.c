@@ -377,15 +377,13 @@ struct nl_route_pick {
 /**
  * nl_route_nexthop() - interface and gateway of the first multipath hop
  * @rta:	RTA_MULTIPATH attribute
- * @af:		address family
- * @ifindex:	set to the hop's interface
- * @gw:		set to the hop's gateway, if it has one
+ * @r:		route read so far: oif set, gw and has_gw if the hop has one
+ * @alen:	address length of the family
  */
-static void nl_route_nexthop(const struct rtattr *rta, int af,
-			     unsigned int *ifindex, uint8_t *gw)
+static void nl_route_nexthop(const struct rtattr *rta,
+			     struct nl_default_route *r, size_t alen)
 {
 	const struct rtnexthop *rtnh = RTA_DATA(rta);
-	size_t alen = nl_af_len(af);
 	const struct rtattr *a;
 	int len;
 
@@ -393,14 +391,66 @@ static void nl_route_nexthop(const struct rtattr *rta, int af,
 	    rtnh->rtnh_len < sizeof(*rtnh) || rtnh->rtnh_len > RTA_PAYLOAD(rta))
 		return;
 
-	*ifindex = (unsigned int)rtnh->rtnh_ifindex;
+	r->oif = (unsigned int)rtnh->rtnh_ifindex;
 
 	len = (int)(rtnh->rtnh_len - RTNH_LENGTH(0));
 	a = (const struct rtattr *)RTNH_DATA(rtnh);
 	for (; RTA_OK(a, len); a = RTA_NEXT(a, len)) {
-		if (a->rta_type == RTA_GATEWAY && RTA_PAYLOAD(a) == alen)
-			memcpy(gw, RTA_DATA(a), alen);
+		if (a->rta_type == RTA_GATEWAY && RTA_PAYLOAD(a) == alen) {
+			memcpy(r->gw, RTA_DATA(a), alen);
+			r->has_gw = true;
+		}
 	}
+}
+
+/**
+ * nl_default_route_read() - a default route of a dump, if it is one
+ * @nh:		message of a route dump
+ * @af:		address family wanted
+ * @r:		filled in: table, interface, metric, gateway, hops
+ *
+ * Return: true for a unicast default route of @af (not a cached one)
+ */
+bool nl_default_route_read(const struct nlmsghdr *nh, int af,
+			   struct nl_default_route *r)
+{
+	const struct rtmsg *rtm = NLMSG_DATA(nh);
+	size_t alen = nl_af_len(af);
+	const struct rtattr *rta;
+	int len;
+
+	if (nh->nlmsg_type != RTM_NEWROUTE ||
+	    nh->nlmsg_len < NLMSG_LENGTH(sizeof(*rtm)))
+		return false;
+	if (rtm->rtm_family != af || rtm->rtm_dst_len ||
+	    rtm->rtm_type != RTN_UNICAST || (rtm->rtm_flags & RTM_F_CLONED))
+		return false;
+
+	memset(r, 0, sizeof(*r));
+	r->table = rtm->rtm_table;
+	r->scope = rtm->rtm_scope;
+	len = (int)RTM_PAYLOAD(nh);
+	for (rta = RTM_RTA(rtm); RTA_OK(rta, len); rta = RTA_NEXT(rta, len)) {
+		size_t plen = RTA_PAYLOAD(rta);
+
+		if (rta->rta_type == RTA_TABLE && plen == sizeof(uint32_t)) {
+			memcpy(&r->table, RTA_DATA(rta), plen);
+		} else if (rta->rta_type == RTA_OIF &&
+			   plen == sizeof(uint32_t)) {
+			memcpy(&r->oif, RTA_DATA(rta), plen);
+		} else if (rta->rta_type == RTA_PRIORITY &&
+			   plen == sizeof(uint32_t)) {
+			memcpy(&r->metric, RTA_DATA(rta), plen);
+		} else if (rta->rta_type == RTA_GATEWAY && plen == alen) {
+			memcpy(r->gw, RTA_DATA(rta), alen);
+			r->has_gw = true;
+		} else if (rta->rta_type == RTA_MULTIPATH) {
+			r->multipath = true;
+			if (!r->oif)
+				nl_route_nexthop(rta, r, alen);
+		}
+	}
+	return true;
 }
 
 /**
@@ -410,62 +460,20 @@ static void nl_route_nexthop(const struct rtattr *rta, int af,
  */
 static void nl_route_cb(const struct nlmsghdr *nh, void *arg)
 {
-	const struct rtmsg *rtm = NLMSG_DATA(nh);
 	struct nl_route_pick *p = arg;
-	uint8_t gw[sizeof(struct in6_addr)] = { 0 };
-	size_t alen = nl_af_len(p->af);
-	uint32_t table, metric = 0;
-	unsigned int ifindex = 0;
-	const struct rtattr *rta;
-	int len;
+	struct nl_default_route r;
 
-	if (nh->nlmsg_type != RTM_NEWROUTE ||
-	    nh->nlmsg_len < NLMSG_LENGTH(sizeof(*rtm)))
+	if (!nl_default_route_read(nh, p->af, &r))
 		return;
-	if (rtm->rtm_family != p->af || rtm->rtm_dst_len ||
-	    rtm->rtm_type != RTN_UNICAST || (rtm->rtm_flags & RTM_F_CLONED))
+	if (r.table != RT_TABLE_MAIN || !r.oif)
 		return;
-
-	table = rtm->rtm_table;
-	len = (int)RTM_PAYLOAD(nh);
-	for (rta = RTM_RTA(rtm); RTA_OK(rta, len); rta = RTA_NEXT(rta, len)) {
-		size_t plen = RTA_PAYLOAD(rta);
-
-		switch (rta->rta_type) {
-		case RTA_TABLE:
-			if (plen == sizeof(uint32_t))
-				memcpy(&table, RTA_DATA(rta), plen);
-			break;
-		case RTA_OIF:
-			if (plen == sizeof(uint32_t))
-				memcpy(&ifindex, RTA_DATA(rta), plen);
-			break;
-		case RTA_PRIORITY:
-			if (plen == sizeof(uint32_t))
-				memcpy(&metric, RTA_DATA(rta), plen);
-			break;
-		case RTA_GATEWAY:
-			if (plen == alen)
-				memcpy(gw, RTA_DATA(rta), alen);
-			break;
-		case RTA_MULTIPATH:
-			if (!ifindex)
-				nl_route_nexthop(rta, p->af, &ifindex, gw);
-			break;
-		default:
-			break;
-		}
-	}
-
-	if (table != RT_TABLE_MAIN || !ifindex)
-		return;
-	if (p->found && metric >= p->metric)
+	if (p->found && r.metric >= p->metric)
 		return;
 
 	p->found = true;
-	p->metric = metric;
-	p->ifindex = ifindex;
-	memcpy(p->gw, gw, sizeof(p->gw));
+	p->metric = r.metric;
+	p->ifindex = r.oif;
+	memcpy(p->gw, r.gw, sizeof(p->gw));
 }
 
 /**

@@ -444,40 +444,16 @@ struct nl_follow_stale {
  */
 static void nl_follow_stale_cb(const struct nlmsghdr *nh, void *arg)
 {
-	const struct rtmsg *rtm = NLMSG_DATA(nh);
 	struct nl_follow_stale *st = arg;
 	size_t alen = nl_af_len(st->af);
-	uint32_t table, oif = 0, metric = 0;
-	const uint8_t *gw = NULL;
-	const struct rtattr *rta;
-	int len;
+	struct nl_default_route r;
 
-	if (nh->nlmsg_type != RTM_NEWROUTE ||
-	    nh->nlmsg_len < NLMSG_LENGTH(sizeof(*rtm)))
-		return;
-	if (rtm->rtm_family != st->af || rtm->rtm_dst_len ||
-	    rtm->rtm_type != RTN_UNICAST || (rtm->rtm_flags & RTM_F_CLONED))
+	if (!nl_default_route_read(nh, st->af, &r) || r.multipath ||
+	    r.table != RT_TABLE_MAIN || r.oif != st->ifindex)
 		return;
 
-	table = rtm->rtm_table;
-	len = (int)RTM_PAYLOAD(nh);
-	for (rta = RTM_RTA(rtm); RTA_OK(rta, len); rta = RTA_NEXT(rta, len)) {
-		size_t plen = RTA_PAYLOAD(rta);
-
-		if (rta->rta_type == RTA_TABLE && plen == sizeof(table))
-			memcpy(&table, RTA_DATA(rta), plen);
-		else if (rta->rta_type == RTA_OIF && plen == sizeof(oif))
-			memcpy(&oif, RTA_DATA(rta), plen);
-		else if (rta->rta_type == RTA_PRIORITY && plen == sizeof(metric))
-			memcpy(&metric, RTA_DATA(rta), plen);
-		else if (rta->rta_type == RTA_GATEWAY && plen == alen)
-			gw = RTA_DATA(rta);
-	}
-	if (table != RT_TABLE_MAIN || oif != st->ifindex)
-		return;
-
-	if (nl_follow_zero(st->af, st->gw) ? !gw :
-	    (gw && !memcmp(gw, st->gw, alen))) {
+	if (nl_follow_zero(st->af, st->gw) ? !r.has_gw :
+	    (r.has_gw && !memcmp(r.gw, st->gw, alen))) {
 		st->kept++;
 		return;
 	}
@@ -485,11 +461,11 @@ static void nl_follow_stale_cb(const struct nlmsghdr *nh, void *arg)
 		st->more = true;
 		return;
 	}
-	st->r[st->n].metric = metric;
-	st->r[st->n].scope = rtm->rtm_scope;
-	st->r[st->n].has_gw = gw != NULL;
-	if (gw)
-		memcpy(st->r[st->n].gw, gw, alen);
+	st->r[st->n].metric = r.metric;
+	st->r[st->n].scope = r.scope;
+	st->r[st->n].has_gw = r.has_gw;
+	if (r.has_gw)
+		memcpy(st->r[st->n].gw, r.gw, alen);
 	st->n++;
 }
 

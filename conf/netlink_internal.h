@@ -78,7 +78,29 @@ struct nl_link_info {
 	char name[IFNAMSIZ];
 };
 
+/**
+ * struct nl_default_route - a default route of a dump, as read
+ * @table:	routing table
+ * @oif:	output interface (a multipath route's first hop's), 0 if none
+ * @metric:	priority
+ * @scope:	scope
+ * @has_gw:	it has a gateway
+ * @multipath:	it has next hops (RTA_MULTIPATH)
+ * @gw:		the gateway, nl_af_len() bytes, zero if none
+ */
+struct nl_default_route {
+	uint32_t table;
+	unsigned int oif;
+	uint32_t metric;
+	unsigned char scope;
+	bool has_gw;
+	bool multipath;
+	uint8_t gw[sizeof(struct in6_addr)];
+};
+
 /* netlink.c */
+bool nl_default_route_read(const struct nlmsghdr *nh, int af,
+			   struct nl_default_route *r);
 void nl_req_init(struct nl_req *req, uint16_t type, uint16_t flags,
 		 size_t hdr_len);
 void nl_attr_put(struct nl_req *req, uint16_t type, const void *data,
