@@ -9,7 +9,7 @@
 # 2001:db8::2/64 on veth0; WAIT4 and WAIT6 below are on none of its
 # links at first. pasta runs with --follow-host (the test runs as root of
 # the initial user namespace, where following is off by default) and
-# -t WAIT4/PORT4 -t [WAIT6]/PORT6 -u WAIT4/UPORT.
+# -t WAIT4/PORT4 -t [WAIT6]/PORT6 -u WAIT4/UPORT, and -c SOCKET.
 #
 #   no_follow:  a -t WAIT4 rule with --no-follow-host: pasta exits with
 #               a non-zero status and the EADDRNOTAVAIL message, as
@@ -17,9 +17,12 @@
 #   waits:      pasta starts (status 0), logs for each rule, once, that
 #               the address is not on the host (yet) and the port listens
 #               for it, and holds a socket bound to each address.
+#   pesto_add:  pesto adds -t WAIT4/PORTC through the -c socket while the
+#               host still lacks WAIT4: accepted, logged once, bound.
 #   arrives:    the host gets WAIT4/32 and WAIT6/128 on its loopback: a TCP
 #               connection from the host namespace to each address and
-#               port reaches a server in pasta's namespace, sha256 intact.
+#               port (PORTC too) reaches a server in pasta's namespace,
+#               sha256 intact.
 #   comes_back: both addresses removed, then added again: the same
 #               transfers still work (the kernel keeps the sockets bound
 #               through it; the relay re-binds nothing).
@@ -36,12 +39,17 @@ WAIT6=2001:db8:5::10
 PORT4=10381
 PORT6=10382
 UPORT=10383
+PORTC=10384
 LIMIT=30
 
 rig_init
 rig_host_ns || exit 1
 rig_target_ns || exit 1
 rig_ns_new NS_FIXED f || exit 1
+rig_pesto
+
+CSOCK=$RIG_TMP/conf.sock
+LOG=$RIG_TMP/pasta.log
 
 DATA=$RIG_TMP/data.bin
 rig_random_file "$DATA" 1M || exit 1
@@ -60,17 +68,20 @@ transfers() {
 	pasta_tcp_sha "ip netns exec $RIG_NS" "TCP4-LISTEN:$PORT4" \
 		"ip netns exec $RIG_HOSTNS" "TCP4:$WAIT4:$PORT4" \
 		"$DATA" "$LIMIT" || return 1
+	pasta_tcp_sha "ip netns exec $RIG_NS" "TCP4-LISTEN:$PORTC" \
+		"ip netns exec $RIG_HOSTNS" "TCP4:$WAIT4:$PORTC" \
+		"$DATA" "$LIMIT" || return 1
 	pasta_tcp_sha "ip netns exec $RIG_NS" "TCP6-LISTEN:$PORT6" \
 		"ip netns exec $RIG_HOSTNS" "TCP6:[$WAIT6]:$PORT6" \
 		"$DATA" "$LIMIT"
 }
 
-# logged_once() - the relay's log has a line exactly once
+# logged_once() - the relay's log file (-l) has a line exactly once
 # $1: fixed string
 logged_once() {
 	local n
 
-	n=$(grep -cF -- "$1" "$RIG_RELAY_LOG")
+	n=$(grep -cF -- "$1" "$LOG")
 	[ "$n" -eq 1 ] || rig_fail "'$1' logged $n times, expected once"
 }
 
@@ -88,14 +99,27 @@ bound() {
 waits() {
 	! rig_has_addr "$RIG_HOSTNS" "$WAIT4" ||
 		rig_fail "$WAIT4 is on the host already" || return 1
-	rig_relay_start daemon --follow-host -t "$WAIT4/$PORT4" \
-		-t "[$WAIT6]/$PORT6" -u "$WAIT4/$UPORT" || return 1
+	rig_relay_start daemon --follow-host -c "$CSOCK" -l "$LOG" \
+		-t "$WAIT4/$PORT4" -t "[$WAIT6]/$PORT6" -u "$WAIT4/$UPORT" ||
+		return 1
 	logged_once "-t: $WAIT4 is not on the host (yet): TCP port $PORT4 listens for it" &&
 	logged_once "-t: $WAIT6 is not on the host (yet): TCP port $PORT6 listens for it" &&
 	logged_once "-u: $WAIT4 is not on the host (yet): UDP port $UPORT listens for it" &&
 	bound -Hltnp "$WAIT4" "$PORT4" &&
 	bound -Hltnp "[$WAIT6]" "$PORT6" &&
 	bound -Hlunp "$WAIT4" "$UPORT"
+}
+
+# pesto_add() - test: a rule for an absent address added through -c
+pesto_add() {
+	! rig_has_addr "$RIG_HOSTNS" "$WAIT4" ||
+		rig_fail "$WAIT4 is on the host already" || return 1
+	"$PESTO" -A -t "$WAIT4/$PORTC" "$CSOCK" >"$RIG_TMP/pesto.out" 2>&1 ||
+		rig_fail "pesto failed:" \
+			 "$(tr '\n' ' ' <"$RIG_TMP/pesto.out")" || return 1
+	logged_once "-t: $WAIT4 is not on the host (yet): TCP port $PORTC listens for it" &&
+	bound -Hltnp "$WAIT4" "$PORTC" &&
+	logged_once "-t: $WAIT4 is not on the host (yet): TCP port $PORT4 listens for it"
 }
 
 # arrives() - test: the host gets the addresses, connections get through
@@ -138,6 +162,7 @@ no_follow() {
 
 rig_run "no_follow" no_follow
 rig_run "waits" waits
+rig_run "pesto_add" pesto_add
 rig_run "arrives" arrives
 rig_run "comes_back" comes_back
 rig_summary
