@@ -320,7 +320,7 @@ static int fwd_auto_sock_open(const struct ctx *c,
 
 	if (fwd_auto_rule_plain(r))
 		return ops->auto_open(c, (uint16_t)port, d->in_ns, h);
-	return ops->rule_open(c, r, (uint16_t)port, d->in_ns, h);
+	return ops->rule_open(c, r, (uint16_t)port, d->in_ns, false, h);
 }
 
 /**

@@ -35,6 +35,15 @@
  * 3. Commit: close the sockets the new table doesn't keep, and put the
  *    new table in force.
  *
+ * A rule bound to an explicit address on the host (-t, -u) while the relay
+ * follows the host (no --no-follow-host) waits for that address: if the
+ * host doesn't have it (EADDRNOTAVAIL), the port is bound again with
+ * IP_FREEBIND, logged once per rule, and works as soon as the host has
+ * the address; the kernel keeps the socket bound while the address goes
+ * and comes back, so nothing is re-bound later. Wildcard rules, and -T
+ * and -U (the relay sets up the namespace's addresses itself), bind as
+ * they always did.
+ *
  * A best-effort rule ("all") covers tens of thousands of ports: such rules
  * stop short of the open files limit (they may hold three quarters of it),
  * so that connections can still be accepted and made.
@@ -300,6 +309,23 @@ static const struct fwd_sock_ops *fwd_dir_ops(enum fwd_dir d)
 }
 
 /**
+ * fwd_listen_waits() - tell if a rule may listen for an address the host
+ *			doesn't have (yet)
+ * @c:		execution context
+ * @d:		direction
+ * @r:		rule
+ *
+ * Return: true for a rule of -t or -u with an address, while the relay
+ *	   follows the host
+ */
+static bool fwd_listen_waits(const struct ctx *c, enum fwd_dir d,
+			     const struct fwd_rule *r)
+{
+	return !fwd_dir_out(d) && !r->bind_any && !c->no_follow_host &&
+	       !c->splice_only;
+}
+
+/**
  * fwd_listen_open() - open the sockets of one port for its rule
  * @c:		execution context
  * @d:		direction
@@ -307,14 +333,21 @@ static const struct fwd_sock_ops *fwd_dir_ops(enum fwd_dir d)
  * @port:	port
  * @h:		handles opened, plus one (0: none)
  *
- * Return: 0 on success, negative errno on failure
+ * Return: 0 on success, 1 if bound for an address the host doesn't have
+ *	   yet (see fwd_listen_waits()), negative errno on failure
  */
 static int fwd_listen_open(const struct ctx *c, enum fwd_dir d,
 			   const struct fwd_rule *r, uint16_t port, int h[2])
 {
+	const struct fwd_sock_ops *ops = fwd_dir_ops(d);
 	int fds[2], ret;
 
-	ret = fwd_dir_ops(d)->rule_open(c, r, port, fwd_dir_out(d), fds);
+	ret = ops->rule_open(c, r, port, fwd_dir_out(d), false, fds);
+	if (ret == -EADDRNOTAVAIL && fwd_listen_waits(c, d, r)) {
+		ret = ops->rule_open(c, r, port, false, true, fds);
+		if (!ret)
+			ret = 1;
+	}
 
 	if (ret < 0)
 		return ret;
@@ -322,7 +355,7 @@ static int fwd_listen_open(const struct ctx *c, enum fwd_dir d,
 	h[0] = fds[0] + 1;
 	h[1] = fds[1] + 1;
 	fwd_listen_socks += (fds[0] >= 0) + (fds[1] >= 0);
-	return 0;
+	return ret;
 }
 
 /**
@@ -384,6 +417,7 @@ static bool fwd_listen_any(const int h[2])
  * @first:	first port skipped
  * @err:	errno for @first
  * @budget:	some were skipped for the descriptor budget
+ * @waiting:	ports bound for an address the host doesn't have (yet)
  */
 struct fwd_listen_skips {
 	unsigned int bound;
@@ -391,6 +425,7 @@ struct fwd_listen_skips {
 	unsigned int first;
 	int err;
 	bool budget;
+	unsigned int waiting;
 };
 
 /**
@@ -477,9 +512,10 @@ static int fwd_listen_port(const struct fwd_listen_call *call,
 		ret = fwd_listen_open(call->c, call->d, r, (uint16_t)p,
 				      ld->nh[ns]);
 	}
-	if (!ret) {
+	if (ret >= 0) {
 		fwd_bit_on(ld->fresh, ns);
 		sk->bound++;
+		sk->waiting += (unsigned int)ret;
 		return 0;
 	}
 	if (!r->weak)
@@ -490,6 +526,29 @@ static int fwd_listen_port(const struct fwd_listen_call *call,
 		sk->err = -ret;
 	}
 	return 0;
+}
+
+/**
+ * fwd_listen_waiting() - tell the user a rule waits for its address
+ * @call:	the switch
+ * @r:		rule of @call->next
+ * @sk:		what staging its ports did
+ */
+static void fwd_listen_waiting(const struct fwd_listen_call *call,
+			       const struct fwd_rule *r,
+			       const struct fwd_listen_skips *sk)
+{
+	const char *proto = fwd_dir_udp(call->d) ? "UDP" : "TCP";
+	char a[INANY_STRLEN];
+
+	inany_ntop(&r->bind_addr, a);
+	if (r->first == r->last)
+		info("%s: %s is not on the host (yet): %s port %u listens for it, and works once the host has it",
+		     fwd_dir_opt(call->d), a, proto, r->first);
+	else
+		info("%s: %s is not on the host (yet): %u of %s ports %u-%u listen for it, and work once the host has it",
+		     fwd_dir_opt(call->d), a, sk->waiting, proto, r->first,
+		     r->last);
 }
 
 /**
@@ -533,6 +592,8 @@ static int fwd_listen_stage_rule(const struct fwd_listen_call *call,
 	}
 
 	weak->bound += sk.bound;
+	if (sk.waiting)
+		fwd_listen_waiting(call, r, &sk);
 	if (!sk.skipped)
 		return 0;
 
@@ -619,7 +680,7 @@ static void fwd_listen_reopen(const struct fwd_listen_call *call,
 			continue;
 		ret = fwd_listen_open(call->c, call->d, r, (uint16_t)p,
 				      ld->h[os]);
-		if (ret)
+		if (ret < 0)
 			warn("%s: port %u lost its listening socket while undoing a change: %s",
 			     fwd_dir_opt(call->d), p, strerror(-ret));
 	}

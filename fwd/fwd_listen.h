@@ -32,8 +32,9 @@ enum fwd_proto {
  * struct fwd_sock_ops - how a protocol opens and closes its sockets for a
  *			 forwarded port: tcp/ and udp/ register them
  * @rule_open:	open the sockets of a port of a rule, in the namespace if
- *		@in_ns (-T, -U); set up to two handles (-1: none); return 0
- *		or a negative errno
+ *		@in_ns (-T, -U), with IP_FREEBIND if @freebind (host side
+ *		only); set up to two handles (-1: none); return 0 or a
+ *		negative errno
  * @auto_open:	the same for a port found by "auto" forwarding
  * @close:	close what a handle refers to
  *
@@ -42,7 +43,7 @@ enum fwd_proto {
  */
 struct fwd_sock_ops {
 	int (*rule_open)(const struct ctx *c, const struct fwd_rule *r,
-			 uint16_t port, bool in_ns, int h[2]);
+			 uint16_t port, bool in_ns, bool freebind, int h[2]);
 	int (*auto_open)(const struct ctx *c, uint16_t port, bool in_ns,
 			 int h[2]);
 	void (*close)(const struct ctx *c, int h);

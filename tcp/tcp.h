@@ -27,7 +27,7 @@ void tcp_listen_handler(const struct ctx *c, union epoll_ref ref,
 void tcp_defer_handler(const struct ctx *c, uint64_t now_ms);
 int tcp_listen_auto(const struct ctx *c, uint16_t port, int fds[2]);
 int tcp_listen_rule(const struct ctx *c, const struct fwd_rule *r,
-		    uint16_t port, int fds[2]);
+		    uint16_t port, bool freebind, int fds[2]);
 void tcp_listen_register(void);
 void tcp_stats_log(void);
 void tcp_input_done(const struct ctx *c);

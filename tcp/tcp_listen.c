@@ -81,12 +81,13 @@ SYSCALLS(SYSCALLS_RELAY,
  * @addr:	address to bind, NULL for the wildcard
  * @ifname:	interface to bind to, empty for none
  * @port:	port
+ * @freebind:	bind even if the host doesn't have @addr (yet)
  *
  * Return: socket, or -errno on failure
  */
 static int tcp_listen_one(const struct ctx *c, bool v4,
 			  const union inany_addr *addr, const char *ifname,
-			  uint16_t port)
+			  uint16_t port, bool freebind)
 {
 	union epoll_ref ref = { .type = EPOLL_TYPE_TCP_LISTEN, .data = port };
 	union inany_addr any;
@@ -101,7 +102,8 @@ static int tcp_listen_one(const struct ctx *c, bool v4,
 		addr = &any;
 	}
 
-	s = sock_open(SOCK_STREAM, IPPROTO_TCP, v4, ifname, c->freebind);
+	s = sock_open(SOCK_STREAM, IPPROTO_TCP, v4, ifname,
+		      c->freebind || freebind);
 	if (s < 0)
 		return s;
 
@@ -138,9 +140,9 @@ static void tcp_listen_any(const struct ctx *c, unsigned int fam,
 {
 	fds[0] = fds[1] = -1;
 	if (c->ip4.enabled && (fam & FWD_V4))
-		fds[0] = tcp_listen_one(c, true, NULL, ifname, port);
+		fds[0] = tcp_listen_one(c, true, NULL, ifname, port, false);
 	if (c->ip6.enabled && (fam & FWD_V6))
-		fds[1] = tcp_listen_one(c, false, NULL, ifname, port);
+		fds[1] = tcp_listen_one(c, false, NULL, ifname, port, false);
 }
 
 /**
@@ -148,6 +150,7 @@ static void tcp_listen_any(const struct ctx *c, unsigned int fam,
  * @c:		execution context
  * @r:		rule forwarding @port
  * @port:	port
+ * @freebind:	bind the rule's address even if the host doesn't have it
  * @fds:	sockets opened, -1 for a family not opened: [0] IPv4, [1] IPv6
  *
  * A rule with an address gets one socket; without one, a socket on the
@@ -158,13 +161,13 @@ static void tcp_listen_any(const struct ctx *c, unsigned int fam,
  * Return: 0 on success, negative errno otherwise (nothing left open)
  */
 int tcp_listen_rule(const struct ctx *c, const struct fwd_rule *r,
-		    uint16_t port, int fds[2])
+		    uint16_t port, bool freebind, int fds[2])
 {
 	fds[0] = fds[1] = -1;
 
 	if (!r->bind_any) {
 		int s = tcp_listen_one(c, r->bind_v4, &r->bind_addr, r->ifname,
-				       port);
+				       port, freebind);
 
 		fds[r->bind_v4 ? 0 : 1] = s;
 		return sock_pair_result(fds);
@@ -469,16 +472,18 @@ void tcp_listen_handler(const struct ctx *c, union epoll_ref ref,
  * @r:		rule
  * @port:	port
  * @in_ns:	in the namespace (-T), else on the host (-t)
+ * @freebind:	-t: bind the rule's address even if the host doesn't have it
  * @h:		descriptors set, -1 for none
  *
  * Return: 0 on success, negative errno on failure
  */
 static int tcp_fwd_rule_open(const struct ctx *c, const struct fwd_rule *r,
-			     uint16_t port, bool in_ns, int h[2])
+			     uint16_t port, bool in_ns, bool freebind,
+			     int h[2])
 {
 	if (in_ns)
 		return tcp_splice_listen_rule(c, r, port, h);
-	return tcp_listen_rule(c, r, port, h);
+	return tcp_listen_rule(c, r, port, freebind, h);
 }
 
 /**

@@ -28,6 +28,6 @@ int udp_fwd_auto_open(const struct ctx *c, uint16_t port, bool in_ns,
 void udp_fwd_close(const struct ctx *c, uint32_t i);
 void udp_fwd_register(void);
 int udp_fwd_rule_open(const struct ctx *c, const struct fwd_rule *r,
-		      uint16_t port, bool in_ns, int idx[2]);
+		      uint16_t port, bool in_ns, bool freebind, int idx[2]);
 
 #endif /* UDP_UDP_H */

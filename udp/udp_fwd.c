@@ -165,11 +165,13 @@ static int udp_lsn_open_lo(bool v4, union inany_addr *addr, bool *lo_all)
  * @ifname:	interface to bind to, empty for none
  * @port:	port
  * @in_ns:	-U: we run inside the namespace, the socket stays there
+ * @freebind:	-u: bind @addr even if the host doesn't have it (yet)
  *
  * Return: index of the socket's slot on success, -errno on failure
  */
 static int udp_lsn_open(const struct ctx *c, const union inany_addr *addr,
-			bool v4, const char *ifname, uint16_t port, bool in_ns)
+			bool v4, const char *ifname, uint16_t port, bool in_ns,
+			bool freebind)
 {
 	bool lo_all = false, pktinfo;
 	union inany_addr lo;
@@ -190,7 +192,7 @@ static int udp_lsn_open(const struct ctx *c, const union inany_addr *addr,
 	if (addr) {
 		v4 = inany_v4(addr) != NULL;
 		s = sock_open(SOCK_DGRAM, IPPROTO_UDP, v4, ifname,
-			      c->freebind && !in_ns);
+			      (c->freebind || freebind) && !in_ns);
 	} else {
 		s = udp_lsn_open_lo(v4, &lo, &lo_all);
 		addr = &lo;
@@ -260,6 +262,7 @@ static bool udp_fwd_any(bool in_ns, const char *ifname, union inany_addr *a4,
  * @r:		rule forwarding the port
  * @port:	port
  * @in_ns:	-U: loopback addresses of the namespace (we run inside it)
+ * @freebind:	-u: bind the rule's address even if the host doesn't have it
  * @idx:	slots of the sockets opened, -1 if none: [0] IPv4, [1] IPv6
  *
  * Without an address in the rule, one socket per enabled family: on the
@@ -269,7 +272,7 @@ static bool udp_fwd_any(bool in_ns, const char *ifname, union inany_addr *a4,
  * Return: 0 on success, -errno on failure (then no socket is left open)
  */
 int udp_fwd_rule_open(const struct ctx *c, const struct fwd_rule *r,
-		      uint16_t port, bool in_ns, int idx[2])
+		      uint16_t port, bool in_ns, bool freebind, int idx[2])
 {
 	union inany_addr a4, a6;
 	bool fixed;
@@ -283,17 +286,17 @@ int udp_fwd_rule_open(const struct ctx *c, const struct fwd_rule *r,
 	if (!r->bind_any) {
 		idx[r->bind_v4 ? 0 : 1] = udp_lsn_open(c, &r->bind_addr,
 						       r->bind_v4, r->ifname,
-						       port, in_ns);
+						       port, in_ns, freebind);
 		return sock_pair_result(idx);
 	}
 
 	fixed = udp_fwd_any(in_ns, r->ifname, &a4, &a6);
 	if (c->ip4.enabled && (fwd_rule_families(r) & FWD_V4))
 		idx[0] = udp_lsn_open(c, fixed ? &a4 : NULL, true, r->ifname,
-				      port, in_ns);
+				      port, in_ns, false);
 	if (c->ip6.enabled && (fwd_rule_families(r) & FWD_V6))
 		idx[1] = udp_lsn_open(c, fixed ? &a6 : NULL, false, r->ifname,
-				      port, in_ns);
+				      port, in_ns, false);
 
 	ret = sock_pair_missing(idx);
 	if (!ret)
@@ -649,10 +652,10 @@ int udp_fwd_auto_open(const struct ctx *c, uint16_t port, bool in_ns,
 	fixed = udp_fwd_any(in_ns, NULL, &a4, &a6);
 	if (c->ip4.enabled)
 		idx[0] = udp_lsn_open(c, fixed ? &a4 : NULL, true, NULL, port,
-				      in_ns);
+				      in_ns, false);
 	if (c->ip6.enabled)
 		idx[1] = udp_lsn_open(c, fixed ? &a6 : NULL, false, NULL, port,
-				      in_ns);
+				      in_ns, false);
 	return sock_pair_result(idx);
 }
 
