@@ -40,6 +40,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -97,6 +98,37 @@ static int follow_resolv_split(char *path, char *name)
 	else
 		*slash = '\0';
 	return 0;
+}
+
+/**
+ * follow_resolv_mounted() - is a file a mount point of its own?
+ * @path:	absolute path, links resolved
+ *
+ * A file bind-mounted over the resolver file (ip netns exec does it, from
+ * /etc/netns/NAME/) lives in the mount namespace of start-up only: once
+ * the sandbox left it and it went, a look-up beneath the directory finds
+ * the file underneath. Mount IDs tell: statx(), STATX_MNT_ID.
+ *
+ * Return: true if @path is on another mount than its directory
+ */
+static bool follow_resolv_mounted(const char *path)
+{
+	char dir[PATH_MAX];
+	struct statx f, d;
+	char *slash;
+
+	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
+		return false;
+	slash = strrchr(dir, '/');
+	if (!slash)
+		return false;
+	slash[slash == dir] = '\0';	/* "/" stays "/" */
+
+	if (statx(AT_FDCWD, path, 0, STATX_MNT_ID, &f) ||
+	    statx(AT_FDCWD, dir, 0, STATX_MNT_ID, &d) ||
+	    !(f.stx_mask & d.stx_mask & STATX_MNT_ID))
+		return false;
+	return f.stx_mnt_id != d.stx_mnt_id;
 }
 
 /**
@@ -172,6 +204,11 @@ int follow_resolv_init(const struct ctx *c)
 	if (!realpath(CONF_RESOLV_PATH, path)) {
 		debug("Not following %s: %s", CONF_RESOLV_PATH,
 		      strerror(errno));
+		return 0;
+	}
+	if (follow_resolv_mounted(path)) {
+		debug("Not following %s: %s is mounted on its own (a bind mount, as ip netns exec makes), which the sandbox can't see again",
+		      CONF_RESOLV_PATH, path);
 		return 0;
 	}
 	if (follow_resolv_split(path, fr.src.name)) {

@@ -121,24 +121,12 @@ getent_in() {
 # $3...: options
 # Sets WRAPPED_PID, and RIG_RELAY_LOG (rig_run shows it on failure).
 wrapped() {
-	local bin=$1 resolv=$2 pidfile rc
+	local bin=$1 resolv=$2
 	shift 2
 
-	RIG_RELAY_SEQ=$((RIG_RELAY_SEQ + 1))
-	RIG_RELAY_LOG=$RIG_TMP/relay.$RIG_RELAY_SEQ.log
-	pidfile=$RIG_TMP/relay.$RIG_RELAY_SEQ.pid
-	echo "# $bin -P $pidfile $*" >"$RIG_RELAY_LOG"
-	# shellcheck disable=SC2016 # $0 and $@ expand in that shell
-	$H unshare -m --propagation slave sh -c \
-		'mount --bind "$0" /etc/resolv.conf && exec "$@"' "$resolv" \
-		timeout 30 "$bin" -P "$pidfile" "$@" >>"$RIG_RELAY_LOG" 2>&1
-	rc=$?
-	WRAPPED_PID=$(cat "$pidfile" 2>/dev/null)
-	[ -n "$WRAPPED_PID" ] && rig_defer "rig_kill '$WRAPPED_PID'"
-	if [ "$rc" -ne 0 ] || [ -z "$WRAPPED_PID" ]; then
-		rig_fail "$(basename "$bin") exited with status $rc:" \
-			 "$(tail -n 3 "$RIG_RELAY_LOG" | tr '\n' ' ')"
-	fi
+	# shellcheck disable=SC2016 # $0 expands in that shell
+	rig_relay_mntns 'mount --bind "$0" /etc/resolv.conf' "$resolv" \
+		"$bin" "$@"
 }
 
 # stop() - end the relay of wrapped(): it must still run

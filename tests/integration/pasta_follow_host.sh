@@ -115,21 +115,6 @@ ns_picture() {
 	     "default6 $(ns_default "$1" -6)"
 }
 
-# host_move() - the host changes networks: new addresses and default
-# routes, then the old addresses go
-host_move() {
-	ip -n "$RIG_HOSTNS" addr add "$NEW4/24" dev veth0 &&
-	ip -n "$RIG_HOSTNS" addr add "$NEW6/64" dev veth0 nodad &&
-	ip -n "$RIG_HOSTNS" neigh replace "$NEWGW4" lladdr "$RIG_GW_MAC" \
-		dev veth0 nud permanent &&
-	ip -n "$RIG_HOSTNS" neigh replace "$NEWGW6" lladdr "$RIG_GW_MAC" \
-		dev veth0 nud permanent &&
-	ip -n "$RIG_HOSTNS" route replace default via "$NEWGW4" &&
-	ip -n "$RIG_HOSTNS" -6 route replace default via "$NEWGW6" &&
-	ip -n "$RIG_HOSTNS" addr del "$RIG_ADDR4/24" dev veth0 &&
-	ip -n "$RIG_HOSTNS" addr del "$RIG_ADDR6/64" dev veth0
-}
-
 # relay_fds() - number of descriptors of the following relay
 relay_fds() {
 	find "/proc/$FOLLOW_PID/fd" -mindepth 1 -maxdepth 1 | wc -l
@@ -182,7 +167,8 @@ across() {
 	rig_poll "$LIMIT" half_received "$out" ||
 		rig_fail "first half not received" || return 1
 
-	host_move || rig_fail "can't change the host's addresses" || return 1
+	rig_host_move "$NEW4" "$NEW6" "$NEWGW4" "$NEWGW6" ||
+		rig_fail "can't change the host's addresses" || return 1
 	rig_poll "$FOLLOW_BOUND" ns_shows "$RIG_NS" "$NEW4" "$NEWGW4" \
 		"$NEW6" "$NEWGW6" ||
 		rig_fail "after $FOLLOW_BOUND s the namespace shows" \

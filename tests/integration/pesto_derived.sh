@@ -95,21 +95,6 @@ shows() {
 	done
 }
 
-# host_move() - the host changes networks: new addresses and default
-# routes, then the old addresses go
-host_move() {
-	ip -n "$RIG_HOSTNS" addr add "$NEW4/24" dev veth0 &&
-	ip -n "$RIG_HOSTNS" addr add "$NEW6/64" dev veth0 nodad &&
-	ip -n "$RIG_HOSTNS" neigh replace "$NEWGW4" lladdr "$RIG_GW_MAC" \
-		dev veth0 nud permanent &&
-	ip -n "$RIG_HOSTNS" neigh replace "$NEWGW6" lladdr "$RIG_GW_MAC" \
-		dev veth0 nud permanent &&
-	ip -n "$RIG_HOSTNS" route replace default via "$NEWGW4" &&
-	ip -n "$RIG_HOSTNS" -6 route replace default via "$NEWGW6" &&
-	ip -n "$RIG_HOSTNS" addr del "$RIG_ADDR4/24" dev veth0 &&
-	ip -n "$RIG_HOSTNS" addr del "$RIG_ADDR6/64" dev veth0
-}
-
 # start() - test: both relays start; pesto shows tables, then derived
 # configuration A
 start() {
@@ -151,7 +136,8 @@ start() {
 
 # follows() - test: after the move, pesto -s shows B
 follows() {
-	host_move || rig_fail "can't change the host's addresses" || return 1
+	rig_host_move "$NEW4" "$NEW6" "$NEWGW4" "$NEWGW6" ||
+		rig_fail "can't change the host's addresses" || return 1
 	rig_poll "$FOLLOW_BOUND" shows "$SOCK" \
 		"      address: $NEW4/24 (host)" \
 		"      gateway: $NEWGW4 (host)" \

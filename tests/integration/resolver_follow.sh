@@ -37,6 +37,9 @@
 #   fixed:     pasta with --no-follow-host: after the same change, queries
 #              to FWD4 still reach OLD4 (asserted once the following
 #              relay of the same run showed it was seen).
+#   bind:      the file bind-mounted over /etc/resolv.conf (ip netns exec
+#              does that): the sandbox couldn't see it again, so it isn't
+#              followed: no reader, said at debug level, OLD4 answers.
 #   dhcp:      passt, the guest a namespace behind tools/tap_bridge: DHCP
 #              offers OLD4; after the change, a new DHCP exchange offers
 #              NEW4, and router advertisements (RDNSS) NEW6 instead of
@@ -153,27 +156,14 @@ resolv_rewrite() {
 # $3...: options
 # Sets WRAPPED_PID, and RIG_RELAY_LOG (rig_run shows it on failure).
 wrapped() {
-	local bin=$1 dir=$2 pidfile rc
+	local bin=$1 dir=$2
 	shift 2
 
-	RIG_RELAY_SEQ=$((RIG_RELAY_SEQ + 1))
-	RIG_RELAY_LOG=$RIG_TMP/relay.$RIG_RELAY_SEQ.log
-	pidfile=$RIG_TMP/relay.$RIG_RELAY_SEQ.pid
 	mkdir "$dir.up" "$dir.work" || return 1
-	echo "# $bin -P $pidfile $*" >"$RIG_RELAY_LOG"
-	# shellcheck disable=SC2016 # $0 and $@ expand in that shell
-	$H unshare -m --propagation slave sh -c \
-		'mount -t overlay overlay -o "lowerdir=/etc,upperdir=$0.up,workdir=$0.work" /etc &&
-		 rm -f /etc/resolv.conf && ln -s "$0/resolv.conf" /etc/resolv.conf &&
-		 exec "$@"' "$dir" \
-		timeout 60 "$bin" -P "$pidfile" "$@" >>"$RIG_RELAY_LOG" 2>&1
-	rc=$?
-	WRAPPED_PID=$(cat "$pidfile" 2>/dev/null)
-	[ -n "$WRAPPED_PID" ] && rig_defer "rig_kill '$WRAPPED_PID'"
-	if [ "$rc" -ne 0 ] || [ -z "$WRAPPED_PID" ]; then
-		rig_fail "$(basename "$bin") exited with status $rc:" \
-			 "$(tail -n 3 "$RIG_RELAY_LOG" | tr '\n' ' ')"
-	fi
+	# shellcheck disable=SC2016 # $0 expands in that shell
+	rig_relay_mntns 'mount -t overlay overlay -o "lowerdir=/etc,upperdir=$0.up,workdir=$0.work" /etc &&
+		 rm -f /etc/resolv.conf && ln -s "$0/resolv.conf" /etc/resolv.conf' \
+		"$dir" "$bin" "$@"
 }
 
 # pasta_start() - pasta --config-net --dns-forward FWD4 for a namespace
@@ -351,6 +341,26 @@ pasta_fixed() {
 		rig_fail "--no-follow-host: queries to $FWD4 left $OLD4"
 }
 
+# pasta_bind_mount() - test: a resolver file bind-mounted on its own (as
+# ip netns exec does) isn't followed: no reader, said at debug level
+pasta_bind_mount() {
+	local ns dir
+
+	rig_ns_new ns m || return 1
+	resolv_dir dir && resolv_write "$dir" $OLD4 || return 1
+	# shellcheck disable=SC2016 # $0 expands in that shell
+	rig_relay_mntns 'mount --bind "$0/resolv.conf" /etc/resolv.conf' \
+		"$dir" "$RELAY" --runas 0 -d -l "$dir.log" --config-net \
+		--dns-forward $FWD4 --netns "$ns" --follow-host || return 1
+	rig_poll 5 reaches "$ns" "$COUNT_OLD" ||
+		rig_fail "a query to $FWD4 didn't reach $OLD4 at start" ||
+		return 1
+	grep -q "Not following /etc/resolv.conf: .* mounted on its own" \
+		"$dir.log" || rig_fail "not said at debug level" || return 1
+	[ -z "$(reader_of "$WRAPPED_PID")" ] ||
+		rig_fail "a reader runs for a bind-mounted file"
+}
+
 # passt_dhcp_dns() - print the DNS servers a fresh DHCP exchange offers
 # $1: namespace
 passt_dhcp_dns() {
@@ -399,5 +409,7 @@ rig_run "pasta: the relay can't open, its reader only beneath the directory" \
 rig_run "pasta, test build: a ../ name seccomp allows, Landlock refuses" \
 	pasta_landlock
 rig_run "pasta --no-follow-host: the start-up server stays" pasta_fixed
+rig_run "pasta: a resolver file mounted on its own isn't followed" \
+	pasta_bind_mount
 rig_run "passt: DHCP and RDNSS offer the new servers" passt_case
 rig_summary

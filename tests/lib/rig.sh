@@ -546,6 +546,54 @@ rig_relay_alive() {
 			2>/dev/null
 }
 
+# rig_host_move() - the rig's host changes networks: new addresses and
+# default routes (their gateways answering at RIG_GW_MAC), then the
+# rig's start-up addresses go
+# $1: new IPv4 address (/24)
+# $2: new IPv6 address (/64)
+# $3: new IPv4 gateway
+# $4: new IPv6 gateway
+rig_host_move() {
+	ip -n "$RIG_HOSTNS" addr add "$1/24" dev veth0 &&
+	ip -n "$RIG_HOSTNS" addr add "$2/64" dev veth0 nodad &&
+	ip -n "$RIG_HOSTNS" neigh replace "$3" lladdr "$RIG_GW_MAC" \
+		dev veth0 nud permanent &&
+	ip -n "$RIG_HOSTNS" neigh replace "$4" lladdr "$RIG_GW_MAC" \
+		dev veth0 nud permanent &&
+	ip -n "$RIG_HOSTNS" route replace default via "$3" &&
+	ip -n "$RIG_HOSTNS" -6 route replace default via "$4" &&
+	ip -n "$RIG_HOSTNS" addr del "$RIG_ADDR4/24" dev veth0 &&
+	ip -n "$RIG_HOSTNS" addr del "$RIG_ADDR6/64" dev veth0
+}
+
+# rig_relay_mntns() - start a relay in the host namespace, in the
+# background (-P), in a mount namespace of its own prepared by a shell
+# snippet (e.g. its own /etc/resolv.conf)
+# $1: snippet, run by sh with $0 set to $2 before the relay is exec'd
+# $2: its argument
+# $3: binary
+# $4...: options
+# Sets WRAPPED_PID, and RIG_RELAY_LOG (rig_run shows it on failure).
+rig_relay_mntns() {
+	local setup=$1 arg=$2 bin=$3 pidfile rc
+	shift 3
+
+	RIG_RELAY_SEQ=$((RIG_RELAY_SEQ + 1))
+	RIG_RELAY_LOG=$RIG_TMP/relay.$RIG_RELAY_SEQ.log
+	pidfile=$RIG_TMP/relay.$RIG_RELAY_SEQ.pid
+	echo "# $bin -P $pidfile $*" >"$RIG_RELAY_LOG"
+	ip netns exec "$RIG_HOSTNS" unshare -m --propagation slave \
+		sh -c "$setup"' && exec "$@"' "$arg" \
+		timeout 60 "$bin" -P "$pidfile" "$@" >>"$RIG_RELAY_LOG" 2>&1
+	rc=$?
+	WRAPPED_PID=$(cat "$pidfile" 2>/dev/null)
+	[ -n "$WRAPPED_PID" ] && rig_defer "rig_kill '$WRAPPED_PID'"
+	if [ "$rc" -ne 0 ] || [ -z "$WRAPPED_PID" ]; then
+		rig_fail "$(basename "$bin") exited with status $rc:" \
+			 "$(tail -n 3 "$RIG_RELAY_LOG" | tr '\n' ' ')"
+	fi
+}
+
 # rig_relay_start() - start the relay in the host namespace for RIG_NS
 # $1: "fg" (foreground, -f, in the background of this shell) or "daemon"
 #     (the relay forks once configured, -P gives its PID)
