@@ -6,7 +6,7 @@
 # Builds the targets of tests/fuzz/ with clang (make fuzz-build, in
 # build-fuzz/; clang and libFuzzer, Debian package libclang-rt-14-dev, are
 # installed with apt-get if missing), then runs each for FUZZ_SECS seconds
-# (default 30), two at a time, each in a user and network namespace of its
+# (default 25), two at a time, each in a user and network namespace of its
 # own (tests/fuzz/run.sh). A target passes if it ends with no crash, leak,
 # timeout or sanitizer report. On failure, the log and the crashing input
 # are copied to tests/out/fuzz-artefacts/ and the report is shown.
@@ -15,7 +15,7 @@
 #
 # The targets are built here, with their own sanitizers (ASan, UBSan): the
 # relay under test (RELAY) never runs, so make sanitize skips the script
-# (tests/run --relay-only) rather than run the same 30 s per target again.
+# (tests/run --relay-only) rather than run the same 25 s per target again.
 # tests/run: independent of RELAY
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -23,7 +23,7 @@ cd "$ROOT" || exit 1
 # shellcheck source=tests/lib/apt.sh
 . "$ROOT/tests/lib/apt.sh"
 
-FUZZ_SECS=${FUZZ_SECS:-30}
+FUZZ_SECS=${FUZZ_SECS:-25}
 # The Makefile's FUZZ_TARGETS: one list for make fuzz and this test
 TARGETS=$(make -s --no-print-directory fuzz-targets) || exit 1
 LIBFUZZER_GLOB='/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a'
