@@ -533,6 +533,38 @@ struct nl_addr_pick {
 };
 
 /**
+ * nl_addr_read() - the addresses and flags of an RTM_NEWADDR message
+ * @nh:		the message, its header checked by the caller
+ * @alen:	address length of its family
+ * @local:	set to IFA_LOCAL, or IFA_ADDRESS without it; NULL if neither
+ * @address:	set to IFA_ADDRESS (the peer of a point-to-point one), or NULL
+ * @flags:	set to IFA_FLAGS, or the header's flags without it
+ */
+void nl_addr_read(const struct nlmsghdr *nh, size_t alen,
+		  const uint8_t **local, const uint8_t **address,
+		  uint32_t *flags)
+{
+	const struct ifaddrmsg *ifa = NLMSG_DATA(nh);
+	const struct rtattr *rta;
+	int len = (int)IFA_PAYLOAD(nh);
+
+	*local = *address = NULL;
+	*flags = ifa->ifa_flags;
+	for (rta = IFA_RTA(ifa); RTA_OK(rta, len); rta = RTA_NEXT(rta, len)) {
+		size_t plen = RTA_PAYLOAD(rta);
+
+		if (rta->rta_type == IFA_LOCAL && plen == alen)
+			*local = RTA_DATA(rta);
+		else if (rta->rta_type == IFA_ADDRESS && plen == alen)
+			*address = RTA_DATA(rta);
+		else if (rta->rta_type == IFA_FLAGS && plen == sizeof(*flags))
+			memcpy(flags, RTA_DATA(rta), plen);
+	}
+	if (!*local)
+		*local = *address;
+}
+
+/**
  * nl_addr_cb() - consider one address of the dump
  * @nh:		RTM_NEWADDR message
  * @arg:	struct nl_addr_pick
@@ -545,12 +577,11 @@ struct nl_addr_pick {
 static void nl_addr_cb(const struct nlmsghdr *nh, void *arg)
 {
 	const struct ifaddrmsg *ifa = NLMSG_DATA(nh);
-	const uint8_t *local = NULL, *address = NULL;
+	const uint8_t *local, *address;
 	struct nl_addr_pick *p = arg;
 	size_t alen = nl_af_len(p->af);
-	const struct rtattr *rta;
 	uint32_t flags;
-	int len, rank;
+	int rank;
 
 	if (nh->nlmsg_type != RTM_NEWADDR ||
 	    nh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifa)))
@@ -559,21 +590,7 @@ static void nl_addr_cb(const struct nlmsghdr *nh, void *arg)
 	    ifa->ifa_scope != p->scope)
 		return;
 
-	flags = ifa->ifa_flags;
-	len = (int)IFA_PAYLOAD(nh);
-	for (rta = IFA_RTA(ifa); RTA_OK(rta, len); rta = RTA_NEXT(rta, len)) {
-		size_t plen = RTA_PAYLOAD(rta);
-
-		if (rta->rta_type == IFA_LOCAL && plen == alen)
-			local = RTA_DATA(rta);
-		else if (rta->rta_type == IFA_ADDRESS && plen == alen)
-			address = RTA_DATA(rta);
-		else if (rta->rta_type == IFA_FLAGS && plen == sizeof(flags))
-			memcpy(&flags, RTA_DATA(rta), plen);
-	}
-
-	if (!local)
-		local = address;
+	nl_addr_read(nh, alen, &local, &address, &flags);
 	if (!local || (flags & IFA_F_DADFAILED))
 		return;
 

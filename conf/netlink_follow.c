@@ -208,12 +208,10 @@ struct nl_follow_peers {
 static void nl_follow_peers_cb(const struct nlmsghdr *nh, void *arg)
 {
 	const struct ifaddrmsg *ifa = NLMSG_DATA(nh);
-	const uint8_t *local = NULL, *address = NULL;
+	const uint8_t *local, *address;
 	struct nl_follow_peers *p = arg;
 	size_t alen = nl_af_len(p->af);
-	const struct rtattr *rta;
 	uint32_t flags;
-	int len;
 
 	if (nh->nlmsg_type != RTM_NEWADDR ||
 	    nh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifa)))
@@ -222,20 +220,7 @@ static void nl_follow_peers_cb(const struct nlmsghdr *nh, void *arg)
 	    (p->len >= 0 && ifa->ifa_prefixlen != p->len))
 		return;
 
-	flags = ifa->ifa_flags;
-	len = (int)IFA_PAYLOAD(nh);
-	for (rta = IFA_RTA(ifa); RTA_OK(rta, len); rta = RTA_NEXT(rta, len)) {
-		if (rta->rta_type == IFA_LOCAL && RTA_PAYLOAD(rta) == alen)
-			local = RTA_DATA(rta);
-		else if (rta->rta_type == IFA_ADDRESS &&
-			 RTA_PAYLOAD(rta) == alen)
-			address = RTA_DATA(rta);
-		else if (rta->rta_type == IFA_FLAGS &&
-			 RTA_PAYLOAD(rta) == sizeof(flags))
-			memcpy(&flags, RTA_DATA(rta), sizeof(flags));
-	}
-	if (!local)
-		local = address;
+	nl_addr_read(nh, alen, &local, &address, &flags);
 	if (!local || memcmp(local, p->addr, alen) != 0 ||
 	    p->n >= NL_FOLLOW_PEERS_MAX)
 		return;

@@ -99,6 +99,9 @@ struct nl_default_route {
 };
 
 /* netlink.c */
+void nl_addr_read(const struct nlmsghdr *nh, size_t alen,
+		  const uint8_t **local, const uint8_t **address,
+		  uint32_t *flags);
 bool nl_default_route_read(const struct nlmsghdr *nh, int af,
 			   struct nl_default_route *r);
 void nl_req_init(struct nl_req *req, uint16_t type, uint16_t flags,
